@@ -1,0 +1,3 @@
+//! Block maps: where each file's data lives on disk.
+mod extent;
+pub use extent::Extent;

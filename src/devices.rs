@@ -1,0 +1,4 @@
+//! Scratch devices.
+#[derive(Debug, thiserror::Error)]
+#[error("device error")]
+pub struct DeviceError;

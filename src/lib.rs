@@ -1,0 +1,30 @@
+//! fslab: reproducible filesystem experiments.
+//!
+//! Data flows one way (see `docs/architecture.md`):
+//! `spec` (YAML) → `plan` (points, argv) → `run` + `devices` (the only system-touching
+//! modules) → `store` (result bundle on disk) → `parse` / `blockmap` / `frames` →
+//! `analysis` → `plot` → `notebook` (evcxr display) and the `fslab` CLI.
+
+pub mod analysis;
+pub mod blockmap;
+pub mod devices;
+pub mod error;
+pub mod frames;
+pub mod notebook;
+pub mod parse;
+pub mod plan;
+pub mod plot;
+pub mod published;
+pub mod run;
+pub mod spec;
+pub mod store;
+pub mod stress;
+
+pub use error::{Error, Result};
+pub use plan::{Plan, Point};
+pub use spec::Experiment;
+pub use store::Bundle;
+
+/// Re-exported so that a notebook needs a single `:dep fslab`.
+pub use plotters;
+pub use polars;

@@ -1,0 +1,217 @@
+//! Parsers for the text that filesystem tools print: pure functions from `&str` to typed
+//! rows. No I/O happens here. Each tool format has its own file; [`parse`] dispatches by
+//! [`Kind`] and returns the rows as a DataFrame and as JSON objects.
+//!
+//! Unrecognised lines are never dropped silently: they become [`Warning`]s. Truncated
+//! input either fails with a [`ParseError`] that says what was missing or returns the
+//! rows read so far with `partial = true`.
+
+use polars::prelude::DataFrame;
+use serde::Serialize;
+
+pub mod debugfs;
+pub mod e2fsck;
+pub mod ext;
+pub mod filefrag;
+pub mod fsmark;
+pub mod time;
+pub mod xfs;
+pub mod xfs_bmap;
+
+/// One tool output format. The string names are what `fslab parse KIND` and an
+/// experiment's `parse:` key accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Kind {
+    MkfsXfs,
+    XfsInfo,
+    Mke2fs,
+    Dumpe2fs,
+    Time,
+    E2fsck,
+    DebugfsStat,
+    DebugfsEx,
+    Filefrag,
+    XfsBmap,
+    XfsIoFiemap,
+    FsMark,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 12] = [
+        Kind::MkfsXfs,
+        Kind::XfsInfo,
+        Kind::Mke2fs,
+        Kind::Dumpe2fs,
+        Kind::Time,
+        Kind::E2fsck,
+        Kind::DebugfsStat,
+        Kind::DebugfsEx,
+        Kind::Filefrag,
+        Kind::XfsBmap,
+        Kind::XfsIoFiemap,
+        Kind::FsMark,
+    ];
+
+    /// The name used on the command line and in experiment files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::MkfsXfs => "mkfs.xfs",
+            Kind::XfsInfo => "xfs_info",
+            Kind::Mke2fs => "mke2fs",
+            Kind::Dumpe2fs => "dumpe2fs",
+            Kind::Time => "time",
+            Kind::E2fsck => "e2fsck",
+            Kind::DebugfsStat => "debugfs-stat",
+            Kind::DebugfsEx => "debugfs-ex",
+            Kind::Filefrag => "filefrag",
+            Kind::XfsBmap => "xfs_bmap",
+            Kind::XfsIoFiemap => "xfs_io-fiemap",
+            Kind::FsMark => "fs_mark",
+        }
+    }
+
+    /// The bundle table that rows of this kind are stored in (`<table>.parquet`).
+    pub fn table(self) -> &'static str {
+        match self {
+            Kind::MkfsXfs | Kind::XfsInfo | Kind::Mke2fs | Kind::Dumpe2fs => "geometry",
+            Kind::Time => "timing",
+            Kind::E2fsck => "fsck",
+            Kind::DebugfsStat
+            | Kind::DebugfsEx
+            | Kind::Filefrag
+            | Kind::XfsBmap
+            | Kind::XfsIoFiemap => "extents",
+            Kind::FsMark => "fsmark",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Kind {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| ParseError::UnknownKind {
+                given: s.to_string(),
+                known: Kind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+            })
+    }
+}
+
+/// A line the parser did not understand (1-based line number).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub line: usize,
+    pub text: String,
+    pub reason: String,
+}
+
+/// Typed rows from one parser, plus what it could not read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output<T> {
+    pub rows: Vec<T>,
+    pub warnings: Vec<Warning>,
+    /// True when the input ended early and `rows` holds what was read before that.
+    pub partial: bool,
+}
+
+impl<T> Default for Output<T> {
+    fn default() -> Self {
+        Output {
+            rows: Vec::new(),
+            warnings: Vec::new(),
+            partial: false,
+        }
+    }
+}
+
+/// Any parser's result in a uniform shape: a DataFrame and JSON objects of the same rows.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub kind: Kind,
+    pub frame: DataFrame,
+    pub json: Vec<serde_json::Map<String, serde_json::Value>>,
+    pub warnings: Vec<Warning>,
+    pub partial: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("unknown output kind `{given}`; known kinds: {known}")]
+    UnknownKind { given: String, known: String },
+    #[error("{kind}: {message} (line {line})")]
+    Malformed {
+        kind: &'static str,
+        line: usize,
+        message: String,
+    },
+    #[error("{kind}: input is empty or has none of the expected lines ({expected})")]
+    NothingRecognised {
+        kind: &'static str,
+        expected: &'static str,
+    },
+    #[error("{kind}: parser not implemented yet")]
+    NotImplemented { kind: &'static str },
+    #[error(transparent)]
+    Frame(#[from] crate::frames::FrameError),
+}
+
+/// Turn typed rows into the uniform [`Parsed`] shape.
+pub fn finish<T: Serialize>(kind: Kind, out: Output<T>) -> Result<Parsed, ParseError> {
+    let frame = crate::frames::from_records(&out.rows)?;
+    let json = out
+        .rows
+        .iter()
+        .filter_map(|r| match serde_json::to_value(r) {
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            _ => None,
+        })
+        .collect();
+    Ok(Parsed {
+        kind,
+        frame,
+        json,
+        warnings: out.warnings,
+        partial: out.partial,
+    })
+}
+
+/// Parse `text` as output of the tool `kind`.
+pub fn parse(kind: Kind, text: &str) -> Result<Parsed, ParseError> {
+    match kind {
+        Kind::MkfsXfs | Kind::XfsInfo => finish(kind, xfs::parse(text)?),
+        Kind::Mke2fs | Kind::Dumpe2fs => finish(kind, ext::parse(kind, text)?),
+        Kind::Time => finish(kind, time::parse(text)?),
+        Kind::E2fsck => finish(kind, e2fsck::parse(text)?),
+        Kind::DebugfsStat => finish(kind, debugfs::parse_stat(text)?),
+        Kind::DebugfsEx => finish(kind, debugfs::parse_ex(text)?),
+        Kind::Filefrag => finish(kind, filefrag::parse(text)?),
+        Kind::XfsBmap => finish(kind, xfs_bmap::parse_bmap(text)?),
+        Kind::XfsIoFiemap => finish(kind, xfs_bmap::parse_fiemap(text)?),
+        Kind::FsMark => finish(kind, fsmark::parse(text)?),
+    }
+}
+
+/// One `key=value` of a filesystem's geometry (mkfs.xfs, xfs_info, mke2fs, dumpe2fs): the
+/// long format lets every filesystem share the `geometry` table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GeometryRow {
+    /// e.g. `meta-data`, `data`, `naming`, `log`, `realtime` for XFS; `superblock` for ext.
+    pub section: String,
+    pub key: String,
+    /// The value as printed.
+    pub value: String,
+    /// The value as a number, when it is one.
+    pub number: Option<f64>,
+    /// The unit printed with it (`blks`, `bytes`, …), if any.
+    pub unit: Option<String>,
+    /// The value in bytes, when it is a size whose unit is known.
+    pub bytes: Option<u64>,
+}

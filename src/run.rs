@@ -1,0 +1,4 @@
+//! Runner.
+#[derive(Debug, thiserror::Error)]
+#[error("run error")]
+pub struct RunError;
