@@ -1,1 +1,1 @@
-//! notebook
+//! Rich display in Jupyter through evcxr (placeholder).
