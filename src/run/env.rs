@@ -39,6 +39,10 @@ fn first_line(s: &str) -> Option<String> {
 }
 
 fn capture(program: &str, args: &[&str]) -> Option<String> {
+    capture_inner(program, args, false)
+}
+
+fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<String> {
     let out = duct::cmd(program, args)
         .stdin_null()
         .stdout_capture()
@@ -50,6 +54,9 @@ fn capture(program: &str, args: &[&str]) -> Option<String> {
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
         if let Ok(Some(o)) = out.try_wait() {
+            if need_success && !o.status.success() {
+                return None;
+            }
             let text = format!(
                 "{}\n{}",
                 String::from_utf8_lossy(&o.stdout),
@@ -80,11 +87,21 @@ fn which(program: &str) -> Option<std::path::PathBuf> {
 
 fn debian_package(path: &std::path::Path) -> Option<String> {
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    for p in [path.to_path_buf(), real] {
-        if let Some(line) = capture("dpkg", &["-S", &p.display().to_string()]) {
+    let name = path.file_name()?.to_string_lossy().to_string();
+    // Debian 12 merged /usr, but dpkg may know a file under its old /sbin or /bin path.
+    let candidates = [
+        path.to_path_buf(),
+        real,
+        std::path::PathBuf::from("/sbin").join(&name),
+        std::path::PathBuf::from("/bin").join(&name),
+    ];
+    for p in candidates {
+        if let Some(line) = capture_inner("dpkg", &["-S", &p.display().to_string()], true) {
             if let Some((pkg, _)) = line.split_once(':') {
                 let pkg = pkg.trim().to_string();
-                if let Some(v) = capture("dpkg-query", &["-W", "-f", "${Version}", &pkg]) {
+                if let Some(v) =
+                    capture_inner("dpkg-query", &["-W", "-f", "${Version}", &pkg], true)
+                {
                     return Some(format!("{pkg} {v}"));
                 }
             }

@@ -74,6 +74,7 @@ fn children_cpu() -> (Duration, Duration) {
 /// for is included, as with bash's `time`).
 pub fn exec(
     argv: &[String],
+    cwd: &Path,
     stdout: &Path,
     stderr: &Path,
     timeout: Option<Duration>,
@@ -88,6 +89,7 @@ pub fn exec(
     let out = OpenOptions::new().create(true).append(true).open(stdout)?;
     let err = OpenOptions::new().create(true).append(true).open(stderr)?;
     let expr = duct::cmd(program, args)
+        .dir(cwd)
         .stdin_null()
         .stdout_file(out)
         .stderr_file(err)
@@ -188,7 +190,7 @@ mod tests {
             "-c",
             "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; echo out; echo err >&2",
         ]);
-        let r = exec(&argv, &o, &e, None, &no).unwrap();
+        let r = exec(&argv, d.path(), &o, &e, None, &no).unwrap();
         assert_eq!(r.exit_code, Some(0));
         assert!(r.user + r.sys > Duration::from_millis(50), "{r:?}");
         assert!(r.wall >= r.user.min(r.wall));
@@ -201,7 +203,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (o, e) = (d.path().join("o"), d.path().join("e"));
         let no = AtomicBool::new(false);
-        let r = exec(&words(&["sh", "-c", "exit 3"]), &o, &e, None, &no).unwrap();
+        let r = exec(&words(&["sh", "-c", "exit 3"]), d.path(), &o, &e, None, &no).unwrap();
         assert_eq!(r.exit_code, Some(3));
         let r = exec(
             &words(&["sleep", "30"]),
@@ -213,7 +215,7 @@ mod tests {
         .unwrap();
         assert!(r.timed_out && r.signal == Some(15), "{r:?}");
         assert!(r.wall < Duration::from_secs(10));
-        let r = exec(&words(&["/nonexistent/prog"]), &o, &e, None, &no).unwrap();
+        let r = exec(&words(&["/nonexistent/prog"]), d.path(), &o, &e, None, &no).unwrap();
         assert!(r.spawn_error.is_some());
         assert_eq!(r.code_for_table(), 127);
     }

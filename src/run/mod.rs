@@ -288,11 +288,6 @@ fn run_points(
         points: todo.len(),
         iterations: todo.iter().map(|p| u64::from(p.repeat)).sum(),
     });
-    let run_id = writer
-        .dir()
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "run".into());
     let mut interrupted = false;
     for point in todo {
         if opts.cancelled() {
@@ -304,11 +299,12 @@ fn run_points(
             id: point.id.clone(),
         });
         set_point(writer, point.index, "running", None, 0)?;
-        let dir = opts
-            .work_dir
-            .join("runs")
-            .join(&run_id)
-            .join(crate::store::point_dir_name(point.index, &point.id));
+        // Short paths: some tools limit them (fs_mark: directory names under 40 bytes).
+        // The ownership record and the logs say which run and point a directory was.
+        let short: String = (0..8)
+            .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
+            .collect();
+        let dir = opts.work_dir.join("p").join(short);
         let outcome = run_point(plan, point, opts, writer, dir);
         let (status, reason, iterations) = match outcome {
             Ok(o) => (o.status, o.reason, o.iterations),
@@ -500,8 +496,15 @@ impl Ctx<'_> {
             let one = if step.run.is_some() {
                 let argv = self.argv(step, iteration, Some(i)).map_err(fail)?;
                 let timeout = step.timeout.map(Duration::from_secs_f64);
-                exec::exec(&argv, &stdout, &stderr, timeout, &self.opts.cancel)
-                    .map_err(|e| fail(e.to_string()))?
+                exec::exec(
+                    &argv,
+                    &self.devs.work(),
+                    &stdout,
+                    &stderr,
+                    timeout,
+                    &self.opts.cancel,
+                )
+                .map_err(|e| fail(e.to_string()))?
             } else {
                 self.builtin(step, iteration, i).map_err(fail)?;
                 ExecOutcome {
@@ -654,10 +657,22 @@ fn with_keys(
     DataFrame::new_infer_height(cols)
 }
 
+/// The gist of a failing command's stderr: its first lines (where most tools say what
+/// went wrong) and, when longer, its last line.
 fn tail_of(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let v: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    v[v.len().saturating_sub(lines)..].join(" | ")
+    let v: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if v.len() <= lines {
+        return v.join(" | ");
+    }
+    let mut out: Vec<&str> = v[..lines - 1].to_vec();
+    out.push("…");
+    out.push(v[v.len() - 1]);
+    out.join(" | ")
 }
 
 fn run_point(
