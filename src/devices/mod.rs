@@ -11,7 +11,7 @@ mod loopdev;
 mod mounts;
 mod ownership;
 
-pub use loopdev::{attach, detach, loop_backing_file, LoopDevice};
+pub use loopdev::{attach, detach, loop_backing_file, loops_backed_under, LoopDevice};
 pub use mounts::{mounts, unmount, MountEntry};
 pub use ownership::{reclaim, OwnershipRecord, Reclaimed};
 

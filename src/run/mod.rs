@@ -301,7 +301,7 @@ fn run_points(
         set_point(writer, point.index, "running", None, 0)?;
         // Short paths: some tools limit them (fs_mark: directory names under 40 bytes).
         // The ownership record and the logs say which run and point a directory was.
-        let short: String = (0..8)
+        let short: String = (0..6)
             .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
             .collect();
         let dir = opts.work_dir.join("p").join(short);
