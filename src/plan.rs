@@ -391,3 +391,20 @@ workload:
         assert!(err.to_string().contains("did you mean `files`"), "{err}");
     }
 }
+
+impl Experiment {
+    /// The plan for `profile` (None: the default profile) with no overrides.
+    pub fn plan(&self, profile: Option<&str>) -> Result<Plan, PlanError> {
+        Plan::new(self, profile, &[])
+    }
+}
+
+impl Plan {
+    /// Run this plan (see [`crate::run::run`]).
+    pub fn run(
+        &self,
+        opts: &crate::run::RunOptions,
+    ) -> Result<crate::store::Bundle, crate::run::RunError> {
+        crate::run::run(self, opts)
+    }
+}
