@@ -123,6 +123,20 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     })
 }
 
+/// Quantile `q` in [0, 1] by linear interpolation between order statistics (R's default,
+/// type 7; Hyndman and Fan 1996). `None` for no samples or `q` out of range.
+pub fn quantile(xs: &[f64], q: f64) -> Option<f64> {
+    if xs.is_empty() || !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let h = (v.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = h.ceil() as usize;
+    Some(v[lo] + (h - lo as f64) * (v[hi] - v[lo]))
+}
+
 /// Sample standard deviation (divisor n − 1); `None` below two samples.
 pub fn std_dev(xs: &[f64]) -> Option<f64> {
     if xs.len() < 2 {
