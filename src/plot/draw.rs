@@ -179,6 +179,42 @@ where
         .draw()
 }
 
+/// The plot corner whose region (35 % of the width, 30 % of the height) holds the fewest
+/// data points, for the legend; upper right on a tie.
+fn quiet_corner(
+    points: impl IntoIterator<Item = (f64, f64)>,
+    x: (f64, f64),
+    y: (f64, f64),
+) -> SeriesLabelPosition {
+    let corners = [
+        (SeriesLabelPosition::UpperRight, true, true),
+        (SeriesLabelPosition::UpperLeft, false, true),
+        (SeriesLabelPosition::LowerRight, true, false),
+        (SeriesLabelPosition::LowerLeft, false, false),
+    ];
+    let mut counts = [0usize; 4];
+    let (w, h) = (x.1 - x.0, y.1 - y.0);
+    for (px, py) in points {
+        for (i, (_, right, upper)) in corners.iter().enumerate() {
+            let in_x = if *right {
+                px >= x.1 - 0.35 * w
+            } else {
+                px <= x.0 + 0.35 * w
+            };
+            let in_y = if *upper {
+                py >= y.1 - 0.3 * h
+            } else {
+                py <= y.0 + 0.3 * h
+            };
+            if in_x && in_y {
+                counts[i] += 1;
+            }
+        }
+    }
+    let best = (0..4).min_by_key(|i| (counts[*i], *i)).unwrap_or(0);
+    corners[best].0.clone()
+}
+
 fn mean_ci<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
@@ -242,12 +278,23 @@ fn mean_ci<DB: DrawingBackend>(
         chart
             .draw_series(points.iter().enumerate().filter_map(|(i, p)| {
                 p.first
-                    .map(|v| TriangleMarker::new((i as f64, v), 8, f.filled()))
+                    .map(|v| TriangleMarker::new((i as f64 + 0.12, v), 8, f.filled()))
             }))?
             .label("first iteration")
             .legend(move |(x, y)| TriangleMarker::new((x + 10, y), 8, f.filled()));
     }
-    legend_box(&mut chart, SeriesLabelPosition::LowerRight)
+    let corner = quiet_corner(
+        points.iter().enumerate().flat_map(|(i, p)| {
+            let x = i as f64;
+            [Some(p.mean), p.ci.map(|c| c.0), p.ci.map(|c| c.1), p.first]
+                .into_iter()
+                .flatten()
+                .map(move |v| (x, v))
+        }),
+        (-0.5, n as f64 - 0.5),
+        (y0, y1),
+    );
+    legend_box(&mut chart, corner)
 }
 
 fn iterations<DB: DrawingBackend>(
@@ -310,7 +357,14 @@ fn iterations<DB: DrawingBackend>(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 4, c.filled())))?;
     }
-    legend_box(&mut chart, SeriesLabelPosition::LowerRight)
+    let corner = quiet_corner(
+        lines
+            .iter()
+            .flat_map(|l| l.points.iter().map(|(x, y)| (*x as f64, *y))),
+        (min_it as f64 - 0.5, max_it as f64 + 0.5),
+        (y0, y1),
+    );
+    legend_box(&mut chart, corner)
 }
 
 /// A binary unit for a byte count: (divisor, name).
@@ -397,7 +451,12 @@ fn extents<DB: DrawingBackend>(
             chart.draw_series(starts(f, OTHER))?;
         }
     }
-    legend_box(&mut chart, SeriesLabelPosition::UpperLeft)
+    let corner = quiet_corner(
+        all().flat_map(|(l, p, n)| [(l / dx, p / dy), ((l + n) / dx, (p + n) / dy)]),
+        (x0, x1),
+        (y0, y1),
+    );
+    legend_box(&mut chart, corner)
 }
 
 fn normalised<DB: DrawingBackend>(
@@ -467,7 +526,20 @@ fn normalised<DB: DrawingBackend>(
             })
         }))?;
     }
-    legend_box(&mut chart, SeriesLabelPosition::UpperLeft)
+    let corner = quiet_corner(
+        series.iter().enumerate().flat_map(|(s_i, s)| {
+            // A bar covers its whole height.
+            s.ratios.iter().enumerate().flat_map(move |(i, r)| {
+                let x = i as f64 - 0.4 + (s_i as f64 + 0.5) * width;
+                r.map(|r| [(x, r), (x, r * 0.5), (x, 0.0)])
+                    .into_iter()
+                    .flatten()
+            })
+        }),
+        (-0.5, n as f64 - 0.5),
+        (0.0, y1),
+    );
+    legend_box(&mut chart, corner)
 }
 
 /// Deterministic horizontal jitter in [−0.17, 0.17] for the k-th dot of a group.
@@ -566,7 +638,21 @@ fn distribution<DB: DrawingBackend>(
             .label(format!("outlier (|M| > {threshold})"))
             .legend(move |(x, y)| Cross::new((x + 10, y), 7, c.stroke_width(3)));
     }
-    legend_box(&mut chart, SeriesLabelPosition::LowerRight)
+    let corner = quiet_corner(
+        groups.iter().enumerate().flat_map(|(i, g)| {
+            let x = i as f64;
+            g.steady
+                .iter()
+                .chain(&g.warmup)
+                .chain(&g.outliers)
+                .copied()
+                .chain(g.boxplot.iter().flat_map(|b| b.iter().copied()))
+                .map(move |v| (x, v))
+        }),
+        (-0.5, n as f64 - 0.5),
+        (y0, y1),
+    );
+    legend_box(&mut chart, corner)
 }
 
 #[cfg(test)]
@@ -581,6 +667,21 @@ mod tests {
         assert_eq!(value_range(Vec::<f64>::new(), true), (0.0, 1.0));
         let (lo, hi) = value_range([5.0, 5.0], false);
         assert!(lo < 5.0 && hi > 5.0);
+    }
+
+    #[test]
+    fn legend_goes_to_the_emptiest_corner() {
+        let pos = |pts: &[(f64, f64)]| quiet_corner(pts.iter().copied(), (0.0, 10.0), (0.0, 10.0));
+        assert!(matches!(pos(&[]), SeriesLabelPosition::UpperRight));
+        assert!(matches!(pos(&[(9.0, 9.0)]), SeriesLabelPosition::UpperLeft));
+        assert!(matches!(
+            pos(&[(9.0, 9.0), (1.0, 9.0)]),
+            SeriesLabelPosition::LowerRight
+        ));
+        assert!(matches!(
+            pos(&[(9.0, 9.0), (1.0, 9.0), (9.0, 1.0)]),
+            SeriesLabelPosition::LowerLeft
+        ));
     }
 
     #[test]
