@@ -1,0 +1,305 @@
+//! Statistics, comparisons and adaptive repetitions over result frames.
+//!
+//! Everything here works on eager polars [`DataFrame`]s with the bundle's `runs` layout
+//! (see [`RUNS_FIXED_COLUMNS`]) and on `manifest.json` as a [`serde_json::Value`]:
+//! - [`stats`]: per-point statistics (mean, median, σ, CV, Student-t interval, warm-up
+//!   reported apart, MAD outliers, harmonic and geometric means) and the pure functions
+//!   behind them, Welch's t-test included;
+//! - [`compare`]: two runs frames (and their manifests) side by side, lkp `ncompare` style;
+//! - [`adaptive`]: when to stop repeating an iteration (min, max, target CV);
+//! - [`input`]: reading a bundle directory (runs.parquet + manifest.json).
+//!
+//! Analysis never draws: charts live in [`crate::plot`].
+
+pub mod adaptive;
+pub mod compare;
+pub mod input;
+pub mod stats;
+pub mod table;
+
+pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};
+pub use compare::{
+    compare_runs, environment_diff, CompareOptions, Comparison, ComparisonRow, EnvDiff,
+};
+pub use input::{read_bundle, read_table, BundleData};
+pub use stats::{
+    point_stats, samples_by_point, summarize, welch_t_test, with_outliers, PointSamples,
+    PointStatsRow, StatsOptions, Summary, Warmup, WelchTest,
+};
+
+use crate::frames::FrameError;
+use polars::prelude::*;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Columns of `runs.parquet` that are not matrix variables. The matrix variables sit
+/// between `point_index` and `iteration`.
+pub const RUNS_FIXED_COLUMNS: &[&str] = &[
+    "experiment",
+    "point_id",
+    "point_index",
+    "iteration",
+    "wall_s",
+    "user_s",
+    "sys_s",
+    "exit_code",
+    "status",
+    "started_at",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error("the {frame} frame has no column `{column}` (columns: {available})")]
+    MissingColumn {
+        frame: &'static str,
+        column: String,
+        available: String,
+    },
+    #[error("column `{column}` of type {dtype} cannot be read as {wanted}")]
+    ColumnType {
+        column: String,
+        dtype: String,
+        wanted: &'static str,
+    },
+    #[error("invalid option: {0}")]
+    InvalidOption(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: invalid JSON: {source}")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{path}: {source}")]
+    Parquet {
+        path: PathBuf,
+        #[source]
+        source: PolarsError,
+    },
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[error(transparent)]
+    Polars(#[from] PolarsError),
+}
+
+fn column<'a>(
+    df: &'a DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<&'a Column, AnalysisError> {
+    df.column(name).map_err(|_| AnalysisError::MissingColumn {
+        frame,
+        column: name.to_string(),
+        available: df
+            .get_column_names()
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// A column's values as f64 (integers and booleans are cast; strings are an error).
+pub(crate) fn f64_values(
+    df: &DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<Vec<Option<f64>>, AnalysisError> {
+    let col = column(df, frame, name)?;
+    let type_error = || AnalysisError::ColumnType {
+        column: name.to_string(),
+        dtype: col.dtype().to_string(),
+        wanted: "a number",
+    };
+    if !(col.dtype().is_primitive_numeric() || col.dtype().is_bool() || col.dtype().is_null()) {
+        return Err(type_error());
+    }
+    let cast = col.cast(&DataType::Float64).map_err(|_| type_error())?;
+    let ca = cast.f64().map_err(|_| type_error())?;
+    Ok(ca.iter().collect())
+}
+
+/// A column's values as i64 (floats are truncated by the cast).
+pub(crate) fn i64_values(
+    df: &DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<Vec<Option<i64>>, AnalysisError> {
+    let col = column(df, frame, name)?;
+    let type_error = || AnalysisError::ColumnType {
+        column: name.to_string(),
+        dtype: col.dtype().to_string(),
+        wanted: "an integer",
+    };
+    if !(col.dtype().is_primitive_numeric() || col.dtype().is_null()) {
+        return Err(type_error());
+    }
+    let cast = col.cast(&DataType::Int64).map_err(|_| type_error())?;
+    let ca = cast.i64().map_err(|_| type_error())?;
+    Ok(ca.iter().collect())
+}
+
+/// A column's values as text (any type is rendered as polars casts it to String).
+pub(crate) fn str_values(
+    df: &DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<Vec<Option<String>>, AnalysisError> {
+    let col = column(df, frame, name)?;
+    let cast = col
+        .cast(&DataType::String)
+        .map_err(|_| AnalysisError::ColumnType {
+            column: name.to_string(),
+            dtype: col.dtype().to_string(),
+            wanted: "text",
+        })?;
+    let ca = cast.str()?;
+    Ok(ca.iter().map(|v| v.map(str::to_string)).collect())
+}
+
+/// One cell as JSON (for carrying matrix variables of any type into typed rows).
+pub(crate) fn cell_json(col: &Column, row: usize) -> Value {
+    match col.get(row) {
+        Ok(AnyValue::Null) | Err(_) => Value::Null,
+        Ok(AnyValue::Boolean(b)) => Value::Bool(b),
+        Ok(AnyValue::String(s)) => Value::String(s.to_string()),
+        Ok(AnyValue::StringOwned(s)) => Value::String(s.to_string()),
+        Ok(AnyValue::Int8(v)) => Value::from(v),
+        Ok(AnyValue::Int16(v)) => Value::from(v),
+        Ok(AnyValue::Int32(v)) => Value::from(v),
+        Ok(AnyValue::Int64(v)) => Value::from(v),
+        Ok(AnyValue::UInt8(v)) => Value::from(v),
+        Ok(AnyValue::UInt16(v)) => Value::from(v),
+        Ok(AnyValue::UInt32(v)) => Value::from(v),
+        Ok(AnyValue::UInt64(v)) => Value::from(v),
+        Ok(AnyValue::Float32(v)) => Value::from(f64::from(v)),
+        Ok(AnyValue::Float64(v)) => Value::from(v),
+        Ok(other) => Value::String(other.to_string()),
+    }
+}
+
+/// The matrix-variable columns of a runs frame: those between `point_index` and
+/// `iteration` when both exist in that order, otherwise every column that is not one
+/// of [`RUNS_FIXED_COLUMNS`].
+pub fn variable_columns(runs: &DataFrame) -> Vec<String> {
+    let names: Vec<&str> = runs.get_column_names().iter().map(|s| s.as_str()).collect();
+    let pos = |n: &str| names.iter().position(|c| *c == n);
+    if let (Some(a), Some(b)) = (pos("point_index"), pos("iteration")) {
+        if a < b {
+            return names[a + 1..b].iter().map(|s| s.to_string()).collect();
+        }
+    }
+    names
+        .iter()
+        .filter(|n| !RUNS_FIXED_COLUMNS.contains(n))
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The unit of a metric column, from its name's suffix (`wall_s` → `s`).
+pub fn metric_unit(metric: &str) -> &'static str {
+    let suffixes: &[(&str, &str)] = &[
+        ("_ms", "ms"),
+        ("_us", "µs"),
+        ("_ns", "ns"),
+        ("_s", "s"),
+        ("_bytes", "B"),
+        ("_kib", "KiB"),
+        ("_mib", "MiB"),
+        ("_per_s", "/s"),
+        ("_pct", "%"),
+    ];
+    // Longest suffix first so that `_per_s` wins over `_s`.
+    let mut best: Option<(&str, &str)> = None;
+    for (suffix, unit) in suffixes {
+        if metric.ends_with(suffix) && best.is_none_or(|(b, _)| suffix.len() > b.len()) {
+            best = Some((suffix, unit));
+        }
+    }
+    best.map(|(_, u)| u).unwrap_or("")
+}
+
+/// A readable label for a metric: `wall_s` → `wall time (s)`, `files_per_s` →
+/// `files per second (1/s)`.
+pub fn metric_label(metric: &str) -> String {
+    match metric {
+        "wall_s" => return "wall time (s)".to_string(),
+        "user_s" => return "user CPU time (s)".to_string(),
+        "sys_s" => return "system CPU time (s)".to_string(),
+        _ => {}
+    }
+    if let Some(base) = metric.strip_suffix("_per_s") {
+        return format!("{} per second (1/s)", base.replace('_', " "));
+    }
+    let unit = metric_unit(metric);
+    if unit.is_empty() {
+        return metric.replace('_', " ");
+    }
+    let base = metric
+        .rsplit_once('_')
+        .map(|(b, _)| b)
+        .unwrap_or(metric)
+        .replace('_', " ");
+    format!("{base} ({unit})")
+}
+
+/// Format a number with `sig` significant digits, without exponent for everyday magnitudes.
+pub fn fmt_sig(v: f64, sig: usize) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let mag = v.abs().log10().floor() as i32;
+    if !(-4..15).contains(&mag) {
+        return format!("{:.*e}", sig.saturating_sub(1), v);
+    }
+    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variable_columns_are_between_point_index_and_iteration() {
+        let df = df!(
+            "experiment" => ["e"],
+            "point_id" => ["fs=ext4,size=4096"],
+            "point_index" => [0i64],
+            "fs" => ["ext4"],
+            "size" => [4096i64],
+            "iteration" => [1i64],
+            "wall_s" => [1.0],
+        )
+        .unwrap();
+        assert_eq!(variable_columns(&df), ["fs", "size"]);
+        let odd = df!("point_id" => ["a"], "iteration" => [1i64], "fs" => ["x"]).unwrap();
+        assert_eq!(variable_columns(&odd), ["fs"]);
+    }
+
+    #[test]
+    fn units_and_labels() {
+        assert_eq!(metric_unit("wall_s"), "s");
+        assert_eq!(metric_unit("files_per_s"), "/s");
+        assert_eq!(metric_unit("iterations"), "");
+        assert_eq!(metric_label("sys_s"), "system CPU time (s)");
+        assert_eq!(metric_label("files_per_s"), "files per second (1/s)");
+        assert_eq!(metric_label("fsck_ms"), "fsck (ms)");
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(fmt_sig(14.0963, 4), "14.10");
+        assert_eq!(fmt_sig(0.0012345, 3), "0.00123");
+        assert_eq!(fmt_sig(123456.0, 3), "123456");
+        assert_eq!(fmt_sig(-2.5, 2), "-2.5");
+    }
+}

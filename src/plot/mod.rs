@@ -1,0 +1,576 @@
+//! Charts from result frames, drawn with plotters: SVG strings for notebooks and
+//! reports, SVG or PNG files for mail and papers.
+//!
+//! Each constructor reads a frame and returns a [`Chart`] (the data it will draw, already
+//! extracted); [`Chart::to_svg`], [`Chart::save`] (`.svg` or `.png`) render it:
+//! - [`Chart::mean_ci`]: mean per point with confidence-interval whiskers and the first
+//!   iteration marked apart (from [`crate::analysis::point_stats`]);
+//! - [`Chart::iterations`]: the metric against the iteration number, one line per point
+//!   (warm-up and drift);
+//! - [`Chart::extents`]: physical against logical offset of each extent, one colour per
+//!   file (the seekwatcher-like directory pictures);
+//! - [`Chart::normalised`]: several result sets (published, rerun…) each divided by its
+//!   own baseline point, so that different hardware compares;
+//! - [`Chart::distribution`]: box plot with every iteration as a dot, warm-up and
+//!   outliers marked (from [`crate::analysis::with_outliers`]).
+//!
+//! Text needs a TrueType font at run time (see [`fonts`]): Debian's `fonts-dejavu-core`.
+//! Plot computes no statistics of its own: whatever it shows comes from
+//! [`crate::analysis`].
+
+mod draw;
+pub mod fonts;
+
+use crate::analysis::{self, AnalysisError, StatsOptions};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("cannot draw the chart: {0}")]
+    Draw(String),
+    #[error("cannot draw chart text: {0}")]
+    Font(String),
+    #[error("nothing to plot: {0}")]
+    Empty(String),
+    #[error("{0}")]
+    Data(String),
+    #[error("unsupported chart file `{0}`: use .svg or .png")]
+    Format(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+}
+
+/// One point of a mean/CI chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CiPoint {
+    pub label: String,
+    pub mean: f64,
+    pub ci: Option<(f64, f64)>,
+    pub first: Option<f64>,
+}
+
+/// One line of an iterations chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IterationLine {
+    pub name: String,
+    /// (iteration, value)
+    pub points: Vec<(i64, f64)>,
+}
+
+/// The extents of one file, in bytes: (logical, physical, length).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileExtents {
+    pub path: String,
+    pub extents: Vec<(f64, f64, f64)>,
+}
+
+/// One result set of a normalised chart: value / baseline value per label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NormalisedSeries {
+    pub name: String,
+    pub ratios: Vec<Option<f64>>,
+}
+
+/// The iterations of one point for a distribution chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistributionGroup {
+    pub label: String,
+    /// Steady-state values that are not outliers.
+    pub steady: Vec<f64>,
+    pub warmup: Vec<f64>,
+    pub outliers: Vec<f64>,
+    /// (q1, median, q3, lower whisker, upper whisker) of the steady state.
+    pub boxplot: Option<[f64; 5]>,
+}
+
+/// What a chart draws.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChartData {
+    MeanCi {
+        y_label: String,
+        ci_level: f64,
+        points: Vec<CiPoint>,
+    },
+    Iterations {
+        y_label: String,
+        lines: Vec<IterationLine>,
+    },
+    Extents {
+        files: Vec<FileExtents>,
+    },
+    Normalised {
+        baseline: String,
+        labels: Vec<String>,
+        series: Vec<NormalisedSeries>,
+    },
+    Distribution {
+        y_label: String,
+        threshold: f64,
+        groups: Vec<DistributionGroup>,
+    },
+}
+
+/// A chart ready to render.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    pub title: String,
+    /// Width and height in pixels.
+    pub size: (u32, u32),
+    pub data: ChartData,
+}
+
+/// Files beyond this many share one grey "other files" series in extent charts.
+pub const MAX_EXTENT_FILES: usize = 10;
+
+fn categorical_width(n: usize) -> u32 {
+    (240 + 130 * n as u32).clamp(800, 2400)
+}
+
+/// Labels for points: the `key=value` pairs that are the same for every point are
+/// dropped (`fs=ext4,size=4096`, `fs=xfs,size=4096` → `fs=ext4`, `fs=xfs`).
+pub fn short_labels(ids: &[String]) -> Vec<String> {
+    let split: Vec<Vec<&str>> = ids.iter().map(|id| id.split(',').collect()).collect();
+    let common: Vec<&str> = match split.first() {
+        Some(first) if ids.len() > 1 => first
+            .iter()
+            .copied()
+            .filter(|kv| split.iter().all(|s| s.contains(kv)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    split
+        .iter()
+        .zip(ids)
+        .map(|(parts, id)| {
+            let kept: Vec<&str> = parts
+                .iter()
+                .copied()
+                .filter(|kv| !common.contains(kv))
+                .collect();
+            if kept.is_empty() {
+                id.clone()
+            } else {
+                kept.join(",")
+            }
+        })
+        .collect()
+}
+
+fn f64_col(df: &polars::prelude::DataFrame, name: &str) -> Result<Vec<Option<f64>>, PlotError> {
+    Ok(analysis::f64_values(df, "chart", name)?)
+}
+
+fn str_col(df: &polars::prelude::DataFrame, name: &str) -> Result<Vec<Option<String>>, PlotError> {
+    Ok(analysis::str_values(df, "chart", name)?)
+}
+
+impl Chart {
+    /// Mean per point with its confidence interval as whiskers and the first iteration
+    /// as a separate marker, from a [`crate::analysis::point_stats`] frame (columns
+    /// `point_id`, `metric`, `mean`, `ci_low`, `ci_high`, `ci_level`, `first`).
+    pub fn mean_ci(stats: &polars::prelude::DataFrame) -> Result<Chart, PlotError> {
+        let ids: Vec<String> = str_col(stats, "point_id")?
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect();
+        let labels = short_labels(&ids);
+        let means = f64_col(stats, "mean")?;
+        let lows = f64_col(stats, "ci_low")?;
+        let highs = f64_col(stats, "ci_high")?;
+        let firsts = if stats.column("first").is_ok() {
+            f64_col(stats, "first")?
+        } else {
+            vec![None; stats.height()]
+        };
+        let metric = if stats.column("metric").is_ok() {
+            str_col(stats, "metric")?.into_iter().flatten().next()
+        } else {
+            None
+        }
+        .unwrap_or_else(|| "value".to_string());
+        let ci_level = if stats.column("ci_level").is_ok() {
+            f64_col(stats, "ci_level")?.into_iter().flatten().next()
+        } else {
+            None
+        }
+        .unwrap_or(0.95);
+        let points: Vec<CiPoint> = labels
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, label)| {
+                Some(CiPoint {
+                    label,
+                    mean: means[i]?,
+                    ci: lows[i].zip(highs[i]),
+                    first: firsts[i],
+                })
+            })
+            .collect();
+        if points.is_empty() {
+            return Err(PlotError::Empty("no point has a mean".into()));
+        }
+        Ok(Chart {
+            title: format!(
+                "{}: steady-state mean and {:.0}% CI per point",
+                analysis::metric_label(&metric),
+                ci_level * 100.0
+            ),
+            size: (categorical_width(points.len()), 600),
+            data: ChartData::MeanCi {
+                y_label: analysis::metric_label(&metric),
+                ci_level,
+                points,
+            },
+        })
+    }
+
+    /// The metric against the iteration number, one line per point (ok iterations only),
+    /// from a runs frame.
+    pub fn iterations(runs: &polars::prelude::DataFrame, metric: &str) -> Result<Chart, PlotError> {
+        let points = analysis::samples_by_point(runs, metric)?;
+        let ids: Vec<String> = points.iter().map(|p| p.point_id.clone()).collect();
+        let lines: Vec<IterationLine> = short_labels(&ids)
+            .into_iter()
+            .zip(&points)
+            .map(|(name, p)| IterationLine {
+                name,
+                points: p
+                    .samples
+                    .iter()
+                    .filter(|s| s.ok)
+                    .filter_map(|s| s.value.map(|v| (s.iteration, v)))
+                    .collect(),
+            })
+            .filter(|l| !l.points.is_empty())
+            .collect();
+        if lines.is_empty() {
+            return Err(PlotError::Empty(format!(
+                "no ok iteration has a {metric} value"
+            )));
+        }
+        Ok(Chart {
+            title: format!("{} per iteration", analysis::metric_label(metric)),
+            size: (1000, 600),
+            data: ChartData::Iterations {
+                y_label: analysis::metric_label(metric),
+                lines,
+            },
+        })
+    }
+
+    /// Physical against logical offset of every extent, one colour per file, from an
+    /// extents frame (columns `path`, `logical_bytes`, `physical_bytes`,
+    /// `length_bytes`; rows without a physical offset are skipped).
+    pub fn extents(extents: &polars::prelude::DataFrame) -> Result<Chart, PlotError> {
+        let paths = str_col(extents, "path")?;
+        let logical = f64_col(extents, "logical_bytes")?;
+        let physical = f64_col(extents, "physical_bytes")?;
+        let length = f64_col(extents, "length_bytes")?;
+        let mut files: Vec<FileExtents> = Vec::new();
+        for i in 0..extents.height() {
+            let (Some(l), Some(p)) = (logical[i], physical[i]) else {
+                continue;
+            };
+            let path = paths[i].clone().unwrap_or_default();
+            let len = length[i].unwrap_or(0.0);
+            match files.iter_mut().find(|f| f.path == path) {
+                Some(f) => f.extents.push((l, p, len)),
+                None => files.push(FileExtents {
+                    path,
+                    extents: vec![(l, p, len)],
+                }),
+            }
+        }
+        if files.is_empty() {
+            return Err(PlotError::Empty("no extent has a physical location".into()));
+        }
+        Ok(Chart {
+            title: "Extent layout: physical against logical offset".to_string(),
+            size: (1000, 700),
+            data: ChartData::Extents { files },
+        })
+    }
+
+    /// Several result sets, each divided by its own value at `baseline` (a `point_id`),
+    /// side by side per point. Each entry is (name, frame, value column); frames need
+    /// `point_id`. Points are those of the first set, then any others.
+    pub fn normalised(
+        sets: &[(&str, &polars::prelude::DataFrame, &str)],
+        baseline: &str,
+    ) -> Result<Chart, PlotError> {
+        let mut ids: Vec<String> = Vec::new();
+        let mut columns: Vec<(String, Vec<(String, Option<f64>)>)> = Vec::new();
+        for (name, df, col) in sets {
+            let pids = str_col(df, "point_id")?;
+            let values = f64_col(df, col)?;
+            let pairs: Vec<(String, Option<f64>)> = pids
+                .into_iter()
+                .map(Option::unwrap_or_default)
+                .zip(values)
+                .collect();
+            for (id, _) in &pairs {
+                if !ids.contains(id) {
+                    ids.push(id.clone());
+                }
+            }
+            columns.push((name.to_string(), pairs));
+        }
+        let mut series = Vec::new();
+        for (name, pairs) in columns {
+            let base = pairs
+                .iter()
+                .find(|(id, _)| id == baseline)
+                .and_then(|(_, v)| *v)
+                .filter(|v| *v != 0.0)
+                .ok_or_else(|| {
+                    PlotError::Data(format!(
+                        "`{name}` has no non-zero value at the baseline point `{baseline}`"
+                    ))
+                })?;
+            let ratios = ids
+                .iter()
+                .map(|id| {
+                    pairs
+                        .iter()
+                        .find(|(p, _)| p == id)
+                        .and_then(|(_, v)| *v)
+                        .map(|v| v / base)
+                })
+                .collect();
+            series.push(NormalisedSeries { name, ratios });
+        }
+        if series.is_empty() {
+            return Err(PlotError::Empty("no result set".into()));
+        }
+        let labels = short_labels(&ids);
+        let baseline_label = ids
+            .iter()
+            .position(|i| i == baseline)
+            .map(|i| labels[i].clone())
+            .unwrap_or_else(|| baseline.to_string());
+        Ok(Chart {
+            title: format!("Each result set relative to its own {baseline_label}"),
+            size: (categorical_width(ids.len()), 600),
+            data: ChartData::Normalised {
+                baseline: baseline_label,
+                labels,
+                series,
+            },
+        })
+    }
+
+    /// Every iteration of every point as a dot over a box plot of the steady state
+    /// (quartiles, whiskers at the furthest value within 1.5 IQR), warm-up and outliers
+    /// (modified z-score) marked apart, from a runs frame.
+    pub fn distribution(
+        runs: &polars::prelude::DataFrame,
+        opts: &StatsOptions,
+    ) -> Result<Chart, PlotError> {
+        let flagged = analysis::with_outliers(runs, opts)?;
+        let points = analysis::samples_by_point(&flagged, &opts.metric)?;
+        let warm = analysis::f64_values(&flagged, "runs", "warmup")?;
+        let out = analysis::f64_values(&flagged, "runs", "outlier")?;
+        let ids: Vec<String> = points.iter().map(|p| p.point_id.clone()).collect();
+        let mut groups = Vec::new();
+        for (label, p) in short_labels(&ids).into_iter().zip(&points) {
+            let mut g = DistributionGroup {
+                label,
+                steady: Vec::new(),
+                warmup: Vec::new(),
+                outliers: Vec::new(),
+                boxplot: None,
+            };
+            let mut all_steady = Vec::new();
+            for s in p.samples.iter().filter(|s| s.ok) {
+                let Some(v) = s.value else { continue };
+                if warm[s.row] == Some(1.0) {
+                    g.warmup.push(v);
+                    continue;
+                }
+                all_steady.push(v);
+                if out[s.row] == Some(1.0) {
+                    g.outliers.push(v);
+                } else {
+                    g.steady.push(v);
+                }
+            }
+            g.boxplot = box_stats(&all_steady);
+            groups.push(g);
+        }
+        if groups
+            .iter()
+            .all(|g| g.steady.is_empty() && g.warmup.is_empty() && g.outliers.is_empty())
+        {
+            return Err(PlotError::Empty(format!(
+                "no ok iteration has a {} value",
+                opts.metric
+            )));
+        }
+        Ok(Chart {
+            title: format!(
+                "{}: every iteration per point",
+                analysis::metric_label(&opts.metric)
+            ),
+            size: (categorical_width(groups.len()), 600),
+            data: ChartData::Distribution {
+                y_label: analysis::metric_label(&opts.metric),
+                threshold: opts.outlier_threshold,
+                groups,
+            },
+        })
+    }
+
+    /// Replace the title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// Replace the size in pixels.
+    pub fn with_size(mut self, width: u32, height: u32) -> Self {
+        self.size = (width, height);
+        self
+    }
+
+    /// The legend entries the chart draws, in order.
+    pub fn series_names(&self) -> Vec<String> {
+        match &self.data {
+            ChartData::MeanCi {
+                points, ci_level, ..
+            } => {
+                let mut v = vec![format!("mean, {:.0}% CI", ci_level * 100.0)];
+                if points.iter().any(|p| p.first.is_some()) {
+                    v.push("first iteration".into());
+                }
+                v
+            }
+            ChartData::Iterations { lines, .. } => lines.iter().map(|l| l.name.clone()).collect(),
+            ChartData::Extents { files } => {
+                let mut v: Vec<String> = files
+                    .iter()
+                    .take(MAX_EXTENT_FILES)
+                    .map(|f| f.path.clone())
+                    .collect();
+                if files.len() > MAX_EXTENT_FILES {
+                    v.push(format!("{} other files", files.len() - MAX_EXTENT_FILES));
+                }
+                v
+            }
+            ChartData::Normalised { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
+            ChartData::Distribution {
+                groups, threshold, ..
+            } => {
+                let mut v = vec!["steady state".to_string()];
+                if groups.iter().any(|g| !g.warmup.is_empty()) {
+                    v.push("warm-up".into());
+                }
+                if groups.iter().any(|g| !g.outliers.is_empty()) {
+                    v.push(format!("outlier (|M| > {threshold})"));
+                }
+                v
+            }
+        }
+    }
+
+    /// Render as an SVG document.
+    pub fn to_svg(&self) -> Result<String, PlotError> {
+        fonts::ensure().map_err(PlotError::Font)?;
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, self.size).into_drawing_area();
+            draw::draw(self, &root).map_err(|e| PlotError::Draw(e.to_string()))?;
+            root.present().map_err(|e| PlotError::Draw(e.to_string()))?;
+        }
+        Ok(out)
+    }
+
+    /// Write an SVG file.
+    pub fn save_svg(&self, path: &Path) -> Result<(), PlotError> {
+        let svg = self.to_svg()?;
+        std::fs::write(path, svg).map_err(|source| PlotError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Write a PNG file (RGB, `size` pixels).
+    pub fn save_png(&self, path: &Path) -> Result<(), PlotError> {
+        fonts::ensure().map_err(PlotError::Font)?;
+        let root = BitMapBackend::new(path, self.size).into_drawing_area();
+        draw::draw(self, &root).map_err(|e| PlotError::Draw(e.to_string()))?;
+        root.present()
+            .map_err(|e| PlotError::Draw(format!("{}: {e}", path.display())))
+    }
+
+    /// Write `.svg` or `.png` according to the file extension.
+    pub fn save(&self, path: &Path) -> Result<(), PlotError> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("svg") => self.save_svg(path),
+            Some("png") => self.save_png(path),
+            _ => Err(PlotError::Format(path.to_path_buf())),
+        }
+    }
+}
+
+/// Box-plot figures of a sample: quartiles (R type 7), and whiskers at the furthest
+/// values within 1.5 IQR of the box.
+fn box_stats(xs: &[f64]) -> Option<[f64; 5]> {
+    use crate::analysis::stats::quantile;
+    let q1 = quantile(xs, 0.25)?;
+    let med = quantile(xs, 0.5)?;
+    let q3 = quantile(xs, 0.75)?;
+    let iqr = q3 - q1;
+    let lo = xs
+        .iter()
+        .copied()
+        .filter(|x| *x >= q1 - 1.5 * iqr)
+        .fold(f64::INFINITY, f64::min);
+    let hi = xs
+        .iter()
+        .copied()
+        .filter(|x| *x <= q3 + 1.5 * iqr)
+        .fold(f64::NEG_INFINITY, f64::max);
+    Some([q1, med, q3, lo, hi])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_drop_what_all_points_share() {
+        let ids = vec![
+            "fs=ext4,size=4096".to_string(),
+            "fs=xfs,size=4096".to_string(),
+        ];
+        assert_eq!(short_labels(&ids), ["fs=ext4", "fs=xfs"]);
+        let one = vec!["fs=ext4".to_string()];
+        assert_eq!(short_labels(&one), ["fs=ext4"]);
+        let same = vec!["a=1".to_string(), "a=1".to_string()];
+        assert_eq!(short_labels(&same), ["a=1", "a=1"]);
+    }
+
+    #[test]
+    fn box_whiskers_stop_within_one_and_a_half_iqr() {
+        // q1 = 2, median = 3, q3 = 4 (type 7 on 1..5), IQR 2 → fences −1 and 7.
+        let b = box_stats(&[1.0, 2.0, 3.0, 4.0, 5.0, 20.0]).unwrap();
+        // with 20: q1 = 2.25, q3 = 4.75, IQR 2.5, upper fence 8.5 → whisker at 5.
+        assert_eq!(b[0], 2.25);
+        assert_eq!(b[1], 3.5);
+        assert_eq!(b[2], 4.75);
+        assert_eq!(b[3], 1.0);
+        assert_eq!(b[4], 5.0);
+    }
+}

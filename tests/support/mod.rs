@@ -1,0 +1,351 @@
+//! Real result bundles for the analysis, chart and CLI tests, measured on this machine.
+//!
+//! A bundle here is what the runner will write (see the bundle contract in
+//! `src/analysis/input.rs`): `manifest.json` with the real environment and
+//! `runs.parquet` with real timings of real commands, `mkfs.ext4` and `mkfs.xfs` on
+//! sparse image files (no loop device, nothing mounted), plus `extents.parquet` with the
+//! real block map of an ext3 image populated by `debugfs -w` (a large directory grown
+//! between its files' data, as in seed 001) read back with `debugfs -R "stat …"`.
+//! Everything lives under /var/tmp/fslab-test-stats/<test binary>/.
+#![allow(dead_code)]
+
+use fslab::blockmap::Extent;
+use fslab::frames::from_records;
+use fslab::polars::prelude::*;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+/// The per-binary scratch directory.
+pub fn scratch() -> PathBuf {
+    let dir = PathBuf::from("/var/tmp/fslab-test-stats").join(env!("CARGO_CRATE_NAME"));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+#[derive(Serialize)]
+struct RunRow {
+    experiment: String,
+    point_id: String,
+    point_index: i64,
+    fs: String,
+    iteration: i64,
+    wall_s: f64,
+    user_s: f64,
+    sys_s: f64,
+    exit_code: i64,
+    status: String,
+    started_at: String,
+}
+
+fn children_cpu() -> (f64, f64) {
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_CHILDREN) {
+        Ok(u) => {
+            let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+            (t(u.user_time()), t(u.system_time()))
+        }
+        Err(_) => (0.0, 0.0),
+    }
+}
+
+fn tool_version(cmd: &str, arg: &str) -> String {
+    Command::new(cmd)
+        .arg(arg)
+        .output()
+        .map(|o| {
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            text.lines().next().unwrap_or("").trim().to_string()
+        })
+        .unwrap_or_default()
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// The machine's environment in the manifest's shape.
+pub fn environment(image: &Path, image_size: u64) -> Value {
+    let cpu_model = read("/proc/cpuinfo")
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let memory_bytes = read("/proc/meminfo")
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0);
+    let distribution = read("/etc/os-release")
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_default();
+    json!({
+        "kernel": read("/proc/sys/kernel/osrelease").trim(),
+        "distribution": distribution,
+        "cpu_model": cpu_model,
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "memory_bytes": memory_bytes,
+        "hostname": read("/proc/sys/kernel/hostname").trim(),
+        "tools": {
+            "mkfs.xfs": tool_version("mkfs.xfs", "-V"),
+            "mkfs.ext4": tool_version("mkfs.ext4", "-V"),
+        },
+        "devices": [{"name": "image0", "size_bytes": image_size, "backing": image.display().to_string()}],
+    })
+}
+
+const POINTS: [(&str, &str); 2] = [("ext4", "mkfs.ext4"), ("xfs", "mkfs.xfs")];
+
+/// Measure `iterations` runs of mkfs.ext4 and mkfs.xfs on a 512 MiB sparse image and
+/// write a bundle at `dir`.
+pub fn measure_bundle(dir: &Path, iterations: i64) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let image = dir.join("image0.img");
+    let size: u64 = 512 << 20;
+    let started = chrono::Utc::now().to_rfc3339();
+    let mut rows = Vec::new();
+    for (index, (fs, mkfs)) in POINTS.iter().enumerate() {
+        for iteration in 1..=iterations {
+            let f = std::fs::File::create(&image).unwrap();
+            f.set_len(size).unwrap();
+            drop(f);
+            let force = if *fs == "xfs" { "-f" } else { "-F" };
+            let (u0, s0) = children_cpu();
+            let at = chrono::Utc::now().to_rfc3339();
+            let t0 = Instant::now();
+            let status = Command::new(mkfs)
+                .args([force, "-q"])
+                .arg(&image)
+                .status()
+                .unwrap_or_else(|e| panic!("{mkfs}: {e}"));
+            let wall = t0.elapsed().as_secs_f64();
+            let (u1, s1) = children_cpu();
+            rows.push(RunRow {
+                experiment: "mkfs-time".into(),
+                point_id: format!("fs={fs}"),
+                point_index: index as i64,
+                fs: fs.to_string(),
+                iteration,
+                wall_s: wall,
+                user_s: u1 - u0,
+                sys_s: s1 - s0,
+                exit_code: status.code().unwrap_or(-1) as i64,
+                status: if status.success() { "ok" } else { "failed" }.into(),
+                started_at: at,
+            });
+        }
+    }
+    let _ = std::fs::remove_file(&image);
+    let mut runs = from_records(&rows).unwrap();
+    let file = std::fs::File::create(dir.join("runs.parquet")).unwrap();
+    ParquetWriter::new(file).finish(&mut runs).unwrap();
+    let manifest = json!({
+        "fslab_version": env!("CARGO_PKG_VERSION"),
+        "experiment": {"id": "mkfs-time", "title": "mkfs time per filesystem", "file": "tests/support/mod.rs",
+            "sha256": "", "yaml": ""},
+        "profile": "test",
+        "overrides": {"iterations": iterations},
+        "started_at": started,
+        "finished_at": chrono::Utc::now().to_rfc3339(),
+        "environment": environment(&image, size),
+        "points": POINTS.iter().enumerate().map(|(i, (fs, _))| json!({
+            "id": format!("fs={fs}"), "index": i, "vars": {"fs": fs}, "status": "ok", "reason": null
+        })).collect::<Vec<_>>(),
+    });
+    std::fs::write(
+        dir.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    dir.to_path_buf()
+}
+
+/// Parse the BLOCKS / EXTENTS list of `debugfs -R "stat PATH"` into extents (bytes),
+/// merging runs that are contiguous both logically and physically; index blocks
+/// (`(IND)`, `(ETB0)`, …) are skipped.
+pub fn debugfs_extents(stat: &str, path: &str, block: u64) -> Vec<Extent> {
+    let mut runs: Vec<(u64, u64, u64)> = Vec::new(); // logical block, physical block, count
+    let body = stat
+        .split_once("BLOCKS:\n")
+        .or_else(|| stat.split_once("EXTENTS:\n"))
+        .map(|(_, b)| b)
+        .unwrap_or("");
+    for token in body.split(|c: char| c == ',' || c.is_whitespace()) {
+        let Some((logical, physical)) = token.trim().split_once("):") else {
+            continue;
+        };
+        let logical = logical.trim_start_matches('(');
+        let range = |s: &str| -> Option<(u64, u64)> {
+            match s.split_once('-') {
+                Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+                None => s.parse().ok().map(|a| (a, a)),
+            }
+        };
+        let (Some((l0, l1)), Some((p0, _))) = (range(logical), range(physical)) else {
+            continue;
+        };
+        let count = l1 - l0 + 1;
+        match runs.last_mut() {
+            Some((l, p, n)) if *l + *n == l0 && *p + *n == p0 => *n += count,
+            _ => runs.push((l0, p0, count)),
+        }
+    }
+    runs.into_iter()
+        .enumerate()
+        .map(|(i, (l, p, n))| Extent {
+            path: path.to_string(),
+            inode: None,
+            index: i as u64,
+            logical_bytes: l * block,
+            physical_bytes: Some(p * block),
+            length_bytes: n * block,
+            flags: String::new(),
+        })
+        .collect()
+}
+
+/// An ext3 image populated with `debugfs -w`: a directory of 1500 files with long names
+/// (its blocks end up between the files' data) and two 3 MB files, and the block maps
+/// of the directory and the large files.
+pub fn ext3_extents(dir: &Path) -> DataFrame {
+    std::fs::create_dir_all(dir).unwrap();
+    let image = dir.join("ext3.img");
+    let small = dir.join("small");
+    let big = dir.join("big");
+    std::fs::write(&small, vec![7u8; 4096]).unwrap();
+    std::fs::write(&big, vec![9u8; 3_000_000]).unwrap();
+    let f = std::fs::File::create(&image).unwrap();
+    f.set_len(128 << 20).unwrap();
+    drop(f);
+    let ok = Command::new("mkfs.ext3")
+        .args(["-F", "-q", "-b", "4096"])
+        .arg(&image)
+        .status()
+        .expect("mkfs.ext3")
+        .success();
+    assert!(ok, "mkfs.ext3 failed");
+    let mut cmds = String::from("mkdir d\n");
+    cmds.push_str(&format!("write {} big1\n", big.display()));
+    for i in 1..=1500 {
+        cmds.push_str(&format!("write {} d/{:0200}\n", small.display(), i));
+    }
+    cmds.push_str(&format!("write {} big2\n", big.display()));
+    let cmd_file = dir.join("debugfs.cmds");
+    std::fs::write(&cmd_file, cmds).unwrap();
+    let ok = Command::new("debugfs")
+        .arg("-w")
+        .arg("-f")
+        .arg(&cmd_file)
+        .arg(&image)
+        .output()
+        .expect("debugfs")
+        .status
+        .success();
+    assert!(ok, "debugfs -w failed");
+    let mut extents = Vec::new();
+    for path in ["/d", "/big1", "/big2"] {
+        let out = Command::new("debugfs")
+            .arg("-R")
+            .arg(format!("stat {path}"))
+            .arg(&image)
+            .output()
+            .expect("debugfs stat");
+        extents.extend(debugfs_extents(
+            &String::from_utf8_lossy(&out.stdout),
+            path,
+            4096,
+        ));
+    }
+    let _ = std::fs::remove_file(&image);
+    from_records(&extents).unwrap()
+}
+
+/// Seed 000 (Darrick J. Wong, "mkfs: enable new features by default", 2025): ten
+/// `fsstress` runs on XFS with parent=0 and parent=1, real/user/sys as published.
+pub const SEED_000: [(&str, [(f64, f64, f64); 10]); 2] = [
+    (
+        "parent=0",
+        [
+            (18.807, 2.169, 54.013),
+            (13.845, 2.005, 34.048),
+            (14.019, 1.931, 36.086),
+            (14.435, 2.105, 35.845),
+            (14.823, 1.920, 35.528),
+            (14.181, 2.013, 35.775),
+            (14.281, 1.865, 36.240),
+            (13.638, 1.933, 35.642),
+            (13.553, 1.904, 35.084),
+            (13.963, 1.979, 35.724),
+        ],
+    ),
+    (
+        "parent=1",
+        [
+            (20.654, 2.374, 64.441),
+            (14.255, 1.990, 36.749),
+            (14.553, 1.931, 36.606),
+            (13.855, 1.767, 36.467),
+            (14.606, 2.073, 37.255),
+            (13.706, 1.942, 36.294),
+            (14.177, 2.017, 36.528),
+            (15.310, 2.164, 37.720),
+            (14.099, 2.013, 37.062),
+            (14.067, 2.068, 36.552),
+        ],
+    ),
+];
+
+/// Seed 000 as a runs frame.
+pub fn seed_000_runs() -> DataFrame {
+    let mut rows = Vec::new();
+    for (index, (id, iterations)) in SEED_000.iter().enumerate() {
+        for (k, (real, user, sys)) in iterations.iter().enumerate() {
+            rows.push(RunRow {
+                experiment: "xfs-parent-pointers".into(),
+                point_id: id.to_string(),
+                point_index: index as i64,
+                fs: "xfs".into(),
+                iteration: k as i64 + 1,
+                wall_s: *real,
+                user_s: *user,
+                sys_s: *sys,
+                exit_code: 0,
+                status: "ok".into(),
+                started_at: String::new(),
+            });
+        }
+    }
+    from_records(&rows).unwrap()
+}
+
+static BUNDLES: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+static LOCK: Mutex<()> = Mutex::new(());
+
+/// Two real bundles of the same experiment measured one after the other (base and
+/// rerun), the first with a real extents table; measured once per test binary.
+pub fn real_bundles() -> (PathBuf, PathBuf) {
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    BUNDLES
+        .get_or_init(|| {
+            let root = scratch();
+            let a = measure_bundle(&root.join("bundle-a"), 6);
+            let b = measure_bundle(&root.join("bundle-b"), 6);
+            let mut extents = ext3_extents(&root.join("ext3"));
+            let file = std::fs::File::create(a.join("extents.parquet")).unwrap();
+            ParquetWriter::new(file).finish(&mut extents).unwrap();
+            (a, b)
+        })
+        .clone()
+}
