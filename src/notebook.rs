@@ -206,6 +206,15 @@ pub fn progress_lines() -> EventSink {
     })
 }
 
+impl EvcxrDisplay for crate::plot::Chart {
+    fn evcxr_display(&self) {
+        match self.to_svg() {
+            Ok(svg) => emit("image/svg+xml", &svg),
+            Err(e) => emit("text/plain", &format!("chart could not be drawn: {e}")),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
