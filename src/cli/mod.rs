@@ -1,5 +1,7 @@
 //! Subcommands, one file each.
 
+pub mod stress;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -11,8 +13,13 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
+    Stress(stress::StressArgs),
+}
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Stress(args) => stress::run(args),
+    }
 }
