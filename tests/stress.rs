@@ -209,6 +209,8 @@ fn cli_runs_the_seed_command_line() {
     assert_eq!(s.implementation, stress::IMPLEMENTATION);
     assert_eq!((s.seed, s.procs, s.ops_per_proc), (1, 4, 400));
     assert_eq!(s.workers, "processes");
+    assert_eq!(s.freqs.len(), 7);
+    assert!(s.freqs.values().all(|&f| f == 1));
     check_counts(&s, 400, 4);
     let names: Vec<&str> = s.ops.iter().map(|o| o.op.name()).collect();
     assert_eq!(

@@ -60,6 +60,13 @@ pub fn run(a: StressArgs) -> anyhow::Result<ExitCode> {
     }
     let stdout = std::io::stdout();
     if let Some(id) = worker {
+        // Like fsstress's children: die with the parent, so that a killed run does not
+        // leave workers behind on a filesystem that is about to be unmounted.
+        nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+            .context("prctl(PR_SET_PDEATHSIG)")?;
+        if nix::unistd::getppid() == nix::unistd::Pid::from_raw(1) {
+            anyhow::bail!("worker {id}: parent already gone");
+        }
         let mut out = stdout.lock();
         let summary = stress::run_worker(&cfg, id, &mut out)?;
         writeln!(out, "{}", stress::worker_summary_line(&summary))?;

@@ -155,6 +155,8 @@ pub struct Summary {
     pub seed: u64,
     pub procs: u32,
     pub ops_per_proc: u64,
+    /// The non-zero operation frequencies the run used.
+    pub freqs: BTreeMap<Op, u32>,
     /// `threads` or `processes`.
     pub workers: String,
     /// Wall-clock seconds of the whole run (not deterministic; everything else is).
@@ -171,6 +173,12 @@ impl Summary {
             seed,
             procs: cfg.procs,
             ops_per_proc: cfg.ops_per_proc,
+            freqs: cfg
+                .freqs
+                .iter()
+                .filter(|(_, &f)| f > 0)
+                .map(|(&op, &f)| (op, f))
+                .collect(),
             workers: workers.into(),
             elapsed_s: 0.0,
             ops: Vec::new(),
