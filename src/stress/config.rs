@@ -142,11 +142,19 @@ impl Config {
     /// bundled (`-zv`), values attached or separate (`-n400` or `-n 400`), `-f` repeated
     /// and/or comma-separated (`-f creat=1,mkdir=1`), applied in order (so `-z` zeroes
     /// what came before it). Supported: `-c -d -f -l 1 -n -p -s -S -v -w -z`; `-X` is
-    /// accepted and ignored (nothing here is XFS-specific); the rest is refused.
+    /// accepted and ignored (nothing here is XFS-specific); the rest is refused. A leading
+    /// program name whose file name is `fsstress` is skipped, so a whole fsstress command
+    /// line parses too.
     pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<Config, ConfigError> {
         let mut cfg = Config::new(PathBuf::new());
         let mut have_dir = false;
         let mut i = 0;
+        if let Some(first) = args.first() {
+            let first = std::path::Path::new(first.as_ref());
+            if first.file_name().is_some_and(|n| n == "fsstress") {
+                i = 1;
+            }
+        }
         while i < args.len() {
             let arg = args[i].as_ref();
             i += 1;
@@ -406,11 +414,15 @@ mod tests {
 
     #[test]
     fn the_seed_post_command_line() {
-        // seed 000, verbatim (after the program name)
-        let cfg = parse(
-            "-n 400000 -p 4 -z -f creat=1,mkdir=1,mknod=1,rmdir=1,unlink=1,link=1,rename=1 -d /opt/foo -s 1",
-        )
-        .unwrap();
+        // seed 000, verbatim
+        let line = "fsstress -n 400000 -p 4 -z -f creat=1,mkdir=1,mknod=1,rmdir=1,unlink=1,link=1,rename=1 -d /opt/foo -s 1";
+        let cfg = parse(line).unwrap();
+        // The same without the program name, and with a path to it.
+        assert_eq!(parse(line.strip_prefix("fsstress ").unwrap()).unwrap(), cfg);
+        assert_eq!(
+            parse(&format!("/usr/lib/xfstests/ltp/{line}")).unwrap(),
+            cfg
+        );
         assert_eq!(cfg.ops_per_proc, 400_000);
         assert_eq!(cfg.procs, 4);
         assert_eq!(cfg.seed, Some(1));
