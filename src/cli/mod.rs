@@ -9,6 +9,7 @@ mod list;
 mod plan;
 mod run;
 mod show;
+pub mod stress;
 
 #[derive(Debug, Parser)]
 #[command(name = "fslab", version, about = "Reproducible filesystem experiments", long_about = None)]
@@ -29,6 +30,8 @@ pub enum Command {
     Show(show::Args),
     /// Release loop devices and mounts left by fslab runs that were killed.
     Cleanup(cleanup::Args),
+    /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
+    Stress(stress::StressArgs),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -38,6 +41,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run::main(a),
         Command::Show(a) => show::main(a),
         Command::Cleanup(a) => cleanup::main(a),
+        Command::Stress(args) => stress::run(args),
     }
 }
 
