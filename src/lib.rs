@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod blockmap;
 pub mod devices;
+pub mod doctor;
 pub mod error;
 pub mod frames;
 pub mod notebook;

@@ -1,8 +1,10 @@
 //! Matrix expansion: experiment × profile × `--set` overrides → points. Runs nothing.
 
+use crate::doctor::{Host, Probe, SystemHost};
 use crate::spec::{parse_size, Backing, Experiment, Step, Template, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
@@ -30,6 +32,12 @@ pub enum PlanError {
     BadSize {
         experiment: String,
         device: String,
+        message: String,
+    },
+    #[error("{experiment}: tool `{tool}`: {message}")]
+    BadTool {
+        experiment: String,
+        tool: String,
         message: String,
     },
     #[error("{experiment}: every point of the matrix is excluded; nothing to run")]
@@ -94,16 +102,107 @@ pub struct Plan {
     pub profile: Option<String>,
     pub overrides: IndexMap<String, Value>,
     pub points: Vec<Point>,
+    /// The choice made for each of the experiment's `tools:` (in their order).
+    pub tools: IndexMap<String, ResolvedTool>,
+}
+
+/// Which alternative of a `tools:` entry the plan uses.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ResolvedTool {
+    /// Index into the tool's `choices`; None when given with `--set`.
+    pub choice: Option<usize>,
+    /// The command's words as written (before per-point substitution).
+    pub command: Vec<String>,
+    /// The program it starts, resolved (`/usr/bin/fsstress`, `/…/fslab`).
+    pub program: String,
+    /// The program is installed (false: no choice was available; the first is kept so
+    /// that the doctor reports it missing).
+    pub found: bool,
+    /// Set when this is not the program the source used (from the choice's `stand_in`).
+    pub stand_in: Option<String>,
+    /// The choice's `note`, and why earlier choices were passed over.
+    pub notes: Vec<String>,
+}
+
+impl ResolvedTool {
+    /// The command with `{{fslab}}` shown as `fslab`.
+    pub fn command_line(&self) -> String {
+        self.command.join(" ").replace("{{fslab}}", "fslab")
+    }
+
+    /// A few words: `fsstress: fslab stress (stand-in)`.
+    pub fn short(&self, name: &str) -> String {
+        let mut s = format!("{name}: {}", self.command_line());
+        if self.stand_in.is_some() {
+            s.push_str(" (stand-in)");
+        }
+        if !self.found {
+            s.push_str(" (not installed)");
+        }
+        s
+    }
+
+    /// One line for people: `fsstress: fslab stress (stand-in: …); passed over: …`.
+    pub fn describe(&self, name: &str) -> String {
+        let mut s = format!("{name}: {} [{}]", self.command_line(), self.program);
+        match (&self.stand_in, self.choice) {
+            (Some(si), _) => s.push_str(&format!(" (stand-in: {si})")),
+            (None, None) => s.push_str(" (given with --set)"),
+            _ => {}
+        }
+        if !self.found {
+            s.push_str(" (not installed)");
+        }
+        for n in &self.notes {
+            s.push_str(&format!("; {n}"));
+        }
+        s
+    }
+}
+
+/// The fslab executable that `{{fslab}}` names: `$FSLAB_BIN` when set; else the running
+/// program when it is `fslab` itself; else `fslab` next to the running program or one
+/// directory up (a test binary in `target/debug/deps/`); else `fslab` on `PATH`; else the
+/// bare name `fslab`. Taken when the plan is made, so children run the same file.
+pub fn fslab_executable() -> PathBuf {
+    if let Some(p) = std::env::var_os("FSLAB_BIN").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if exe.file_name().is_some_and(|n| n == "fslab") {
+            return exe;
+        }
+        for dir in exe.parent().into_iter().chain(exe.parent().and_then(|d| d.parent())) {
+            let c = dir.join("fslab");
+            if c.is_file() {
+                return c;
+            }
+        }
+    }
+    crate::run::env::which("fslab").unwrap_or_else(|| PathBuf::from("fslab"))
 }
 
 impl Plan {
     /// Expand `exp` for `profile` (None: the experiment's default) and `overrides`.
+    /// Tool choices are made by looking at this machine (PATH and versions only).
     pub fn new(
         exp: &Experiment,
         profile: Option<&str>,
         overrides: &[(String, Value)],
     ) -> Result<Plan, PlanError> {
+        let host = SystemHost::new(Probe::Never, crate::run::default_work_dir());
+        Plan::with_host(exp, profile, overrides, &host)
+    }
+
+    /// [`Plan::new`] asking `host` which tools exist.
+    pub fn with_host(
+        exp: &Experiment,
+        profile: Option<&str>,
+        overrides: &[(String, Value)],
+        host: &dyn Host,
+    ) -> Result<Plan, PlanError> {
         let def = &exp.def;
+        let mut tool_overrides: IndexMap<String, Vec<String>> = IndexMap::new();
         let mut vars = def.vars.clone();
         let mut axes = def.matrix.clone();
         let profile = profile.or(exp.default_profile()).map(str::to_string);
@@ -140,11 +239,26 @@ impl Plan {
         }
         let mut applied = IndexMap::new();
         for (k, v) in overrides {
+            if def.tools.contains_key(k) {
+                let words = match v {
+                    Value::List(items) => items.iter().map(Value::label).collect(),
+                    Value::Str(s) => shell_words::split(s)
+                        .map_err(|_| PlanError::BadOverride(format!("{k}={s}")))?,
+                    other => vec![other.label()],
+                };
+                if words.is_empty() {
+                    return Err(PlanError::BadOverride(format!("{k}=")));
+                }
+                tool_overrides.insert(k.clone(), words);
+                applied.insert(k.clone(), v.clone());
+                continue;
+            }
             if !apply(k, v) {
                 let known: Vec<&str> = def
                     .matrix
                     .keys()
                     .chain(def.vars.keys())
+                    .chain(def.tools.keys())
                     .map(String::as_str)
                     .collect();
                 let best = known
@@ -164,6 +278,8 @@ impl Plan {
             applied.insert(k.clone(), v.clone());
         }
 
+        let fslab = Value::Str(fslab_executable().display().to_string());
+        let tools = resolve_tools(exp, &vars, &tool_overrides, &fslab, host);
         let mut points = Vec::new();
         for combo in cartesian(&axes) {
             let excluded = def.exclude.iter().any(|ex| {
@@ -184,6 +300,28 @@ impl Plan {
             };
             let mut all = vars.clone();
             all.extend(combo.clone());
+            all.entry("fslab".to_string()).or_insert_with(|| fslab.clone());
+            for (name, t) in &tools {
+                let look = |n: &str| {
+                    if n == "fslab" {
+                        Some(fslab.clone())
+                    } else {
+                        all.get(n).cloned()
+                    }
+                };
+                let mut words = Vec::new();
+                for w in &t.command {
+                    let rendered = Template::parse(w)
+                        .and_then(|tpl| tpl.render(&look))
+                        .map_err(|m| PlanError::BadTool {
+                            experiment: def.id.clone(),
+                            tool: name.clone(),
+                            message: m,
+                        })?;
+                    words.extend(rendered.into_iter().map(Value::Str));
+                }
+                all.insert(name.clone(), Value::List(words));
+            }
             let lookup = |n: &str| all.get(n).cloned();
             let repeat_value = def.workload.repeat.clone().unwrap_or(Value::Int(1));
             let repeat = count(&repeat_value, &lookup).ok_or_else(|| PlanError::BadCount {
@@ -231,6 +369,7 @@ impl Plan {
             profile,
             overrides: applied,
             points,
+            tools,
         })
     }
 
@@ -257,6 +396,125 @@ impl Plan {
     pub fn axes(&self) -> Vec<String> {
         self.experiment.def.matrix.keys().cloned().collect()
     }
+}
+
+/// Choose an alternative for every `tools:` entry: the `--set` command, else the first
+/// choice whose program is installed and whose `requires:` hold, else the first choice.
+fn resolve_tools(
+    exp: &Experiment,
+    vars: &IndexMap<String, Value>,
+    overrides: &IndexMap<String, Vec<String>>,
+    fslab: &Value,
+    host: &dyn Host,
+) -> IndexMap<String, ResolvedTool> {
+    let mut out = IndexMap::new();
+    let program_of = |first: &str| -> String {
+        Template::parse(first)
+            .ok()
+            .map(|t| {
+                t.render_partial(&|n| {
+                    if n == "fslab" {
+                        Some(fslab.clone())
+                    } else {
+                        vars.get(n).cloned()
+                    }
+                })
+            })
+            .and_then(|w| w.into_iter().next())
+            .unwrap_or_else(|| first.to_string())
+    };
+    for (name, def) in &exp.def.tools {
+        if let Some(words) = overrides.get(name) {
+            let program = program_of(&words[0]);
+            let found = host.which(&program).is_some();
+            out.insert(
+                name.clone(),
+                ResolvedTool {
+                    choice: None,
+                    command: words.clone(),
+                    program,
+                    found,
+                    stand_in: None,
+                    notes: Vec::new(),
+                },
+            );
+            continue;
+        }
+        let mut passed_over: Vec<String> = Vec::new();
+        let mut not_installed: Vec<String> = Vec::new();
+        let mut chosen: Option<ResolvedTool> = None;
+        let mut first: Option<ResolvedTool> = None;
+        for (i, choice) in def.choices.iter().enumerate() {
+            let Some(words) = choice
+                .command()
+                .and_then(|c| c.templates().ok())
+                .map(|ts| ts.into_iter().map(|t| t.raw).collect::<Vec<_>>())
+            else {
+                continue;
+            };
+            let Some(head) = words.first() else { continue };
+            let program = program_of(head);
+            let path = host.which(&program);
+            let mut problems = Vec::new();
+            if path.is_some() {
+                for r in choice.requires() {
+                    let (p, _) = crate::doctor::requirement_problems(r, vars, host);
+                    problems.extend(p);
+                }
+            }
+            let mut notes: Vec<String> = choice.note().map(str::to_string).into_iter().collect();
+            let candidate = ResolvedTool {
+                choice: Some(i),
+                command: words.clone(),
+                program: path
+                    .as_ref()
+                    .map_or(program.clone(), |p| p.display().to_string()),
+                found: path.is_some(),
+                stand_in: choice.stand_in().map(str::to_string),
+                notes: Vec::new(),
+            };
+            if first.is_none() {
+                first = Some(candidate.clone());
+            }
+            if path.is_none() {
+                not_installed.push(format!("`{program}`"));
+                continue;
+            }
+            if !problems.is_empty() {
+                passed_over.push(
+                    problems
+                        .iter()
+                        .map(|p| p.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                );
+                continue;
+            }
+            if !not_installed.is_empty() {
+                passed_over.insert(0, format!("not installed: {}", not_installed.join(", ")));
+            }
+            if !passed_over.is_empty() {
+                notes.push(format!("passed over: {}", passed_over.join("; ")));
+            }
+            chosen = Some(ResolvedTool { notes, ..candidate });
+            break;
+        }
+        if chosen.is_none() && !not_installed.is_empty() {
+            passed_over.insert(0, format!("not installed: {}", not_installed.join(", ")));
+        }
+        if let Some(t) = chosen.or_else(|| {
+            first.map(|mut t| {
+                t.notes.push(format!(
+                    "no choice is available here ({})",
+                    passed_over.join("; ")
+                ));
+                t
+            })
+        }) {
+            out.insert(name.clone(), t);
+        }
+    }
+    out
 }
 
 /// A step's repetition count (`times:`) at a point.

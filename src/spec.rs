@@ -30,6 +30,10 @@ pub const BUILTIN_NAMES: &[(&str, &str)] = &[
         "the workload iteration, 1-based (workload and before_each only)",
     ),
     ("i", "the repetition index of a step with `times:`, 0-based"),
+    (
+        "fslab",
+        "the fslab executable itself (e.g. `{{fslab}} stress`); see `plan::fslab_executable`",
+    ),
 ];
 
 /// A loaded, validated experiment.
@@ -66,6 +70,13 @@ pub struct ExperimentDef {
     pub exclude: Vec<IndexMap<String, Value>>,
     #[serde(default)]
     pub profiles: IndexMap<String, IndexMap<String, Value>>,
+    /// Programs with alternatives (`{{name}}` becomes the first available choice's words).
+    #[serde(default)]
+    pub tools: IndexMap<String, ToolDef>,
+    /// What the machine must have for a point to run (checked by `fslab doctor` and
+    /// before `fslab run`); each entry may carry its own `when:`.
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
     /// Profile used when none is given (defaults to `quick` when it exists).
     #[serde(default)]
     pub default_profile: Option<String>,
@@ -165,6 +176,142 @@ pub struct Step {
     /// Workload only: untimed steps before each iteration (e.g. `drop_caches: true`).
     #[serde(default)]
     pub before_each: Vec<Step>,
+    /// What this step needs from the machine, checked for every point the step runs at.
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
+}
+
+/// A need of an experiment, a step or a tool choice: one of `tool:` or `kernel:`.
+///
+/// ```yaml
+/// requires:
+///   - { tool: mkfs.xfs, min_version: "6.10", package: xfsprogs, when: { parent: 1 },
+///       reason: "mkfs.xfs -n parent= (parent pointers) is new in xfsprogs 6.10" }
+///   - { kernel: xfs_rt }
+/// ```
+#[derive(Debug, Clone, Deserialize, Serialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// A program (name on PATH, path, or `{{tool}}`) that must be installed.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// The lowest version of `tool` that works (compared numerically, `6.10` > `6.9`).
+    #[serde(default)]
+    pub min_version: Option<String>,
+    /// The Debian package that provides `tool` (defaults to fslab's table).
+    #[serde(default)]
+    pub package: Option<String>,
+    /// A kernel feature: `xfs_rt` (CONFIG_XFS_RT), or `fs:TYPE` (e.g. `fs:ext3`).
+    #[serde(default)]
+    pub kernel: Option<String>,
+    /// Why it is needed, shown with the verdict.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Only at points whose variables match (as a step's `when:`).
+    #[serde(default)]
+    pub when: IndexMap<String, Value>,
+}
+
+impl Requirement {
+    /// Does it apply at a point with these variables?
+    pub fn applies(&self, vars: &IndexMap<String, Value>) -> bool {
+        self.when
+            .iter()
+            .all(|(k, cond)| vars.get(k).is_some_and(|v| v.matches(cond)))
+    }
+}
+
+/// Kernel features a requirement can name besides `fs:TYPE`.
+pub const KERNEL_FEATURES: &[(&str, &str)] = &[
+    (
+        "xfs_rt",
+        "XFS realtime devices (CONFIG_XFS_RT); without it mounting with rtdev= fails with ENOSYS",
+    ),
+    ("loop", "loop devices (CONFIG_BLK_DEV_LOOP)"),
+];
+
+/// A program with alternatives, e.g. the real `fsstress` or fslab's built-in stand-in.
+///
+/// ```yaml
+/// tools:
+///   fsstress:
+///     description: the fsstress metadata workload
+///     choices:
+///       - fsstress
+///       - run: "{{fslab}} stress"
+///         stand_in: fslab's built-in fsstress-compatible workload
+/// ```
+/// The plan takes the first choice whose program is installed and whose `requires:`
+/// hold; `--set NAME=COMMAND` picks a command instead.
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDef {
+    #[serde(default)]
+    pub description: Option<String>,
+    pub choices: Vec<ToolChoiceDef>,
+}
+
+/// One alternative: a command (string or list), or the long form.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum ToolChoiceDef {
+    Command(CommandSpec),
+    Full(ToolChoiceFull),
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ToolChoiceFull {
+    pub run: Option<CommandSpec>,
+    /// Set when this choice is not the program the source used: says what it is instead.
+    /// Claim verdicts mention it.
+    #[serde(default)]
+    pub stand_in: Option<String>,
+    /// A note recorded in the bundle when this choice is taken.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// This choice is taken only when these hold (e.g. a minimum version).
+    #[serde(default)]
+    pub requires: Vec<Requirement>,
+}
+
+impl ToolChoiceDef {
+    pub fn command(&self) -> Option<&CommandSpec> {
+        match self {
+            ToolChoiceDef::Command(c) => Some(c),
+            ToolChoiceDef::Full(f) => f.run.as_ref(),
+        }
+    }
+    pub fn stand_in(&self) -> Option<&str> {
+        match self {
+            ToolChoiceDef::Command(_) => None,
+            ToolChoiceDef::Full(f) => f.stand_in.as_deref(),
+        }
+    }
+    pub fn note(&self) -> Option<&str> {
+        match self {
+            ToolChoiceDef::Command(_) => None,
+            ToolChoiceDef::Full(f) => f.note.as_deref(),
+        }
+    }
+    pub fn requires(&self) -> &[Requirement] {
+        match self {
+            ToolChoiceDef::Command(_) => &[],
+            ToolChoiceDef::Full(f) => &f.requires,
+        }
+    }
+}
+
+impl CommandSpec {
+    /// The command's words before substitution.
+    pub fn templates(&self) -> Result<Vec<Template>, String> {
+        let words = match self {
+            CommandSpec::Argv(v) => v.clone(),
+            CommandSpec::Line(line) => shell_words::split(line)
+                .map_err(|e| format!("cannot split command `{line}` into words: {e}"))?,
+        };
+        words.iter().map(|w| Template::parse(w)).collect()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -244,13 +391,10 @@ impl Step {
 
     /// The command's words before substitution.
     pub fn argv_templates(&self) -> Result<Vec<Template>, String> {
-        let words = match &self.run {
-            None => return Ok(Vec::new()),
-            Some(CommandSpec::Argv(v)) => v.clone(),
-            Some(CommandSpec::Line(line)) => shell_words::split(line)
-                .map_err(|e| format!("cannot split command `{line}` into words: {e}"))?,
-        };
-        words.iter().map(|w| Template::parse(w)).collect()
+        match &self.run {
+            None => Ok(Vec::new()),
+            Some(c) => c.templates(),
+        }
     }
 
     /// Every template string in the step (for checking names).
@@ -598,6 +742,86 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             seen.push(label);
         }
     }
+    for name in def.tools.keys() {
+        let clash = if def.vars.contains_key(name) {
+            Some("a var")
+        } else if def.matrix.contains_key(name) {
+            Some("a matrix axis")
+        } else if BUILTIN_NAMES.iter().any(|(b, _)| b == name) {
+            Some("a built-in name")
+        } else {
+            None
+        };
+        if let Some(what) = clash {
+            return Err(key_err(
+                name,
+                Some("tools"),
+                format!("tool `{name}` is also {what}"),
+                Some("give the tool its own name".into()),
+            ));
+        }
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(key_err(
+                name,
+                Some("tools"),
+                format!("tool name `{name}` is not a plain name"),
+                Some("use letters, digits and `_`".into()),
+            ));
+        }
+    }
+    for (name, tool) in &def.tools {
+        if tool.choices.is_empty() {
+            return Err(key_err(
+                name,
+                Some("tools"),
+                format!("tool `{name}` has no choices"),
+                Some("list at least one command under `choices:`".into()),
+            ));
+        }
+        for (i, choice) in tool.choices.iter().enumerate() {
+            let what = format!("tool `{name}` choice {}", i + 1);
+            let Some(cmd) = choice.command() else {
+                return Err(key_err(
+                    name,
+                    Some("tools"),
+                    format!("{what} has no `run:` command"),
+                    None,
+                ));
+            };
+            let templates = cmd.templates().map_err(|m| {
+                let (l, c) = loc.find_key(name, Some("tools"));
+                loc.at(l, c, format!("{what}: {m}"))
+            })?;
+            if templates.is_empty() {
+                return Err(key_err(
+                    name,
+                    Some("tools"),
+                    format!("{what} is an empty command"),
+                    None,
+                ));
+            }
+            for t in &templates {
+                for n in t.names() {
+                    let ok = def.vars.contains_key(n) || def.matrix.contains_key(n) || n == "fslab";
+                    if !ok {
+                        let (l, c) = find_template_use(loc, n);
+                        let mut e = loc.at(l, c, format!("{what}: undefined name `{{{{{n}}}}}`"));
+                        e.help = Some(
+                            "tool choices are resolved when the plan is made: they may use vars, matrix axes and `{{fslab}}` only"
+                                .into(),
+                        );
+                        return Err(e);
+                    }
+                }
+            }
+            for r in choice.requires() {
+                validate_requirement(r, def, &what, loc)?;
+            }
+        }
+    }
+    for (i, r) in def.requires.iter().enumerate() {
+        validate_requirement(r, def, &format!("requires entry {}", i + 1), loc)?;
+    }
     let known_var = |n: &str| def.matrix.contains_key(n) || def.vars.contains_key(n);
     let var_names = || {
         def.matrix
@@ -725,6 +949,9 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                     ));
                 }
             }
+            for r in &step.requires {
+                validate_requirement(r, def, &what, loc)?;
+            }
             let templates = step.templates().map_err(|m| {
                 let (l, c) = loc.find_key(section, None);
                 loc.at(l, c, format!("{what}: {m}"))
@@ -775,6 +1002,85 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
     Ok(())
 }
 
+fn validate_requirement(
+    r: &Requirement,
+    def: &ExperimentDef,
+    what: &str,
+    loc: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let at = |key: &str, msg: String, help: Option<String>| {
+        let (l, c) = loc.find_key(key, Some("requires"));
+        let mut e = loc.at(l, c, format!("{what}: {msg}"));
+        e.help = help;
+        e
+    };
+    match (&r.tool, &r.kernel) {
+        (Some(_), Some(_)) | (None, None) => {
+            return Err(at(
+                "requires",
+                "a requirement names exactly one of `tool:` or `kernel:`".into(),
+                Some("e.g. `{ tool: mkfs.xfs, min_version: \"6.10\" }` or `{ kernel: xfs_rt }`".into()),
+            ))
+        }
+        (None, Some(k)) => {
+            if r.min_version.is_some() || r.package.is_some() {
+                return Err(at(
+                    "kernel",
+                    format!("`kernel: {k}` takes no `min_version` or `package`"),
+                    None,
+                ));
+            }
+            let known = KERNEL_FEATURES.iter().any(|(n, _)| n == k)
+                || k.strip_prefix("fs:").is_some_and(|t| {
+                    !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+            if !known {
+                let names: Vec<&str> = KERNEL_FEATURES.iter().map(|(n, _)| *n).collect();
+                return Err(at(
+                    "kernel",
+                    format!("unknown kernel feature `{k}`"),
+                    Some(format!("known: {}, or fs:TYPE (e.g. fs:xfs)", names.join(", "))),
+                ));
+            }
+        }
+        (Some(t), None) => {
+            let tpl = Template::parse(t).map_err(|m| at("tool", m, None))?;
+            for n in tpl.names() {
+                if !(def.tools.contains_key(n)
+                    || def.vars.contains_key(n)
+                    || def.matrix.contains_key(n)
+                    || n == "fslab")
+                {
+                    return Err(at(
+                        "tool",
+                        format!("`tool: {t}` names `{{{{{n}}}}}`, which is not a tool, var or matrix axis"),
+                        None,
+                    ));
+                }
+            }
+            if let Some(v) = &r.min_version {
+                if crate::doctor::Version::parse(v).is_none() {
+                    return Err(at(
+                        "min_version",
+                        format!("`min_version: {v}` is not a version"),
+                        Some("write it as numbers and dots, quoted: \"6.10\"".into()),
+                    ));
+                }
+            }
+        }
+    }
+    for k in r.when.keys() {
+        if !(def.matrix.contains_key(k) || def.vars.contains_key(k)) {
+            return Err(at(
+                k,
+                format!("`when` names `{k}`, which is neither a var nor a matrix axis"),
+                None,
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_names(
     t: &Template,
     def: &ExperimentDef,
@@ -792,6 +1098,7 @@ fn check_names(
         } else {
             def.matrix.contains_key(name)
                 || def.vars.contains_key(name)
+                || def.tools.contains_key(name)
                 || BUILTIN_NAMES.iter().any(|(b, _)| *b == name)
         };
         if !ok {

@@ -124,10 +124,31 @@ pub struct PointRecord {
     pub id: String,
     pub index: usize,
     pub vars: serde_json::Map<String, serde_json::Value>,
-    /// `pending`, `running`, `ok`, `failed`, `timeout`, `skipped`, `interrupted`.
+    /// `pending`, `running`, `ok`, `failed`, `timeout`, `skipped`, `unsupported` (the
+    /// doctor found it cannot run here; `reason` says why), `interrupted`.
     pub status: String,
     pub reason: Option<String>,
     pub iterations: u32,
+    /// What is worth knowing about how the point ran (e.g. which program stood in for a
+    /// tool), from the preflight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The alternative taken for one of the experiment's `tools:`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ToolRecord {
+    /// The command as written in the experiment (before substitution).
+    pub command: String,
+    /// The program that ran (resolved path).
+    pub program: String,
+    /// The version that program reports.
+    pub version: String,
+    /// When this is not the program the source used: what it is instead.
+    pub stand_in: Option<String>,
+    /// Index into the tool's `choices` (None: given with `--set`).
+    pub choice: Option<usize>,
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -143,6 +164,9 @@ pub struct Manifest {
     pub status: String,
     pub environment: Environment,
     pub points: Vec<PointRecord>,
+    /// Tool name → the alternative the run used (see the experiment's `tools:`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, ToolRecord>,
 }
 
 /// One timed iteration: a row of `runs.parquet`.

@@ -12,6 +12,7 @@
 //! Analysis never draws: charts live in [`crate::plot`].
 
 pub mod adaptive;
+pub mod claims;
 pub mod compare;
 pub mod input;
 pub mod stats;

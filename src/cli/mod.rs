@@ -4,7 +4,9 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod claims;
 mod cleanup;
+mod doctor;
 mod list;
 mod plan;
 mod run;
@@ -30,6 +32,10 @@ pub enum Command {
     Show(show::Args),
     /// Release loop devices and mounts left by fslab runs that were killed.
     Cleanup(cleanup::Args),
+    /// Check whether each point of an experiment can run on this machine, and why not.
+    Doctor(doctor::Args),
+    /// Check a bundle against the claims of its experiment's source.
+    Claims(claims::Args),
     /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
     Stress(stress::StressArgs),
 }
@@ -42,6 +48,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(a) => show::main(a),
         Command::Cleanup(a) => cleanup::main(a),
         Command::Stress(args) => stress::run(args),
+        Command::Doctor(a) => doctor::main(a),
+        Command::Claims(a) => claims::main(a),
     }
 }
 

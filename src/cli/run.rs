@@ -106,11 +106,22 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     match result {
         Ok(bundle) => {
             let m = bundle.manifest();
-            let failed = m.points.iter().filter(|p| p.status != "ok").count();
+            // Points the preflight found unsupported here are reported, not failures.
+            let unsupported = m
+                .points
+                .iter()
+                .filter(|p| p.status == "unsupported")
+                .count();
+            let failed = m
+                .points
+                .iter()
+                .filter(|p| p.status != "ok" && p.status != "unsupported")
+                .count();
             eprintln!(
-                "fslab: {} points, {} ok, {} not ok ({})",
+                "fslab: {} points, {} ok, {} unsupported here, {} not ok ({})",
                 m.points.len(),
-                m.points.len() - failed,
+                m.points.len() - failed - unsupported,
+                unsupported,
                 failed,
                 m.status
             );

@@ -72,9 +72,12 @@ fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<Str
     }
 }
 
-fn which(program: &str) -> Option<std::path::PathBuf> {
+/// The path `program` resolves to: itself when it contains a `/`, else the first match
+/// on `$PATH`, `/usr/sbin` or `/sbin` (root tools live there and `PATH` may lack them).
+pub fn which(program: &str) -> Option<std::path::PathBuf> {
     if program.contains('/') {
-        return Some(program.into());
+        let p = std::path::PathBuf::from(program);
+        return p.is_file().then_some(p);
     }
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
@@ -108,6 +111,18 @@ fn debian_package(path: &std::path::Path) -> Option<String> {
         }
     }
     None
+}
+
+/// What `program --version` (or its known version flag) prints first, e.g.
+/// `mkfs.xfs version 6.1.0`; None when it prints nothing or cannot run.
+pub fn version_line(path: &std::path::Path) -> Option<String> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let shown = path.display().to_string();
+    match VERSION_FLAGS.iter().find(|(n, _)| *n == name) {
+        Some((_, flags)) => capture(&shown, flags),
+        None => capture_inner(&shown, &["--version"], true)
+            .or_else(|| capture_inner(&shown, &["-V"], true)),
+    }
 }
 
 /// The version of one program as fslab records it.

@@ -5,11 +5,13 @@ pub mod env;
 pub mod exec;
 
 use crate::devices::{self, DeviceError, PointDevices};
+use crate::doctor::{Probe, SystemHost};
 use crate::parse::Kind;
 use crate::plan::{step_times, Phase, Plan, Point};
 use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
 use crate::store::{
     Bundle, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord, RunRow, StoreError,
+    ToolRecord,
 };
 use exec::ExecOutcome;
 use polars::prelude::*;
@@ -85,6 +87,8 @@ pub struct RunOptions {
     pub fail_fast: bool,
     /// Set to stop (SIGINT/SIGTERM handlers set it).
     pub cancel: Arc<AtomicBool>,
+    /// How the preflight may probe kernel features (see [`crate::doctor`]).
+    pub probe: Probe,
     pub on_event: Option<EventSink>,
 }
 
@@ -114,6 +118,7 @@ impl Default for RunOptions {
             work_dir: default_work_dir(),
             fail_fast: false,
             cancel: Arc::new(AtomicBool::new(false)),
+            probe: Probe::default(),
             on_event: None,
         }
     }
@@ -160,7 +165,9 @@ pub fn programs(plan: &Plan) -> Vec<String> {
                     if let Some(first) = argv.first() {
                         let word = first
                             .render_partial(&|n| point.vars.get(n).cloned())
-                            .join(" ");
+                            .into_iter()
+                            .next()
+                            .unwrap_or_default();
                         if !word.contains("{{") && !out.contains(&word) {
                             out.push(word);
                         }
@@ -197,7 +204,31 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         opts.emit(Event::Reclaimed(reclaimed));
     }
     let exp = &plan.experiment;
+    let preflight = crate::doctor::check(
+        plan,
+        &SystemHost::new(opts.probe, opts.work_dir.clone()),
+    );
     let mut environment = env::capture_environment(&programs(plan));
+    let mut tools = std::collections::BTreeMap::new();
+    for (name, t) in &plan.tools {
+        let version = env::tool_version(&t.program);
+        let label = match &t.stand_in {
+            Some(si) => format!("{version} — stand-in for {name}: {si}"),
+            None => version.clone(),
+        };
+        environment.tools.insert(name.clone(), label);
+        tools.insert(
+            name.clone(),
+            ToolRecord {
+                command: t.command.join(" "),
+                program: t.program.clone(),
+                version,
+                stand_in: t.stand_in.clone(),
+                choice: t.choice,
+                notes: t.notes.clone(),
+            },
+        );
+    }
     if let Some(p) = plan.points.first() {
         environment.devices = p
             .devices
@@ -233,15 +264,25 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         points: plan
             .points
             .iter()
-            .map(|p| PointRecord {
-                id: p.id.clone(),
-                index: p.index,
-                vars: vars_json(p),
-                status: "pending".into(),
-                reason: None,
-                iterations: 0,
+            .map(|p| {
+                let check = preflight.point(p.index);
+                let reason = check.and_then(|c| c.reason());
+                PointRecord {
+                    id: p.id.clone(),
+                    index: p.index,
+                    vars: vars_json(p),
+                    status: if reason.is_some() {
+                        "unsupported".into()
+                    } else {
+                        "pending".into()
+                    },
+                    reason,
+                    iterations: 0,
+                    notes: check.map(|c| c.notes.clone()).unwrap_or_default(),
+                }
             })
             .collect(),
+        tools,
     };
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
     run_points(plan, opts, &mut writer)
@@ -262,6 +303,18 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     }
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
+    let preflight = crate::doctor::check(
+        plan,
+        &SystemHost::new(opts.probe, opts.work_dir.clone()),
+    );
+    for p in &mut writer.manifest_mut().points {
+        if p.status == "pending" {
+            if let Some(reason) = preflight.point(p.index).and_then(|c| c.reason()) {
+                p.status = "unsupported".into();
+                p.reason = Some(reason);
+            }
+        }
+    }
     writer.manifest_mut().status = "running".into();
     writer.manifest_mut().finished_at = None;
     run_points(plan, opts, &mut writer)
@@ -280,9 +333,19 @@ fn run_points(
                 .manifest()
                 .points
                 .get(p.index)
-                .is_none_or(|r| !matches!(r.status.as_str(), "ok" | "skipped"))
+                .is_none_or(|r| !matches!(r.status.as_str(), "ok" | "skipped" | "unsupported"))
         })
         .collect();
+    for r in writer.manifest().points.clone() {
+        if r.status == "unsupported" {
+            opts.emit(Event::PointFinished {
+                index: r.index,
+                id: r.id.clone(),
+                status: r.status.clone(),
+                reason: r.reason.clone(),
+            });
+        }
+    }
     opts.emit(Event::Started {
         bundle: writer.dir().to_path_buf(),
         points: todo.len(),
@@ -645,6 +708,14 @@ fn with_keys(
     kind: &str,
 ) -> PolarsResult<DataFrame> {
     let h = df.height();
+    const KEYS: [&str; 6] = [
+        "experiment",
+        "point_id",
+        "point_index",
+        "iteration",
+        "capture",
+        "kind",
+    ];
     let mut cols = vec![
         Column::new("experiment".into(), vec![experiment; h]),
         Column::new("point_id".into(), vec![point.id.as_str(); h]),
@@ -653,7 +724,17 @@ fn with_keys(
         Column::new("capture".into(), vec![capture; h]),
         Column::new("kind".into(), vec![kind; h]),
     ];
-    cols.extend(df.columns().iter().cloned());
+    // A parsed column named like a key column (e2fsck rows have their own `kind`) is
+    // kept as `row_<name>`.
+    cols.extend(df.columns().iter().map(|c| {
+        if KEYS.contains(&c.name().as_str()) {
+            let mut c = c.clone();
+            c.rename(format!("row_{}", c.name()).into());
+            c
+        } else {
+            c.clone()
+        }
+    }));
     DataFrame::new_infer_height(cols)
 }
 

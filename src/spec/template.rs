@@ -2,6 +2,9 @@
 //!
 //! Substitution happens on words after the command line has been split, so a value is
 //! never re-parsed: `1; touch /tmp/pwned` stays one argument. No shell ever runs.
+//!
+//! An integer can be formatted: `{{i:02x}}` (two hex digits, zero-padded), `{{i:x}}`,
+//! `{{i:X}}`, `{{i:4d}}` (space-padded), `{{i:04d}}`. The format is `[0][width](d|x|X)`.
 
 use super::Value;
 
@@ -9,6 +12,55 @@ use super::Value;
 pub enum Piece {
     Lit(String),
     Var(String),
+    /// `{{name:spec}}`: an integer formatted by `spec` (`02x`, `x`, `X`, `4d`, `04d`).
+    Formatted { name: String, spec: IntFormat },
+}
+
+/// How `{{name:spec}}` formats an integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntFormat {
+    pub zero_pad: bool,
+    pub width: usize,
+    /// `d`, `x` or `X`.
+    pub radix: char,
+}
+
+impl IntFormat {
+    fn parse(spec: &str) -> Option<IntFormat> {
+        let radix = spec.chars().last()?;
+        if !matches!(radix, 'd' | 'x' | 'X') {
+            return None;
+        }
+        let digits = &spec[..spec.len() - 1];
+        let zero_pad = digits.starts_with('0') && digits.len() > 1;
+        let width = if digits.is_empty() {
+            0
+        } else {
+            digits.parse::<usize>().ok().filter(|w| *w <= 64)?
+        };
+        Some(IntFormat {
+            zero_pad,
+            width,
+            radix,
+        })
+    }
+
+    pub fn apply(&self, n: i64) -> String {
+        let (sign, abs) = if n < 0 { ("-", n.unsigned_abs()) } else { ("", n.unsigned_abs()) };
+        let digits = match self.radix {
+            'x' => format!("{abs:x}"),
+            'X' => format!("{abs:X}"),
+            _ => abs.to_string(),
+        };
+        let body = format!("{sign}{digits}");
+        if body.len() >= self.width {
+            body
+        } else if self.zero_pad {
+            format!("{sign}{}{digits}", "0".repeat(self.width - body.len()))
+        } else {
+            format!("{}{body}", " ".repeat(self.width - body.len()))
+        }
+    }
 }
 
 /// One command word with its `{{name}}` references.
@@ -30,7 +82,11 @@ impl Template {
             let end = after
                 .find("}}")
                 .ok_or_else(|| format!("`{{{{` without a closing `}}}}` in `{raw}`"))?;
-            let name = after[..end].trim();
+            let inner = after[..end].trim();
+            let (name, spec) = match inner.split_once(':') {
+                Some((n, f)) => (n.trim(), Some(f.trim())),
+                None => (inner, None),
+            };
             if name.is_empty()
                 || !name
                     .chars()
@@ -40,7 +96,20 @@ impl Template {
                     "`{{{{{name}}}}}` in `{raw}` is not a variable name"
                 ));
             }
-            pieces.push(Piece::Var(name.to_string()));
+            match spec {
+                None => pieces.push(Piece::Var(name.to_string())),
+                Some(f) => {
+                    let spec = IntFormat::parse(f).ok_or_else(|| {
+                        format!(
+                            "`{{{{{inner}}}}}` in `{raw}`: `{f}` is not an integer format; write e.g. `02x`, `x`, `04d`"
+                        )
+                    })?;
+                    pieces.push(Piece::Formatted {
+                        name: name.to_string(),
+                        spec,
+                    });
+                }
+            }
             rest = &after[end + 2..];
         }
         if !rest.is_empty() {
@@ -54,7 +123,7 @@ impl Template {
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.pieces.iter().filter_map(|p| match p {
-            Piece::Var(n) => Some(n.as_str()),
+            Piece::Var(n) | Piece::Formatted { name: n, .. } => Some(n.as_str()),
             Piece::Lit(_) => None,
         })
     }
@@ -100,6 +169,24 @@ impl Template {
                         ));
                     }
                     out.push_str(&v.to_string());
+                }
+                Piece::Formatted { name, spec } => {
+                    let v = lookup(name)
+                        .ok_or_else(|| format!("`{{{{{name}}}}}` has no value here"))?;
+                    let n = match &v {
+                        Value::Int(i) => *i,
+                        Value::Str(s) => s.trim().parse::<i64>().map_err(|_| {
+                            format!("`{{{{{name}}}}}` is `{s}`, not an integer, in `{}`", self.raw)
+                        })?,
+                        other => {
+                            return Err(format!(
+                                "`{{{{{name}}}}}` is `{}`, not an integer, in `{}`",
+                                other.label(),
+                                self.raw
+                            ))
+                        }
+                    };
+                    out.push_str(&spec.apply(n));
                 }
             }
         }
@@ -168,6 +255,33 @@ mod tests {
         assert!(Template::parse("{{}}").is_err());
         assert!(Template::parse("{{a b}}").is_err());
         assert!(Template::parse("{{x}}").unwrap().render(&look).is_err());
+    }
+
+    #[test]
+    fn integers_can_be_formatted() {
+        let look = |name: &str| match name {
+            "i" => Some(Value::Int(10)),
+            "s" => Some(Value::Str("255".into())),
+            "w" => Some(Value::Str("xfs".into())),
+            _ => None,
+        };
+        let r = |t: &str| Template::parse(t).unwrap().render(&look);
+        assert_eq!(r("/f/{{i:02x}}").unwrap(), ["/f/0a"]);
+        assert_eq!(r("{{i:x}}").unwrap(), ["a"]);
+        assert_eq!(r("{{i:X}}").unwrap(), ["A"]);
+        assert_eq!(r("[{{i:4d}}]").unwrap(), ["[  10]"]);
+        assert_eq!(r("{{i:04d}}").unwrap(), ["0010"]);
+        assert_eq!(r("{{ s : 02x }}").unwrap(), ["ff"]);
+        assert_eq!(r("{{i:1x}}").unwrap(), ["a"]);
+        assert!(r("{{w:02x}}").is_err());
+        assert!(Template::parse("{{i:02q}}").is_err());
+        assert!(Template::parse("{{i:}}").is_err());
+        assert_eq!(
+            Template::parse("{{i:02x}}").unwrap().names().collect::<Vec<_>>(),
+            ["i"]
+        );
+        assert_eq!(IntFormat::parse("02x").unwrap().apply(-3), "-3");
+        assert_eq!(IntFormat::parse("03d").unwrap().apply(-3), "-03");
     }
 
     #[test]
