@@ -800,18 +800,25 @@ fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> String {
             sel_label(sel)
         );
     }
-    let not_ok: Vec<String> = points
+    // Points with the same status and reason are named together.
+    let mut groups: IndexMap<(String, Option<String>), Vec<&str>> = IndexMap::new();
+    for p in points.iter().filter(|p| p.status != "ok") {
+        groups
+            .entry((p.status.clone(), p.reason.clone()))
+            .or_default()
+            .push(p.id.as_str());
+    }
+    let not_ok: Vec<String> = groups
         .iter()
-        .filter(|p| p.status != "ok")
-        .map(|p| {
-            let label = match p.status.as_str() {
+        .map(|((status, reason), ids)| {
+            let label = match status.as_str() {
                 "unsupported" => "unsupported here".to_string(),
                 other => other.to_string(),
             };
             format!(
                 "{} {label}{}",
-                p.id,
-                p.reason
+                ids.join(", "),
+                reason
                     .as_ref()
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default()
