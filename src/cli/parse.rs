@@ -68,18 +68,27 @@ pub fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
             parsed.json.len()
         );
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &parsed.json)?;
-        writeln!(out)?;
-    } else if args.csv {
-        write_csv(&mut out, &parsed)?;
-    } else {
-        writeln!(out, "{}", table(&parsed))?;
+    let written = (|| -> std::io::Result<()> {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if args.json {
+            serde_json::to_writer_pretty(&mut out, &parsed.json)?;
+            writeln!(out)?;
+        } else if args.csv {
+            write_csv(&mut out, &parsed)?;
+        } else {
+            writeln!(out, "{}", table(&parsed))?;
+        }
+        out.flush()
+    })();
+    match written {
+        // `fslab parse … | head` is fine.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        other => {
+            other.context("writing to stdout")?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
 }
 
 fn read_stdin() -> anyhow::Result<Vec<u8>> {
@@ -126,7 +135,7 @@ fn table(parsed: &Parsed) -> String {
 
 /// CSV from the same JSON objects the `--json` output prints, so both have the same
 /// columns in the same order (an empty result prints nothing).
-fn write_csv(out: &mut impl Write, parsed: &Parsed) -> anyhow::Result<()> {
+fn write_csv(out: &mut impl Write, parsed: &Parsed) -> std::io::Result<()> {
     let names = columns(parsed);
     if names.is_empty() {
         return Ok(());
