@@ -77,7 +77,10 @@ fn xfs_fields(text: &str) -> Vec<(String, String, String)> {
         }
         let rest = &line[eq + 1..];
         let toks: Vec<&str> = rest.split_whitespace().collect();
-        let first_kv = toks.iter().position(|t| t.contains('=')).unwrap_or(toks.len());
+        let first_kv = toks
+            .iter()
+            .position(|t| t.contains('='))
+            .unwrap_or(toks.len());
         let head = toks[..first_kv].join(" ");
         if !head.is_empty() {
             let (k, v) = match head.strip_prefix("version ") {
@@ -132,9 +135,17 @@ fn xfs_every_fixture_matches_its_text() {
         // Sizes in blocks are in bytes too.
         let bsize = num(&rows, "data", "bsize") as u64;
         let blocks = num(&rows, "data", "blocks") as u64;
-        assert_eq!(bytes(&rows, "data", "blocks"), Some(blocks * bsize), "{name}");
+        assert_eq!(
+            bytes(&rows, "data", "blocks"),
+            Some(blocks * bsize),
+            "{name}"
+        );
         let agsize = num(&rows, "meta-data", "agsize") as u64;
-        assert_eq!(bytes(&rows, "meta-data", "agsize"), Some(agsize * bsize), "{name}");
+        assert_eq!(
+            bytes(&rows, "meta-data", "agsize"),
+            Some(agsize * bsize),
+            "{name}"
+        );
     }
 }
 
@@ -146,7 +157,10 @@ fn xfs_seed000_newer_layout() {
     assert_eq!(num(&rows, "meta-data", "isize"), 512.0);
     assert_eq!(num(&rows, "meta-data", "agcount"), 4.0);
     assert_eq!(num(&rows, "meta-data", "agsize"), 1_298_176.0);
-    assert_eq!(geo(&rows, "meta-data", "agsize").unit.as_deref(), Some("blks"));
+    assert_eq!(
+        geo(&rows, "meta-data", "agsize").unit.as_deref(),
+        Some("blks")
+    );
     assert_eq!(bytes(&rows, "meta-data", "agsize"), Some(1_298_176 * 4096));
     assert_eq!(num(&rows, "meta-data", "rmapbt"), 1.0);
     assert_eq!(num(&rows, "meta-data", "nrext64"), 1.0);
@@ -164,7 +178,10 @@ fn xfs_seed000_newer_layout() {
     assert_eq!(geo(&rows, "realtime", "device").value, "none");
     assert_eq!(num(&rows, "realtime", "rgcount"), 0.0);
     assert_eq!(geo(&rows, "realtime", "rgcount").unit, None);
-    assert_eq!(geo(&rows, "realtime", "rgsize").unit.as_deref(), Some("extents"));
+    assert_eq!(
+        geo(&rows, "realtime", "rgsize").unit.as_deref(),
+        Some("extents")
+    );
     assert_eq!(num(&rows, "realtime", "zoned"), 0.0);
     assert_eq!(num(&rows, "realtime", "start"), 0.0);
     assert_eq!(num(&rows, "realtime", "reserved"), 0.0);
@@ -282,11 +299,20 @@ fn check_dumpe2fs(name: &str) -> Vec<GeometryRow> {
     assert_eq!(printed, dumpe2fs_fields(&text), "{name}");
     assert_eq!(geo(&out.rows, "dumpe2fs", "version").value, "1.47.0");
     // One feature row per listed feature.
-    let features = geo(&out.rows, "superblock", "filesystem_features").value.clone();
+    let features = geo(&out.rows, "superblock", "filesystem_features")
+        .value
+        .clone();
     for f in features.split_whitespace() {
-        assert_eq!(geo(&out.rows, "superblock", &format!("feature:{f}")).number, Some(1.0));
+        assert_eq!(
+            geo(&out.rows, "superblock", &format!("feature:{f}")).number,
+            Some(1.0)
+        );
     }
-    let per_feature = out.rows.iter().filter(|r| r.key.starts_with("feature:")).count();
+    let per_feature = out
+        .rows
+        .iter()
+        .filter(|r| r.key.starts_with("feature:"))
+        .count();
     assert_eq!(per_feature, features.split_whitespace().count());
     // bytes = blocks × block size
     let bs = num(&out.rows, "superblock", "block_size") as u64;
@@ -308,8 +334,14 @@ fn dumpe2fs_ext4() {
     assert_eq!(num(&rows, "superblock", "filesystem_magic_number"), 61267.0);
     assert_eq!(num(&rows, "superblock", "maximum_mount_count"), -1.0);
     let j = geo(&rows, "superblock", "total_journal_size");
-    assert_eq!((j.value.as_str(), j.unit.as_deref(), j.bytes), ("64M", Some("M"), Some(64 << 20)));
-    assert_eq!(bytes(&rows, "superblock", "total_journal_blocks"), Some(64 << 20));
+    assert_eq!(
+        (j.value.as_str(), j.unit.as_deref(), j.bytes),
+        ("64M", Some("M"), Some(64 << 20))
+    );
+    assert_eq!(
+        bytes(&rows, "superblock", "total_journal_blocks"),
+        Some(64 << 20)
+    );
     assert_eq!(num(&rows, "superblock", "block_groups"), 16.0); // derived
     assert_eq!(geo(&rows, "superblock", "feature:flex_bg").value, "1");
     assert_eq!(geo(&rows, "superblock", "feature:metadata_csum").value, "1");
@@ -321,30 +353,45 @@ fn dumpe2fs_ext4() {
 fn dumpe2fs_flex_ext3_ext2_bigalloc() {
     let flex = check_dumpe2fs("ext4-flex32");
     assert_eq!(num(&flex, "superblock", "flex_block_group_size"), 32.0);
-    assert_eq!(geo(&flex, "superblock", "filesystem_volume_name").value, "data");
+    assert_eq!(
+        geo(&flex, "superblock", "filesystem_volume_name").value,
+        "data"
+    );
 
     let e3 = check_dumpe2fs("ext3-test_fs");
-    assert!(e3.iter().all(|r| r.key != "feature:extent" && r.key != "feature:flex_bg"));
+    assert!(e3
+        .iter()
+        .all(|r| r.key != "feature:extent" && r.key != "feature:flex_bg"));
     assert_eq!(geo(&e3, "superblock", "feature:has_journal").value, "1");
-    assert!(geo(&e3, "superblock", "filesystem_flags").value.contains("test_filesystem"));
+    assert!(geo(&e3, "superblock", "filesystem_flags")
+        .value
+        .contains("test_filesystem"));
     assert_eq!(num(&e3, "superblock", "inode_size"), 256.0); // -I 256
 
     let e2 = check_dumpe2fs("ext2-1k-blocks");
-    assert!(e2.iter().all(|r| r.key != "feature:has_journal" && !r.key.contains("journal")));
+    assert!(e2
+        .iter()
+        .all(|r| r.key != "feature:has_journal" && !r.key.contains("journal")));
     assert_eq!(num(&e2, "superblock", "block_size"), 1024.0);
     assert_eq!(num(&e2, "superblock", "first_block"), 1.0);
     assert_eq!(num(&e2, "superblock", "block_groups"), 256.0); // (2097152-1)/8192 rounded up
 
     let big = check_dumpe2fs("ext4-bigalloc");
     assert_eq!(num(&big, "superblock", "cluster_size"), 65536.0);
-    assert_eq!(bytes(&big, "superblock", "overhead_clusters"), Some(1156 * 65536));
+    assert_eq!(
+        bytes(&big, "superblock", "overhead_clusters"),
+        Some(1156 * 65536)
+    );
     assert_eq!(num(&big, "superblock", "block_groups"), 1.0);
 }
 
 #[test]
 fn mke2fs_default_strips_progress() {
     let text = fixture("mke2fs", "ext4-default");
-    assert!(text.contains('\x08'), "the fixture has the real progress backspaces");
+    assert!(
+        text.contains('\x08'),
+        "the fixture has the real progress backspaces"
+    );
     let out = ext::parse(Kind::Mke2fs, &text).unwrap();
     assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     assert!(!out.partial);
@@ -364,7 +411,12 @@ fn mke2fs_default_strips_progress() {
 
     // The same filesystem, read back with dumpe2fs: the shared keys agree.
     let d = ext::parse(Kind::Dumpe2fs, &fixture("dumpe2fs", "ext4-default")).unwrap();
-    for key in ["block_count", "block_size", "inode_count", "filesystem_uuid"] {
+    for key in [
+        "block_count",
+        "block_size",
+        "inode_count",
+        "filesystem_uuid",
+    ] {
         assert_eq!(
             geo(r, "mke2fs", key).value,
             geo(&d.rows, "superblock", key).value,
@@ -393,10 +445,22 @@ fn mke2fs_verbose_ext3_like_seed001() {
     assert_eq!(num(r, "mke2fs", "inodes_per_group"), 8192.0);
     assert_eq!(geo(r, "mke2fs", "filesystem_os_type").value, "Linux");
     let d = ext::parse(Kind::Dumpe2fs, &fixture("dumpe2fs", "ext3-test_fs")).unwrap();
-    for key in ["block_count", "inode_count", "blocks_per_group", "inodes_per_group", "filesystem_uuid"] {
+    for key in [
+        "block_count",
+        "inode_count",
+        "blocks_per_group",
+        "inodes_per_group",
+        "filesystem_uuid",
+    ] {
         assert_eq!(
-            geo(r, "mke2fs", key).number.map(|x| x.to_string()).unwrap_or(geo(r, "mke2fs", key).value.clone()),
-            geo(&d.rows, "superblock", key).number.map(|x| x.to_string()).unwrap_or(geo(&d.rows, "superblock", key).value.clone()),
+            geo(r, "mke2fs", key)
+                .number
+                .map(|x| x.to_string())
+                .unwrap_or(geo(r, "mke2fs", key).value.clone()),
+            geo(&d.rows, "superblock", key)
+                .number
+                .map(|x| x.to_string())
+                .unwrap_or(geo(&d.rows, "superblock", key).value.clone()),
             "{key}"
         );
     }
@@ -415,7 +479,10 @@ fn mke2fs_ext2_and_bigalloc() {
     assert!(big.warnings.is_empty() && !big.partial, "{big:?}");
     assert_eq!(num(&big.rows, "mke2fs", "cluster_size"), 65536.0);
     assert_eq!(num(&big.rows, "mke2fs", "clusters_per_group"), 32768.0);
-    assert_eq!(bytes(&big.rows, "mke2fs", "clusters_per_group"), Some(32768 * 65536));
+    assert_eq!(
+        bytes(&big.rows, "mke2fs", "clusters_per_group"),
+        Some(32768 * 65536)
+    );
     assert_eq!(num(&big.rows, "mke2fs", "block_groups"), 1.0);
 }
 
@@ -440,7 +507,10 @@ fn bash_times(text: &str) -> Vec<(String, f64)> {
                 return None;
             }
             let (m, s) = v.strip_suffix('s')?.split_once('m')?;
-            Some((name.to_string(), m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?))
+            Some((
+                name.to_string(),
+                m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?,
+            ))
         })
         .collect()
 }
@@ -479,16 +549,29 @@ fn time_seed000_whole_post() {
     assert!(close(r[20].real_s, 18.920) && close(r[20].sys_s, 60.991));
     assert!(close(r[21].real_s, 20.458) && close(r[21].sys_s, 66.301));
     // The prose and the mkfs output are warnings, none of them a time line.
-    let timeish = |t: &str| ["real", "user", "sys"].contains(&t.split_whitespace().next().unwrap_or(""));
-    assert!(out.warnings.iter().all(|w| !timeish(&w.text)), "{:?}", out.warnings);
+    let timeish =
+        |t: &str| ["real", "user", "sys"].contains(&t.split_whitespace().next().unwrap_or(""));
+    assert!(
+        out.warnings.iter().all(|w| !timeish(&w.text)),
+        "{:?}",
+        out.warnings
+    );
     let nonblank = text.lines().count() - count_blank(&text);
-    assert_eq!(out.warnings.len(), nonblank - 22 * 3, "every other line is a warning");
+    assert_eq!(
+        out.warnings.len(),
+        nonblank - 22 * 3,
+        "every other line is a warning"
+    );
     assert!(out.warnings.iter().any(|w| w.line == 1));
 }
 
 #[test]
 fn time_bash_blocks() {
-    for (name, n) in [("seed000-dumb-sh-0", 10), ("bash-time-loop", 3), ("bash-time-one", 1)] {
+    for (name, n) in [
+        ("seed000-dumb-sh-0", 10),
+        ("bash-time-loop", 3),
+        ("bash-time-one", 1),
+    ] {
         let text = fixture("time", name);
         let out = time::parse(&text).unwrap();
         assert_eq!(out.rows.len(), n, "{name}");
@@ -525,8 +608,14 @@ fn time_posix_and_gnu() {
     // 0inputs+0outputs (0major+353minor)pagefaults 0swaps
     assert!(close(r.user_s, 0.0) && close(r.sys_s, 0.17) && close(r.real_s, 0.17));
     assert!(close(r.cpu_percent, 95.0));
-    assert_eq!((r.max_rss_kb, r.fs_inputs, r.fs_outputs), (Some(2652), Some(0), Some(0)));
-    assert_eq!((r.major_faults, r.minor_faults, r.swaps), (Some(0), Some(353), Some(0)));
+    assert_eq!(
+        (r.max_rss_kb, r.fs_inputs, r.fs_outputs),
+        (Some(2652), Some(0), Some(0))
+    );
+    assert_eq!(
+        (r.major_faults, r.minor_faults, r.swaps),
+        (Some(0), Some(353), Some(0))
+    );
     assert_eq!(r.exit_status, None);
 
     let failed = time::parse(&fixture("time", "gnu-default-failed")).unwrap();
@@ -547,19 +636,36 @@ fn time_gnu_verbose() {
     );
     let field = |label: &str| -> String {
         text.lines()
-            .find_map(|l| l.trim().strip_prefix(label)?.strip_prefix(": ").map(str::to_string))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(label)?
+                    .strip_prefix(": ")
+                    .map(str::to_string)
+            })
             .unwrap_or_else(|| panic!("{label}"))
     };
     let int = |label: &str| field(label).parse::<u64>().ok();
-    assert!(close(r.user_s, field("User time (seconds)").parse().unwrap()));
-    assert!(close(r.sys_s, field("System time (seconds)").parse().unwrap()));
+    assert!(close(
+        r.user_s,
+        field("User time (seconds)").parse().unwrap()
+    ));
+    assert!(close(
+        r.sys_s,
+        field("System time (seconds)").parse().unwrap()
+    ));
     assert!(close(r.real_s, 0.19)); // 0:00.19
     assert!(close(r.cpu_percent, 97.0));
     assert_eq!(r.max_rss_kb, int("Maximum resident set size (kbytes)"));
     assert_eq!(r.major_faults, int("Major (requiring I/O) page faults"));
-    assert_eq!(r.minor_faults, int("Minor (reclaiming a frame) page faults"));
+    assert_eq!(
+        r.minor_faults,
+        int("Minor (reclaiming a frame) page faults")
+    );
     assert_eq!(r.voluntary_ctx_switches, int("Voluntary context switches"));
-    assert_eq!(r.involuntary_ctx_switches, int("Involuntary context switches"));
+    assert_eq!(
+        r.involuntary_ctx_switches,
+        int("Involuntary context switches")
+    );
     assert_eq!(r.fs_inputs, int("File system inputs"));
     assert_eq!(r.fs_outputs, int("File system outputs"));
     assert_eq!(r.swaps, int("Swaps"));
@@ -567,7 +673,10 @@ fn time_gnu_verbose() {
 
     let failed = time::parse(&fixture("time", "gnu-verbose-failed")).unwrap();
     assert_eq!(failed.rows.len(), 1);
-    assert_eq!((failed.rows[0].exit_status, failed.rows[0].fs_inputs), (Some(3), Some(16)));
+    assert_eq!(
+        (failed.rows[0].exit_status, failed.rows[0].fs_inputs),
+        (Some(3), Some(16))
+    );
     let killed = time::parse(&fixture("time", "gnu-verbose-signal")).unwrap();
     assert_eq!(killed.rows[0].signal, Some(9));
     assert_eq!(killed.rows[0].command.as_deref(), Some("sh -c kill -9 $$"));
@@ -586,7 +695,10 @@ fn time_mixed_formats_in_one_text() {
     .join("\n");
     let out = time::parse(&text).unwrap();
     let formats: Vec<_> = out.rows.iter().map(|r| r.format.as_str()).collect();
-    assert_eq!(formats, ["bash", "bash", "bash", "gnu", "gnu-verbose", "posix", "gnu"]);
+    assert_eq!(
+        formats,
+        ["bash", "bash", "bash", "gnu", "gnu-verbose", "posix", "gnu"]
+    );
     assert_eq!(out.rows[3].exit_status, Some(1));
     assert_eq!(out.rows[4].exit_status, Some(0));
     assert_eq!(out.rows[6].exit_status, None);
@@ -600,38 +712,61 @@ fn e2fsck_tt_ext4() {
     let out = e2fsck::parse(&fixture("e2fsck", "ext4-f-n-tt")).unwrap();
     assert!(out.warnings.is_empty() && !out.partial, "{out:?}");
     let kinds: Vec<_> = out.rows.iter().map(|r| r.kind.as_str()).collect();
-    assert_eq!(kinds, ["pass", "pass", "pass", "peak", "pass", "pass", "summary", "total"]);
+    assert_eq!(
+        kinds,
+        ["pass", "pass", "pass", "peak", "pass", "pass", "summary", "total"]
+    );
     let p1 = &out.rows[0];
     assert_eq!(p1.pass.as_deref(), Some("1"));
-    assert_eq!(p1.name.as_deref(), Some("Checking inodes, blocks, and sizes"));
+    assert_eq!(
+        p1.name.as_deref(),
+        Some("Checking inodes, blocks, and sizes")
+    );
     // Pass 1: Memory used: 224k/0k (88k/137k), time:  0.00/ 0.00/ 0.00
     // Pass 1: I/O read: 2MB, write: 0MB, rate: 553.10MB/s
     assert_eq!(
-        (p1.memory_kib, p1.memory_mmap_kib, p1.memory_in_use_kib, p1.memory_free_kib),
+        (
+            p1.memory_kib,
+            p1.memory_mmap_kib,
+            p1.memory_in_use_kib,
+            p1.memory_free_kib
+        ),
         (Some(224), Some(0), Some(88), Some(137))
     );
     assert!(close(p1.real_s, 0.0) && close(p1.user_s, 0.0) && close(p1.sys_s, 0.0));
     assert_eq!((p1.read_mib, p1.write_mib), (Some(2), Some(0)));
     assert!(close(p1.rate_mib_s, 553.10));
     let p2 = &out.rows[1];
-    assert_eq!((p2.memory_in_use_kib, p2.memory_free_kib), (Some(109), Some(116)));
+    assert_eq!(
+        (p2.memory_in_use_kib, p2.memory_free_kib),
+        (Some(109), Some(116))
+    );
     assert!(close(p2.rate_mib_s, 3215.43));
     let peak = &out.rows[3];
     assert!(close(peak.real_s, 0.01));
     assert_eq!(out.rows[5].pass_number, Some(5));
-    assert_eq!(out.rows[5].name.as_deref(), Some("Checking group summary information"));
+    assert_eq!(
+        out.rows[5].name.as_deref(),
+        Some("Checking group summary information")
+    );
     // /dev/loop3: 354/131072 files (0.0% non-contiguous), 33622/524288 blocks
     let s = &out.rows[6];
     assert_eq!(s.device.as_deref(), Some("/dev/loop3"));
     assert_eq!((s.files_used, s.files_total), (Some(354), Some(131_072)));
-    assert_eq!((s.blocks_used, s.blocks_total), (Some(33622), Some(524_288)));
+    assert_eq!(
+        (s.blocks_used, s.blocks_total),
+        (Some(33622), Some(524_288))
+    );
     assert!(close(s.noncontiguous_pct, 0.0));
     assert_eq!(s.clean, Some(false));
     // Memory used: 224k/0k (68k/157k), time:  0.02/ 0.01/ 0.00
     // I/O read: 2MB, write: 0MB, rate: 118.83MB/s
     let t = &out.rows[7];
     assert!(close(t.real_s, 0.02) && close(t.user_s, 0.01) && close(t.sys_s, 0.0));
-    assert_eq!((t.memory_kib, t.memory_in_use_kib, t.read_mib), (Some(224), Some(68), Some(2)));
+    assert_eq!(
+        (t.memory_kib, t.memory_in_use_kib, t.read_mib),
+        (Some(224), Some(68), Some(2))
+    );
     assert!(close(t.rate_mib_s, 118.83));
 }
 
@@ -652,7 +787,11 @@ fn e2fsck_ext3_ext2_and_3a() {
 
     let y = e2fsck::parse(&fixture("e2fsck", "ext4-f-y-tt")).unwrap();
     assert!(y.warnings.is_empty() && !y.partial);
-    let a = y.rows.iter().find(|r| r.pass.as_deref() == Some("3A")).unwrap();
+    let a = y
+        .rows
+        .iter()
+        .find(|r| r.pass.as_deref() == Some("3A"))
+        .unwrap();
     assert_eq!((a.pass_number, a.name.as_deref()), (Some(3), None));
     let total = y.rows.last().unwrap();
     assert_eq!((total.kind.as_str(), total.write_mib), ("total", Some(1)));
@@ -663,7 +802,9 @@ fn e2fsck_without_timings_clean_and_damaged() {
     let t = e2fsck::parse(&fixture("e2fsck", "ext4-f-n-t")).unwrap();
     assert!(t.warnings.is_empty() && !t.partial);
     assert_eq!(t.rows.len(), 7);
-    assert!(t.rows[..5].iter().all(|r| r.kind == "pass" && r.memory_kib.is_none()));
+    assert!(t.rows[..5]
+        .iter()
+        .all(|r| r.kind == "pass" && r.memory_kib.is_none()));
 
     let plain = e2fsck::parse(&fixture("e2fsck", "ext4-f-n")).unwrap();
     assert!(plain.warnings.is_empty() && !plain.partial);
@@ -671,7 +812,10 @@ fn e2fsck_without_timings_clean_and_damaged() {
 
     let clean = e2fsck::parse(&fixture("e2fsck", "ext4-clean-n")).unwrap();
     let s = &clean.rows[0];
-    assert_eq!((s.kind.as_str(), s.clean, s.noncontiguous_pct), ("summary", Some(true), None));
+    assert_eq!(
+        (s.kind.as_str(), s.clean, s.noncontiguous_pct),
+        ("summary", Some(true), None)
+    );
     assert_eq!((s.files_used, s.blocks_total), (Some(354), Some(524_288)));
 
     let bad = e2fsck::parse(&fixture("e2fsck", "ext4-damaged-f-n-tt")).unwrap();
@@ -679,7 +823,10 @@ fn e2fsck_without_timings_clean_and_damaged() {
     let lines: Vec<_> = bad.warnings.iter().map(|w| w.line).collect();
     assert_eq!(lines, [6, 8, 9, 21, 22, 24, 25]);
     let s = bad.rows.iter().find(|r| r.kind == "summary").unwrap();
-    assert_eq!(s.status.as_deref(), Some("WARNING: Filesystem still has errors"));
+    assert_eq!(
+        s.status.as_deref(),
+        Some("WARNING: Filesystem still has errors")
+    );
 }
 
 #[test]
@@ -730,12 +877,30 @@ fn fsmark_tables() {
     assert!(out.warnings.is_empty() && !out.partial, "{out:?}");
     for (r, l) in out.rows.iter().zip(fsmark_lines(&text)) {
         let n = |i: usize| l[i].parse::<u64>().ok();
-        assert_eq!((r.creat_min_us, r.creat_avg_us, r.creat_max_us), (n(5), n(6), n(7)));
-        assert_eq!((r.write_min_us, r.write_avg_us, r.write_max_us), (n(8), n(9), n(10)));
-        assert_eq!((r.fsync_min_us, r.fsync_avg_us, r.fsync_max_us), (n(11), n(12), n(13)));
-        assert_eq!((r.sync_min_us, r.sync_avg_us, r.sync_max_us), (n(14), n(15), n(16)));
-        assert_eq!((r.close_min_us, r.close_avg_us, r.close_max_us), (n(17), n(18), n(19)));
-        assert_eq!((r.unlink_min_us, r.unlink_avg_us, r.unlink_max_us), (n(20), n(21), n(22)));
+        assert_eq!(
+            (r.creat_min_us, r.creat_avg_us, r.creat_max_us),
+            (n(5), n(6), n(7))
+        );
+        assert_eq!(
+            (r.write_min_us, r.write_avg_us, r.write_max_us),
+            (n(8), n(9), n(10))
+        );
+        assert_eq!(
+            (r.fsync_min_us, r.fsync_avg_us, r.fsync_max_us),
+            (n(11), n(12), n(13))
+        );
+        assert_eq!(
+            (r.sync_min_us, r.sync_avg_us, r.sync_max_us),
+            (n(14), n(15), n(16))
+        );
+        assert_eq!(
+            (r.close_min_us, r.close_avg_us, r.close_max_us),
+            (n(17), n(18), n(19))
+        );
+        assert_eq!(
+            (r.unlink_min_us, r.unlink_avg_us, r.unlink_max_us),
+            (n(20), n(21), n(22))
+        );
         assert_eq!(r.threads, Some(2));
         assert_eq!(r.sync_method.as_deref(), Some("INBAND FSYNC"));
     }
@@ -743,14 +908,21 @@ fn fsmark_tables() {
 
     let keep = fsmark::parse(&fixture("fs_mark", "ext4-subdirs-keep")).unwrap();
     assert!(keep.warnings.is_empty() && !keep.partial);
-    assert_eq!(keep.rows.iter().map(|r| r.count).collect::<Vec<_>>(), [800, 1600]);
+    assert_eq!(
+        keep.rows.iter().map(|r| r.count).collect::<Vec<_>>(),
+        [800, 1600]
+    );
     assert_eq!(keep.rows[0].size_bytes, 0);
 }
 
 #[test]
 fn fsmark_fewer_loops_than_asked_is_partial() {
     let text = fixture("fs_mark", "ext4-3-loops-nosync");
-    let cut: String = text.lines().take(text.lines().count() - 1).map(|l| format!("{l}\n")).collect();
+    let cut: String = text
+        .lines()
+        .take(text.lines().count() - 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
     let out = fsmark::parse(&cut).unwrap();
     assert_eq!(out.rows.len(), 2);
     assert!(out.partial);
@@ -758,8 +930,11 @@ fn fsmark_fewer_loops_than_asked_is_partial() {
 
 // ------------------------------------------------------------------------- xfs_bmap, fiemap
 
-/// `N: [a..b]: c..d` lines read independently, holes included: (a, b, Some((c, d))).
-fn map_lines(text: &str) -> Vec<(u64, u64, Option<(u64, u64)>)> {
+/// A listing line: file range `[a..b]`, block range `c..d` (None for a hole).
+type MapLine = (u64, u64, Option<(u64, u64)>);
+
+/// `N: [a..b]: c..d` lines read independently, holes included.
+fn map_lines(text: &str) -> Vec<MapLine> {
     text.lines()
         .filter_map(|l| {
             let (_, rest) = l.trim().split_once(": [")?;
@@ -775,7 +950,10 @@ fn map_lines(text: &str) -> Vec<(u64, u64, Option<(u64, u64)>)> {
 }
 
 fn check_map(rows: &[Extent], text: &str) {
-    let extents: Vec<_> = map_lines(text).into_iter().filter(|(_, _, p)| p.is_some()).collect();
+    let extents: Vec<_> = map_lines(text)
+        .into_iter()
+        .filter(|(_, _, p)| p.is_some())
+        .collect();
     assert_eq!(rows.len(), extents.len());
     for (r, (a, b, p)) in rows.iter().zip(extents) {
         let (c, _) = p.unwrap();
@@ -811,18 +989,31 @@ fn xfs_bmap_holes_every_form_agrees() {
         assert_eq!(out.rows.len(), 4, "{name}: 7 lines, 3 of them holes");
         check_map(&out.rows, &text);
         assert!(out.rows.iter().all(|r| r.path == "mnt/holes"));
-        assert_eq!(out.rows.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(
+            out.rows.iter().map(|r| r.index).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
         all.push((name, out.rows));
     }
     // pwrite 0 64k, pwrite 1m 64k, falloc 2m 128k, pwrite 4m 8k
     let r = &all[0].1;
     assert_eq!(
-        r.iter().map(|e| (e.logical_bytes, e.length_bytes)).collect::<Vec<_>>(),
-        [(0, 65536), (1 << 20, 65536), (2 << 20, 131_072), (4 << 20, 8192)]
+        r.iter()
+            .map(|e| (e.logical_bytes, e.length_bytes))
+            .collect::<Vec<_>>(),
+        [
+            (0, 65536),
+            (1 << 20, 65536),
+            (2 << 20, 131_072),
+            (4 << 20, 8192)
+        ]
     );
     let strip = |rows: &[Extent]| {
         rows.iter()
-            .map(|e| Extent { flags: String::new(), ..e.clone() })
+            .map(|e| Extent {
+                flags: String::new(),
+                ..e.clone()
+            })
             .collect::<Vec<_>>()
     };
     for (name, rows) in &all[1..] {
@@ -848,7 +1039,10 @@ fn xfs_bmap_fragmented_equals_fiemap() {
     assert!(bmap.rows.iter().all(|e| e.length_bytes == 4096));
     for (i, (b, f)) in bmap.rows.iter().zip(&fiemap.rows).enumerate() {
         assert_eq!(b.index, i as u64);
-        assert_eq!((b.logical_bytes, b.physical_bytes, b.length_bytes), (f.logical_bytes, f.physical_bytes, f.length_bytes));
+        assert_eq!(
+            (b.logical_bytes, b.physical_bytes, b.length_bytes),
+            (f.logical_bytes, f.physical_bytes, f.length_bytes)
+        );
         let want = if i == 199 { "last" } else { "" };
         assert_eq!(f.flags, want);
     }
@@ -867,7 +1061,11 @@ fn xfs_bmap_two_files_empty_delalloc() {
     assert_eq!(b[199].index, 199);
     check_map(&out.rows, &text);
 
-    for (tool, name) in [("xfs_bmap", "empty-v"), ("xfs_bmap", "attr-fork-none"), ("xfs_io", "empty-fiemap-v")] {
+    for (tool, name) in [
+        ("xfs_bmap", "empty-v"),
+        ("xfs_bmap", "attr-fork-none"),
+        ("xfs_io", "empty-fiemap-v"),
+    ] {
         let text = fixture(tool, name);
         let out = if tool == "xfs_bmap" {
             xfs_bmap::parse_bmap(&text)
@@ -875,13 +1073,19 @@ fn xfs_bmap_two_files_empty_delalloc() {
             xfs_bmap::parse_fiemap(&text)
         }
         .unwrap();
-        assert!(out.rows.is_empty() && out.warnings.is_empty() && !out.partial, "{name}");
+        assert!(
+            out.rows.is_empty() && out.warnings.is_empty() && !out.partial,
+            "{name}"
+        );
     }
 
     let d = xfs_bmap::parse_bmap(&fixture("xfs_bmap", "delalloc-evp")).unwrap();
     assert_eq!(d.rows.len(), 1);
     let e = &d.rows[0];
-    assert_eq!((e.physical_bytes, e.length_bytes, e.flags.as_str()), (None, 65536, "delalloc"));
+    assert_eq!(
+        (e.physical_bytes, e.length_bytes, e.flags.as_str()),
+        (None, 65536, "delalloc")
+    );
 }
 
 // ------------------------------------------------------------------------- dispatch

@@ -76,7 +76,10 @@ fn vocabulary() -> impl Strategy<Value = String> {
         Just("user ".to_string()),
         Just("sys ".to_string()),
         Just("0m1.5s".to_string()),
-        Just("user 0.17system 0:00.17elapsed 95%CPU (0avgtext+0avgdata 2652maxresident)k".to_string()),
+        Just(
+            "user 0.17system 0:00.17elapsed 95%CPU (0avgtext+0avgdata 2652maxresident)k"
+                .to_string()
+        ),
         Just("0inputs+0outputs (0major+353minor)pagefaults 0swaps".to_string()),
         Just("\tExit status: ".to_string()),
         Just("\tCommand being timed: \"".to_string()),
@@ -106,7 +109,9 @@ fn vocabulary() -> impl Strategy<Value = String> {
         Just("        CREAT (Min/Avg/Max)".to_string()),
         Just("mnt/f:".to_string()),
         Just(" EXT: FILE-OFFSET      BLOCK-RANGE      AG AG-OFFSET        TOTAL FLAGS".to_string()),
-        Just("   0: [0..127]:        448..575          0 (448..575)         128 010000".to_string()),
+        Just(
+            "   0: [0..127]:        448..575          0 (448..575)         128 010000".to_string()
+        ),
         Just("[".to_string()),
         Just("..".to_string()),
         Just("]:".to_string()),
@@ -156,10 +161,12 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         frac.clone().prop_map(Mutation::Truncate),
         (frac.clone(), 0.0f64..0.2).prop_map(|(a, l)| Mutation::Delete(a, l)),
-        (frac.clone(), prop_oneof![vocabulary(), any::<String>()]).prop_map(|(a, s)| Mutation::Insert(a, s)),
+        (frac.clone(), prop_oneof![vocabulary(), any::<String>()])
+            .prop_map(|(a, s)| Mutation::Insert(a, s)),
         frac.clone().prop_map(Mutation::DuplicateLine),
         (frac.clone(), frac.clone()).prop_map(|(a, b)| Mutation::SwapLines(a, b)),
-        (frac, "[0-9]{0,25}|-[0-9]{1,3}|99999999999999999999999").prop_map(|(a, d)| Mutation::Renumber(a, d)),
+        (frac, "[0-9]{0,25}|-[0-9]{1,3}|99999999999999999999999")
+            .prop_map(|(a, d)| Mutation::Renumber(a, d)),
     ]
 }
 
@@ -289,7 +296,9 @@ fn every_line_cut_of_every_fixture_is_noticed() {
         let whole = parse::parse(kind, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
         for keep in 0..lines.len() {
             let cut: String = lines[..keep].iter().map(|l| format!("{l}\n")).collect();
-            let Ok(p) = parse::parse(kind, &cut) else { continue };
+            let Ok(p) = parse::parse(kind, &cut) else {
+                continue;
+            };
             assert_eq!(p.frame.height(), p.json.len());
             let noticed = p.partial || p.json != whole.json || p.warnings != whole.warnings;
             let removed_only_skipped = lines[keep..].iter().all(|l| skipped(l));

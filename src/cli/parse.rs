@@ -143,13 +143,14 @@ fn write_csv(out: &mut impl Write, parsed: &Parsed) -> std::io::Result<()> {
     writeln!(
         out,
         "{}",
-        names.iter().map(|n| csv_field(n)).collect::<Vec<_>>().join(",")
+        names
+            .iter()
+            .map(|n| csv_field(n))
+            .collect::<Vec<_>>()
+            .join(",")
     )?;
     for obj in &parsed.json {
-        let line: Vec<String> = names
-            .iter()
-            .map(|n| csv_field(&cell(obj.get(n))))
-            .collect();
+        let line: Vec<String> = names.iter().map(|n| csv_field(&cell(obj.get(n)))).collect();
         writeln!(out, "{}", line.join(","))?;
     }
     Ok(())

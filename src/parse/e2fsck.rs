@@ -131,7 +131,8 @@ pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
             if memory(&mut row, m) {
                 out.rows.push(row);
             } else {
-                out.warnings.push(warning(n, line, "unreadable peak memory"));
+                out.warnings
+                    .push(warning(n, line, "unreadable peak memory"));
             }
             continue;
         }
@@ -145,7 +146,8 @@ pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
                 total_seen = true;
                 run_start = out.rows.len();
             } else {
-                out.warnings.push(warning(n, line, "unreadable total memory"));
+                out.warnings
+                    .push(warning(n, line, "unreadable total memory"));
             }
             continue;
         }
@@ -387,7 +389,10 @@ mod tests {
         .unwrap();
         assert!(out.warnings.is_empty() && !out.partial, "{out:?}");
         let p = &out.rows[0];
-        assert_eq!((p.memory_kib, p.memory_mmap_kib, p.real_s), (Some(4080), None, Some(170.66)));
+        assert_eq!(
+            (p.memory_kib, p.memory_mmap_kib, p.real_s),
+            (Some(4080), None, Some(170.66))
+        );
         assert_eq!((p.read_mib, p.rate_mib_s), (Some(4196), Some(24.59)));
         assert_eq!(out.rows[1].files_used, Some(45_600_011));
         assert_eq!(out.rows[2].kind, "total");
@@ -406,7 +411,10 @@ mod tests {
 
     #[test]
     fn truncated_is_partial() {
-        let out = parse("Pass 1: Checking inodes, blocks, and sizes\nPass 2: Checking directory structure\n").unwrap();
+        let out = parse(
+            "Pass 1: Checking inodes, blocks, and sizes\nPass 2: Checking directory structure\n",
+        )
+        .unwrap();
         assert!(out.partial);
         assert_eq!(out.rows.len(), 2);
     }

@@ -121,7 +121,8 @@ pub fn parse_mke2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
             Some(Mke2fsLine::Done) => {}
             Some(Mke2fsLine::Finished) => finished = true,
             Some(Mke2fsLine::Unfinished) => {
-                out.warnings.push(warning(n, raw, "progress line without `done`"))
+                out.warnings
+                    .push(warning(n, raw, "progress line without `done`"))
             }
             None => out
                 .warnings
@@ -132,7 +133,11 @@ pub fn parse_mke2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
         push_backups(&mut out, &list);
     }
     if !started {
-        return Err(nothing(MKE2FS, first_text, "`Creating filesystem with …` or `mke2fs -v` lines"));
+        return Err(nothing(
+            MKE2FS,
+            first_text,
+            "`Creating filesystem with …` or `mke2fs -v` lines",
+        ));
     }
     out.partial = !finished;
     fill_bytes(&mut out.rows);
@@ -180,10 +185,13 @@ fn mke2fs_line(line: &str) -> Option<Mke2fsLine> {
         // `524288 4k blocks and 131072 inodes`
         let t: Vec<&str> = rest.split_whitespace().collect();
         if let [blocks, size, "blocks", "and", inodes, "inodes"] = t.as_slice() {
-            let kib = size.strip_suffix('k').and_then(|k| k.parse::<u64>().ok())?;
+            let bytes = size
+                .strip_suffix('k')
+                .and_then(|k| k.parse::<u64>().ok())
+                .and_then(|k| k.checked_mul(1024))?;
             return Some(Rows(vec![
                 kv("block_count", *blocks),
-                kv("block_size", (kib * 1024).to_string()),
+                kv("block_size", bytes.to_string()),
                 kv("inode_count", *inodes),
             ]));
         }
@@ -206,7 +214,11 @@ fn mke2fs_line(line: &str) -> Option<Mke2fsLine> {
                 return Some(if done { Finished } else { Unfinished });
             }
             // Discarding can fail harmlessly (`failed - Operation not supported`).
-            return Some(if done || phase.starts_with("Discarding") { Done } else { Unfinished });
+            return Some(if done || phase.starts_with("Discarding") {
+                Done
+            } else {
+                Unfinished
+            });
         }
         match phase {
             "Filesystem UUID" => return Some(Rows(vec![kv("filesystem_uuid", state.trim())])),
@@ -287,7 +299,11 @@ pub fn parse_dumpe2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
             first_text = Some((n, trimmed.to_string()));
         }
         if let Some(rest) = trimmed.strip_prefix("Group ") {
-            if rest.split(':').next().is_some_and(|g| g.parse::<u64>().is_ok()) {
+            if rest
+                .split(':')
+                .next()
+                .is_some_and(|g| g.parse::<u64>().is_ok())
+            {
                 groups = Some((n, 1));
                 continue;
             }
@@ -318,7 +334,11 @@ pub fn parse_dumpe2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
         }
     }
     if header_rows == 0 {
-        return Err(nothing("dumpe2fs", first_text, "`Label: value` lines of dumpe2fs -h"));
+        return Err(nothing(
+            "dumpe2fs",
+            first_text,
+            "`Label: value` lines of dumpe2fs -h",
+        ));
     }
     if let Some((line, count)) = groups {
         out.warnings.push(warning(
@@ -352,9 +372,14 @@ pub fn parse_dumpe2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
         "inode_size",
     ];
     let journal_missing = has(&out.rows, "journal_inode")
-        && !["journal_features", "total_journal_size", "journal_size", "journal_length"]
-            .iter()
-            .any(|k| has(&out.rows, k));
+        && ![
+            "journal_features",
+            "total_journal_size",
+            "journal_size",
+            "journal_length",
+        ]
+        .iter()
+        .any(|k| has(&out.rows, k));
     out.partial = core.iter().any(|k| !has(&out.rows, k)) || journal_missing;
     fill_bytes(&mut out.rows);
     Ok(out)
@@ -380,12 +405,19 @@ fn push_backups(out: &mut Output<GeometryRow>, list: &[String]) {
     if let Some(r) = out.rows.last_mut() {
         r.number = None; // a list, not a number
     }
-    push(out, MKE2FS, "superblock_backup_count", &list.len().to_string());
+    push(
+        out,
+        MKE2FS,
+        "superblock_backup_count",
+        &list.len().to_string(),
+    );
 }
 
 fn push(out: &mut Output<GeometryRow>, section: &str, key: &str, value: &str) {
     let (number, printed_unit) = leading_number(value);
-    let unit = printed_unit.or_else(|| implied_unit(key)).map(str::to_string);
+    let unit = printed_unit
+        .or_else(|| implied_unit(key))
+        .map(str::to_string);
     out.rows.push(GeometryRow {
         section: section.to_string(),
         key: key.to_string(),
@@ -417,7 +449,10 @@ fn leading_number(value: &str) -> (Option<f64>, Option<&'static str>) {
     // `64M`
     let split = first.find(|c: char| !(c.is_ascii_digit() || c == '.'));
     if let Some(i) = split.filter(|i| *i > 0) {
-        if let (Some(x), Some(u)) = (first.get(..i).and_then(parse_f64), first.get(i..).and_then(unit_of)) {
+        if let (Some(x), Some(u)) = (
+            first.get(..i).and_then(parse_f64),
+            first.get(i..).and_then(unit_of),
+        ) {
             if u != "blocks" && u != "%" {
                 return (Some(x), Some(u));
             }
@@ -428,12 +463,27 @@ fn leading_number(value: &str) -> (Option<f64>, Option<&'static str>) {
 
 fn implied_unit(key: &str) -> Option<&'static str> {
     Some(match key {
-        "block_size" | "fragment_size" | "cluster_size" | "inode_size" | "group_descriptor_size"
-        | "required_extra_isize" | "desired_extra_isize" => "bytes",
-        "block_count" | "reserved_block_count" | "free_blocks" | "first_block"
-        | "reserved_gdt_blocks" | "blocks_per_group" | "inode_blocks_per_group"
-        | "total_journal_blocks" | "max_transaction_length" | "fast_commit_length"
-        | "journal_length" | "journal_blocks" | "raid_stride" | "raid_stripe_width"
+        "block_size"
+        | "fragment_size"
+        | "cluster_size"
+        | "inode_size"
+        | "group_descriptor_size"
+        | "required_extra_isize"
+        | "desired_extra_isize" => "bytes",
+        "block_count"
+        | "reserved_block_count"
+        | "free_blocks"
+        | "first_block"
+        | "reserved_gdt_blocks"
+        | "blocks_per_group"
+        | "inode_blocks_per_group"
+        | "total_journal_blocks"
+        | "max_transaction_length"
+        | "fast_commit_length"
+        | "journal_length"
+        | "journal_blocks"
+        | "raid_stride"
+        | "raid_stripe_width"
         | "maximum_filesystem_blocks" => "blocks",
         "overhead_clusters" | "clusters_per_group" => "clusters",
         "fragments_per_group" => "fragments",
@@ -462,7 +512,9 @@ fn fill_bytes(rows: &mut [GeometryRow]) {
             return;
         };
         let size = |seg: &[GeometryRow], key: &str| {
-            seg.iter().find(|r| r.key == key).and_then(|r| whole(r.number))
+            seg.iter()
+                .find(|r| r.key == key)
+                .and_then(|r| whole(r.number))
         };
         let block = size(seg, "block_size");
         let cluster = size(seg, "cluster_size").or(block);
@@ -511,6 +563,16 @@ mod tests {
         assert_eq!(out.warnings[0].line, 4);
         let bc = out.rows.iter().find(|r| r.key == "block_count").unwrap();
         assert_eq!(bc.bytes, Some(1024 * 4096));
+    }
+
+    #[test]
+    fn absurd_block_size_is_not_a_panic() {
+        let out =
+            parse_mke2fs("Creating filesystem with 1 99999999999999999999k blocks and 1 inodes\n");
+        assert!(out.is_err(), "{out:?}");
+        let out =
+            parse_mke2fs("Creating filesystem with 1 18014398509481984k blocks and 1 inodes\n");
+        assert!(out.is_err(), "{out:?}");
     }
 
     #[test]

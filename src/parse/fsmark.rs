@@ -2,9 +2,9 @@
 //!
 //! ```text
 //! #  fs_mark  -d  mnt/fsm  -n  1000  -s  20480  -L  3  -S  0
-//! #	Version 3.3, 1 thread(s) starting at Sun Nov 29 22:53:44 2026
-//! #	Sync method: NO SYNC: Test does not issue sync() or fsync() calls.
-//! #	Files info: size 20480 bytes, written with an IO size of 16384 bytes per write
+//! #    Version 3.3, 1 thread(s) starting at Sun Nov 29 22:53:44 2026
+//! #    Sync method: NO SYNC: Test does not issue sync() or fsync() calls.
+//! #    Files info: size 20480 bytes, written with an IO size of 16384 bytes per write
 //!
 //! FSUse%        Count         Size    Files/sec     App Overhead
 //!      7         1000        20480      12346.3             8771
@@ -124,8 +124,11 @@ pub fn parse(text: &str) -> Result<Output<FsMarkRow>, ParseError> {
             continue;
         }
         let Some(groups) = ops.as_ref() else {
-            out.warnings
-                .push(warning(n, line, "not fs_mark output (no results table yet)"));
+            out.warnings.push(warning(
+                n,
+                line,
+                "not fs_mark output (no results table yet)",
+            ));
             continue;
         };
         match data_row(t, groups, &header) {
@@ -196,12 +199,7 @@ fn comment(c: &str, h: &mut Header) {
 }
 
 /// The extra `NAME (Min/Avg/Max)` groups after `App Overhead`, as indexes into [`OPS`].
-fn table_header(
-    t: &str,
-    n: usize,
-    line: &str,
-    out: &mut Output<FsMarkRow>,
-) -> Vec<Option<usize>> {
+fn table_header(t: &str, n: usize, line: &str, out: &mut Output<FsMarkRow>) -> Vec<Option<usize>> {
     let Some((_, extra)) = t.split_once("App Overhead") else {
         out.warnings
             .push(warning(n, line, "table header without `App Overhead`"));
@@ -273,12 +271,36 @@ fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, 
         }
         let [min, avg, max] = v;
         let fields = match op {
-            Some(0) => (&mut row.creat_min_us, &mut row.creat_avg_us, &mut row.creat_max_us),
-            Some(1) => (&mut row.write_min_us, &mut row.write_avg_us, &mut row.write_max_us),
-            Some(2) => (&mut row.fsync_min_us, &mut row.fsync_avg_us, &mut row.fsync_max_us),
-            Some(3) => (&mut row.sync_min_us, &mut row.sync_avg_us, &mut row.sync_max_us),
-            Some(4) => (&mut row.close_min_us, &mut row.close_avg_us, &mut row.close_max_us),
-            Some(5) => (&mut row.unlink_min_us, &mut row.unlink_avg_us, &mut row.unlink_max_us),
+            Some(0) => (
+                &mut row.creat_min_us,
+                &mut row.creat_avg_us,
+                &mut row.creat_max_us,
+            ),
+            Some(1) => (
+                &mut row.write_min_us,
+                &mut row.write_avg_us,
+                &mut row.write_max_us,
+            ),
+            Some(2) => (
+                &mut row.fsync_min_us,
+                &mut row.fsync_avg_us,
+                &mut row.fsync_max_us,
+            ),
+            Some(3) => (
+                &mut row.sync_min_us,
+                &mut row.sync_avg_us,
+                &mut row.sync_max_us,
+            ),
+            Some(4) => (
+                &mut row.close_min_us,
+                &mut row.close_avg_us,
+                &mut row.close_max_us,
+            ),
+            Some(5) => (
+                &mut row.unlink_min_us,
+                &mut row.unlink_avg_us,
+                &mut row.unlink_max_us,
+            ),
             _ => continue,
         };
         *fields.0 = min;

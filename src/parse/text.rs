@@ -103,7 +103,10 @@ mod tests {
 
     #[test]
     fn backspaces_erase() {
-        assert_eq!(apply_backspaces("a: 0/16\x08\x08\x08\x08    \x08\x08\x08\x08done"), "a: done");
+        assert_eq!(
+            apply_backspaces("a: 0/16\x08\x08\x08\x08    \x08\x08\x08\x08done"),
+            "a: done"
+        );
         assert_eq!(apply_backspaces("\x08\x08x"), "x");
     }
 

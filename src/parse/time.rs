@@ -1,6 +1,6 @@
 //! Timing text, one [`TimeRow`] per timed command:
 //!
-//! * bash's `time` keyword: `real	0m18.807s` / `user	0m2.169s` / `sys	0m54.013s`
+//! * bash's `time` keyword: `real    0m18.807s` / `user    0m2.169s` / `sys    0m54.013s`
 //!   (any spacing, `1h2m3.4s` forms, a decimal comma from the locale);
 //! * `time -p` (bash or GNU): `real 18.80` / `user 2.16` / `sys 54.01`;
 //! * GNU `/usr/bin/time` default format, two lines:
@@ -166,7 +166,8 @@ pub fn parse(text: &str) -> Result<Output<TimeRow>, ParseError> {
     if st.out.rows.is_empty() {
         return Err(ParseError::NothingRecognised {
             kind: KIND,
-            expected: "`real`/`user`/`sys` lines, GNU time's `…user …system …elapsed` or `-v` lines",
+            expected:
+                "`real`/`user`/`sys` lines, GNU time's `…user …system …elapsed` or `-v` lines",
         });
     }
     Ok(st.out)
@@ -186,11 +187,11 @@ fn shell_seconds(s: &str) -> Option<(f64, bool)> {
             total += parse_u64(m)? as f64 * 60.0;
             rest = r;
         }
-        let secs = parse_f64(rest)?;
-        (secs >= 0.0).then_some((total + secs, true))
+        let secs = parse_f64(rest)? + total;
+        (secs >= 0.0 && secs.is_finite()).then_some((secs, true))
     } else {
         let secs = parse_f64(s)?;
-        (secs >= 0.0).then_some((secs, false))
+        (secs >= 0.0 && secs.is_finite()).then_some((secs, false))
     }
 }
 
@@ -262,7 +263,7 @@ fn clock_seconds(s: &str) -> Option<f64> {
         [h, m, s] => parse_u64(h)? as f64 * 3600.0 + parse_u64(m)? as f64 * 60.0 + parse_f64(s)?,
         _ => return None,
     };
-    (secs >= 0.0).then_some(secs)
+    (secs >= 0.0 && secs.is_finite()).then_some(secs)
 }
 
 fn percent(s: &str) -> Option<f64> {
@@ -278,7 +279,11 @@ fn gnu_line(st: &mut State, n: usize, t: &str) -> bool {
             let sys = parse_f64(s.strip_suffix("system")?)?;
             let real = clock_seconds(e.strip_suffix("elapsed")?)?;
             let cpu = c.strip_suffix("%CPU")?;
-            let cpu = if cpu == "?" { None } else { Some(parse_f64(cpu)?) };
+            let cpu = if cpu == "?" {
+                None
+            } else {
+                Some(parse_f64(cpu)?)
+            };
             avg.strip_prefix('(')?.strip_suffix("avgdata")?;
             let rss = parse_u64(rss.strip_suffix("maxresident)k")?)?;
             Some((user, sys, real, cpu, rss))
@@ -438,15 +443,19 @@ mod tests {
 
     #[test]
     fn incomplete_blocks() {
-        let out = parse("real 0m1.000s\nreal 0m2.000s\nuser 0m1.000s\nsys 0m0.500s\nreal 0m3.000s\n")
-            .unwrap();
+        let out =
+            parse("real 0m1.000s\nreal 0m2.000s\nuser 0m1.000s\nsys 0m0.500s\nreal 0m3.000s\n")
+                .unwrap();
         assert_eq!(out.rows.len(), 3);
         assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
         assert_eq!(out.warnings[0].line, 1);
         assert!(out.partial);
         assert_eq!(out.rows[1].sys_s, Some(0.5));
         assert_eq!(out.rows[2].real_s, Some(3.0));
-        assert_eq!(out.rows.iter().map(|r| r.index).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(
+            out.rows.iter().map(|r| r.index).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
     }
 
     #[test]
@@ -457,8 +466,17 @@ mod tests {
         .unwrap();
         assert!(out.warnings.is_empty() && !out.partial);
         let r = &out.rows[0];
-        assert_eq!((r.user_s, r.sys_s, r.real_s), (Some(1.5), Some(0.25), Some(3723.0)));
-        assert_eq!((r.cpu_percent, r.exit_status, r.swaps), (None, Some(2), Some(7)));
-        assert_eq!((r.fs_inputs, r.fs_outputs, r.major_faults, r.minor_faults), (Some(3), Some(4), Some(5), Some(6)));
+        assert_eq!(
+            (r.user_s, r.sys_s, r.real_s),
+            (Some(1.5), Some(0.25), Some(3723.0))
+        );
+        assert_eq!(
+            (r.cpu_percent, r.exit_status, r.swaps),
+            (None, Some(2), Some(7))
+        );
+        assert_eq!(
+            (r.fs_inputs, r.fs_outputs, r.major_faults, r.minor_faults),
+            (Some(3), Some(4), Some(5), Some(6))
+        );
     }
 }

@@ -163,7 +163,9 @@ fn parse_fields(
 ) {
     let toks = tokens(rest);
     let first_kv = toks.iter().position(|(_, t)| t.contains('='));
-    let head_end = first_kv.and_then(|i| toks.get(i)).map_or(rest.len(), |(o, _)| *o);
+    let head_end = first_kv
+        .and_then(|i| toks.get(i))
+        .map_or(rest.len(), |(o, _)| *o);
     let head = rest.get(..head_end).unwrap_or("").trim();
     if !head.is_empty() {
         if !opens {
@@ -297,7 +299,10 @@ realtime =none extsz=4096 blocks=0, rtextents=0
         assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
         assert_eq!(out.warnings[0].line, 6);
         let sunit = get(&out.rows, "data", "sunit");
-        assert_eq!((sunit.unit.as_deref(), sunit.bytes), (Some("blks"), Some(8192)));
+        assert_eq!(
+            (sunit.unit.as_deref(), sunit.bytes),
+            (Some("blks"), Some(8192))
+        );
         let r = get(&out.rows, "meta-data", "agsize");
         assert_eq!((r.unit.as_deref(), r.bytes), (Some("blks"), Some(40960)));
         assert_eq!(get(&out.rows, "log", "blocks").bytes, Some(102_400));
@@ -313,9 +318,15 @@ realtime =none extsz=4096 blocks=0, rtextents=0
         )
         .unwrap();
         let c = get(&out.rows, "realtime", "rgcount");
-        assert_eq!((c.unit.as_deref(), c.bytes, c.number), (None, None, Some(3.0)));
+        assert_eq!(
+            (c.unit.as_deref(), c.bytes, c.number),
+            (None, None, Some(3.0))
+        );
         let s = get(&out.rows, "realtime", "rgsize");
-        assert_eq!((s.unit.as_deref(), s.bytes), (Some("extents"), Some(5 * 65536)));
+        assert_eq!(
+            (s.unit.as_deref(), s.bytes),
+            (Some("extents"), Some(5 * 65536))
+        );
         assert!(out.partial, "only one of five sections");
     }
 

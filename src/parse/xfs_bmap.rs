@@ -182,7 +182,7 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                 }
             };
             if let Some(prev) = last_number {
-                if p.number != prev + 1 {
+                if prev.checked_add(1) != Some(p.number) {
                     out.warnings.push(warning(
                         n,
                         line,
@@ -197,7 +197,7 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                 ));
             }
             last_number = Some(p.number);
-            let units = p.logical.1 - p.logical.0 + 1;
+            let units = (p.logical.1 - p.logical.0).saturating_add(1);
             if p.total.is_some_and(|t| t != units) {
                 out.warnings.push(warning(
                     n,
@@ -389,13 +389,22 @@ mod tests {
 
     #[test]
     fn cut_paste_is_partial_and_jumps_warn() {
-        let out = parse_fiemap("f:\n 0: [0..7]: 8..15 8 0x0\n 5: [40..47]: 80..87 8 0x1\n 6: [48..5")
-            .unwrap();
+        let out =
+            parse_fiemap("f:\n 0: [0..7]: 8..15 8 0x0\n 5: [40..47]: 80..87 8 0x1\n 6: [48..5")
+                .unwrap();
         assert_eq!(out.rows.len(), 2);
         assert!(out.partial);
         assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
         assert_eq!(out.rows[1].flags, "last");
         assert_eq!(out.rows[1].physical_bytes, Some(80 * 512));
+    }
+
+    #[test]
+    fn huge_numbers_do_not_overflow() {
+        let max = u64::MAX;
+        let out = parse_bmap(&format!("f:\n 0: [0..{max}]: 0..{max} {max}\n")).unwrap();
+        assert_eq!(out.rows[0].length_bytes, u64::MAX);
+        assert_eq!(out.rows[0].physical_bytes, Some(0));
     }
 
     #[test]
