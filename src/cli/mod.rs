@@ -10,6 +10,7 @@ mod plan;
 mod run;
 mod show;
 pub mod stress;
+mod parse;
 
 #[derive(Debug, Parser)]
 #[command(name = "fslab", version, about = "Reproducible filesystem experiments", long_about = None)]
@@ -32,6 +33,8 @@ pub enum Command {
     Cleanup(cleanup::Args),
     /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
     Stress(stress::StressArgs),
+    /// Parse a tool's text output into rows (table, --json or --csv).
+    Parse(parse::ParseArgs),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -42,6 +45,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(a) => show::main(a),
         Command::Cleanup(a) => cleanup::main(a),
         Command::Stress(args) => stress::run(args),
+        Command::Parse(args) => parse::run(args),
     }
 }
 
