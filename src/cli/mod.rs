@@ -6,11 +6,11 @@ use std::process::ExitCode;
 
 mod cleanup;
 mod list;
+mod parse;
 mod plan;
 mod run;
 mod show;
 pub mod stress;
-mod parse;
 
 #[derive(Debug, Parser)]
 #[command(name = "fslab", version, about = "Reproducible filesystem experiments", long_about = None)]

@@ -464,7 +464,10 @@ impl Ctx<'_> {
         format!("{}-{:02}-{}", phase.name(), n + 1, safe)
     }
 
-    /// Run one step (all of its `times:`), returning its cost.
+    /// Run one step (all of its `times:`), returning its cost; a failure carries the cost
+    /// too (a failed iteration is still a row). Internal and called once per command, so
+    /// the large error variant costs nothing worth boxing.
+    #[allow(clippy::result_large_err)]
     fn step(
         &self,
         step: &Step,
