@@ -163,8 +163,20 @@ mod tests {
     #[test]
     fn records_become_typed_columns_in_field_order() {
         let rows = vec![
-            Row { point: "fs=ext4".into(), iteration: 0, wall_s: 1.5, note: None, ok: true },
-            Row { point: "fs=xfs".into(), iteration: 1, wall_s: 2.0, note: Some("x".into()), ok: false },
+            Row {
+                point: "fs=ext4".into(),
+                iteration: 0,
+                wall_s: 1.5,
+                note: None,
+                ok: true,
+            },
+            Row {
+                point: "fs=xfs".into(),
+                iteration: 1,
+                wall_s: 2.0,
+                note: Some("x".into()),
+                ok: false,
+            },
         ];
         let df = from_records(&rows).unwrap();
         let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
@@ -173,7 +185,10 @@ mod tests {
         assert_eq!(df.column("wall_s").unwrap().dtype(), &DataType::Float64);
         assert_eq!(df.column("ok").unwrap().dtype(), &DataType::Boolean);
         assert_eq!(df.column("note").unwrap().null_count(), 1);
-        assert_eq!(df.column("wall_s").unwrap().f64().unwrap().get(1), Some(2.0));
+        assert_eq!(
+            df.column("wall_s").unwrap().f64().unwrap().get(1),
+            Some(2.0)
+        );
     }
 
     #[test]

@@ -1,1 +1,230 @@
-//! notebook
+//! Rich display in Jupyter through the evcxr kernel.
+//!
+//! evcxr calls `evcxr_display()` on a cell's last value when the method exists; bring
+//! the trait into scope (`use fslab::notebook::*;`) and a DataFrame shows as an HTML
+//! table, a chart as inline SVG, a bundle as a summary. Everything here only formats:
+//! the work is done by the library functions the CLI calls too.
+
+use crate::run::{Event, EventSink};
+use crate::store::Bundle;
+use polars::prelude::*;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// Emit something to evcxr as rich output.
+pub trait EvcxrDisplay {
+    fn evcxr_display(&self);
+}
+
+fn emit(mime: &str, content: &str) {
+    println!("EVCXR_BEGIN_CONTENT {mime}\n{content}\nEVCXR_END_CONTENT");
+}
+
+/// HTML shown as is.
+#[derive(Debug, Clone)]
+pub struct Html(pub String);
+
+/// An SVG image shown inline.
+#[derive(Debug, Clone)]
+pub struct Svg(pub String);
+
+impl EvcxrDisplay for Html {
+    fn evcxr_display(&self) {
+        emit("text/html", &self.0);
+    }
+}
+
+impl EvcxrDisplay for Svg {
+    fn evcxr_display(&self) {
+        emit("image/svg+xml", &self.0);
+    }
+}
+
+impl EvcxrDisplay for DataFrame {
+    fn evcxr_display(&self) {
+        emit("text/plain", &format!("{self}"));
+        emit("text/html", &html_table(self, 60));
+    }
+}
+
+impl EvcxrDisplay for Bundle {
+    fn evcxr_display(&self) {
+        emit("text/html", &bundle_html(self));
+    }
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn cell(v: AnyValue<'_>) -> String {
+    match v {
+        AnyValue::Null => String::new(),
+        AnyValue::Float64(x) => format!("{x:.4}"),
+        AnyValue::Float32(x) => format!("{x:.4}"),
+        AnyValue::String(s) => s.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// An HTML table of the first `max_rows` rows (and the last few when there are more).
+pub fn html_table(df: &DataFrame, max_rows: usize) -> String {
+    let mut s = String::from("<table class=\"fslab-frame\" style=\"border-collapse:collapse;font-size:12px\">\n<thead><tr>");
+    for c in df.columns() {
+        let _ = write!(
+            s,
+            "<th style=\"border-bottom:1px solid #888;padding:2px 8px;text-align:right\">{}<br><small>{}</small></th>",
+            escape(c.name()),
+            escape(&c.dtype().to_string())
+        );
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
+    let h = df.height();
+    let rows: Vec<usize> = if h <= max_rows {
+        (0..h).collect()
+    } else {
+        (0..max_rows - 5).chain(h - 5..h).collect()
+    };
+    let mut prev = None;
+    for i in rows {
+        if prev.is_some_and(|p: usize| i != p + 1) {
+            let _ = write!(
+                s,
+                "<tr><td colspan=\"{}\" style=\"text-align:center\">… {} rows …</td></tr>\n",
+                df.width(),
+                i - prev.unwrap_or(0) - 1
+            );
+        }
+        s.push_str("<tr>");
+        for c in df.columns() {
+            let v = c.get(i).map(cell).unwrap_or_default();
+            let _ = write!(
+                s,
+                "<td style=\"padding:2px 8px;text-align:right\">{}</td>",
+                escape(&v)
+            );
+        }
+        s.push_str("</tr>\n");
+        prev = Some(i);
+    }
+    let _ = write!(
+        s,
+        "</tbody></table>\n<p><small>{} rows × {} columns</small></p>",
+        h,
+        df.width()
+    );
+    s
+}
+
+fn bundle_html(b: &Bundle) -> String {
+    let m = b.manifest();
+    let e = &m.environment;
+    let mut s = format!(
+        "<h4>{} — {}</h4><p>{}<br>profile <b>{}</b>, status <b>{}</b>, {} → {}<br>kernel {}, {}, {} × {}, {} MiB</p><ul>",
+        escape(&m.experiment.id),
+        escape(&m.experiment.title),
+        escape(&b.path().display().to_string()),
+        escape(m.profile.as_deref().unwrap_or("-")),
+        escape(&m.status),
+        escape(&m.started_at),
+        escape(m.finished_at.as_deref().unwrap_or("-")),
+        escape(&e.kernel),
+        escape(&e.distribution),
+        e.cores,
+        escape(&e.cpu_model),
+        e.memory_bytes >> 20
+    );
+    for p in &m.points {
+        let _ = write!(
+            s,
+            "<li><code>{}</code>: {} ({} iterations){}</li>",
+            escape(&p.id),
+            escape(&p.status),
+            p.iterations,
+            p.reason
+                .as_ref()
+                .map(|r| format!(" — {}", escape(r)))
+                .unwrap_or_default()
+        );
+    }
+    s.push_str("</ul>");
+    s
+}
+
+/// Progress as plain lines (a notebook cannot draw a progress bar): pass to
+/// `RunOptions::with_events`.
+pub fn progress_lines() -> EventSink {
+    Arc::new(|e: &Event| match e {
+        Event::Started {
+            bundle,
+            points,
+            iterations,
+        } => {
+            println!(
+                "fslab: {points} points, {iterations} timed iterations → {}",
+                bundle.display()
+            )
+        }
+        Event::PointStarted { id, .. } => println!("fslab: point {id}"),
+        Event::Iteration {
+            iteration,
+            repeat,
+            wall_s,
+            ok,
+            ..
+        } => {
+            println!(
+                "fslab:   iteration {iteration}/{repeat}: {wall_s:.3} s{}",
+                if *ok { "" } else { " (failed)" }
+            )
+        }
+        Event::PointFinished {
+            id, status, reason, ..
+        } => println!(
+            "fslab: point {id}: {status}{}",
+            reason
+                .as_ref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ),
+        Event::Warning(w) => println!("fslab: warning: {w}"),
+        Event::Reclaimed(r) => println!(
+            "fslab: released {} mounts, {} loop devices left by a killed run",
+            r.mounts, r.loops
+        ),
+        Event::Step { .. } => {}
+    })
+}
+
+impl EvcxrDisplay for crate::plot::Chart {
+    fn evcxr_display(&self) {
+        match self.to_svg() {
+            Ok(svg) => emit("image/svg+xml", &svg),
+            Err(e) => emit("text/plain", &format!("chart could not be drawn: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_table_escapes_and_elides() {
+        let df = df!("name" => (0..100).map(|i| format!("<f{i}>")).collect::<Vec<_>>(), "x" => (0..100).map(f64::from).collect::<Vec<_>>()).unwrap();
+        let h = html_table(&df, 20);
+        assert!(h.contains("&lt;f0&gt;") && h.contains("&lt;f99&gt;") && !h.contains("<f50>"));
+        assert!(h.contains("… 80 rows …"), "{h}");
+        assert!(h.contains("100 rows × 2 columns"));
+    }
+}

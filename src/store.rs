@@ -1,6 +1,585 @@
-//! Result bundles.
+//! Result bundles on disk: layout, atomic writes, reading back.
+//!
+//! ```text
+//! results/<experiment-id>/<UTC timestamp>-<short id>/
+//!   manifest.json        what ran, where, with which tools; per-point status
+//!   experiment.yaml      the experiment file exactly as run
+//!   runs.parquet         one row per timed iteration (also runs.jsonl, the append-only journal)
+//!   <table>.parquet      parsed captures: geometry, fsck, extents, fsmark, timing …
+//!   captures/<point>/…   raw text of every capture
+//!   logs/<point>/…       stdout and stderr of every command
+//! ```
+//! Every file is replaced atomically (temporary file, fsync, rename), and each timed
+//! iteration is on disk before the next one starts.
+
+use crate::frames;
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
 #[derive(Debug, thiserror::Error)]
-#[error("store error")]
-pub struct StoreError;
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a result bundle ({reason})")]
+    NotABundle { path: PathBuf, reason: String },
+    #[error("{path}: {source}")]
+    Polars {
+        path: PathBuf,
+        #[source]
+        source: PolarsError,
+    },
+    #[error(transparent)]
+    Frame(#[from] frames::FrameError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync,
+/// rename over the target, fsync the directory.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Write a DataFrame as parquet, atomically.
+pub fn write_parquet(path: &Path, df: &DataFrame) -> Result<(), StoreError> {
+    let mut buf = Vec::new();
+    let mut df = df.clone();
+    ParquetWriter::new(&mut buf)
+        .finish(&mut df)
+        .map_err(|source| StoreError::Polars {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    atomic_write(path, &buf).map_err(io(path))
+}
+
+/// Read a parquet file into a DataFrame.
+pub fn read_parquet(path: &Path) -> Result<DataFrame, StoreError> {
+    let f = std::fs::File::open(path).map_err(io(path))?;
+    ParquetReader::new(f)
+        .finish()
+        .map_err(|source| StoreError::Polars {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// The environment a bundle was measured in.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Environment {
+    pub kernel: String,
+    pub distribution: String,
+    pub cpu_model: String,
+    pub cores: usize,
+    pub memory_bytes: u64,
+    pub hostname: String,
+    /// Program → the version it reports (or its Debian package version).
+    pub tools: BTreeMap<String, String>,
+    pub devices: Vec<DeviceInfo>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub size_bytes: u64,
+    pub backing: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ExperimentInfo {
+    pub id: String,
+    pub title: String,
+    pub file: Option<String>,
+    pub sha256: String,
+    pub yaml: String,
+}
+
+/// The status of one matrix point.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct PointRecord {
+    pub id: String,
+    pub index: usize,
+    pub vars: serde_json::Map<String, serde_json::Value>,
+    /// `pending`, `running`, `ok`, `failed`, `timeout`, `skipped`, `interrupted`.
+    pub status: String,
+    pub reason: Option<String>,
+    pub iterations: u32,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub fslab_version: String,
+    pub experiment: ExperimentInfo,
+    pub profile: Option<String>,
+    pub overrides: serde_json::Map<String, serde_json::Value>,
+    pub matrix_axes: Vec<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// `running`, `complete`, `partial` (some points failed or were skipped), `interrupted`.
+    pub status: String,
+    pub environment: Environment,
+    pub points: Vec<PointRecord>,
+}
+
+/// One timed iteration: a row of `runs.parquet`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunRow {
+    pub experiment: String,
+    pub point_id: String,
+    pub point_index: usize,
+    /// Matrix values, one column each.
+    pub vars: serde_json::Map<String, serde_json::Value>,
+    pub iteration: u32,
+    pub wall_s: f64,
+    pub user_s: f64,
+    pub sys_s: f64,
+    pub exit_code: i64,
+    /// `ok`, `failed`, `timeout`.
+    pub status: String,
+    pub started_at: String,
+}
+
+impl RunRow {
+    fn to_object(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        m.insert("experiment".into(), self.experiment.clone().into());
+        m.insert("point_id".into(), self.point_id.clone().into());
+        m.insert("point_index".into(), (self.point_index as u64).into());
+        for (k, v) in &self.vars {
+            m.insert(k.clone(), v.clone());
+        }
+        m.insert("iteration".into(), self.iteration.into());
+        m.insert("wall_s".into(), f64_json(self.wall_s));
+        m.insert("user_s".into(), f64_json(self.user_s));
+        m.insert("sys_s".into(), f64_json(self.sys_s));
+        m.insert("exit_code".into(), self.exit_code.into());
+        m.insert("status".into(), self.status.clone().into());
+        m.insert("started_at".into(), self.started_at.clone().into());
+        m
+    }
+}
+
+fn f64_json(x: f64) -> serde_json::Value {
+    // Keep floats floats (1.0 must not become the integer 1).
+    serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, serde_json::Value::Number)
+}
+
+/// Column names fslab itself puts in `runs.parquet` (a matrix axis may not use them).
+pub const RUN_COLUMNS: &[&str] = &[
+    "experiment",
+    "point_id",
+    "point_index",
+    "iteration",
+    "wall_s",
+    "user_s",
+    "sys_s",
+    "exit_code",
+    "status",
+    "started_at",
+];
+
+/// Build the runs frame from rows.
+pub fn runs_frame(rows: &[RunRow]) -> Result<DataFrame, StoreError> {
+    let objects: Vec<_> = rows.iter().map(RunRow::to_object).collect();
+    let mut df = frames::from_objects(&objects)?;
+    // Timings are always Float64 even if every value happened to be whole.
+    for c in ["wall_s", "user_s", "sys_s"] {
+        if let Ok(col) = df.column(c) {
+            if col.dtype() != &DataType::Float64 {
+                let cast = col
+                    .cast(&DataType::Float64)
+                    .map_err(|source| StoreError::Polars {
+                        path: PathBuf::from("runs"),
+                        source,
+                    })?;
+                df.with_column(cast).map_err(|source| StoreError::Polars {
+                    path: PathBuf::from("runs"),
+                    source,
+                })?;
+            }
+        }
+    }
+    Ok(df)
+}
+
+/// Writes a bundle as a run proceeds.
+#[derive(Debug)]
+pub struct BundleWriter {
+    dir: PathBuf,
+    manifest: Manifest,
+    runs: Vec<RunRow>,
+    tables: BTreeMap<String, Vec<DataFrame>>,
+}
+
+impl BundleWriter {
+    /// Create `results_root/<experiment-id>/<UTC timestamp>-<short id>/`.
+    pub fn create(results_root: &Path, manifest: Manifest) -> Result<BundleWriter, StoreError> {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        let short: String = (0..6)
+            .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
+            .collect();
+        let dir = results_root
+            .join(&manifest.experiment.id)
+            .join(format!("{stamp}-{short}"));
+        std::fs::create_dir_all(dir.join("logs")).map_err(io(&dir))?;
+        let yaml_path = dir.join("experiment.yaml");
+        atomic_write(&yaml_path, manifest.experiment.yaml.as_bytes()).map_err(io(&yaml_path))?;
+        let w = BundleWriter {
+            dir,
+            manifest,
+            runs: Vec::new(),
+            tables: BTreeMap::new(),
+        };
+        w.save_manifest()?;
+        Ok(w)
+    }
+
+    /// Reopen a partial bundle to finish it (`--resume`).
+    pub fn reopen(dir: &Path) -> Result<BundleWriter, StoreError> {
+        let b = Bundle::open(dir)?;
+        let runs = read_journal(&dir.join("runs.jsonl"))?;
+        let mut tables = BTreeMap::new();
+        for name in b.tables()? {
+            if name != "runs" {
+                tables.insert(name.clone(), vec![b.table(&name)?]);
+            }
+        }
+        Ok(BundleWriter {
+            dir: dir.to_path_buf(),
+            manifest: b.manifest,
+            runs,
+            tables,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+    pub fn manifest_mut(&mut self) -> &mut Manifest {
+        &mut self.manifest
+    }
+    pub fn runs(&self) -> &[RunRow] {
+        &self.runs
+    }
+
+    pub fn save_manifest(&self) -> Result<(), StoreError> {
+        let path = self.dir.join("manifest.json");
+        let bytes = serde_json::to_vec_pretty(&self.manifest).unwrap_or_default();
+        atomic_write(&path, &bytes).map_err(io(&path))
+    }
+
+    /// Record a timed iteration: appended to the journal (fsync) and `runs.parquet`
+    /// rewritten, both before this returns.
+    pub fn append_run(&mut self, row: RunRow) -> Result<(), StoreError> {
+        let journal = self.dir.join("runs.jsonl");
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&journal)
+            .map_err(io(&journal))?;
+        let mut line = serde_json::to_vec(&row).unwrap_or_default();
+        line.push(b'\n');
+        f.write_all(&line).map_err(io(&journal))?;
+        f.sync_all().map_err(io(&journal))?;
+        self.runs.push(row);
+        let df = runs_frame(&self.runs)?;
+        write_parquet(&self.dir.join("runs.parquet"), &df)
+    }
+
+    /// Add rows to a table (`<table>.parquet`), rewritten atomically.
+    pub fn append_table(&mut self, table: &str, df: DataFrame) -> Result<(), StoreError> {
+        let parts = self.tables.entry(table.to_string()).or_default();
+        parts.push(df);
+        let all = frames::concat_diagonal(parts)?;
+        write_parquet(&self.dir.join(format!("{table}.parquet")), &all)
+    }
+
+    /// For `--resume`: keep only rows of points that finished (`ok` or `skipped`), so
+    /// that points run again do not count their earlier iterations twice.
+    pub fn retain_complete_points(&mut self) -> Result<(), StoreError> {
+        let done: Vec<usize> = self
+            .manifest
+            .points
+            .iter()
+            .filter(|p| matches!(p.status.as_str(), "ok" | "skipped"))
+            .map(|p| p.index)
+            .collect();
+        self.runs.retain(|r| done.contains(&r.point_index));
+        let journal = self.dir.join("runs.jsonl");
+        let mut text = Vec::new();
+        for r in &self.runs {
+            text.extend(serde_json::to_vec(r).unwrap_or_default());
+            text.push(b'\n');
+        }
+        atomic_write(&journal, &text).map_err(io(&journal))?;
+        write_parquet(&self.dir.join("runs.parquet"), &runs_frame(&self.runs)?)?;
+        let names: Vec<String> = self.tables.keys().cloned().collect();
+        for name in names {
+            let all = frames::concat_diagonal(&self.tables[&name])?;
+            let kept = match all.column("point_index").and_then(|c| c.i64().cloned()) {
+                Ok(idx) => {
+                    let mask: BooleanChunked = idx
+                        .iter()
+                        .map(|v| Some(v.is_some_and(|i| done.contains(&(i as usize)))))
+                        .collect();
+                    all.filter(&mask).map_err(|source| StoreError::Polars {
+                        path: self.dir.join(&name),
+                        source,
+                    })?
+                }
+                Err(_) => all,
+            };
+            write_parquet(&self.dir.join(format!("{name}.parquet")), &kept)?;
+            self.tables.insert(name, vec![kept]);
+        }
+        for p in &mut self.manifest.points {
+            if !done.contains(&p.index) {
+                p.status = "pending".into();
+                p.reason = None;
+                p.iterations = 0;
+            }
+        }
+        self.save_manifest()
+    }
+
+    /// A directory for this point's logs, created on demand.
+    pub fn log_dir(&self, point_index: usize, point_id: &str) -> Result<PathBuf, StoreError> {
+        let d = self
+            .dir
+            .join("logs")
+            .join(point_dir_name(point_index, point_id));
+        std::fs::create_dir_all(&d).map_err(io(&d))?;
+        Ok(d)
+    }
+
+    /// Keep the raw text of a capture.
+    pub fn save_capture(
+        &self,
+        point_index: usize,
+        point_id: &str,
+        name: &str,
+        text: &str,
+    ) -> Result<PathBuf, StoreError> {
+        let d = self
+            .dir
+            .join("captures")
+            .join(point_dir_name(point_index, point_id));
+        std::fs::create_dir_all(&d).map_err(io(&d))?;
+        let p = d.join(format!("{name}.txt"));
+        atomic_write(&p, text.as_bytes()).map_err(io(&p))?;
+        Ok(p)
+    }
+}
+
+/// `03-fs=ext4,bs=4096` with anything but `[A-Za-z0-9=,._-]` replaced by `_`.
+pub fn point_dir_name(index: usize, id: &str) -> String {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "=,._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{index:02}-{safe}")
+}
+
+fn read_journal(path: &Path) -> Result<Vec<RunRow>, StoreError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(path)(e)),
+    };
+    // A torn last line (crash mid-write) is dropped; every complete line is kept.
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<RunRow>(l).ok())
+        .collect())
+}
+
+/// A result bundle on disk, for reading.
 #[derive(Debug, Clone)]
-pub struct Bundle;
+pub struct Bundle {
+    dir: PathBuf,
+    pub manifest: Manifest,
+}
+
+impl Bundle {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Bundle, StoreError> {
+        let dir = dir.as_ref();
+        let mpath = dir.join("manifest.json");
+        let bytes = std::fs::read(&mpath).map_err(|e| StoreError::NotABundle {
+            path: dir.to_path_buf(),
+            reason: format!("cannot read manifest.json: {e}"),
+        })?;
+        let manifest: Manifest =
+            serde_json::from_slice(&bytes).map_err(|e| StoreError::NotABundle {
+                path: dir.to_path_buf(),
+                reason: format!("manifest.json: {e}"),
+            })?;
+        Ok(Bundle {
+            dir: dir.to_path_buf(),
+            manifest,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// One row per timed iteration (empty when none finished).
+    pub fn runs(&self) -> Result<DataFrame, StoreError> {
+        let p = self.dir.join("runs.parquet");
+        if !p.exists() {
+            return runs_frame(&[]);
+        }
+        read_parquet(&p)
+    }
+
+    /// A parsed-capture table by name (`geometry`, `fsck`, `extents`, …).
+    pub fn table(&self, name: &str) -> Result<DataFrame, StoreError> {
+        read_parquet(&self.dir.join(format!("{name}.parquet")))
+    }
+
+    /// Names of the tables in the bundle (`runs` included).
+    pub fn tables(&self) -> Result<Vec<String>, StoreError> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(&self.dir)
+            .map_err(io(&self.dir))?
+            .flatten()
+        {
+            let name = e.file_name().to_string_lossy().to_string();
+            if let Some(stem) = name.strip_suffix(".parquet") {
+                if !stem.starts_with('.') {
+                    out.push(stem.to_string());
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// The newest bundle of an experiment under `results_root`.
+    pub fn latest(results_root: &Path, experiment_id: &str) -> Option<Bundle> {
+        let dir = results_root.join(experiment_id);
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("manifest.json").exists())
+            .collect();
+        entries.sort();
+        entries.last().and_then(|p| Bundle::open(p).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(i: u32, wall: f64) -> RunRow {
+        let mut vars = serde_json::Map::new();
+        vars.insert("fs".into(), "ext4".into());
+        vars.insert("files".into(), 100.into());
+        RunRow {
+            experiment: "e".into(),
+            point_id: "fs=ext4".into(),
+            point_index: 0,
+            vars,
+            iteration: i,
+            wall_s: wall,
+            user_s: 0.0,
+            sys_s: 1.0,
+            exit_code: 0,
+            status: "ok".into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn each_run_is_on_disk_when_append_returns_and_reads_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let m = Manifest {
+            experiment: ExperimentInfo {
+                id: "e".into(),
+                ..Default::default()
+            },
+            status: "running".into(),
+            ..Default::default()
+        };
+        let mut w = BundleWriter::create(tmp.path(), m).unwrap();
+        w.append_run(row(1, 1.0)).unwrap();
+        let b = Bundle::open(w.dir()).unwrap();
+        assert_eq!(b.runs().unwrap().height(), 1);
+        w.append_run(row(2, 2.5)).unwrap();
+        let df = Bundle::open(w.dir()).unwrap().runs().unwrap();
+        assert_eq!(df.height(), 2);
+        let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "experiment",
+                "point_id",
+                "point_index",
+                "fs",
+                "files",
+                "iteration",
+                "wall_s",
+                "user_s",
+                "sys_s",
+                "exit_code",
+                "status",
+                "started_at"
+            ]
+        );
+        assert_eq!(df.column("wall_s").unwrap().dtype(), &DataType::Float64);
+        assert_eq!(df.column("files").unwrap().dtype(), &DataType::Int64);
+        // The journal survives a torn last line.
+        let j = w.dir().join("runs.jsonl");
+        let mut text = std::fs::read_to_string(&j).unwrap();
+        text.push_str("{\"experiment\":");
+        std::fs::write(&j, text).unwrap();
+        let r = BundleWriter::reopen(w.dir()).unwrap();
+        assert_eq!(r.runs().len(), 2);
+    }
+
+    #[test]
+    fn not_a_bundle_is_a_clear_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = Bundle::open(tmp.path()).unwrap_err();
+        assert!(e.to_string().contains("not a result bundle"), "{e}");
+    }
+}

@@ -1,13 +1,20 @@
-//! Subcommands, one file each.
-
-mod compare;
-mod report;
+//! Subcommands, one file each. Each is a thin face over the library.
 
 use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod cleanup;
+mod compare;
+mod list;
+mod plan;
+mod report;
+mod run;
+mod show;
+pub mod stress;
+
 #[derive(Debug, Parser)]
-#[command(name = "fslab", version, about = "Reproducible filesystem experiments")]
+#[command(name = "fslab", version, about = "Reproducible filesystem experiments", long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -15,6 +22,18 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// List the experiments in a directory (default: ./experiments).
+    List(list::Args),
+    /// Print every point of an experiment and the exact commands; touches nothing.
+    Plan(plan::Args),
+    /// Run an experiment on scratch loop devices into a result bundle.
+    Run(run::Args),
+    /// Show a result bundle: environment, points and timed runs.
+    Show(show::Args),
+    /// Release loop devices and mounts left by fslab runs that were killed.
+    Cleanup(cleanup::Args),
+    /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
+    Stress(stress::StressArgs),
     /// Compare two bundles point by point (mean ± σ%, % change, Welch's t-test).
     Compare(compare::CompareArgs),
     /// Write a self-contained HTML or Markdown report of a bundle.
@@ -23,7 +42,59 @@ pub enum Command {
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::List(a) => list::main(a),
+        Command::Plan(a) => plan::main(a),
+        Command::Run(a) => run::main(a),
+        Command::Show(a) => show::main(a),
+        Command::Cleanup(a) => cleanup::main(a),
+        Command::Stress(args) => stress::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report::run(args),
+    }
+}
+
+/// An experiment argument: a file path, or an id looked up as `experiments/<id>.yaml`.
+pub fn resolve_experiment(arg: &str) -> PathBuf {
+    let p = Path::new(arg);
+    if p.exists() {
+        return p.to_path_buf();
+    }
+    for dir in [
+        Path::new("experiments").to_path_buf(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments"),
+    ] {
+        for ext in ["yaml", "yml"] {
+            let c = dir.join(format!("{arg}.{ext}"));
+            if c.exists() {
+                return c;
+            }
+        }
+    }
+    p.to_path_buf()
+}
+
+/// Options shared by `plan` and `run`: which profile and which overrides.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// Experiment file, or its id in ./experiments.
+    pub experiment: String,
+    /// Profile to use (default: the experiment's default, usually `quick`).
+    #[arg(long, short)]
+    pub profile: Option<String>,
+    /// Override one variable or matrix axis: NAME=VALUE (VALUE is YAML: `3`, `xfs`, `[ext4, xfs]`).
+    #[arg(long = "set", short = 's', value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl PlanArgs {
+    pub fn plan(&self) -> anyhow::Result<fslab::Plan> {
+        let path = resolve_experiment(&self.experiment);
+        let exp = fslab::Experiment::load(&path)?;
+        let overrides = self
+            .set
+            .iter()
+            .map(|s| fslab::plan::parse_override(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(fslab::Plan::new(&exp, self.profile.as_deref(), &overrides)?)
     }
 }

@@ -100,7 +100,11 @@ impl std::str::FromStr for Kind {
             .find(|k| k.name() == s)
             .ok_or_else(|| ParseError::UnknownKind {
                 given: s.to_string(),
-                known: Kind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "),
+                known: Kind::ALL
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             })
     }
 }

@@ -1,3 +1,5 @@
 //! Placeholder until the parser lands.
 use super::{Output, ParseError};
-pub fn parse(_text: &str) -> Result<Output<crate::parse::GeometryRow>, ParseError> { Err(ParseError::NotImplemented { kind: "mkfs.xfs" }) }
+pub fn parse(_text: &str) -> Result<Output<crate::parse::GeometryRow>, ParseError> {
+    Err(ParseError::NotImplemented { kind: "mkfs.xfs" })
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Execute every notebook headlessly in real Jupyter with the evcxr kernel, failing on
+# any cell error. Executed copies go to target/notebooks/ (or back into notebooks/ with
+# --inplace). All notebooks share one evcxr build directory (EVCXR_TMPDIR), so fslab and
+# polars compile once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
+mkdir -p "$EVCXR_TMPDIR"
+out=target/notebooks
+[ "${1:-}" = "--inplace" ] && out=notebooks
+mkdir -p "$out"
+for nb in notebooks/*.ipynb; do
+  echo "run-notebooks: executing $nb"
+  start=$(date +%s)
+  (cd notebooks && jupyter nbconvert --to notebook --execute \
+      --ExecutePreprocessor.timeout=2400 --ExecutePreprocessor.kernel_name=rust \
+      --output-dir "../$out" "$(basename "$nb")")
+  echo "run-notebooks: $nb done in $(( $(date +%s) - start )) s"
+done
+python3 scripts/check-notebooks.py "$out"/*.ipynb

@@ -1,0 +1,131 @@
+use fslab::run::{Event, RunError, RunOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub plan: super::PlanArgs,
+    /// Where result bundles go (default: $FSLAB_RESULTS_DIR or ./results).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// fslab's work directory for images and mount points (default: $FSLAB_WORK_DIR or /var/tmp/fslab).
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// Stop at the first point that fails.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Finish an interrupted bundle instead of starting a new one.
+    #[arg(long, value_name = "BUNDLE")]
+    pub resume: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let plan = args.plan.plan()?;
+    let mut opts = RunOptions::default().with_signal_handlers()?;
+    if let Some(r) = args.results {
+        opts.results_dir = r;
+    }
+    if let Some(w) = args.work_dir {
+        opts.work_dir = w;
+    }
+    opts.fail_fast = args.fail_fast;
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} iterations  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let current = Arc::new(Mutex::new(String::new()));
+    let b = bar.clone();
+    let quiet = args.quiet;
+    let cur = Arc::clone(&current);
+    let opts = opts.with_events(move |e| match e {
+        Event::Reclaimed(r) => b.println(format!(
+            "fslab: released {} mounts and {} loop devices left by a killed run",
+            r.mounts, r.loops
+        )),
+        Event::Started {
+            bundle,
+            iterations,
+            points,
+        } => {
+            b.set_length(*iterations);
+            b.println(format!("fslab: {points} points → {}", bundle.display()));
+        }
+        Event::PointStarted { id, .. } => {
+            if let Ok(mut c) = cur.lock() {
+                *c = id.clone();
+            }
+            b.set_message(id.clone());
+        }
+        Event::Step { label, .. } => {
+            let c = cur.lock().map(|c| c.clone()).unwrap_or_default();
+            b.set_message(format!("{c}: {label}"));
+        }
+        Event::Iteration { .. } => b.inc(1),
+        Event::PointFinished {
+            id, status, reason, ..
+        } => {
+            if status != "ok" && quiet {
+                eprintln!(
+                    "fslab: point {id}: {status}{}",
+                    reason
+                        .as_ref()
+                        .map(|r| format!(": {r}"))
+                        .unwrap_or_default()
+                );
+            } else if status != "ok" {
+                b.println(format!(
+                    "fslab: point {id}: {status}{}",
+                    reason
+                        .as_ref()
+                        .map(|r| format!(": {r}"))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        Event::Warning(w) if quiet => eprintln!("fslab: warning: {w}"),
+        Event::Warning(w) => b.println(format!("fslab: warning: {w}")),
+    });
+    let result = match &args.resume {
+        Some(dir) => fslab::run::resume(&plan, dir, &opts),
+        None => fslab::run::run(&plan, &opts),
+    };
+    bar.finish_and_clear();
+    match result {
+        Ok(bundle) => {
+            let m = bundle.manifest();
+            let failed = m.points.iter().filter(|p| p.status != "ok").count();
+            eprintln!(
+                "fslab: {} points, {} ok, {} not ok ({})",
+                m.points.len(),
+                m.points.len() - failed,
+                failed,
+                m.status
+            );
+            println!("{}", bundle.path().display());
+            Ok(if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Err(RunError::Interrupted { bundle }) => {
+            eprintln!("fslab: interrupted; all devices and mounts released. Partial bundle (finish it with --resume):");
+            println!("{}", bundle.display());
+            Ok(ExitCode::from(130))
+        }
+        Err(e) => Err(e.into()),
+    }
+}

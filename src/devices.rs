@@ -1,4 +1,0 @@
-//! Scratch devices.
-#[derive(Debug, thiserror::Error)]
-#[error("device error")]
-pub struct DeviceError;

@@ -1,0 +1,272 @@
+//! Scratch devices: image files, loop devices, tmpfs, mounts; the safety rules; the
+//! ownership record that lets a later run reclaim what a killed run left behind.
+//!
+//! fslab only ever formats or mounts a block device that it attached itself to an image
+//! file under its own work directory. Everything it attaches or mounts is listed in an
+//! ownership record (`<work>/owned/<pid>.json`) *before* it is used, and released by
+//! [`PointDevices`]' `Drop` (success, error, panic) or by [`reclaim`] in the next run
+//! (SIGKILL, power cut).
+
+mod loopdev;
+mod mounts;
+mod ownership;
+
+pub use loopdev::{attach, detach, loop_backing_file, loops_backed_under, LoopDevice};
+pub use mounts::{mounts, unmount, MountEntry};
+pub use ownership::{reclaim, OwnershipRecord, Reclaimed};
+
+use crate::plan::DevicePlan;
+use crate::spec::Backing;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("{action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{command}` failed: {message}")]
+    Command { command: String, message: String },
+    #[error("refusing to use {device}: {reason}")]
+    Refused { device: String, reason: String },
+    #[error("could not release {what}: {message}")]
+    Release { what: String, message: String },
+}
+
+fn io_err<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> DeviceError + 'a {
+    move |source| DeviceError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Device paths that are not storage and may appear in commands.
+pub const HARMLESS_DEV_PATHS: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/fd/",
+    "/dev/shm",
+];
+
+/// One provisioned device of a point.
+#[derive(Debug, Clone)]
+pub struct ProvisionedDevice {
+    pub name: String,
+    pub image: PathBuf,
+    pub device: PathBuf,
+    pub size_bytes: u64,
+    pub backing: Backing,
+}
+
+/// The devices and directories of one matrix point. Dropping it releases everything:
+/// mounts under its directory or of its devices (deepest first), loop devices, tmpfs,
+/// image files.
+#[derive(Debug)]
+pub struct PointDevices {
+    dir: PathBuf,
+    devices: Vec<ProvisionedDevice>,
+    tmpfs: Vec<PathBuf>,
+    record: OwnershipRecord,
+    released: bool,
+}
+
+impl PointDevices {
+    /// Create `dir` (with `mnt/` and `work/`), and for each planned device a sparse image
+    /// file (on a fresh tmpfs for `backing: tmpfs`) attached to a loop device.
+    pub fn provision(
+        work_root: &Path,
+        dir: PathBuf,
+        plans: &[DevicePlan],
+    ) -> Result<PointDevices, DeviceError> {
+        let record = OwnershipRecord::create(work_root, &dir)?;
+        let mut this = PointDevices {
+            dir,
+            devices: Vec::new(),
+            tmpfs: Vec::new(),
+            record,
+            released: false,
+        };
+        for sub in ["mnt", "work", "images"] {
+            let p = this.dir.join(sub);
+            std::fs::create_dir_all(&p).map_err(io_err("create", &p))?;
+        }
+        for plan in plans {
+            let image_dir = match plan.backing {
+                Backing::File => this.dir.join("images"),
+                Backing::Tmpfs => {
+                    let at = this.dir.join(format!("tmpfs-{}", plan.name));
+                    std::fs::create_dir_all(&at).map_err(io_err("create", &at))?;
+                    this.record.add_tmpfs(&at)?;
+                    mounts::mount_tmpfs(&at, plan.size_bytes + (16 << 20))?;
+                    this.tmpfs.push(at.clone());
+                    at
+                }
+            };
+            let image = image_dir.join(format!("{}.img", plan.name));
+            let f = std::fs::File::create(&image).map_err(io_err("create", &image))?;
+            f.set_len(plan.size_bytes).map_err(io_err("size", &image))?;
+            drop(f);
+            this.record.add_image(&image)?;
+            let lo = attach(&image)?;
+            this.record.add_loop(&lo.device, &image)?;
+            this.devices.push(ProvisionedDevice {
+                name: plan.name.clone(),
+                image,
+                device: lo.device,
+                size_bytes: plan.size_bytes,
+                backing: plan.backing,
+            });
+        }
+        Ok(this)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn mnt(&self) -> PathBuf {
+        self.dir.join("mnt")
+    }
+    pub fn work(&self) -> PathBuf {
+        self.dir.join("work")
+    }
+    pub fn devices(&self) -> &[ProvisionedDevice] {
+        &self.devices
+    }
+    pub fn device(&self, name: &str) -> Option<&ProvisionedDevice> {
+        self.devices.iter().find(|d| d.name == name)
+    }
+
+    /// Is `path` one of this point's devices?
+    pub fn owns_device(&self, path: &Path) -> bool {
+        self.devices.iter().any(|d| d.device == path)
+    }
+
+    /// Refuse a command word that names a device path fslab did not create.
+    pub fn check_word(&self, word: &str) -> Result<(), DeviceError> {
+        // Also catch `rtdev=/dev/x`, `-llogdev=/dev/x` and similar.
+        let mut rest = word;
+        while let Some(i) = rest.find("/dev/") {
+            let tail = &rest[i..];
+            let end = tail.find([',', ' ', ':', ';']).unwrap_or(tail.len());
+            let path = &tail[..end];
+            let ok = HARMLESS_DEV_PATHS.iter().any(|h| path.starts_with(h))
+                || self.owns_device(Path::new(path));
+            if !ok {
+                return Err(DeviceError::Refused {
+                    device: path.to_string(),
+                    reason:
+                        "fslab did not create it; commands may only name this point's own devices"
+                            .into(),
+                });
+            }
+            rest = &tail[end..];
+        }
+        Ok(())
+    }
+
+    /// Mount one of this point's devices.
+    pub fn mount(
+        &self,
+        device: &Path,
+        at: &Path,
+        fstype: Option<&str>,
+        options: Option<&str>,
+    ) -> Result<(), DeviceError> {
+        if !self.owns_device(device) {
+            return Err(DeviceError::Refused {
+                device: device.display().to_string(),
+                reason: "not a device of this point".into(),
+            });
+        }
+        std::fs::create_dir_all(at).map_err(io_err("create", at))?;
+        let mut args: Vec<String> = Vec::new();
+        if let Some(t) = fstype {
+            args.extend(["-t".into(), t.into()]);
+        }
+        if let Some(o) = options {
+            args.extend(["-o".into(), o.into()]);
+        }
+        args.push(device.display().to_string());
+        args.push(at.display().to_string());
+        run_tool("mount", &args)
+    }
+
+    /// Release everything; safe to call more than once.
+    pub fn release(&mut self) -> Result<(), DeviceError> {
+        if self.released {
+            return Ok(());
+        }
+        let mut first_err = None;
+        let loops: Vec<PathBuf> = self.devices.iter().map(|d| d.device.clone()).collect();
+        if let Err(e) = mounts::unmount_all_under(&self.dir, &loops) {
+            first_err.get_or_insert(e);
+        }
+        for d in self.devices.iter().rev() {
+            if let Err(e) = detach(&d.device, &d.image) {
+                first_err.get_or_insert(e);
+            }
+        }
+        for t in self.tmpfs.iter().rev() {
+            if let Err(e) = unmount(t) {
+                first_err.get_or_insert(e);
+            }
+        }
+        if first_err.is_none() {
+            // Images and scratch data go; the ownership record last.
+            let _ = std::fs::remove_dir_all(&self.dir);
+            self.record.remove();
+            self.released = true;
+        }
+        match first_err {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+impl Drop for PointDevices {
+    fn drop(&mut self) {
+        if !self.released {
+            if let Err(e) = self.release() {
+                eprintln!(
+                    "fslab: warning: {e}; the next `fslab run` or `fslab cleanup` will retry (record {})",
+                    self.record.path().display()
+                );
+            }
+        }
+    }
+}
+
+/// Run a system tool, failing with its stderr.
+pub(crate) fn run_tool(program: &str, args: &[String]) -> Result<(), DeviceError> {
+    let out = duct::cmd(program, args)
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .map_err(|e| DeviceError::Command {
+            command: format!("{program} {}", args.join(" ")),
+            message: e.to_string(),
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(DeviceError::Command {
+            command: format!("{program} {}", args.join(" ")),
+            message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        })
+    }
+}

@@ -1,4 +1,0 @@
-//! Runner.
-#[derive(Debug, thiserror::Error)]
-#[error("run error")]
-pub struct RunError;

@@ -1,0 +1,186 @@
+//! The environment a run happens in: kernel, distribution, CPU, memory, tool versions.
+
+use crate::store::Environment;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Programs whose version flag is known; others get their Debian package version.
+const VERSION_FLAGS: &[(&str, &[&str])] = &[
+    ("mkfs.xfs", &["-V"]),
+    ("xfs_io", &["-V"]),
+    ("xfs_info", &["-V"]),
+    ("xfs_bmap", &["-V"]),
+    ("xfs_repair", &["-V"]),
+    ("xfs_db", &["-V"]),
+    ("mkfs.ext2", &["-V"]),
+    ("mkfs.ext3", &["-V"]),
+    ("mkfs.ext4", &["-V"]),
+    ("mke2fs", &["-V"]),
+    ("e2fsck", &["-V"]),
+    ("fsck.ext3", &["-V"]),
+    ("fsck.ext4", &["-V"]),
+    ("debugfs", &["-V"]),
+    ("dumpe2fs", &["-V"]),
+    ("tune2fs", &["-V"]),
+    ("filefrag", &["-V"]),
+    ("mkfs.btrfs", &["--version"]),
+    ("btrfs", &["--version"]),
+    ("dd", &["--version"]),
+    ("fio", &["--version"]),
+    ("mount", &["--version"]),
+    ("losetup", &["--version"]),
+];
+
+fn first_line(s: &str) -> Option<String> {
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+fn capture(program: &str, args: &[&str]) -> Option<String> {
+    capture_inner(program, args, false)
+}
+
+fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<String> {
+    let out = duct::cmd(program, args)
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .start()
+        .ok()?;
+    // Version queries are quick; never let one hang a run.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok(Some(o)) = out.try_wait() {
+            if need_success && !o.status.success() {
+                return None;
+            }
+            let text = format!(
+                "{}\n{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            return first_line(&text);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = out.kill();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn which(program: &str) -> Option<std::path::PathBuf> {
+    if program.contains('/') {
+        return Some(program.into());
+    }
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(["/usr/sbin".into(), "/sbin".into()])
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+fn debian_package(path: &std::path::Path) -> Option<String> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let name = path.file_name()?.to_string_lossy().to_string();
+    // Debian 12 merged /usr, but dpkg may know a file under its old /sbin or /bin path.
+    let candidates = [
+        path.to_path_buf(),
+        real,
+        std::path::PathBuf::from("/sbin").join(&name),
+        std::path::PathBuf::from("/bin").join(&name),
+    ];
+    for p in candidates {
+        if let Some(line) = capture_inner("dpkg", &["-S", &p.display().to_string()], true) {
+            if let Some((pkg, _)) = line.split_once(':') {
+                let pkg = pkg.trim().to_string();
+                if let Some(v) =
+                    capture_inner("dpkg-query", &["-W", "-f", "${Version}", &pkg], true)
+                {
+                    return Some(format!("{pkg} {v}"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The version of one program as fslab records it.
+pub fn tool_version(program: &str) -> String {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(program);
+    if name == "fslab" {
+        return format!("fslab {}", env!("CARGO_PKG_VERSION"));
+    }
+    let Some(path) = which(program) else {
+        return "not installed".into();
+    };
+    let flag_version = VERSION_FLAGS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, flags)| capture(&path.display().to_string(), flags));
+    let pkg = debian_package(&path);
+    match (flag_version, pkg) {
+        (Some(v), Some(p)) => format!("{v} ({p})"),
+        (Some(v), None) => v,
+        (None, Some(p)) => p,
+        (None, None) => format!("{} (version unknown)", path.display()),
+    }
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Kernel, distribution, CPU, memory and the versions of `programs`.
+pub fn capture_environment(programs: &[String]) -> Environment {
+    let uts = nix::sys::utsname::uname().ok();
+    let kernel = uts
+        .as_ref()
+        .map(|u| u.release().to_string_lossy().to_string())
+        .unwrap_or_default();
+    let hostname = uts
+        .as_ref()
+        .map(|u| u.nodename().to_string_lossy().to_string())
+        .unwrap_or_default();
+    let distribution = read("/etc/os-release")
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_default();
+    let cpu_model = read("/proc/cpuinfo")
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_default();
+    let memory_bytes = read("/proc/meminfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024);
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mut tools = BTreeMap::new();
+    for p in programs {
+        tools.entry(p.clone()).or_insert_with(|| tool_version(p));
+    }
+    Environment {
+        kernel,
+        distribution,
+        cpu_model,
+        cores,
+        memory_bytes,
+        hostname,
+        tools,
+        devices: Vec::new(),
+    }
+}

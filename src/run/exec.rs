@@ -1,0 +1,241 @@
+//! Running one command: its own process group, stdout/stderr to files, wall clock and
+//! the CPU time of its whole process tree from the kernel's RUSAGE_CHILDREN accounting,
+//! a timeout, and cancellation (SIGINT/SIGTERM to fslab).
+
+use nix::sys::resource::{getrusage, UsageWho};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use std::fs::OpenOptions;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+/// How a command ended, and what it cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExecOutcome {
+    /// Exit code; None when killed by a signal or never started.
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub wall: Duration,
+    pub user: Duration,
+    pub sys: Duration,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    /// Set when the program could not be started (not found, not executable).
+    pub spawn_error: Option<String>,
+}
+
+impl ExecOutcome {
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.cancelled
+    }
+
+    /// Exit code for tables: the code, 128+signal, or 127 when it never started.
+    pub fn code_for_table(&self) -> i64 {
+        match (self.exit_code, self.signal, &self.spawn_error) {
+            (Some(c), _, _) => i64::from(c),
+            (None, Some(s), _) => 128 + i64::from(s),
+            _ => 127,
+        }
+    }
+
+    /// Add another execution's cost (a step with `times:`).
+    pub fn accumulate(&mut self, other: &ExecOutcome) {
+        self.wall += other.wall;
+        self.user += other.user;
+        self.sys += other.sys;
+        self.exit_code = other.exit_code;
+        self.signal = other.signal;
+        self.timed_out |= other.timed_out;
+        self.cancelled |= other.cancelled;
+        if other.spawn_error.is_some() {
+            self.spawn_error = other.spawn_error.clone();
+        }
+    }
+}
+
+fn tv(t: nix::sys::time::TimeVal) -> Duration {
+    Duration::from_secs(t.tv_sec().max(0) as u64) + Duration::from_micros(t.tv_usec().max(0) as u64)
+}
+
+fn children_cpu() -> (Duration, Duration) {
+    match getrusage(UsageWho::RUSAGE_CHILDREN) {
+        Ok(u) => (tv(u.user_time()), tv(u.system_time())),
+        Err(_) => (Duration::ZERO, Duration::ZERO),
+    }
+}
+
+/// Run `argv`, appending its stdout and stderr to the given files.
+///
+/// Only one command runs at a time per fslab process, so the RUSAGE_CHILDREN delta
+/// around it is exactly its process tree's CPU time (every descendant that was waited
+/// for is included, as with bash's `time`).
+pub fn exec(
+    argv: &[String],
+    cwd: &Path,
+    stdout: &Path,
+    stderr: &Path,
+    timeout: Option<Duration>,
+    cancel: &AtomicBool,
+) -> std::io::Result<ExecOutcome> {
+    let Some((program, args)) = argv.split_first() else {
+        return Ok(ExecOutcome {
+            spawn_error: Some("empty command".into()),
+            ..Default::default()
+        });
+    };
+    let out = OpenOptions::new().create(true).append(true).open(stdout)?;
+    let err = OpenOptions::new().create(true).append(true).open(stderr)?;
+    let expr = duct::cmd(program, args)
+        .dir(cwd)
+        .stdin_null()
+        .stdout_file(out)
+        .stderr_file(err)
+        .unchecked()
+        .before_spawn(|c| {
+            c.process_group(0);
+            Ok(())
+        });
+    let (user0, sys0) = children_cpu();
+    let t0 = Instant::now();
+    let handle = match expr.start() {
+        Ok(h) => Arc::new(h),
+        Err(e) => {
+            return Ok(ExecOutcome {
+                spawn_error: Some(format!("cannot start `{program}`: {e}")),
+                wall: t0.elapsed(),
+                ..Default::default()
+            })
+        }
+    };
+    let pgid = handle.pids().first().map(|p| Pid::from_raw(*p as i32));
+    let (tx, rx) = mpsc::channel();
+    let waiter = {
+        let handle = Arc::clone(&handle);
+        std::thread::spawn(move || {
+            let status = handle.wait().map(|o| o.status);
+            let _ = tx.send((status, Instant::now()));
+        })
+    };
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let mut term_sent: Option<Instant> = None;
+    let (status, end) = loop {
+        match rx.recv_timeout(Duration::from_millis(25)) {
+            Ok(done) => break done,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break (
+                    Err(std::io::Error::other("waiter thread died")),
+                    Instant::now(),
+                )
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if !cancelled && cancel.load(Ordering::SeqCst) {
+                    cancelled = true;
+                }
+                if !timed_out && timeout.is_some_and(|t| t0.elapsed() >= t) {
+                    timed_out = true;
+                }
+                if (cancelled || timed_out) && term_sent.is_none() {
+                    if let Some(g) = pgid {
+                        let _ = killpg(g, Signal::SIGTERM);
+                    }
+                    term_sent = Some(Instant::now());
+                }
+                if term_sent.is_some_and(|t| t.elapsed() > Duration::from_secs(2)) {
+                    if let Some(g) = pgid {
+                        let _ = killpg(g, Signal::SIGKILL);
+                    }
+                }
+            }
+        }
+    };
+    let _ = waiter.join();
+    // Whatever the command left running in its group goes too.
+    if let Some(g) = pgid {
+        let _ = killpg(g, Signal::SIGKILL);
+    }
+    let (user1, sys1) = children_cpu();
+    let status = status?;
+    Ok(ExecOutcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+        wall: end.duration_since(t0),
+        user: user1.saturating_sub(user0),
+        sys: sys1.saturating_sub(sys0),
+        timed_out,
+        cancelled,
+        spawn_error: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn measures_cpu_of_the_whole_tree_and_keeps_output() {
+        let d = tempfile::tempdir().unwrap();
+        let (o, e) = (d.path().join("o"), d.path().join("e"));
+        let no = AtomicBool::new(false);
+        // A child shell that burns CPU in a grandchild process.
+        let argv = words(&[
+            "sh",
+            "-c",
+            "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; echo out; echo err >&2",
+        ]);
+        let r = exec(&argv, d.path(), &o, &e, None, &no).unwrap();
+        assert_eq!(r.exit_code, Some(0));
+        assert!(r.user + r.sys > Duration::from_millis(50), "{r:?}");
+        assert!(r.wall >= r.user.min(r.wall));
+        assert_eq!(std::fs::read_to_string(&o).unwrap(), "out\n");
+        assert_eq!(std::fs::read_to_string(&e).unwrap(), "err\n");
+    }
+
+    #[test]
+    fn exit_codes_timeouts_and_missing_programs() {
+        let d = tempfile::tempdir().unwrap();
+        let (o, e) = (d.path().join("o"), d.path().join("e"));
+        let no = AtomicBool::new(false);
+        let r = exec(&words(&["sh", "-c", "exit 3"]), d.path(), &o, &e, None, &no).unwrap();
+        assert_eq!(r.exit_code, Some(3));
+        let r = exec(
+            &words(&["sleep", "30"]),
+            &o,
+            &e,
+            Some(Duration::from_millis(200)),
+            &no,
+        )
+        .unwrap();
+        assert!(r.timed_out && r.signal == Some(15), "{r:?}");
+        assert!(r.wall < Duration::from_secs(10));
+        let r = exec(&words(&["/nonexistent/prog"]), d.path(), &o, &e, None, &no).unwrap();
+        assert!(r.spawn_error.is_some());
+        assert_eq!(r.code_for_table(), 127);
+    }
+
+    #[test]
+    fn an_argument_with_shell_syntax_is_not_interpreted() {
+        let d = tempfile::tempdir().unwrap();
+        let (o, e) = (d.path().join("o"), d.path().join("e"));
+        let marker = d.path().join("pwned");
+        let evil = format!("1; touch {}", marker.display());
+        let r = exec(
+            &words(&["echo", &evil]),
+            &o,
+            &e,
+            None,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        assert!(r.success());
+        assert!(!marker.exists());
+        assert_eq!(std::fs::read_to_string(&o).unwrap(), format!("{evil}\n"));
+    }
+}

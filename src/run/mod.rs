@@ -1,0 +1,831 @@
+//! The runner: provisions each point's devices, runs its steps, times the workload,
+//! keeps every output, and writes the bundle as it goes.
+
+pub mod env;
+pub mod exec;
+
+use crate::devices::{self, DeviceError, PointDevices};
+use crate::parse::Kind;
+use crate::plan::{step_times, Phase, Plan, Point};
+use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
+use crate::store::{
+    Bundle, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord, RunRow, StoreError,
+};
+use exec::ExecOutcome;
+use polars::prelude::*;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(
+        "fslab run needs root to attach loop devices and mount filesystems (running as uid {uid})"
+    )]
+    NotRoot { uid: u32 },
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "interrupted; everything fslab attached or mounted was released. Partial results: {bundle}"
+    )]
+    Interrupted { bundle: PathBuf },
+    #[error("{point}: {message}")]
+    Step { point: String, message: String },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What the runner reports while it works (the CLI draws a progress bar from these).
+#[derive(Debug, Clone)]
+pub enum Event {
+    Reclaimed(devices::Reclaimed),
+    Started {
+        bundle: PathBuf,
+        points: usize,
+        iterations: u64,
+    },
+    PointStarted {
+        index: usize,
+        id: String,
+    },
+    Step {
+        index: usize,
+        label: String,
+    },
+    Iteration {
+        index: usize,
+        iteration: u32,
+        repeat: u32,
+        wall_s: f64,
+        ok: bool,
+    },
+    PointFinished {
+        index: usize,
+        id: String,
+        status: String,
+        reason: Option<String>,
+    },
+    Warning(String),
+}
+
+pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// How to run.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// Where bundles go (`<results>/<experiment>/<stamp>-<id>/`).
+    pub results_dir: PathBuf,
+    /// Where images, mount points and the ownership records live.
+    pub work_dir: PathBuf,
+    /// Stop at the first failing point.
+    pub fail_fast: bool,
+    /// Set to stop (SIGINT/SIGTERM handlers set it).
+    pub cancel: Arc<AtomicBool>,
+    pub on_event: Option<EventSink>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("results_dir", &self.results_dir)
+            .field("work_dir", &self.work_dir)
+            .field("fail_fast", &self.fail_fast)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The default work directory: `$FSLAB_WORK_DIR` or `/var/tmp/fslab`.
+pub fn default_work_dir() -> PathBuf {
+    std::env::var_os("FSLAB_WORK_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/var/tmp/fslab"))
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            results_dir: std::env::var_os("FSLAB_RESULTS_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("results")),
+            work_dir: default_work_dir(),
+            fail_fast: false,
+            cancel: Arc::new(AtomicBool::new(false)),
+            on_event: None,
+        }
+    }
+}
+
+impl RunOptions {
+    /// SIGINT and SIGTERM set `cancel`: the runner then stops the running command,
+    /// releases every device and mount, and returns [`RunError::Interrupted`].
+    pub fn with_signal_handlers(self) -> std::io::Result<Self> {
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(sig, Arc::clone(&self.cancel))?;
+        }
+        Ok(self)
+    }
+
+    pub fn with_events(mut self, sink: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.on_event = Some(Arc::new(sink));
+        self
+    }
+
+    fn emit(&self, e: Event) {
+        if let Some(s) = &self.on_event {
+            s(&e);
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
+}
+
+/// Release what killed fslab runs left behind under `work_dir`.
+pub fn cleanup(work_dir: &Path) -> Result<devices::Reclaimed, RunError> {
+    Ok(devices::reclaim(work_dir)?)
+}
+
+/// Every program the plan runs (first word of each command at each point).
+pub fn programs(plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for point in &plan.points {
+        for phase in Phase::ALL {
+            for step in plan.steps(point, phase) {
+                if let Ok(argv) = step.argv_templates() {
+                    if let Some(first) = argv.first() {
+                        let word = first
+                            .render_partial(&|n| point.vars.get(n).cloned())
+                            .join(" ");
+                        if !word.contains("{{") && !out.contains(&word) {
+                            out.push(word);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn vars_json(point: &Point) -> serde_json::Map<String, serde_json::Value> {
+    point
+        .matrix
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_json()))
+        .collect()
+}
+
+/// Run every point of `plan`. Returns the bundle, also when some points failed (their
+/// status says so); returns an error only when nothing sensible can continue.
+pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
+    let uid = nix::unistd::Uid::effective();
+    if !uid.is_root() {
+        return Err(RunError::NotRoot { uid: uid.as_raw() });
+    }
+    std::fs::create_dir_all(&opts.work_dir)?;
+    let reclaimed = devices::reclaim(&opts.work_dir)?;
+    if !reclaimed.is_empty() {
+        opts.emit(Event::Reclaimed(reclaimed));
+    }
+    let exp = &plan.experiment;
+    let mut environment = env::capture_environment(&programs(plan));
+    if let Some(p) = plan.points.first() {
+        environment.devices = p
+            .devices
+            .iter()
+            .map(|d| DeviceInfo {
+                name: d.name.clone(),
+                size_bytes: d.size_bytes,
+                backing: format!("{:?} (loop device on a sparse image file)", d.backing)
+                    .to_lowercase(),
+            })
+            .collect();
+    }
+    let manifest = Manifest {
+        fslab_version: env!("CARGO_PKG_VERSION").to_string(),
+        experiment: ExperimentInfo {
+            id: exp.id().to_string(),
+            title: exp.title().to_string(),
+            file: exp.file.as_ref().map(|p| p.display().to_string()),
+            sha256: hex::encode(Sha256::digest(exp.source_text.as_bytes())),
+            yaml: exp.source_text.clone(),
+        },
+        profile: plan.profile.clone(),
+        overrides: plan
+            .overrides
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_json()))
+            .collect(),
+        matrix_axes: plan.axes(),
+        started_at: now(),
+        finished_at: None,
+        status: "running".into(),
+        environment,
+        points: plan
+            .points
+            .iter()
+            .map(|p| PointRecord {
+                id: p.id.clone(),
+                index: p.index,
+                vars: vars_json(p),
+                status: "pending".into(),
+                reason: None,
+                iterations: 0,
+            })
+            .collect(),
+    };
+    let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
+    run_points(plan, opts, &mut writer)
+}
+
+/// Finish a bundle whose run was interrupted: points with all their iterations are
+/// kept; every other point is run again from its setup (its partial rows are dropped,
+/// so each completed iteration appears exactly once).
+pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundle, RunError> {
+    let uid = nix::unistd::Uid::effective();
+    if !uid.is_root() {
+        return Err(RunError::NotRoot { uid: uid.as_raw() });
+    }
+    std::fs::create_dir_all(&opts.work_dir)?;
+    let reclaimed = devices::reclaim(&opts.work_dir)?;
+    if !reclaimed.is_empty() {
+        opts.emit(Event::Reclaimed(reclaimed));
+    }
+    let mut writer = BundleWriter::reopen(bundle_dir)?;
+    writer.retain_complete_points()?;
+    writer.manifest_mut().status = "running".into();
+    writer.manifest_mut().finished_at = None;
+    run_points(plan, opts, &mut writer)
+}
+
+fn run_points(
+    plan: &Plan,
+    opts: &RunOptions,
+    writer: &mut BundleWriter,
+) -> Result<Bundle, RunError> {
+    let todo: Vec<&Point> = plan
+        .points
+        .iter()
+        .filter(|p| {
+            writer
+                .manifest()
+                .points
+                .get(p.index)
+                .is_none_or(|r| !matches!(r.status.as_str(), "ok" | "skipped"))
+        })
+        .collect();
+    opts.emit(Event::Started {
+        bundle: writer.dir().to_path_buf(),
+        points: todo.len(),
+        iterations: todo.iter().map(|p| u64::from(p.repeat)).sum(),
+    });
+    let mut interrupted = false;
+    for point in todo {
+        if opts.cancelled() {
+            interrupted = true;
+            break;
+        }
+        opts.emit(Event::PointStarted {
+            index: point.index,
+            id: point.id.clone(),
+        });
+        set_point(writer, point.index, "running", None, 0)?;
+        // Short paths: some tools limit them (fs_mark: directory names under 40 bytes).
+        // The ownership record and the logs say which run and point a directory was.
+        let short: String = (0..6)
+            .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
+            .collect();
+        let dir = opts.work_dir.join("p").join(short);
+        let outcome = run_point(plan, point, opts, writer, dir);
+        let (status, reason, iterations) = match outcome {
+            Ok(o) => (o.status, o.reason, o.iterations),
+            Err(e) => ("failed".to_string(), Some(e.to_string()), 0),
+        };
+        set_point(writer, point.index, &status, reason.clone(), iterations)?;
+        opts.emit(Event::PointFinished {
+            index: point.index,
+            id: point.id.clone(),
+            status: status.clone(),
+            reason,
+        });
+        if status == "interrupted" || opts.cancelled() {
+            interrupted = true;
+            break;
+        }
+        if opts.fail_fast && status != "ok" {
+            break;
+        }
+    }
+    let m = writer.manifest_mut();
+    m.finished_at = Some(now());
+    m.status = if interrupted {
+        "interrupted".into()
+    } else if m.points.iter().all(|p| p.status == "ok") {
+        "complete".into()
+    } else {
+        "partial".into()
+    };
+    writer.save_manifest()?;
+    if interrupted {
+        return Err(RunError::Interrupted {
+            bundle: writer.dir().to_path_buf(),
+        });
+    }
+    Ok(Bundle::open(writer.dir())?)
+}
+
+fn set_point(
+    writer: &mut BundleWriter,
+    index: usize,
+    status: &str,
+    reason: Option<String>,
+    iterations: u32,
+) -> Result<(), StoreError> {
+    if let Some(p) = writer.manifest_mut().points.get_mut(index) {
+        p.status = status.to_string();
+        p.reason = reason;
+        p.iterations = iterations;
+    }
+    writer.save_manifest()
+}
+
+struct PointOutcome {
+    status: String,
+    reason: Option<String>,
+    iterations: u32,
+}
+
+/// Everything a step needs to render and run.
+struct Ctx<'a> {
+    plan: &'a Plan,
+    point: &'a Point,
+    opts: &'a RunOptions,
+    devs: &'a PointDevices,
+    log_dir: PathBuf,
+}
+
+/// Why a step did not succeed.
+enum StepFailure {
+    Failed(String),
+    TimedOut(String),
+    Cancelled,
+}
+
+impl Ctx<'_> {
+    fn lookup(&self, name: &str, iteration: Option<u32>, i: Option<u32>) -> Option<Value> {
+        if let Some(dev) = name.strip_prefix("dev.") {
+            return self
+                .devs
+                .device(dev)
+                .map(|d| Value::Str(d.device.display().to_string()));
+        }
+        if let Some(dev) = name.strip_prefix("image.") {
+            return self
+                .devs
+                .device(dev)
+                .map(|d| Value::Str(d.image.display().to_string()));
+        }
+        match name {
+            "mnt" => Some(Value::Str(self.devs.mnt().display().to_string())),
+            "work" => Some(Value::Str(self.devs.work().display().to_string())),
+            "point" => Some(Value::Str(self.point.id.clone())),
+            "iteration" => iteration.map(|n| Value::Int(i64::from(n))),
+            "i" => Some(Value::Int(i64::from(i.unwrap_or(0)))),
+            _ => self.point.vars.get(name).cloned(),
+        }
+    }
+
+    fn render(&self, t: &str, iteration: Option<u32>, i: Option<u32>) -> Result<String, String> {
+        Template::parse(t)?
+            .render(&|n| self.lookup(n, iteration, i))
+            .map(|w| w.join(" "))
+    }
+
+    fn argv(
+        &self,
+        step: &Step,
+        iteration: Option<u32>,
+        i: Option<u32>,
+    ) -> Result<Vec<String>, String> {
+        let mut argv = Vec::new();
+        for t in step.argv_templates()? {
+            argv.extend(t.render(&|n| self.lookup(n, iteration, i))?);
+        }
+        for w in &argv {
+            self.devs.check_word(w).map_err(|e| e.to_string())?;
+        }
+        Ok(argv)
+    }
+
+    /// Paths that builtins touch must stay inside the point's directory.
+    fn inside(&self, path: &str) -> Result<PathBuf, String> {
+        let p = PathBuf::from(path);
+        let normal = p
+            .components()
+            .all(|c| !matches!(c, std::path::Component::ParentDir));
+        if p.is_absolute() && normal && p.starts_with(self.devs.dir()) {
+            Ok(p)
+        } else {
+            Err(format!(
+                "`{path}` is outside this point's directory; builtins may only touch {{{{mnt}}}} and {{{{work}}}}"
+            ))
+        }
+    }
+
+    fn label(&self, phase: Phase, n: usize, step: &Step) -> String {
+        let what = step.name.clone().unwrap_or_else(|| match &step.run {
+            Some(CommandSpec::Line(l)) => l.split_whitespace().next().unwrap_or("run").to_string(),
+            Some(CommandSpec::Argv(v)) => v.first().cloned().unwrap_or_else(|| "run".into()),
+            None => step.action().to_string(),
+        });
+        let base = std::path::Path::new(&what)
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or(what);
+        let safe: String = base
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!("{}-{:02}-{}", phase.name(), n + 1, safe)
+    }
+
+    /// Run one step (all of its `times:`), returning its cost.
+    fn step(
+        &self,
+        step: &Step,
+        label: &str,
+        iteration: Option<u32>,
+    ) -> Result<ExecOutcome, (StepFailure, ExecOutcome)> {
+        self.opts.emit(Event::Step {
+            index: self.point.index,
+            label: label.to_string(),
+        });
+        let fail = |m: String| {
+            (
+                StepFailure::Failed(format!("{label}: {m}")),
+                ExecOutcome::default(),
+            )
+        };
+        let stdout = self.log_dir.join(format!("{label}.stdout"));
+        let stderr = self.log_dir.join(format!("{label}.stderr"));
+        let times = step_times(step, self.point)
+            .ok_or_else(|| fail("`times` is not a whole number ≥ 1".into()))?;
+        let mut total = ExecOutcome {
+            exit_code: Some(0),
+            ..Default::default()
+        };
+        for i in 0..times {
+            if self.opts.cancelled() {
+                return Err((StepFailure::Cancelled, total));
+            }
+            let one = if step.run.is_some() {
+                let argv = self.argv(step, iteration, Some(i)).map_err(fail)?;
+                let timeout = step.timeout.map(Duration::from_secs_f64);
+                exec::exec(
+                    &argv,
+                    &self.devs.work(),
+                    &stdout,
+                    &stderr,
+                    timeout,
+                    &self.opts.cancel,
+                )
+                .map_err(|e| fail(e.to_string()))?
+            } else {
+                self.builtin(step, iteration, i).map_err(fail)?;
+                ExecOutcome {
+                    exit_code: Some(0),
+                    ..Default::default()
+                }
+            };
+            total.accumulate(&one);
+            if one.cancelled {
+                return Err((StepFailure::Cancelled, total));
+            }
+            if one.timed_out {
+                let m = format!(
+                    "{label}: timed out after {}s; its process tree was killed",
+                    step.timeout.unwrap_or_default()
+                );
+                return Err((StepFailure::TimedOut(m), total));
+            }
+            if !one.success() && !step.ignore_errors {
+                let why = match (&one.spawn_error, one.exit_code, one.signal) {
+                    (Some(e), _, _) => e.clone(),
+                    (None, Some(c), _) => format!("exited with status {c}"),
+                    (None, None, Some(s)) => format!("killed by signal {s}"),
+                    _ => "failed".into(),
+                };
+                let tail = tail_of(&stderr, 5);
+                let m = if tail.is_empty() {
+                    why
+                } else {
+                    format!("{why}: {tail}")
+                };
+                return Err((StepFailure::Failed(format!("{label}: {m}")), total));
+            }
+        }
+        Ok(total)
+    }
+
+    fn builtin(&self, step: &Step, iteration: Option<u32>, i: u32) -> Result<(), String> {
+        let r = |t: &str| self.render(t, iteration, Some(i));
+        if let Some(m) = &step.mount {
+            let (device, at, options, fstype) = match m {
+                MountSpec::Device(d) => (d.clone(), None, None, None),
+                MountSpec::Full(f) => (
+                    f.device.clone(),
+                    f.at.clone(),
+                    f.options.clone(),
+                    f.fstype.clone(),
+                ),
+            };
+            let dev_path = match self.devs.device(&device) {
+                Some(d) => d.device.clone(),
+                None => PathBuf::from(r(&device)?),
+            };
+            let at = match at {
+                Some(a) => self.inside(&r(&a)?)?,
+                None => self.devs.mnt(),
+            };
+            let options = options.map(|o| r(&o)).transpose()?;
+            let fstype = fstype.map(|o| r(&o)).transpose()?;
+            return self
+                .devs
+                .mount(&dev_path, &at, fstype.as_deref(), options.as_deref())
+                .map_err(|e| e.to_string());
+        }
+        if let Some(u) = &step.umount {
+            let p = self.inside(&r(u)?)?;
+            return devices::unmount(&p).map_err(|e| e.to_string());
+        }
+        if let Some(d) = &step.mkdir {
+            let p = self.inside(&r(d)?)?;
+            return std::fs::create_dir_all(&p).map_err(|e| format!("mkdir {}: {e}", p.display()));
+        }
+        if step.drop_caches == Some(true) {
+            nix::unistd::sync();
+            return std::fs::write("/proc/sys/vm/drop_caches", "3\n")
+                .map_err(|e| format!("drop caches: {e}"));
+        }
+        if step.sync == Some(true) {
+            nix::unistd::sync();
+        }
+        Ok(())
+    }
+
+    /// Parse a step's output into its bundle table.
+    fn parse_capture(
+        &self,
+        writer: &mut BundleWriter,
+        step: &Step,
+        label: &str,
+        iteration: Option<u32>,
+    ) -> Result<(), String> {
+        let Some(kind_name) = &step.parse else {
+            return Ok(());
+        };
+        let stdout = std::fs::read_to_string(self.log_dir.join(format!("{label}.stdout")))
+            .unwrap_or_default();
+        let text = if stdout.trim().is_empty() {
+            std::fs::read_to_string(self.log_dir.join(format!("{label}.stderr")))
+                .unwrap_or_default()
+        } else {
+            stdout
+        };
+        writer
+            .save_capture(self.point.index, &self.point.id, label, &text)
+            .map_err(|e| e.to_string())?;
+        let kind: Kind = kind_name
+            .parse()
+            .map_err(|e: crate::parse::ParseError| e.to_string())?;
+        let parsed = crate::parse::parse(kind, &text).map_err(|e| format!("{label}: {e}"))?;
+        for w in &parsed.warnings {
+            self.opts.emit(Event::Warning(format!(
+                "{} {label}: line {}: {} ({})",
+                self.point.id, w.line, w.reason, w.text
+            )));
+        }
+        let df = with_keys(
+            parsed.frame,
+            self.plan.experiment.id(),
+            self.point,
+            iteration,
+            label,
+            kind.name(),
+        )
+        .map_err(|e| e.to_string())?;
+        writer
+            .append_table(kind.table(), df)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Prefix a parsed frame with the columns that join it to `runs.parquet`.
+fn with_keys(
+    df: DataFrame,
+    experiment: &str,
+    point: &Point,
+    iteration: Option<u32>,
+    capture: &str,
+    kind: &str,
+) -> PolarsResult<DataFrame> {
+    let h = df.height();
+    let mut cols = vec![
+        Column::new("experiment".into(), vec![experiment; h]),
+        Column::new("point_id".into(), vec![point.id.as_str(); h]),
+        Column::new("point_index".into(), vec![point.index as i64; h]),
+        Column::new("iteration".into(), vec![iteration.map(i64::from); h]),
+        Column::new("capture".into(), vec![capture; h]),
+        Column::new("kind".into(), vec![kind; h]),
+    ];
+    cols.extend(df.columns().iter().cloned());
+    DataFrame::new_infer_height(cols)
+}
+
+/// The gist of a failing command's stderr: its first lines (where most tools say what
+/// went wrong) and, when longer, its last line.
+fn tail_of(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let v: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if v.len() <= lines {
+        return v.join(" | ");
+    }
+    let mut out: Vec<&str> = v[..lines - 1].to_vec();
+    out.push("…");
+    out.push(v[v.len() - 1]);
+    out.join(" | ")
+}
+
+fn run_point(
+    plan: &Plan,
+    point: &Point,
+    opts: &RunOptions,
+    writer: &mut BundleWriter,
+    dir: PathBuf,
+) -> Result<PointOutcome, RunError> {
+    let mut devs = PointDevices::provision(&opts.work_dir, dir, &point.devices)?;
+    let log_dir = writer.log_dir(point.index, &point.id)?;
+    let ctx = Ctx {
+        plan,
+        point,
+        opts,
+        devs: &devs,
+        log_dir,
+    };
+    let mut status = "ok".to_string();
+    let mut reason: Option<String> = None;
+    let mut iterations = 0u32;
+    let record = |f: StepFailure, status: &mut String, reason: &mut Option<String>| {
+        let (s, r) = match f {
+            StepFailure::Failed(m) => ("failed", Some(m)),
+            StepFailure::TimedOut(m) => ("timeout", Some(m)),
+            StepFailure::Cancelled => ("interrupted", Some("interrupted by signal".into())),
+        };
+        if status == "ok" {
+            *status = s.into();
+            *reason = r;
+        }
+    };
+    let warn = |m: String| opts.emit(Event::Warning(m));
+
+    // Setup.
+    let mut setup_ok = true;
+    for (n, step) in plan.steps(point, Phase::Setup).into_iter().enumerate() {
+        let label = ctx.label(Phase::Setup, n, step);
+        match ctx.step(step, &label, None) {
+            Ok(_) => {
+                if let Err(m) = ctx.parse_capture(writer, step, &label, None) {
+                    warn(format!("{}: {m}", point.id));
+                }
+            }
+            Err((f, _)) => {
+                record(f, &mut status, &mut reason);
+                setup_ok = false;
+                break;
+            }
+        }
+    }
+
+    // Timed iterations.
+    if setup_ok {
+        let workload = plan.steps(point, Phase::Workload);
+        'iterations: for it in 1..=point.repeat {
+            for (n, step) in plan.steps(point, Phase::BeforeEach).into_iter().enumerate() {
+                let label = format!("{}-it{it:02}", ctx.label(Phase::BeforeEach, n, step));
+                if let Err((f, _)) = ctx.step(step, &label, Some(it)) {
+                    record(f, &mut status, &mut reason);
+                    break 'iterations;
+                }
+            }
+            let Some(step) = workload.first() else { break };
+            let label = format!("{}-it{it:02}", ctx.label(Phase::Workload, 0, step));
+            let started_at = now();
+            let (outcome, failure) = match ctx.step(step, &label, Some(it)) {
+                Ok(o) => (Some(o), None),
+                Err((StepFailure::Cancelled, _)) => (None, Some(StepFailure::Cancelled)),
+                // A failed or timed-out iteration is still a row, with its status.
+                Err((f, o)) => (Some(o), Some(f)),
+            };
+            if let Some(o) = outcome {
+                let row_status = match &failure {
+                    None => "ok",
+                    Some(StepFailure::TimedOut(_)) => "timeout",
+                    Some(_) => "failed",
+                };
+                writer.append_run(RunRow {
+                    experiment: plan.experiment.id().to_string(),
+                    point_id: point.id.clone(),
+                    point_index: point.index,
+                    vars: vars_json(point),
+                    iteration: it,
+                    wall_s: o.wall.as_secs_f64(),
+                    user_s: o.user.as_secs_f64(),
+                    sys_s: o.sys.as_secs_f64(),
+                    exit_code: if failure.is_none() {
+                        o.code_for_table()
+                    } else {
+                        o.code_for_table().max(1)
+                    },
+                    status: row_status.into(),
+                    started_at,
+                })?;
+                iterations += 1;
+                opts.emit(Event::Iteration {
+                    index: point.index,
+                    iteration: it,
+                    repeat: point.repeat,
+                    wall_s: o.wall.as_secs_f64(),
+                    ok: failure.is_none(),
+                });
+                if failure.is_none() {
+                    if let Err(m) = ctx.parse_capture(writer, step, &label, Some(it)) {
+                        warn(format!("{}: {m}", point.id));
+                    }
+                }
+            }
+            if let Some(f) = failure {
+                record(f, &mut status, &mut reason);
+                break;
+            }
+        }
+    }
+
+    // Captures (also after a failed iteration: they often explain it), unless interrupted.
+    if setup_ok && status != "interrupted" {
+        for (n, step) in plan.steps(point, Phase::Capture).into_iter().enumerate() {
+            let label = ctx.label(Phase::Capture, n, step);
+            match ctx.step(step, &label, None) {
+                Ok(_) => {
+                    if let Err(m) = ctx.parse_capture(writer, step, &label, None) {
+                        warn(format!("{}: {m}", point.id));
+                    }
+                }
+                Err((StepFailure::Cancelled, _)) => {
+                    record(StepFailure::Cancelled, &mut status, &mut reason);
+                    break;
+                }
+                Err((StepFailure::Failed(m), _)) | Err((StepFailure::TimedOut(m), _)) => {
+                    warn(format!("{}: capture {m}", point.id));
+                }
+            }
+        }
+    }
+
+    // Teardown always runs (not after an interrupt: release handles that).
+    if status != "interrupted" {
+        for (n, step) in plan.steps(point, Phase::Teardown).into_iter().enumerate() {
+            let label = ctx.label(Phase::Teardown, n, step);
+            if let Err((StepFailure::Failed(m), _)) | Err((StepFailure::TimedOut(m), _)) =
+                ctx.step(step, &label, None)
+            {
+                warn(format!("{}: teardown {m}", point.id));
+            }
+        }
+    }
+    drop(ctx);
+    devs.release()?;
+    Ok(PointOutcome {
+        status,
+        reason,
+        iterations,
+    })
+}

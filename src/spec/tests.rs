@@ -1,0 +1,104 @@
+use super::*;
+
+const GOOD: &str = r#"id: good
+title: Good
+devices:
+  data: { size: 512MiB }
+matrix:
+  fs: [ext4, xfs]
+setup:
+  - run: mkfs.{{fs}} {{dev.data}}
+  - mount: data
+workload:
+  run: fs_mark -d {{mnt}}/d{{iteration}} -n 10
+  repeat: 2
+"#;
+
+fn err(text: &str) -> SpecError {
+    Experiment::from_str_named(text, "bad.yaml").unwrap_err()
+}
+
+#[test]
+fn a_good_file_loads() {
+    let e = Experiment::from_str_named(GOOD, "good.yaml").unwrap();
+    assert_eq!(e.id(), "good");
+    assert_eq!(e.programs(), ["fs_mark".to_string()]);
+}
+
+#[test]
+fn unknown_key_is_located_with_a_suggestion() {
+    let text = GOOD.replace("  repeat: 2", "  repaet: 2");
+    let e = err(&text);
+    assert_eq!((e.line, e.column), (12, 3), "{e}");
+    assert!(e.message.contains("unknown field `repaet`"), "{e}");
+    assert_eq!(e.help.as_deref(), Some("did you mean `repeat`?"));
+    assert!(e.to_string().starts_with("bad.yaml:12:3: "), "{e}");
+}
+
+#[test]
+fn undefined_name_is_located() {
+    let text = GOOD.replace("-n 10", "-n {{nfiles}}");
+    let e = err(&text);
+    assert_eq!(e.line, 11, "{e}");
+    assert_eq!(e.column, 45, "{e}");
+    assert!(e.message.contains("undefined name `{{nfiles}}`"), "{e}");
+}
+
+#[test]
+fn iteration_outside_the_workload_is_undefined() {
+    let text = GOOD.replace(
+        "mkfs.{{fs}} {{dev.data}}",
+        "mkfs.{{fs}} {{dev.data}} {{iteration}}",
+    );
+    let e = err(&text);
+    assert_eq!(e.line, 8, "{e}");
+    assert!(e.help.unwrap().contains("only in the workload"));
+}
+
+#[test]
+fn undefined_device_is_located() {
+    let e = err(&GOOD.replace("{{dev.data}}", "{{dev.rt}}"));
+    assert_eq!(e.line, 8, "{e}");
+}
+
+#[test]
+fn yaml_syntax_errors_are_located() {
+    let e = err(&GOOD.replace("fs: [ext4, xfs]", "fs: [ext4, xfs"));
+    assert!(e.line >= 6, "{e}");
+}
+
+#[test]
+fn wrong_type_is_located() {
+    let e = err(&GOOD.replace("repeat: 2", "repeat: [1, 2]"));
+    assert!(e.line > 0, "{e}");
+}
+
+#[test]
+fn empty_axis_is_refused() {
+    let e = err(&GOOD.replace("fs: [ext4, xfs]", "fs: []"));
+    assert_eq!(e.line, 6, "{e}");
+    assert!(e.message.contains("no values"), "{e}");
+}
+
+#[test]
+fn literal_block_devices_are_refused() {
+    let e = err(&GOOD.replace("{{dev.data}}", "/dev/sda"));
+    assert_eq!(e.line, 8, "{e}");
+    assert!(e.help.unwrap().contains("logical devices only"));
+    // Harmless device files are fine.
+    Experiment::from_str_named(&GOOD.replace("-n 10", "-n 10 /dev/null"), "ok.yaml").unwrap();
+}
+
+#[test]
+fn a_step_needs_exactly_one_action() {
+    let e = err(&GOOD.replace("  - mount: data", "  - mount: data\n    sync: true"));
+    assert!(e.message.contains("more than one action"), "{e}");
+}
+
+#[test]
+fn profile_naming_unknown_variable() {
+    let text = format!("{GOOD}profiles:\n  quick: {{ fss: ext4 }}\n");
+    let e = err(&text);
+    assert_eq!(e.line, 14, "{e}");
+    assert_eq!(e.help.as_deref(), Some("did you mean `fs`?"));
+}

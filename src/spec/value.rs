@@ -1,0 +1,72 @@
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A variable's value: a scalar, or a list of scalars that expands to several arguments
+/// when it fills a whole word (`{{opts}}` with `opts: [-n, parent=1]`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+}
+
+impl Value {
+    /// The value as it appears in point ids and tables (lists joined by spaces).
+    pub fn label(&self) -> String {
+        match self {
+            Value::List(items) => items.iter().map(Value::label).collect::<Vec<_>>().join(" "),
+            other => other.to_string(),
+        }
+    }
+
+    /// Parse a command-line value (`--set k=v`) as YAML, so that `3` is a number and
+    /// `[a, b]` a list; anything YAML cannot read stays a string.
+    pub fn from_cli(text: &str) -> Value {
+        serde_yaml::from_str::<Value>(text).unwrap_or_else(|_| Value::Str(text.to_string()))
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::Int(i) => u64::try_from(*i).ok(),
+            Value::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Bool(b) => (*b).into(),
+            Value::Int(i) => (*i).into(),
+            Value::Float(f) => {
+                serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
+            }
+            Value::Str(s) => s.clone().into(),
+            Value::List(_) => self.label().into(),
+        }
+    }
+
+    /// Does a `when:`/`exclude:` entry match this value? A list in the condition means any of.
+    pub fn matches(&self, condition: &Value) -> bool {
+        match condition {
+            Value::List(options) if !matches!(self, Value::List(_)) => {
+                options.iter().any(|o| o.label() == self.label())
+            }
+            other => other.label() == self.label(),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x}"),
+            Value::Str(s) => f.write_str(s),
+            Value::List(_) => f.write_str(&self.label()),
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The spine end to end, on real loop devices (these tests need root).
+
+mod common;
+use common::{fixture, text, Scratch};
+use std::time::{Duration, Instant};
+
+#[test]
+fn the_example_runs_into_a_bundle_that_python_polars_reads() {
+    let s = Scratch::new("ex");
+    let o = s.run(&[
+        "run",
+        "smallfiles",
+        "--quiet",
+        "--set",
+        "files=500",
+        "--set",
+        "reps=2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert!(bundle.contains("/smallfiles/"), "{bundle}");
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let runs = b.runs().unwrap();
+    assert_eq!(runs.height(), 4, "{runs}");
+    let names: Vec<String> = runs
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "experiment",
+            "point_id",
+            "point_index",
+            "fs",
+            "iteration",
+            "wall_s",
+            "user_s",
+            "sys_s",
+            "exit_code",
+            "status",
+            "started_at"
+        ]
+    );
+    let wall = runs.column("wall_s").unwrap().f64().unwrap();
+    assert!(wall.iter().all(|w| w.is_some_and(|w| w > 0.0)));
+    let m = b.manifest();
+    assert_eq!(m.status, "complete");
+    assert_eq!(m.experiment.sha256.len(), 64);
+    assert!(
+        m.environment.tools["mkfs.xfs"].contains("6."),
+        "{:?}",
+        m.environment.tools
+    );
+    assert!(m.environment.tools.contains_key("fs_mark"));
+    assert!(
+        !m.environment.kernel.is_empty()
+            && m.environment.cores > 0
+            && m.environment.memory_bytes > 0
+    );
+    // Logs of every command, by point and step.
+    let logs = std::path::Path::new(&bundle).join("logs/01-fs=xfs");
+    assert!(logs.join("setup-01-mkfs.stdout").exists());
+    assert!(
+        std::fs::read_to_string(logs.join("workload-01-fs_mark-it02.stdout"))
+            .unwrap()
+            .contains("Files/sec")
+    );
+    // The documented columns, as Python polars sees them.
+    let py = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import polars as pl, sys; df = pl.read_parquet(sys.argv[1]); print(','.join(df.columns)); print(df.height)",
+            &format!("{bundle}/runs.parquet"),
+        ])
+        .output()
+        .expect("python3");
+    assert!(
+        py.status.success(),
+        "python polars failed (scripts/install-deps.sh installs it): {}",
+        text(&py)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&py.stdout),
+        "experiment,point_id,point_index,fs,iteration,wall_s,user_s,sys_s,exit_code,status,started_at\n4\n"
+    );
+    assert!(
+        s.loops().is_empty() && s.mounts().is_empty(),
+        "{:?} {:?}",
+        s.loops(),
+        s.mounts()
+    );
+    // `fslab show` prints the table.
+    let o = s.run(&["show", &bundle]);
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("fs=xfs"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn plan_prints_commands_and_creates_nothing() {
+    let s = Scratch::new("plan");
+    let o = s.run(&["plan", "smallfiles", "--profile", "published"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("mkfs.xfs -f {{dev.data}}"), "{out}");
+    assert!(out.contains("-n 200000"), "{out}");
+    assert!(!s.work().exists(), "plan created its work dir");
+    assert!(s.loops().is_empty());
+}
+
+#[test]
+fn bad_files_fail_with_a_location_before_any_device_exists() {
+    let s = Scratch::new("bad");
+    let good = std::fs::read_to_string(fixture("quirks.yaml")).unwrap();
+    for (bad, expect) in [
+        (
+            good.replace("  repeat: 2", "  repaet: 2"),
+            ":17:3: workload: unknown field `repaet`",
+        ),
+        (
+            good.replace("{{evil}}", "{{evl}}"),
+            ":16:13: undefined name `{{evl}}`",
+        ),
+    ] {
+        let f = s.root.join("bad.yaml");
+        std::fs::write(&f, bad).unwrap();
+        let o = s.run(&["run", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("bad.yaml{expect}")), "{err}");
+        assert!(!s.work().exists(), "a device dir was made");
+        assert!(s.loops().is_empty());
+    }
+}
+
+#[test]
+fn hostile_values_stay_one_argument_and_failures_do_not_stop_the_matrix() {
+    let _ = std::fs::remove_file("/tmp/fslab-pwned");
+    let s = Scratch::new("q");
+    let o = s.run(&["run", fixture("quirks.yaml").to_str().unwrap(), "--quiet"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "partial run exits 1: {}",
+        text(&o)
+    );
+    assert!(!std::path::Path::new("/tmp/fslab-pwned").exists());
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let p = &b.manifest().points;
+    assert_eq!(
+        (p[0].status.as_str(), p[1].status.as_str()),
+        ("ok", "failed")
+    );
+    assert!(
+        p[1].reason
+            .as_deref()
+            .unwrap()
+            .contains("setup-02-false: exited with status 1"),
+        "{:?}",
+        p[1]
+    );
+    let echoed = std::fs::read_to_string(format!(
+        "{bundle}/logs/00-case=echo/workload-01-echo-it02.stdout"
+    ))
+    .unwrap();
+    assert_eq!(echoed, "1; touch /tmp/fslab-pwned 2\n");
+    assert_eq!(b.runs().unwrap().height(), 2);
+    assert!(s.loops().is_empty() && s.mounts().is_empty());
+}
+
+#[test]
+fn a_timed_out_step_is_killed_and_recorded() {
+    let s = Scratch::new("to");
+    let t0 = Instant::now();
+    let o = s.run(&["run", fixture("timeout.yaml").to_str().unwrap(), "--quiet"]);
+    assert!(
+        t0.elapsed() < Duration::from_secs(25),
+        "timeout not enforced"
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let b = fslab::Bundle::open(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(b.manifest().points[0].status, "timeout");
+    let runs = b.runs().unwrap();
+    assert_eq!(
+        runs.height(),
+        1,
+        "stops after the first timed-out iteration"
+    );
+    assert_eq!(
+        runs.column("status").unwrap().str().unwrap().get(0),
+        Some("timeout")
+    );
+    assert!(s.loops().is_empty() && s.mounts().is_empty());
+}
+
+fn wait_for_mount(s: &Scratch) {
+    let t0 = Instant::now();
+    while s.mounts().len() < 2 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "fslab never mounted"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+#[test]
+fn sigint_and_sigterm_during_the_workload_leave_nothing_behind() {
+    for sig in [
+        nix::sys::signal::Signal::SIGINT,
+        nix::sys::signal::Signal::SIGTERM,
+    ] {
+        let s = Scratch::new("sig");
+        let mut child = s
+            .fslab()
+            .args(["run", fixture("sleepy.yaml").to_str().unwrap(), "--quiet"])
+            .spawn()
+            .unwrap();
+        wait_for_mount(&s);
+        assert!(!s.loops().is_empty());
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{sig}");
+        assert!(
+            s.mounts().is_empty(),
+            "{sig}: mounts left: {:?}",
+            s.mounts()
+        );
+        assert!(s.loops().is_empty(), "{sig}: loops left: {:?}", s.loops());
+        let bundle = &s.bundles("sleepy")[0];
+        let b = fslab::Bundle::open(bundle).unwrap();
+        assert_eq!(b.manifest().status, "interrupted");
+    }
+}
+
+#[test]
+fn after_sigkill_the_next_cleanup_releases_everything() {
+    let s = Scratch::new("kill");
+    let mut child = s
+        .fslab()
+        .args(["run", fixture("sleepy.yaml").to_str().unwrap(), "--quiet"])
+        .spawn()
+        .unwrap();
+    wait_for_mount(&s);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !s.mounts().is_empty() && !s.loops().is_empty(),
+        "SIGKILL left nothing: the test proves nothing"
+    );
+    let o = s.run(&["cleanup"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("2 loop devices"),
+        "{}",
+        text(&o)
+    );
+    assert!(s.mounts().is_empty(), "{:?}", s.mounts());
+    assert!(s.loops().is_empty(), "{:?}", s.loops());
+}
