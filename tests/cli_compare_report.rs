@@ -284,3 +284,59 @@ fn markdown_report_has_plain_text_tables_for_mail() {
     let bad = fslab(&["report", p(&a), "-o", p(&support::scratch().join("r.pdf"))]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The acceptance check of issue 5: two real bundles of the example experiment, made by
+/// `fslab run` on loop devices, compared; the bundle compared with itself shows no
+/// significant change; the report of one against the other renders.
+#[test]
+fn compare_and_report_two_runs_of_the_example_experiment() {
+    let results = support::scratch().join("results");
+    let _ = std::fs::remove_dir_all(&results);
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/experiments/smallfiles.yaml");
+    let mut bundles = Vec::new();
+    for _ in 0..2 {
+        let out = fslab(&[
+            "run",
+            example,
+            "-q",
+            "--set",
+            "reps=4",
+            "--results",
+            p(&results),
+        ]);
+        assert!(out.status.success(), "fslab run: {out:?}");
+        let dir = stdout(&out)
+            .lines()
+            .rev()
+            .find(|l| l.contains("smallfiles"))
+            .map(|l| PathBuf::from(l.trim()))
+            .expect("bundle path on stdout");
+        assert!(dir.join("runs.parquet").exists(), "{}", dir.display());
+        bundles.push(dir);
+    }
+    let out = fslab(&["compare", p(&bundles[0]), p(&bundles[1])]);
+    assert!(out.status.success(), "{out:?}");
+    let rows = table_rows(&stdout(&out));
+    assert_eq!(rows.len(), 2, "{}", stdout(&out));
+    assert!(rows[0].ends_with("fs=ext4") && rows[1].ends_with("fs=xfs"));
+
+    let same = fslab(&["compare", p(&bundles[0]), p(&bundles[0])]);
+    assert!(same.status.success());
+    for row in table_rows(&stdout(&same)) {
+        assert!(row.contains("+0.0%") && !row.contains('*'), "{row}");
+    }
+
+    let html = support::scratch().join("smallfiles.html");
+    let out = fslab(&[
+        "report",
+        p(&bundles[1]),
+        "--compare",
+        p(&bundles[0]),
+        "-o",
+        p(&html),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(svg_blocks(&text).len(), 4); // no extents table in this experiment
+    assert!(text.contains("Small-file creation with fs_mark"));
+}
