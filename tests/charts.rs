@@ -164,7 +164,11 @@ fn render(chart: &Chart, name: &str) -> Svg {
     let parsed = parse_svg(&svg);
     assert_eq!((parsed.width, parsed.height), chart.size);
     assert_eq!(parsed.count("svg"), 1);
-    assert!(parsed.count("text") >= 5, "too little text: {:?}", parsed.texts);
+    assert!(
+        parsed.count("text") >= 5,
+        "too little text: {:?}",
+        parsed.texts
+    );
     let dir = out_dir();
     chart.save(&dir.join(format!("{name}.svg"))).unwrap();
     let png = dir.join(format!("{name}.png"));
