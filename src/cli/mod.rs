@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod cleanup;
+mod compare;
 mod list;
 mod parse;
 mod plan;
+mod report;
 mod run;
 mod show;
 pub mod stress;
@@ -35,6 +37,10 @@ pub enum Command {
     Stress(stress::StressArgs),
     /// Parse a tool's text output into rows (table, --json or --csv).
     Parse(parse::ParseArgs),
+    /// Compare two bundles point by point (mean ± σ%, % change, Welch's t-test).
+    Compare(compare::CompareArgs),
+    /// Write a self-contained HTML or Markdown report of a bundle.
+    Report(report::ReportArgs),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -46,6 +52,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cleanup(a) => cleanup::main(a),
         Command::Stress(args) => stress::run(args),
         Command::Parse(args) => parse::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Report(args) => report::run(args),
     }
 }
 
