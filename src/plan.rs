@@ -1,6 +1,6 @@
 //! Matrix expansion: experiment × profile × `--set` overrides → points. Runs nothing.
 
-use crate::spec::{parse_size, Backing, Experiment, Step, Template, Value};
+use crate::spec::{parse_size, Backing, Experiment, RepeatSpec, Step, Template, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -54,7 +54,16 @@ pub struct Point {
     pub matrix: IndexMap<String, Value>,
     /// Every variable visible to commands: vars, then matrix values.
     pub vars: IndexMap<String, Value>,
+    /// Timed iterations (the minimum when repetition is adaptive).
     pub repeat: u32,
+    /// At most this many iterations (equal to `repeat` unless adaptive).
+    pub repeat_max: u32,
+    /// Adaptive repetition: stop once the steady-state CV (percent) reaches this.
+    pub target_cv_pct: Option<f64>,
+    /// The runs column the CV is computed on.
+    pub repeat_metric: String,
+    /// Leading iterations left out of the CV.
+    pub repeat_warmup: u32,
     pub devices: Vec<DevicePlan>,
 }
 
@@ -185,12 +194,32 @@ impl Plan {
             let mut all = vars.clone();
             all.extend(combo.clone());
             let lookup = |n: &str| all.get(n).cloned();
-            let repeat_value = def.workload.repeat.clone().unwrap_or(Value::Int(1));
-            let repeat = count(&repeat_value, &lookup).ok_or_else(|| PlanError::BadCount {
+            let bad = |what: &str, v: &Value| PlanError::BadCount {
                 experiment: def.id.clone(),
-                what: "workload.repeat".into(),
-                value: repeat_value.label(),
-            })?;
+                what: what.into(),
+                value: v.label(),
+            };
+            let (repeat, repeat_max, target_cv_pct, repeat_metric, repeat_warmup) =
+                match &def.workload.repeat {
+                    None => (1, 1, None, "wall_s".to_string(), 1),
+                    Some(RepeatSpec::Count(v)) => {
+                        let n = count(v, &lookup).ok_or_else(|| bad("workload.repeat", v))?;
+                        (n, n, None, "wall_s".to_string(), 1)
+                    }
+                    Some(RepeatSpec::Adaptive(a)) => {
+                        let min = count(&a.min, &lookup)
+                            .ok_or_else(|| bad("workload.repeat.min", &a.min))?;
+                        let max = count(&a.max, &lookup)
+                            .ok_or_else(|| bad("workload.repeat.max", &a.max))?;
+                        (
+                            min,
+                            max.max(min),
+                            Some(a.target_cv),
+                            a.metric.clone().unwrap_or_else(|| "wall_s".into()),
+                            a.warmup.unwrap_or(1),
+                        )
+                    }
+                };
             let mut devices = Vec::new();
             for (name, spec) in &def.devices {
                 let size_text = Template::parse(&spec.size)
@@ -218,6 +247,10 @@ impl Plan {
                 matrix: combo,
                 vars: all,
                 repeat,
+                repeat_max,
+                target_cv_pct,
+                repeat_metric,
+                repeat_warmup,
                 devices,
             });
         }

@@ -128,6 +128,9 @@ pub struct PointRecord {
     pub status: String,
     pub reason: Option<String>,
     pub iterations: u32,
+    /// Why the runner stopped repeating (fixed count, target CV reached, maximum reached).
+    #[serde(default)]
+    pub repeat_stop: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

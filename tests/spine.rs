@@ -264,3 +264,34 @@ fn after_sigkill_the_next_cleanup_releases_everything() {
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
 }
+
+#[test]
+fn adaptive_repetition_stops_at_the_target_or_the_maximum() {
+    let s = Scratch::new("ad");
+    let o = s.run(&["run", fixture("adaptive.yaml").to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = fslab::Bundle::open(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(
+        b.runs().unwrap().height(),
+        3,
+        "a steady sleep reaches 50 % CV at the minimum"
+    );
+    let why = b.manifest().points[0].repeat_stop.clone().unwrap();
+    assert!(why.contains("target"), "{why}");
+
+    let strict = std::fs::read_to_string(fixture("adaptive.yaml"))
+        .unwrap()
+        .replace("target_cv: 50", "target_cv: 0.000001");
+    let f = s.root.join("strict.yaml");
+    std::fs::write(&f, strict).unwrap();
+    let o = s.run(&["run", f.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = fslab::Bundle::open(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(
+        b.runs().unwrap().height(),
+        6,
+        "an unreachable target runs the maximum"
+    );
+    let why = b.manifest().points[0].repeat_stop.clone().unwrap();
+    assert!(why.contains("maximum"), "{why}");
+}
