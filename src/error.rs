@@ -19,6 +19,16 @@ pub enum Error {
     #[error(transparent)]
     Parse(#[from] crate::parse::ParseError),
     #[error(transparent)]
+    Analysis(#[from] crate::analysis::AnalysisError),
+    #[error(transparent)]
+    Plot(#[from] crate::plot::PlotError),
+    #[error(transparent)]
+    Report(#[from] crate::report::ReportError),
+    #[error(transparent)]
+    Published(#[from] crate::published::PublishedError),
+    #[error(transparent)]
+    Frame(#[from] crate::frames::FrameError),
+    #[error(transparent)]
     Polars(#[from] polars::error::PolarsError),
     #[error("{path}: {source}")]
     Io {

@@ -47,7 +47,7 @@ pub fn from_objects(objects: &[serde_json::Map<String, Value>]) -> Result<DataFr
     let mut names: Vec<&str> = Vec::new();
     for obj in objects {
         for key in obj.keys() {
-            if !names.iter().any(|n| *n == key.as_str()) {
+            if !names.contains(&key.as_str()) {
                 names.push(key.as_str());
             }
         }

@@ -16,6 +16,7 @@ pub mod parse;
 pub mod plan;
 pub mod plot;
 pub mod published;
+pub mod report;
 pub mod run;
 pub mod spec;
 pub mod store;

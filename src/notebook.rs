@@ -98,9 +98,9 @@ pub fn html_table(df: &DataFrame, max_rows: usize) -> String {
     let mut prev = None;
     for i in rows {
         if prev.is_some_and(|p: usize| i != p + 1) {
-            let _ = write!(
+            let _ = writeln!(
                 s,
-                "<tr><td colspan=\"{}\" style=\"text-align:center\">… {} rows …</td></tr>\n",
+                "<tr><td colspan=\"{}\" style=\"text-align:center\">… {} rows …</td></tr>",
                 df.width(),
                 i - prev.unwrap_or(0) - 1
             );

@@ -1,7 +1,7 @@
 //! Matrix expansion: experiment × profile × `--set` overrides → points. Runs nothing.
 
 use crate::doctor::{Host, Probe, SystemHost};
-use crate::spec::{parse_size, Backing, Experiment, Step, Template, Value};
+use crate::spec::{parse_size, Backing, Experiment, RepeatSpec, Step, Template, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -62,7 +62,16 @@ pub struct Point {
     pub matrix: IndexMap<String, Value>,
     /// Every variable visible to commands: vars, then matrix values.
     pub vars: IndexMap<String, Value>,
+    /// Timed iterations (the minimum when repetition is adaptive).
     pub repeat: u32,
+    /// At most this many iterations (equal to `repeat` unless adaptive).
+    pub repeat_max: u32,
+    /// Adaptive repetition: stop once the steady-state CV (percent) reaches this.
+    pub target_cv_pct: Option<f64>,
+    /// The runs column the CV is computed on.
+    pub repeat_metric: String,
+    /// Leading iterations left out of the CV.
+    pub repeat_warmup: u32,
     pub devices: Vec<DevicePlan>,
 }
 
@@ -323,12 +332,32 @@ impl Plan {
                 all.insert(name.clone(), Value::List(words));
             }
             let lookup = |n: &str| all.get(n).cloned();
-            let repeat_value = def.workload.repeat.clone().unwrap_or(Value::Int(1));
-            let repeat = count(&repeat_value, &lookup).ok_or_else(|| PlanError::BadCount {
+            let bad = |what: &str, v: &Value| PlanError::BadCount {
                 experiment: def.id.clone(),
-                what: "workload.repeat".into(),
-                value: repeat_value.label(),
-            })?;
+                what: what.into(),
+                value: v.label(),
+            };
+            let (repeat, repeat_max, target_cv_pct, repeat_metric, repeat_warmup) =
+                match &def.workload.repeat {
+                    None => (1, 1, None, "wall_s".to_string(), 1),
+                    Some(RepeatSpec::Count(v)) => {
+                        let n = count(v, &lookup).ok_or_else(|| bad("workload.repeat", v))?;
+                        (n, n, None, "wall_s".to_string(), 1)
+                    }
+                    Some(RepeatSpec::Adaptive(a)) => {
+                        let min = count(&a.min, &lookup)
+                            .ok_or_else(|| bad("workload.repeat.min", &a.min))?;
+                        let max = count(&a.max, &lookup)
+                            .ok_or_else(|| bad("workload.repeat.max", &a.max))?;
+                        (
+                            min,
+                            max.max(min),
+                            Some(a.target_cv),
+                            a.metric.clone().unwrap_or_else(|| "wall_s".into()),
+                            a.warmup.unwrap_or(1),
+                        )
+                    }
+                };
             let mut devices = Vec::new();
             for (name, spec) in &def.devices {
                 let size_text = Template::parse(&spec.size)
@@ -356,6 +385,10 @@ impl Plan {
                 matrix: combo,
                 vars: all,
                 repeat,
+                repeat_max,
+                target_cv_pct,
+                repeat_metric,
+                repeat_warmup,
                 devices,
             });
         }
@@ -564,6 +597,23 @@ pub fn parse_override(text: &str) -> Result<(String, Value), PlanError> {
     Ok((k.to_string(), Value::from_cli(v)))
 }
 
+impl Experiment {
+    /// The plan for `profile` (None: the default profile) with no overrides.
+    pub fn plan(&self, profile: Option<&str>) -> Result<Plan, PlanError> {
+        Plan::new(self, profile, &[])
+    }
+}
+
+impl Plan {
+    /// Run this plan (see [`crate::run::run`]).
+    pub fn run(
+        &self,
+        opts: &crate::run::RunOptions,
+    ) -> Result<crate::store::Bundle, crate::run::RunError> {
+        crate::run::run(self, opts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -647,22 +697,5 @@ workload:
         ));
         let err = Plan::new(&exp(), None, &[parse_override("file=3").unwrap()]).unwrap_err();
         assert!(err.to_string().contains("did you mean `files`"), "{err}");
-    }
-}
-
-impl Experiment {
-    /// The plan for `profile` (None: the default profile) with no overrides.
-    pub fn plan(&self, profile: Option<&str>) -> Result<Plan, PlanError> {
-        Plan::new(self, profile, &[])
-    }
-}
-
-impl Plan {
-    /// Run this plan (see [`crate::run::run`]).
-    pub fn run(
-        &self,
-        opts: &crate::run::RunOptions,
-    ) -> Result<crate::store::Bundle, crate::run::RunError> {
-        crate::run::run(self, opts)
     }
 }

@@ -170,9 +170,11 @@ pub struct Step {
     /// Keep going when the command fails.
     #[serde(default)]
     pub ignore_errors: bool,
-    /// Workload only: timed iterations per point (default 1); may be a `{{var}}`.
+    /// Workload only: timed iterations per point (default 1): a count (or `{{var}}`), or
+    /// `{min, max, target_cv}` to repeat until the steady-state coefficient of variation
+    /// is at most `target_cv` percent.
     #[serde(default)]
-    pub repeat: Option<Value>,
+    pub repeat: Option<RepeatSpec>,
     /// Workload only: untimed steps before each iteration (e.g. `drop_caches: true`).
     #[serde(default)]
     pub before_each: Vec<Step>,
@@ -314,6 +316,32 @@ impl CommandSpec {
     }
 }
 
+/// How many timed iterations a point gets.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RepeatSpec {
+    Adaptive(AdaptiveRepeat),
+    Count(Value),
+}
+
+/// Repeat until the steady state is stable enough (as the Phoronix suite does).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdaptiveRepeat {
+    /// At least this many iterations (count or `{{var}}`).
+    pub min: Value,
+    /// At most this many.
+    pub max: Value,
+    /// Target coefficient of variation of the steady-state iterations, in percent.
+    pub target_cv: f64,
+    /// The runs column it is computed on (`wall_s`, `user_s`, `sys_s`; default `wall_s`).
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// Leading iterations left out of the CV (default 1).
+    #[serde(default)]
+    pub warmup: Option<u32>,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum CommandSpec {
@@ -421,10 +449,8 @@ impl Step {
         for s in [&self.umount, &self.mkdir].into_iter().flatten() {
             push(s)?;
         }
-        if let Some(t) = &self.times {
-            if let Value::Str(s) = t {
-                push(s)?;
-            }
+        if let Some(Value::Str(s)) = &self.times {
+            push(s)?;
         }
         Ok(out)
     }
@@ -976,27 +1002,44 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             }
         }
     }
-    match &def.workload.repeat {
-        None | Some(Value::Int(1..)) => {}
-        Some(Value::Str(s)) => {
-            let t = Template::parse(s).map_err(|m| {
-                let (l, c) = loc.find_key("repeat", Some("workload"));
-                loc.at(l, c, m)
-            })?;
-            check_names(&t, def, "workload", loc)?;
+    let repeat_err = |what: String| {
+        let (l, c) = loc.find_key("repeat", Some("workload"));
+        let mut e = loc.at(l, c, what);
+        e.help = Some("e.g. `repeat: 10`, `repeat: \"{{reps}}\"` or `repeat: { min: 3, max: 20, target_cv: 2 }`".into());
+        e
+    };
+    let check_count = |v: &Value| -> Result<(), SpecError> {
+        match v {
+            Value::Int(1..) => Ok(()),
+            Value::Str(s) => {
+                let t = Template::parse(s).map_err(&repeat_err)?;
+                check_names(&t, def, "workload", loc)
+            }
+            other => Err(repeat_err(format!(
+                "`repeat` must be a whole number ≥ 1 or a `{{{{var}}}}`, not `{}`",
+                other.label()
+            ))),
         }
-        Some(other) => {
-            let (l, c) = loc.find_key("repeat", Some("workload"));
-            let mut e = loc.at(
-                l,
-                c,
-                format!(
-                    "`repeat` must be a whole number ≥ 1 or a `{{{{var}}}}`, not `{}`",
-                    other.label()
-                ),
-            );
-            e.help = Some("e.g. `repeat: 10`".into());
-            return Err(e);
+    };
+    match &def.workload.repeat {
+        None => {}
+        Some(RepeatSpec::Count(v)) => check_count(v)?,
+        Some(RepeatSpec::Adaptive(a)) => {
+            check_count(&a.min)?;
+            check_count(&a.max)?;
+            if !(a.target_cv > 0.0 && a.target_cv.is_finite()) {
+                return Err(repeat_err(format!(
+                    "`target_cv` is a percentage above 0, not {}",
+                    a.target_cv
+                )));
+            }
+            if let Some(m) = &a.metric {
+                if !["wall_s", "user_s", "sys_s"].contains(&m.as_str()) {
+                    return Err(repeat_err(format!(
+                        "`metric` must be wall_s, user_s or sys_s, not `{m}`"
+                    )));
+                }
+            }
         }
     }
     Ok(())

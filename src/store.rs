@@ -129,6 +129,9 @@ pub struct PointRecord {
     pub status: String,
     pub reason: Option<String>,
     pub iterations: u32,
+    /// Why the runner stopped repeating (fixed count, target CV reached, maximum reached).
+    #[serde(default)]
+    pub repeat_stop: Option<String>,
     /// What is worth knowing about how the point ran (e.g. which program stood in for a
     /// tool), from the preflight.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

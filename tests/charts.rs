@@ -163,6 +163,12 @@ fn render(chart: &Chart, name: &str) -> Svg {
     let svg = chart.to_svg().expect("svg");
     let parsed = parse_svg(&svg);
     assert_eq!((parsed.width, parsed.height), chart.size);
+    assert_eq!(parsed.count("svg"), 1);
+    assert!(
+        parsed.count("text") >= 5,
+        "too little text: {:?}",
+        parsed.texts
+    );
     let dir = out_dir();
     chart.save(&dir.join(format!("{name}.svg"))).unwrap();
     let png = dir.join(format!("{name}.png"));

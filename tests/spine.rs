@@ -91,6 +91,18 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
         s.loops(),
         s.mounts()
     );
+    // Parsed captures, keyed so that they join with runs.parquet.
+    assert_eq!(b.tables().unwrap(), ["fsmark", "geometry", "runs"]);
+    let geo = b.table("geometry").unwrap();
+    let keys: Vec<String> = geo.get_column_names()[..6].iter().map(|s| s.to_string()).collect();
+    assert_eq!(keys, ["experiment", "point_id", "point_index", "iteration", "capture", "kind"]);
+    let kinds = geo.column("kind").unwrap().str().unwrap().clone();
+    for k in ["mkfs.xfs", "xfs_info", "dumpe2fs"] {
+        assert!(kinds.iter().any(|v| v == Some(k)), "no {k} rows in geometry");
+    }
+    let fsmark = b.table("fsmark").unwrap();
+    assert_eq!(fsmark.height(), 4, "one fs_mark result row per iteration: {fsmark}");
+    assert!(m.points.iter().all(|p| p.status == "ok"));
     // `fslab show` prints the table.
     let o = s.run(&["show", &bundle]);
     assert!(
@@ -263,4 +275,35 @@ fn after_sigkill_the_next_cleanup_releases_everything() {
     );
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
+}
+
+#[test]
+fn adaptive_repetition_stops_at_the_target_or_the_maximum() {
+    let s = Scratch::new("ad");
+    let o = s.run(&["run", fixture("adaptive.yaml").to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = fslab::Bundle::open(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(
+        b.runs().unwrap().height(),
+        3,
+        "a steady sleep reaches 50 % CV at the minimum"
+    );
+    let why = b.manifest().points[0].repeat_stop.clone().unwrap();
+    assert!(why.contains("target"), "{why}");
+
+    let strict = std::fs::read_to_string(fixture("adaptive.yaml"))
+        .unwrap()
+        .replace("target_cv: 50", "target_cv: 0.000001");
+    let f = s.root.join("strict.yaml");
+    std::fs::write(&f, strict).unwrap();
+    let o = s.run(&["run", f.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = fslab::Bundle::open(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
+    assert_eq!(
+        b.runs().unwrap().height(),
+        6,
+        "an unreachable target runs the maximum"
+    );
+    let why = b.manifest().points[0].repeat_stop.clone().unwrap();
+    assert!(why.contains("maximum"), "{why}");
 }

@@ -6,7 +6,8 @@
 //!   `t.test(extra ~ group, data = sleep)` → Welch: t = -1.8608, df = 17.776,
 //!   p-value = 0.07939, means 0.75 and 2.33;
 //!   `t.test(sleep$extra[1:10])` → 95 percent CI -0.5297804 2.0297804, t = 1.3257,
-//!   p = 0.2176; `summary()` median 0.350; `sd()` 1.78901;
+//!   p = 0.2176; `summary()` → Min. -1.600, 1st Qu. -0.175, Median 0.350, Mean 0.750,
+//!   3rd Qu. 1.700, Max. 3.700 (R's default quantile type 7); `sd()` 1.78901;
 //!   `t.test(g2 - g1)` (the paired differences) → 95 percent CI 0.7001142 2.4598858,
 //!   t = 4.0621, df = 9, p-value = 0.002833.
 //! - Wikipedia, "Welch's t-test", section Examples, example 1 (revision 994214781):
@@ -19,8 +20,8 @@
 //!   the expected scores below are worked by hand in the comments.
 
 use fslab::analysis::stats::{
-    geometric_mean, harmonic_mean, median, modified_z_scores, point_stats, std_dev, t_interval,
-    t_quantile, welch_t_test, StatsOptions, Warmup,
+    geometric_mean, harmonic_mean, median, modified_z_scores, point_stats, quantile, std_dev,
+    t_interval, t_quantile, welch_t_test, StatsOptions, Warmup,
 };
 use fslab::analysis::{compare_runs, CompareOptions};
 use fslab::polars::prelude::*;
@@ -68,6 +69,10 @@ fn student_t_interval_matches_r() {
     close(hi, 2.0297804, 5e-8);
     close(std_dev(&SLEEP_1).unwrap(), 1.78901, 5e-6);
     close(median(&SLEEP_1).unwrap(), 0.35, 1e-12);
+    close(quantile(&SLEEP_1, 0.25).unwrap(), -0.175, 1e-12);
+    close(quantile(&SLEEP_1, 0.75).unwrap(), 1.7, 1e-12);
+    close(quantile(&SLEEP_1, 0.0).unwrap(), -1.6, 1e-12);
+    close(quantile(&SLEEP_1, 1.0).unwrap(), 3.7, 1e-12);
 
     let diff: Vec<f64> = SLEEP_2.iter().zip(SLEEP_1).map(|(b, a)| b - a).collect();
     let (lo, hi) = t_interval(&diff, 0.95).unwrap();

@@ -256,6 +256,12 @@ pub fn environment_diff(base: &Value, new: &Value) -> Vec<EnvDiff> {
         .collect()
 }
 
+/// A small positive number without float noise or trailing zeros (0.05/5 → "0.01").
+fn trim_num(v: f64) -> String {
+    let t = format!("{v:.6}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn pct(v: Option<f64>) -> String {
     match v {
         None => "-".to_string(),
@@ -326,9 +332,9 @@ impl Comparison {
         out.push_str(&format!(
             "{}: steady-state mean ± σ% ({warm}); Welch's t-test, * p<{} ** p<{} *** p<{}\n",
             metric_label(&self.metric),
-            fmt_sig(self.alpha, 2),
-            fmt_sig(self.alpha / 5.0, 2),
-            fmt_sig(self.alpha / 50.0, 2),
+            trim_num(self.alpha),
+            trim_num(self.alpha / 5.0),
+            trim_num(self.alpha / 50.0),
         ));
         out.push_str(&format!(
             "base: {}\nnew:  {}\n\n",
@@ -340,7 +346,7 @@ impl Comparison {
             .map(|r| {
                 vec![
                     r.base_mean
-                        .map(|m| fmt_sig(m, 5))
+                        .map(|m| fmt_sig(m, 4))
                         .unwrap_or_else(|| "-".into()),
                     format!("± {}", pct(r.base_std_pct)),
                     r.base_n.to_string(),
@@ -349,7 +355,7 @@ impl Comparison {
                         .unwrap_or_else(|| "-".into()),
                     r.mark.clone(),
                     r.new_mean
-                        .map(|m| fmt_sig(m, 5))
+                        .map(|m| fmt_sig(m, 4))
                         .unwrap_or_else(|| "-".into()),
                     format!("± {}", pct(r.new_std_pct)),
                     r.new_n.to_string(),

@@ -27,7 +27,8 @@ impl BundleData {
         read_table(&self.dir, name)
     }
 
-    /// A short name for the bundle: the experiment id and the directory name.
+    /// A short name for the bundle: its directory name, with the experiment id when
+    /// the directory name does not already contain it.
     pub fn label(&self) -> String {
         let dir = self
             .dir
@@ -39,9 +40,25 @@ impl BundleData {
             .pointer("/experiment/id")
             .and_then(Value::as_str)
         {
-            Some(id) if !dir.contains(id) => format!("{id} ({dir})"),
+            Some(id) if !dir.contains(id) => format!("{dir} ({id})"),
             _ => dir,
         }
+    }
+
+    /// The directory, experiment and start time, for headings.
+    pub fn describe(&self) -> String {
+        let mut s = self.dir.display().to_string();
+        if let Some(id) = self
+            .manifest
+            .pointer("/experiment/id")
+            .and_then(Value::as_str)
+        {
+            s.push_str(&format!(", experiment {id}"));
+        }
+        if let Some(t) = self.manifest.pointer("/started_at").and_then(Value::as_str) {
+            s.push_str(&format!(", started {t}"));
+        }
+        s
     }
 }
 

@@ -24,8 +24,8 @@ pub use compare::{
 };
 pub use input::{read_bundle, read_table, BundleData};
 pub use stats::{
-    point_stats, samples_by_point, summarize, welch_t_test, with_outliers, PointSamples,
-    PointStatsRow, StatsOptions, Summary, Warmup, WelchTest,
+    point_stats, point_stats_rows, samples_by_point, summarize, welch_t_test, with_outliers,
+    PointSamples, PointStatsRow, StatsOptions, Summary, Warmup, WelchTest,
 };
 
 use crate::frames::FrameError;

@@ -86,7 +86,7 @@ impl StatsOptions {
                 self.confidence
             )));
         }
-        if !(self.outlier_threshold > 0.0) {
+        if self.outlier_threshold.is_nan() || self.outlier_threshold <= 0.0 {
             return Err(AnalysisError::InvalidOption(format!(
                 "outlier threshold must be positive, got {}",
                 self.outlier_threshold
@@ -149,7 +149,8 @@ pub fn std_dev(xs: &[f64]) -> Option<f64> {
 
 /// Quantile `p` of Student's t distribution with `df` degrees of freedom.
 pub fn t_quantile(p: f64, df: f64) -> Option<f64> {
-    if !(p > 0.0 && p < 1.0) || !(df > 0.0) {
+    let valid = p > 0.0 && p < 1.0 && df > 0.0;
+    if !valid {
         return None;
     }
     StudentsT::new(0.0, 1.0, df).ok().map(|t| t.inverse_cdf(p))
@@ -169,7 +170,7 @@ pub fn t_interval(xs: &[f64], level: f64) -> Option<(f64, f64)> {
 /// Harmonic mean, the right average for rates (ops/s over equal amounts of work);
 /// `None` unless every sample is positive.
 pub fn harmonic_mean(xs: &[f64]) -> Option<f64> {
-    if xs.is_empty() || xs.iter().any(|x| !(*x > 0.0)) {
+    if xs.is_empty() || xs.iter().any(|x| x.is_nan() || *x <= 0.0) {
         return None;
     }
     Some(xs.len() as f64 / xs.iter().map(|x| 1.0 / x).sum::<f64>())
@@ -178,7 +179,7 @@ pub fn harmonic_mean(xs: &[f64]) -> Option<f64> {
 /// Geometric mean, the right average for ratios (speed-ups, normalised results);
 /// `None` unless every sample is positive.
 pub fn geometric_mean(xs: &[f64]) -> Option<f64> {
-    if xs.is_empty() || xs.iter().any(|x| !(*x > 0.0)) {
+    if xs.is_empty() || xs.iter().any(|x| x.is_nan() || *x <= 0.0) {
         return None;
     }
     Some((xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp())

@@ -6,9 +6,12 @@ use std::process::ExitCode;
 
 mod claims;
 mod cleanup;
+mod compare;
 mod doctor;
 mod list;
+mod parse;
 mod plan;
+mod report;
 mod run;
 mod show;
 pub mod stress;
@@ -38,6 +41,12 @@ pub enum Command {
     Claims(claims::Args),
     /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
     Stress(stress::StressArgs),
+    /// Parse a tool's text output into rows (table, --json or --csv).
+    Parse(parse::ParseArgs),
+    /// Compare two bundles point by point (mean ± σ%, % change, Welch's t-test).
+    Compare(compare::CompareArgs),
+    /// Write a self-contained HTML or Markdown report of a bundle.
+    Report(report::ReportArgs),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -50,6 +59,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Stress(args) => stress::run(args),
         Command::Doctor(a) => doctor::main(a),
         Command::Claims(a) => claims::main(a),
+        Command::Parse(args) => parse::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Report(args) => report::run(args),
     }
 }
 

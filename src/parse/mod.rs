@@ -14,6 +14,7 @@ pub mod e2fsck;
 pub mod ext;
 pub mod filefrag;
 pub mod fsmark;
+mod text;
 pub mod time;
 pub mod xfs;
 pub mod xfs_bmap;

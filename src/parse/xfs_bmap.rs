@@ -1,10 +1,416 @@
-//! Placeholder until the parser lands.
+//! Block maps as `xfs_bmap` and `xfs_io -c "fiemap"` print them, into
+//! [`Extent`](crate::blockmap::Extent) rows:
+//!
+//! ```text
+//! mnt/holes:
+//!  EXT: FILE-OFFSET      BLOCK-RANGE      AG AG-OFFSET        TOTAL FLAGS
+//!    0: [0..127]:        448..575          0 (448..575)         128 000000
+//!    1: [128..2047]:     hole                                  1920
+//!    4: [4096..4351]:    192..447          0 (192..447)         256 010000
+//! ```
+//!
+//! Both tools count in 512-byte units whatever the filesystem block size: offsets,
+//! block numbers and lengths are multiplied by 512, and ranges are inclusive
+//! (`[0..127]` is 128 units, 65536 bytes). Every listing form is read: plain
+//! (`0: [0..127]: 448..575`), `-l` (`… 128 blocks`), `-v` (AG columns for xfs_bmap,
+//! a TOTAL column), `-vp` / `fiemap -v` (a FLAGS column), several files in one text (a
+//! `path:` line starts each; `path: no extents` is a file without any).
+//!
+//! * Holes are not extents: `hole` lines give no row and no warning (FIEMAP does not
+//!   report holes either). `index` counts the rows of a file from 0, so it can differ
+//!   from the `EXT` number the tool prints.
+//! * `delalloc` (xfs_bmap `-e`, data not yet allocated) gives a row with
+//!   `physical_bytes` None and flag `delalloc`.
+//! * Flags are FIEMAP names, lower case, comma-separated. `fiemap -v` prints the
+//!   FIEMAP flag word in hex, named by [`fiemap_flag_names`]. `xfs_bmap -vp` prints its
+//!   own octal flags: `0100000` → `shared`, `0010000` → `unwritten`, and the stripe
+//!   alignment bits `0001000`, `0000100`, `0000010`, `0000001` → `unaligned_su_start`,
+//!   `unaligned_su_end`, `unaligned_sw_start`, `unaligned_sw_end`.
+//! * `inode` is None: neither tool prints it.
+//! * The `FLAG Values:` legend of `xfs_bmap -vv` is skipped. A TOTAL that disagrees
+//!   with the ranges, a jump in the printed extent numbers (lines cut out of a mail) and
+//!   any other line are warnings. A last line that starts like an extent but cannot be
+//!   read (a cut-off paste) makes the result partial. Text with no `path:` line and no
+//!   extent (`foreign file active, bmap command is for XFS filesystems only`) is an error
+//!   quoting the tool.
+
+use super::text::{numbered, parse_hex, parse_u64, warning};
 use super::{Output, ParseError};
-pub fn parse_bmap(_text: &str) -> Result<Output<crate::blockmap::Extent>, ParseError> {
-    Err(ParseError::NotImplemented { kind: "xfs_bmap" })
+use crate::blockmap::Extent;
+
+/// Parse `xfs_bmap` output (any of `-v`, `-vp`, `-vv`, `-l`, `-e`).
+pub fn parse_bmap(text: &str) -> Result<Output<Extent>, ParseError> {
+    parse_map(text, Tool::Bmap)
 }
-pub fn parse_fiemap(_text: &str) -> Result<Output<crate::blockmap::Extent>, ParseError> {
-    Err(ParseError::NotImplemented {
-        kind: "xfs_io-fiemap",
+
+/// Parse `xfs_io -c "fiemap [-v] [-l]"` output.
+pub fn parse_fiemap(text: &str) -> Result<Output<Extent>, ParseError> {
+    parse_map(text, Tool::Fiemap)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Tool {
+    Bmap,
+    Fiemap,
+}
+
+impl Tool {
+    fn kind(self) -> &'static str {
+        match self {
+            Tool::Bmap => "xfs_bmap",
+            Tool::Fiemap => "xfs_io-fiemap",
+        }
+    }
+}
+
+const SECTOR: u64 = 512;
+
+/// FIEMAP extent flags (`linux/fiemap.h`) by bit, named without the
+/// `FIEMAP_EXTENT_` prefix, in lower case.
+pub const FIEMAP_FLAGS: [(u32, &str); 11] = [
+    (0x0001, "last"),
+    (0x0002, "unknown"),
+    (0x0004, "delalloc"),
+    (0x0008, "encoded"),
+    (0x0080, "data_encrypted"),
+    (0x0100, "not_aligned"),
+    (0x0200, "data_inline"),
+    (0x0400, "data_tail"),
+    (0x0800, "unwritten"),
+    (0x1000, "merged"),
+    (0x2000, "shared"),
+];
+
+/// Names of the bits set in a FIEMAP flag word, comma-separated, in bit order. Bits
+/// without a name come out as `0x4000`.
+pub fn fiemap_flag_names(flags: u32) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for bit in 0..32 {
+        let b = 1u32 << bit;
+        if flags & b == 0 {
+            continue;
+        }
+        match FIEMAP_FLAGS.iter().find(|(v, _)| *v == b) {
+            Some((_, name)) => names.push((*name).to_string()),
+            None => names.push(format!("{b:#x}")),
+        }
+    }
+    names.join(",")
+}
+
+const BMAP_FLAGS: [(u32, &str); 6] = [
+    (0o100000, "shared"),
+    (0o010000, "unwritten"),
+    (0o001000, "unaligned_su_start"),
+    (0o000100, "unaligned_su_end"),
+    (0o000010, "unaligned_sw_start"),
+    (0o000001, "unaligned_sw_end"),
+];
+
+fn bmap_flag_names(flags: u32) -> Option<String> {
+    let known: u32 = BMAP_FLAGS.iter().map(|(b, _)| b).sum();
+    if flags & !known != 0 {
+        return None;
+    }
+    Some(
+        BMAP_FLAGS
+            .iter()
+            .filter(|(b, _)| flags & b != 0)
+            .map(|(_, n)| *n)
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+}
+
+struct Parsed {
+    number: u64,
+    logical: (u64, u64),
+    physical: Physical,
+    total: Option<u64>,
+    flags: String,
+}
+
+enum Physical {
+    Range(u64, u64),
+    Hole,
+    Delalloc,
+}
+
+fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
+    let mut out: Output<Extent> = Output::default();
+    let mut path: Option<String> = None;
+    let mut index = 0u64;
+    let mut last_number: Option<u64> = None;
+    let mut in_legend = false;
+    let mut first_text: Option<(usize, &str)> = None;
+    let mut last_failed_extent = false;
+    let mut saw_path = false;
+
+    for (n, line) in numbered(text) {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if first_text.is_none() {
+            first_text = Some((n, t));
+        }
+        last_failed_extent = false;
+        if in_legend {
+            let mut w = t.split_whitespace();
+            let is_legend = w
+                .next()
+                .is_some_and(|f| f.len() > 1 && f.bytes().all(|b| (b'0'..=b'7').contains(&b)));
+            if is_legend {
+                continue;
+            }
+            in_legend = false;
+        }
+        if t == "FLAG Values:" {
+            in_legend = true;
+            continue;
+        }
+        if t.starts_with("EXT:") {
+            continue;
+        }
+        if let Some(ext) = extent_line(t) {
+            let p = match ext {
+                Ok(p) => p,
+                Err(reason) => {
+                    out.warnings.push(warning(n, line, reason));
+                    last_failed_extent = true;
+                    continue;
+                }
+            };
+            if let Some(prev) = last_number {
+                if prev.checked_add(1) != Some(p.number) {
+                    out.warnings.push(warning(
+                        n,
+                        line,
+                        format!("extent numbers jump from {prev} to {}", p.number),
+                    ));
+                }
+            } else if p.number != 0 {
+                out.warnings.push(warning(
+                    n,
+                    line,
+                    format!("first extent is number {}, not 0", p.number),
+                ));
+            }
+            last_number = Some(p.number);
+            let units = (p.logical.1 - p.logical.0).saturating_add(1);
+            if p.total.is_some_and(|t| t != units) {
+                out.warnings.push(warning(
+                    n,
+                    line,
+                    format!("TOTAL disagrees with the file range ({units} units)"),
+                ));
+            }
+            let flags = match (tool, p.flags.as_str()) {
+                (_, "") => String::new(),
+                (Tool::Fiemap, f) => match parse_hex(f).and_then(|v| u32::try_from(v).ok()) {
+                    Some(v) => fiemap_flag_names(v),
+                    None => {
+                        out.warnings
+                            .push(warning(n, line, format!("flags `{f}` are not hex")));
+                        String::new()
+                    }
+                },
+                (Tool::Bmap, f) => match u32::from_str_radix(f, 8).ok().and_then(bmap_flag_names) {
+                    Some(names) => names,
+                    None => {
+                        out.warnings.push(warning(
+                            n,
+                            line,
+                            format!("flags `{f}` are not xfs_bmap's octal flags"),
+                        ));
+                        String::new()
+                    }
+                },
+            };
+            let (physical, flags) = match p.physical {
+                Physical::Hole => continue,
+                Physical::Delalloc => (None, join_flags("delalloc", &flags)),
+                Physical::Range(a, b) => {
+                    if b - a != p.logical.1 - p.logical.0 {
+                        out.warnings.push(warning(
+                            n,
+                            line,
+                            "block range and file range differ in length",
+                        ));
+                    }
+                    (a.checked_mul(SECTOR), flags)
+                }
+            };
+            out.rows.push(Extent {
+                path: path.clone().unwrap_or_default(),
+                inode: None,
+                index,
+                logical_bytes: p.logical.0.saturating_mul(SECTOR),
+                physical_bytes: physical,
+                length_bytes: units.saturating_mul(SECTOR),
+                flags,
+            });
+            index += 1;
+            continue;
+        }
+        match path_line(line) {
+            Some(p) => {
+                path = Some(p.to_string());
+                saw_path = true;
+                index = 0;
+                last_number = None;
+            }
+            None => out.warnings.push(warning(
+                n,
+                line,
+                format!("not a line of {} output", tool.kind()),
+            )),
+        }
+    }
+    if out.rows.is_empty() && !saw_path {
+        return Err(match first_text {
+            None => ParseError::NothingRecognised {
+                kind: tool.kind(),
+                expected: "a `path:` line and `N: [a..b]: c..d` extent lines",
+            },
+            Some((line, text)) => ParseError::Malformed {
+                kind: tool.kind(),
+                line,
+                message: format!("no file or extent lines; the tool printed: {text}"),
+            },
+        });
+    }
+    out.partial = last_failed_extent;
+    Ok(out)
+}
+
+fn join_flags(first: &str, rest: &str) -> String {
+    if rest.is_empty() {
+        first.to_string()
+    } else {
+        format!("{first},{rest}")
+    }
+}
+
+/// `mnt/holes:` or `mnt/empty: no extents` (a path line starts in column 0).
+fn path_line(line: &str) -> Option<&str> {
+    if line.starts_with([' ', '\t']) {
+        return None;
+    }
+    let t = line.trim_end();
+    if let Some(p) = t.strip_suffix(": no extents") {
+        return Some(p);
+    }
+    let p = t.strip_suffix(':')?;
+    (!p.is_empty()).then_some(p)
+}
+
+fn range(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.split_once("..")?;
+    let (a, b) = (parse_u64(a)?, parse_u64(b)?);
+    (a <= b).then_some((a, b))
+}
+
+/// `N: [a..b]: REST`. None when the line does not start like an extent line;
+/// Some(Err) when it does but the rest cannot be read.
+fn extent_line(t: &str) -> Option<Result<Parsed, String>> {
+    let (num, rest) = t.split_once(':')?;
+    let number = parse_u64(num.trim())?;
+    let rest = rest.trim_start();
+    if !rest.starts_with('[') {
+        return None;
+    }
+    Some(extent_rest(number, rest))
+}
+
+fn extent_rest(number: u64, rest: &str) -> Result<Parsed, String> {
+    let (logical, rest) = rest
+        .strip_prefix('[')
+        .and_then(|r| r.split_once("]:"))
+        .ok_or("no `[a..b]:` file range")?;
+    let logical = range(logical).ok_or_else(|| format!("bad file range `[{logical}]`"))?;
+    let mut tok = rest.split_whitespace();
+    let physical = match tok.next() {
+        Some("hole") => Physical::Hole,
+        Some("delalloc") => Physical::Delalloc,
+        Some(r) => {
+            let (a, b) = range(r).ok_or_else(|| format!("bad block range `{r}`"))?;
+            Physical::Range(a, b)
+        }
+        None => return Err("no block range".into()),
+    };
+    let mut rest: Vec<&str> = tok.collect();
+    // xfs_bmap -v: AG and (AG-OFFSET) come before TOTAL.
+    if rest.get(1).is_some_and(|t| t.starts_with('(')) {
+        let ag_ok = rest.first().is_some_and(|a| parse_u64(a).is_some())
+            && rest
+                .get(1)
+                .and_then(|o| o.strip_prefix('(')?.strip_suffix(')'))
+                .and_then(range)
+                .is_some();
+        if !ag_ok {
+            return Err("bad AG columns".into());
+        }
+        rest.drain(..2);
+    }
+    // `-l`: `128 blocks`
+    if rest.last() == Some(&"blocks") {
+        rest.pop();
+    }
+    let total = match rest.first() {
+        Some(t) => Some(parse_u64(t).ok_or_else(|| format!("bad TOTAL `{t}`"))?),
+        None => None,
+    };
+    let flags = match rest.as_slice() {
+        [] | [_] => String::new(),
+        [_, f] => (*f).to_string(),
+        _ => return Err("extra columns".into()),
+    };
+    Ok(Parsed {
+        number,
+        logical,
+        physical,
+        total,
+        flags,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_names() {
+        assert_eq!(fiemap_flag_names(0x801), "last,unwritten");
+        assert_eq!(fiemap_flag_names(0x4000), "0x4000");
+        assert_eq!(bmap_flag_names(0o010000).as_deref(), Some("unwritten"));
+        assert_eq!(bmap_flag_names(0o200000), None);
+    }
+
+    #[test]
+    fn cut_paste_is_partial_and_jumps_warn() {
+        let out =
+            parse_fiemap("f:\n 0: [0..7]: 8..15 8 0x0\n 5: [40..47]: 80..87 8 0x1\n 6: [48..5")
+                .unwrap();
+        assert_eq!(out.rows.len(), 2);
+        assert!(out.partial);
+        assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
+        assert_eq!(out.rows[1].flags, "last");
+        assert_eq!(out.rows[1].physical_bytes, Some(80 * 512));
+    }
+
+    #[test]
+    fn huge_numbers_do_not_overflow() {
+        let max = u64::MAX;
+        let out = parse_bmap(&format!("f:\n 0: [0..{max}]: 0..{max} {max}\n")).unwrap();
+        assert_eq!(out.rows[0].length_bytes, u64::MAX);
+        assert_eq!(out.rows[0].physical_bytes, Some(0));
+    }
+
+    #[test]
+    fn not_xfs() {
+        let e = parse_bmap("foreign file active, bmap command is for XFS filesystems only\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("foreign file"), "{e}");
+    }
 }

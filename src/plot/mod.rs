@@ -126,6 +126,9 @@ pub struct Chart {
     pub data: ChartData,
 }
 
+/// (point_id, value) pairs of one result set.
+type PointValues = Vec<(String, Option<f64>)>;
+
 /// Files beyond this many share one grey "other files" series in extent charts.
 pub const MAX_EXTENT_FILES: usize = 10;
 
@@ -306,7 +309,7 @@ impl Chart {
         baseline: &str,
     ) -> Result<Chart, PlotError> {
         let mut ids: Vec<String> = Vec::new();
-        let mut columns: Vec<(String, Vec<(String, Option<f64>)>)> = Vec::new();
+        let mut columns: Vec<(String, PointValues)> = Vec::new();
         for (name, df, col) in sets {
             let pids = str_col(df, "point_id")?;
             let values = f64_col(df, col)?;

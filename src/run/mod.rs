@@ -4,6 +4,7 @@
 pub mod env;
 pub mod exec;
 
+use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
 use crate::devices::{self, DeviceError, PointDevices};
 use crate::doctor::{Probe, SystemHost};
 use crate::parse::Kind;
@@ -278,6 +279,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
                     },
                     reason,
                     iterations: 0,
+                    repeat_stop: None,
                     notes: check.map(|c| c.notes.clone()).unwrap_or_default(),
                 }
             })
@@ -369,11 +371,15 @@ fn run_points(
             .collect();
         let dir = opts.work_dir.join("p").join(short);
         let outcome = run_point(plan, point, opts, writer, dir);
-        let (status, reason, iterations) = match outcome {
-            Ok(o) => (o.status, o.reason, o.iterations),
-            Err(e) => ("failed".to_string(), Some(e.to_string()), 0),
+        let (status, reason, iterations, repeat_stop) = match outcome {
+            Ok(o) => (o.status, o.reason, o.iterations, o.repeat_stop),
+            Err(e) => ("failed".to_string(), Some(e.to_string()), 0, None),
         };
         set_point(writer, point.index, &status, reason.clone(), iterations)?;
+        if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
+            p.repeat_stop = repeat_stop;
+        }
+        writer.save_manifest()?;
         opts.emit(Event::PointFinished {
             index: point.index,
             id: point.id.clone(),
@@ -425,6 +431,7 @@ struct PointOutcome {
     status: String,
     reason: Option<String>,
     iterations: u32,
+    repeat_stop: Option<String>,
 }
 
 /// Everything a step needs to render and run.
@@ -527,7 +534,10 @@ impl Ctx<'_> {
         format!("{}-{:02}-{}", phase.name(), n + 1, safe)
     }
 
-    /// Run one step (all of its `times:`), returning its cost.
+    /// Run one step (all of its `times:`), returning its cost; a failure carries the cost
+    /// too (a failed iteration is still a row). Internal and called once per command, so
+    /// the large error variant costs nothing worth boxing.
+    #[allow(clippy::result_large_err)]
     fn step(
         &self,
         step: &Step,
@@ -775,6 +785,7 @@ fn run_point(
     let mut status = "ok".to_string();
     let mut reason: Option<String> = None;
     let mut iterations = 0u32;
+    let mut repeat_stop: Option<String> = None;
     let record = |f: StepFailure, status: &mut String, reason: &mut Option<String>| {
         let (s, r) = match f {
             StepFailure::Failed(m) => ("failed", Some(m)),
@@ -809,7 +820,14 @@ fn run_point(
     // Timed iterations.
     if setup_ok {
         let workload = plan.steps(point, Phase::Workload);
-        'iterations: for it in 1..=point.repeat {
+        let policy = RepeatPolicy {
+            min: point.repeat as usize,
+            max: point.repeat_max as usize,
+            target_cv_pct: point.target_cv_pct,
+            warmup: Warmup::First(point.repeat_warmup as usize),
+        };
+        let mut samples: Vec<f64> = Vec::new();
+        'iterations: for it in 1..=point.repeat_max {
             for (n, step) in plan.steps(point, Phase::BeforeEach).into_iter().enumerate() {
                 let label = format!("{}-it{it:02}", ctx.label(Phase::BeforeEach, n, step));
                 if let Err((f, _)) = ctx.step(step, &label, Some(it)) {
@@ -862,9 +880,18 @@ fn run_point(
                         warn(format!("{}: {m}", point.id));
                     }
                 }
+                samples.push(match point.repeat_metric.as_str() {
+                    "user_s" => o.user.as_secs_f64(),
+                    "sys_s" => o.sys.as_secs_f64(),
+                    _ => o.wall.as_secs_f64(),
+                });
             }
             if let Some(f) = failure {
                 record(f, &mut status, &mut reason);
+                break;
+            }
+            if let Decision::Stop(why) = should_continue(&samples, &policy) {
+                repeat_stop = Some(why.to_string());
                 break;
             }
         }
@@ -908,5 +935,6 @@ fn run_point(
         status,
         reason,
         iterations,
+        repeat_stop,
     })
 }

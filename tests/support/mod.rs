@@ -272,9 +272,12 @@ pub fn ext3_extents(dir: &Path) -> DataFrame {
     from_records(&extents).unwrap()
 }
 
+/// (real, user, sys) seconds as `time` prints them.
+pub type Time = (f64, f64, f64);
+
 /// Seed 000 (Darrick J. Wong, "mkfs: enable new features by default", 2025): ten
 /// `fsstress` runs on XFS with parent=0 and parent=1, real/user/sys as published.
-pub const SEED_000: [(&str, [(f64, f64, f64); 10]); 2] = [
+pub const SEED_000: [(&str, [Time; 10]); 2] = [
     (
         "parent=0",
         [

@@ -1,0 +1,62 @@
+//! `fslab compare A B`: two bundles side by side (lkp ncompare style).
+
+use anyhow::Context;
+use fslab::analysis::{compare_runs, read_bundle, CompareOptions, Warmup};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The base bundle directory.
+    pub base: PathBuf,
+    /// The new bundle directory, compared against the base.
+    pub new: PathBuf,
+    /// The runs column to compare.
+    #[arg(long, default_value = "wall_s")]
+    pub metric: String,
+    /// Leading iterations of each point left out as warm-up.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Significance level of Welch's t-test (marks: * < α, ** < α/5, *** < α/50).
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Print the comparison as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let base =
+        read_bundle(&args.base).with_context(|| format!("reading {}", args.base.display()))?;
+    let new = read_bundle(&args.new).with_context(|| format!("reading {}", args.new.display()))?;
+    let opts = CompareOptions {
+        metric: args.metric,
+        warmup: if args.warmup == 0 {
+            Warmup::None
+        } else {
+            Warmup::First(args.warmup)
+        },
+        alpha: args.alpha,
+    };
+    let mut comparison = compare_runs(
+        &base.runs,
+        &new.runs,
+        Some(&base.manifest),
+        Some(&new.manifest),
+        &opts,
+    )?;
+    comparison.base_label = base.describe();
+    comparison.new_label = new.describe();
+    let text = if args.json {
+        serde_json::to_string_pretty(&comparison)? + "\n"
+    } else {
+        comparison.render_text()
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}

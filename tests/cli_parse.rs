@@ -1,0 +1,123 @@
+//! `fslab parse KIND [FILE|-] [--json|--csv]` end to end, on real fixtures.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fixture(tool: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(tool)
+        .join(format!("{name}.txt"))
+}
+
+fn fslab(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fslab");
+    if let Some(input) = stdin {
+        child.stdin.take().unwrap().write_all(input).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let f = fixture("xfs", "seed000-mkfs-parent0");
+    let out = fslab(&["parse", "mkfs.xfs", f.to_str().unwrap(), "--json"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> =
+        serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 43);
+    let keys: Vec<_> = rows[0].keys().cloned().collect();
+    assert_eq!(keys, ["section", "key", "value", "number", "unit", "bytes"]);
+    let agsize = rows.iter().find(|r| r["key"] == "agsize").unwrap();
+    assert_eq!(agsize["value"], "1298176");
+    assert_eq!(agsize["unit"], "blks");
+    assert_eq!(agsize["bytes"], serde_json::json!(1_298_176u64 * 4096));
+}
+
+#[test]
+fn csv_and_warnings_with_line_numbers() {
+    let f = fixture("time", "seed000-post");
+    let out = fslab(&["parse", "time", f.to_str().unwrap(), "--csv"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    let lines: Vec<_> = stdout.lines().collect();
+    assert_eq!(lines.len(), 1 + 22);
+    assert!(
+        lines[0].starts_with("index,line,format,real_s,user_s,sys_s,"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("0,46,bash,18.807,2.169,54.013,"),
+        "{}",
+        lines[1]
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("seed000-post.txt:31: not a line of time output: # ./dumb.sh 0"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn stdin_table_and_partial() {
+    let body = std::fs::read(fixture("e2fsck", "ext4-f-n-tt")).unwrap();
+    let out = fslab(&["parse", "e2fsck", "-"], Some(&body));
+    assert_eq!(out.status.code(), Some(0));
+    let table = text(&out.stdout);
+    assert!(
+        table.contains("Checking inodes, blocks, and sizes"),
+        "{table}"
+    );
+    assert!(table.contains("/dev/loop3"), "{table}");
+
+    // Cut after pass 3: rows, exit 0, and a note on stderr.
+    let cut: Vec<u8> = text(&body)
+        .lines()
+        .take(10)
+        .flat_map(|l| format!("{l}\n").into_bytes())
+        .collect();
+    let out = fslab(&["parse", "e2fsck"], Some(&cut));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("looks truncated"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn parse_errors_exit_1_usage_errors_exit_2() {
+    let f = fixture("xfs", "mkfs-parent-error");
+    let out = fslab(&["parse", "mkfs.xfs", f.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("unknown option -n parent=1"));
+    assert!(out.stdout.is_empty());
+
+    let out = fslab(&["parse", "mkfs.btrfs", "-"], Some(b""));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("xfs_io-fiemap"),
+        "lists the known kinds"
+    );
+
+    let out = fslab(&["parse", "time", "--json", "--csv"], Some(b"real 1.0\n"));
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = fslab(&["parse", "time", "/nonexistent/fslab-parse-input"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
