@@ -43,7 +43,11 @@ impl Version {
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+            let starts_word = |k: usize| k == 0 || !b[k - 1].is_ascii_alphanumeric();
+            // `6.2` or `v6.2` at the start of a word.
+            let boundary =
+                starts_word(i) || (matches!(b[i - 1], b'v' | b'V') && starts_word(i - 1));
+            if b[i].is_ascii_digit() && boundary {
                 let mut j = i;
                 while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
                     j += 1;
