@@ -308,7 +308,14 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
                     let _ = devices::unmount(&devs.mnt());
                     ProbeResult::Works
                 }
-                Err(e) => ProbeResult::Fails(e.to_string()),
+                Err(e) => {
+                    let text = e.to_string();
+                    ProbeResult::Fails(if text.contains("Function not implemented") {
+                        "mount -o rtdev= failed with ENOSYS (Function not implemented)".into()
+                    } else {
+                        text.lines().next().unwrap_or_default().to_string()
+                    })
+                }
             }
         }
         Ok(o) => ProbeResult::Inconclusive(format!(
