@@ -181,7 +181,11 @@ pub fn fslab_executable() -> PathBuf {
         if exe.file_name().is_some_and(|n| n == "fslab") {
             return exe;
         }
-        for dir in exe.parent().into_iter().chain(exe.parent().and_then(|d| d.parent())) {
+        for dir in exe
+            .parent()
+            .into_iter()
+            .chain(exe.parent().and_then(|d| d.parent()))
+        {
             let c = dir.join("fslab");
             if c.is_file() {
                 return c;
@@ -309,7 +313,8 @@ impl Plan {
             };
             let mut all = vars.clone();
             all.extend(combo.clone());
-            all.entry("fslab".to_string()).or_insert_with(|| fslab.clone());
+            all.entry("fslab".to_string())
+                .or_insert_with(|| fslab.clone());
             for (name, t) in &tools {
                 let look = |n: &str| {
                     if n == "fslab" {

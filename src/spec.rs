@@ -1062,7 +1062,10 @@ fn validate_requirement(
             return Err(at(
                 "requires",
                 "a requirement names exactly one of `tool:` or `kernel:`".into(),
-                Some("e.g. `{ tool: mkfs.xfs, min_version: \"6.10\" }` or `{ kernel: xfs_rt }`".into()),
+                Some(
+                    "e.g. `{ tool: mkfs.xfs, min_version: \"6.10\" }` or `{ kernel: xfs_rt }`"
+                        .into(),
+                ),
             ))
         }
         (None, Some(k)) => {
@@ -1082,7 +1085,10 @@ fn validate_requirement(
                 return Err(at(
                     "kernel",
                     format!("unknown kernel feature `{k}`"),
-                    Some(format!("known: {}, or fs:TYPE (e.g. fs:xfs)", names.join(", "))),
+                    Some(format!(
+                        "known: {}, or fs:TYPE (e.g. fs:xfs)",
+                        names.join(", ")
+                    )),
                 ));
             }
         }

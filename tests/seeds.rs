@@ -45,7 +45,14 @@ fn expect_table(b: &fslab::Bundle, table: &str, kind: &str, stderr: &str) -> Opt
     if b.tables().unwrap().contains(&table.to_string()) {
         let df = b.table(table).unwrap();
         assert!(df.height() > 0, "{table} is empty");
-        for key in ["experiment", "point_id", "point_index", "iteration", "capture", "kind"] {
+        for key in [
+            "experiment",
+            "point_id",
+            "point_index",
+            "iteration",
+            "capture",
+            "kind",
+        ] {
             assert!(df.column(key).is_ok(), "{table} lacks {key}: {df}");
         }
         return Some(df);
@@ -128,8 +135,14 @@ fn xfs_parent_pointers_quick() {
         } else {
             assert_eq!(p.status, "unsupported", "{p:?}");
             let r = p.reason.as_deref().unwrap();
-            assert!(r.contains("≥ 6.10 is needed") && r.contains("xfsprogs"), "{r}");
-            assert!(stderr.contains(&format!("point {id}: unsupported")), "{stderr}");
+            assert!(
+                r.contains("≥ 6.10 is needed") && r.contains("xfsprogs"),
+                "{r}"
+            );
+            assert!(
+                stderr.contains(&format!("point {id}: unsupported")),
+                "{stderr}"
+            );
         }
     }
     let ok = m.points.iter().filter(|p| p.status == "ok").count();
@@ -187,7 +200,9 @@ fn ext_fsck_small_files_quick() {
     let fsck = expect_table(&b, "fsck", "e2fsck", &stderr).unwrap();
     let kinds = col_str(&fsck, "row_kind");
     let files = col_str(&fsck, "files_used");
-    let summaries: Vec<usize> = (0..kinds.len()).filter(|&i| kinds[i] == "summary").collect();
+    let summaries: Vec<usize> = (0..kinds.len())
+        .filter(|&i| kinds[i] == "summary")
+        .collect();
     assert_eq!(summaries.len(), 9, "{fsck}");
     for i in summaries {
         // 51,200 files plus 256 directories, the root, lost+found and reserved inodes.
@@ -217,15 +232,14 @@ fn ext_fsck_small_files_quick() {
         assert_eq!(c["verdict"], "not_applicable", "{c}");
     }
     let reason = |id: &str| {
-        v.iter()
-            .find(|c| c["id"] == id)
-            .unwrap()["reason"]
+        v.iter().find(|c| c["id"] == id).unwrap()["reason"]
             .as_str()
             .unwrap()
             .to_string()
     };
     assert!(
-        reason("ext4-fsck-10x-faster").contains("scale differs: files=51200 here, 45600000 in the post"),
+        reason("ext4-fsck-10x-faster")
+            .contains("scale differs: files=51200 here, 45600000 in the post"),
         "{}",
         reason("ext4-fsck-10x-faster")
     );
@@ -276,13 +290,22 @@ fn xfs_rt_truncate_quick() {
         assert_eq!(c["verdict"], "not_applicable", "{c}");
         if rt == ConfigValue::NotSet && c["id"] != "variant-data-hint-flat" {
             assert!(
-                c["reason"].as_str().unwrap().starts_with("unsupported here"),
+                c["reason"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("unsupported here"),
                 "{c}"
             );
         }
     }
-    let variant = v.iter().find(|c| c["id"] == "variant-data-hint-flat").unwrap();
-    assert!(variant["measured"].as_f64().is_some_and(|x| x >= 1.0), "{variant}");
+    let variant = v
+        .iter()
+        .find(|c| c["id"] == "variant-data-hint-flat")
+        .unwrap();
+    assert!(
+        variant["measured"].as_f64().is_some_and(|x| x >= 1.0),
+        "{variant}"
+    );
     assert!(variant["reason"]
         .as_str()
         .unwrap()
@@ -306,17 +329,35 @@ fn doctor_finds_old_xfsprogs_and_missing_realtime_xfs() {
             assert_eq!(problems[0]["subject"], "mkfs.xfs");
             let msg = problems[0]["message"].as_str().unwrap();
             let have = installed_version("mkfs.xfs").unwrap().to_string();
-            assert!(msg.contains(&format!("version {have}; ≥ 6.10 is needed")), "{msg}");
+            assert!(
+                msg.contains(&format!("version {have}; ≥ 6.10 is needed")),
+                "{msg}"
+            );
         } else {
             assert!(problems.is_empty(), "{p}");
         }
     }
-    assert_eq!(o.status.code(), Some(if parent_ok { 0 } else { 1 }), "{}", text(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(if parent_ok { 0 } else { 1 }),
+        "{}",
+        text(&o)
+    );
 
     // The text form, and a plan that is not runnable at all: a missing program.
-    let o = s.run(&["doctor", "xfs-parent-pointers", "--set", "fsstress=/nonexistent/fsstress"]);
+    let o = s.run(&[
+        "doctor",
+        "xfs-parent-pointers",
+        "--set",
+        "fsstress=/nonexistent/fsstress",
+    ]);
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.matches("`/nonexistent/fsstress` is not installed").count(), 4, "{out}");
+    assert_eq!(
+        out.matches("`/nonexistent/fsstress` is not installed")
+            .count(),
+        4,
+        "{out}"
+    );
     assert_eq!(o.status.code(), Some(1));
 
     // Realtime XFS, tried for real on loop devices.

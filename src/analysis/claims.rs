@@ -641,7 +641,10 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
 }
 
 /// Why the bundle is not at the claim's scale (None when it is).
-fn scale_gap(at_scale: &IndexMap<String, f64>, vars: &IndexMap<String, SpecValue>) -> Option<String> {
+fn scale_gap(
+    at_scale: &IndexMap<String, f64>,
+    vars: &IndexMap<String, SpecValue>,
+) -> Option<String> {
     let mut gaps = Vec::new();
     for (k, want) in at_scale {
         let have = vars.get(k).and_then(|v| match v {
@@ -653,7 +656,10 @@ fn scale_gap(at_scale: &IndexMap<String, f64>, vars: &IndexMap<String, SpecValue
         match have {
             Some(h) if h >= *want => {}
             Some(h) => gaps.push(format!("{k}={} here, {} in the post", num(h), num(*want))),
-            None => gaps.push(format!("cannot tell `{k}` of this bundle ({} in the post)", num(*want))),
+            None => gaps.push(format!(
+                "cannot tell `{k}` of this bundle ({} in the post)",
+                num(*want)
+            )),
         }
     }
     (!gaps.is_empty()).then(|| gaps.join(", "))
@@ -1131,7 +1137,15 @@ fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, String> {
         value,
         details: groups
             .iter()
-            .map(|(k, s)| format!("{}={k}: {} {} = {}", c.across, stat_name(c.stat), c.metric, num(*s)))
+            .map(|(k, s)| {
+                format!(
+                    "{}={k}: {} {} = {}",
+                    c.across,
+                    stat_name(c.stat),
+                    c.metric,
+                    num(*s)
+                )
+            })
             .collect(),
     })
 }
@@ -1194,7 +1208,8 @@ fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, String> {
     let what = format!("the `{}` table", c.table);
     let pidx = values_opt(&rows, "point_index", &what)?;
     let pid = str_values(&rows, "claims", "point_id").map_err(|e| e.to_string())?;
-    let capture = str_values(&rows, "claims", "capture").unwrap_or_else(|_| vec![None; rows.height()]);
+    let capture =
+        str_values(&rows, "claims", "capture").unwrap_or_else(|_| vec![None; rows.height()]);
     let inode = str_values(&rows, "claims", "inode").unwrap_or_else(|_| vec![None; rows.height()]);
     let path = str_values(&rows, "claims", "path").unwrap_or_else(|_| vec![None; rows.height()]);
     let flags = str_values(&rows, "claims", "flags").unwrap_or_else(|_| vec![None; rows.height()]);
@@ -1205,7 +1220,10 @@ fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, String> {
     // point → file → runs
     let mut files: BTreeMap<(i64, String), BTreeMap<String, Vec<Run>>> = BTreeMap::new();
     for r in 0..rows.height() {
-        if flags[r].as_deref().is_some_and(|f| f.split(',').any(|x| x.trim() == "metadata")) {
+        if flags[r]
+            .as_deref()
+            .is_some_and(|f| f.split(',').any(|x| x.trim() == "metadata"))
+        {
             continue;
         }
         let (Some(l), Some(p), Some(n)) = (logical[r], physical[r], length[r]) else {
@@ -1221,11 +1239,16 @@ fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, String> {
             inode[r].clone().unwrap_or_default(),
             path[r].clone().unwrap_or_default()
         );
-        files.entry(point).or_default().entry(file).or_default().push(Run {
-            logical: l / bs,
-            physical: p / bs,
-            length: n / bs,
-        });
+        files
+            .entry(point)
+            .or_default()
+            .entry(file)
+            .or_default()
+            .push(Run {
+                logical: l / bs,
+                physical: p / bs,
+                length: n / bs,
+            });
     }
     if files.is_empty() {
         return Err("missing data: no data extents in the selection".into());
@@ -1242,12 +1265,19 @@ fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, String> {
             continue;
         };
         let blocks: f64 = runs.iter().map(|r| r.length).sum();
-        let label = name.split(':').nth(2).filter(|s| !s.is_empty()).map_or_else(
-            || format!("inode {}", name.split(':').nth(1).unwrap_or("?")),
-            str::to_string,
-        );
+        let label = name
+            .split(':')
+            .nth(2)
+            .filter(|s| !s.is_empty())
+            .map_or_else(
+                || format!("inode {}", name.split(':').nth(1).unwrap_or("?")),
+                str::to_string,
+            );
         if blocks < c.min_blocks as f64 || blocks < 2.0 {
-            too_small.push(format!("{id}: largest file ({label}) has {} blocks", num(blocks)));
+            too_small.push(format!(
+                "{id}: largest file ({label}) has {} blocks",
+                num(blocks)
+            ));
             continue;
         }
         if let Some((d, b, frags)) = discontiguity(std::slice::from_ref(runs)) {
@@ -1370,7 +1400,11 @@ pub fn render(v: &[ClaimVerdict]) -> String {
     let mut out = String::new();
     for c in v {
         let show = |x: Option<f64>| x.map_or_else(|| "—".to_string(), num);
-        out.push_str(&format!("{} — {}\n", c.id, c.verdict.label().to_uppercase()));
+        out.push_str(&format!(
+            "{} — {}\n",
+            c.id,
+            c.verdict.label().to_uppercase()
+        ));
         out.push_str(&format!("  claim:     {}\n", c.text));
         if !c.kind.is_empty() {
             out.push_str(&format!(

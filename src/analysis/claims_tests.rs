@@ -123,7 +123,11 @@ published:
     // The post, runs 2..10: 128.628 / 9 = 14.292 over 126.738 / 9 = 14.082.
     assert!(close(v.published.unwrap(), 128.628 / 126.738), "{v:?}");
     assert_eq!(v.verdict, Verdict::NotReproduced);
-    assert!(v.reason.contains("expected between 0.95 and 1.01"), "{}", v.reason);
+    assert!(
+        v.reason.contains("expected between 0.95 and 1.01"),
+        "{}",
+        v.reason
+    );
 }
 
 #[test]
@@ -143,9 +147,17 @@ published:
     );
     // parent=0: 10 / 8 = 1.25; parent=1: 11 / 8.15 = 1.349693…; the lower one decides.
     assert!(close(v.measured.unwrap(), 1.25), "{v:?}");
-    assert!(v.details.iter().any(|d| d.contains("parent=1") && d.contains("1.35")), "{v:?}");
+    assert!(
+        v.details
+            .iter()
+            .any(|d| d.contains("parent=1") && d.contains("1.35")),
+        "{v:?}"
+    );
     // The post: parent=0 18.807 / 14.082 = 1.335535…, parent=1 20.654 / 14.292 = 1.4451…
-    assert!(close(v.published.unwrap(), 18.807 / (126.738 / 9.0)), "{v:?}");
+    assert!(
+        close(v.published.unwrap(), 18.807 / (126.738 / 9.0)),
+        "{v:?}"
+    );
     assert_eq!(v.verdict, Verdict::Reproduced);
 }
 
@@ -243,7 +255,10 @@ published: { dataset: "001-dir-blocks", select: { fs: ext3 } }
     // The post's ext3 listing (head and tail): 79 data blocks, 77 pairs, 66 breaks.
     assert!(close(v.published.unwrap(), 66.0 / 77.0), "{v:?}");
     assert_eq!(v.verdict, Verdict::Reproduced);
-    assert!(v.details[0].contains("4 blocks in 3 contiguous runs"), "{v:?}");
+    assert!(
+        v.details[0].contains("4 blocks in 3 contiguous runs"),
+        "{v:?}"
+    );
 
     let v = check_claim(
         &claim(
@@ -285,7 +300,8 @@ fn smaller_scale_is_not_applicable_but_shows_the_measurement() {
     assert_eq!(v.verdict, Verdict::NotApplicable);
     assert!(close(v.measured.unwrap(), 1.1));
     assert!(
-        v.reason.contains("scale differs: n=2000 here, 400000 in the post"),
+        v.reason
+            .contains("scale differs: n=2000 here, 400000 in the post"),
         "{}",
         v.reason
     );
@@ -320,16 +336,27 @@ fn unsupported_points_missing_tables_and_stand_ins_are_named() {
     );
     assert_eq!(v.verdict, Verdict::NotApplicable);
     assert!(v.measured.is_none());
-    assert!(v.reason.starts_with("unsupported here: parent=1 unsupported here (tool too old"), "{}", v.reason);
     assert!(
-        v.reason.contains("stand-in workload used: fsstress ran as `fslab stress`"),
+        v.reason
+            .starts_with("unsupported here: parent=1 unsupported here (tool too old"),
+        "{}",
+        v.reason
+    );
+    assert!(
+        v.reason
+            .contains("stand-in workload used: fsstress ran as `fslab stress`"),
         "{}",
         v.reason
     );
 
     let v = check_claim(&claim("kind: layout\nexpect: { max: 0.1 }\n"), &ev);
     assert_eq!(v.verdict, Verdict::NotApplicable);
-    assert!(v.reason.contains("missing data: the bundle has no `extents` table"), "{}", v.reason);
+    assert!(
+        v.reason
+            .contains("missing data: the bundle has no `extents` table"),
+        "{}",
+        v.reason
+    );
 
     let v = check_claim(
         &claim("kind: flat\nacross: parent\nexpect: { max: 1.1 }\n"),
@@ -345,7 +372,10 @@ fn unreadable_and_absent_checks_are_not_applicable() {
     let v = check_claim(&claim("kind: guess\n"), &ev);
     assert_eq!(v.verdict, Verdict::NotApplicable);
     assert!(v.reason.contains("cannot be read"), "{}", v.reason);
-    let v = check_claim(&claim("kind: ratio\nnumerator: {}\ndenominator: {}\nexpct: {}\n"), &ev);
+    let v = check_claim(
+        &claim("kind: ratio\nnumerator: {}\ndenominator: {}\nexpct: {}\n"),
+        &ev,
+    );
     assert!(v.reason.contains("expct"), "{}", v.reason);
     let mut c = claim("kind: ratio");
     c.check = None;
@@ -374,7 +404,18 @@ fn expectations_and_the_frame() {
             .iter()
             .map(|s| s.as_str())
             .collect::<Vec<_>>(),
-        ["claim", "kind", "verdict", "measured", "published", "expected", "unit", "reason", "text", "details"]
+        [
+            "claim",
+            "kind",
+            "verdict",
+            "measured",
+            "published",
+            "expected",
+            "unit",
+            "reason",
+            "text",
+            "details"
+        ]
     );
     let text = render(&vs);
     assert!(text.contains("c — REPRODUCED"), "{text}");
@@ -384,7 +425,11 @@ fn expectations_and_the_frame() {
 #[test]
 fn the_seed_experiments_checks_all_parse() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    for name in ["xfs-parent-pointers", "ext-fsck-small-files", "xfs-rt-truncate"] {
+    for name in [
+        "xfs-parent-pointers",
+        "ext-fsck-small-files",
+        "xfs-rt-truncate",
+    ] {
         let exp = crate::spec::Experiment::load(dir.join(format!("{name}.yaml"))).unwrap();
         assert!(!exp.def.claims.is_empty(), "{name} has no claims");
         for c in &exp.def.claims {

@@ -36,9 +36,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         ProbeArg::Auto => Probe::IfUnknown,
         ProbeArg::Always => Probe::Always,
     };
-    let work = args
-        .work_dir
-        .unwrap_or_else(fslab::run::default_work_dir);
+    let work = args.work_dir.unwrap_or_else(fslab::run::default_work_dir);
     let report = doctor::check(&plan, &SystemHost::new(probe, work));
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

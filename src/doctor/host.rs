@@ -260,7 +260,9 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
     if let Err(e) = std::fs::create_dir_all(work_dir) {
         return ProbeResult::Inconclusive(format!("{}: {e}", work_dir.display()));
     }
-    let dir = work_dir.join("p").join(format!("probe-rt-{}", std::process::id()));
+    let dir = work_dir
+        .join("p")
+        .join(format!("probe-rt-{}", std::process::id()));
     let plans = [
         DevicePlan {
             name: "data".into(),
@@ -277,8 +279,7 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
         Ok(d) => d,
         Err(e) => return ProbeResult::Inconclusive(format!("cannot attach loop devices: {e}")),
     };
-    let (Some(data), Some(rt)) = (devs.device("data").cloned(), devs.device("rt").cloned())
-    else {
+    let (Some(data), Some(rt)) = (devs.device("data").cloned(), devs.device("rt").cloned()) else {
         return ProbeResult::Inconclusive("loop devices missing after provisioning".into());
     };
     let rtdev = rt.device.display().to_string();
@@ -325,7 +326,9 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
         Err(e) => ProbeResult::Inconclusive(format!("cannot run mkfs.xfs: {e}")),
     };
     if let Err(e) = devs.release() {
-        return ProbeResult::Inconclusive(format!("{result:?}, but releasing the probe failed: {e}"));
+        return ProbeResult::Inconclusive(format!(
+            "{result:?}, but releasing the probe failed: {e}"
+        ));
     }
     result
 }

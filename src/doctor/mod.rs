@@ -276,7 +276,11 @@ impl fmt::Display for Report {
             writeln!(f, "  tool {t}")?;
         }
         for p in &self.points {
-            let mark = if p.runnable() { "ok         " } else { "unsupported" };
+            let mark = if p.runnable() {
+                "ok         "
+            } else {
+                "unsupported"
+            };
             writeln!(f, "  {mark} {} [{}]", p.index, p.id)?;
             for pr in &p.problems {
                 writeln!(f, "      ✗ {pr}")?;
@@ -461,7 +465,8 @@ fn check_kernel(feature: &str, why: &str, host: &dyn Host, pc: &mut PointCheck) 
                 }
                 _ => None,
             };
-            let missing = |how: String| Problem {
+            let missing = |how: String| {
+                Problem {
                 kind: ProblemKind::MissingKernelFeature,
                 subject: "xfs_rt".into(),
                 message: format!(
@@ -471,6 +476,7 @@ fn check_kernel(feature: &str, why: &str, host: &dyn Host, pc: &mut PointCheck) 
                     "use a kernel built with CONFIG_XFS_RT=y; without it mounting fails with ENOSYS (\"Function not implemented\")"
                         .into(),
                 ),
+            }
             };
             match (probe, v) {
                 (Some(ProbeResult::Works), _) => {}

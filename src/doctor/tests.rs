@@ -135,7 +135,9 @@ fn versions_parse_compare_and_are_found_in_tool_output() {
     assert!(Version::parse("6.x").is_none());
     assert!(Version::parse("").is_none());
     assert_eq!(
-        Version::find_in("mkfs.xfs version 6.1.0").unwrap().to_string(),
+        Version::find_in("mkfs.xfs version 6.1.0")
+            .unwrap()
+            .to_string(),
         "6.1.0"
     );
     assert_eq!(
@@ -179,7 +181,10 @@ fn old_xfsprogs_makes_parent_1_unsupported_and_parent_0_plain_mkfs() {
         "{reason}"
     );
     assert!(reason.contains("install xfsprogs ≥ 6.10"), "{reason}");
-    assert!(p1.notes.iter().any(|n| n == "fsstress: fslab stress (stand-in)"));
+    assert!(p1
+        .notes
+        .iter()
+        .any(|n| n == "fsstress: fslab stress (stand-in)"));
     let df = report.to_frame().unwrap();
     assert_eq!(df.height(), 2);
     assert_eq!(
@@ -236,7 +241,9 @@ fn a_missing_tool_names_its_debian_package() {
     let report = check(&plan(&host, &[]), &host);
     let reason = report.points[0].reason().unwrap();
     assert!(
-        reason.contains("missing tool: `fs_mark` is not installed; fix: install it: apt-get install fsmark"),
+        reason.contains(
+            "missing tool: `fs_mark` is not installed; fix: install it: apt-get install fsmark"
+        ),
         "{reason}"
     );
 }
@@ -283,9 +290,7 @@ fn realtime_xfs_is_probed_when_the_configuration_is_unreadable() {
     let mut host = FakeHost::with(&[("true", None)]);
     host.config_readable = false;
     host.probe = Probe::IfUnknown;
-    host.probe_result = Some(ProbeResult::Fails(
-        "mount: Function not implemented".into(),
-    ));
+    host.probe_result = Some(ProbeResult::Fails("mount: Function not implemented".into()));
     let report = check(&rt_plan(&host), &host);
     assert!(report.points[0]
         .reason()
@@ -300,7 +305,8 @@ fn realtime_xfs_is_probed_when_the_configuration_is_unreadable() {
     host.probe = Probe::Never;
     let report = check(&rt_plan(&host), &host);
     assert!(report.points[0].runnable());
-    assert!(report.points[0].notes[0].contains("cannot tell whether kernel 6.99.0-test has CONFIG_XFS_RT"));
+    assert!(report.points[0].notes[0]
+        .contains("cannot tell whether kernel 6.99.0-test has CONFIG_XFS_RT"));
 }
 
 #[test]
@@ -316,19 +322,23 @@ fn a_filesystem_the_kernel_lacks() {
         reason.contains("kernel 6.99.0-test has no ext3 filesystem (CONFIG_EXT3_FS is not set"),
         "{reason}"
     );
-    host.config.insert("CONFIG_EXT3_FS".into(), ConfigValue::Module);
+    host.config
+        .insert("CONFIG_EXT3_FS".into(), ConfigValue::Module);
     assert!(check(&rt_plan(&host), &host).points[1].runnable());
 }
 
 #[test]
 fn requirement_errors_are_located() {
-    let bad = EXP.replace(
-        r#"- { kernel: "fs:xfs" }"#,
-        r#"- { kernel: xfs_realtime }"#,
-    );
+    let bad = EXP.replace(r#"- { kernel: "fs:xfs" }"#, r#"- { kernel: xfs_realtime }"#);
     let e = Experiment::from_str_named(&bad, "t.yaml").unwrap_err();
-    assert!(e.message.contains("unknown kernel feature `xfs_realtime`"), "{e}");
-    let bad = EXP.replace(r#"min_version: "6.10", package"#, r#"min_version: "six", package"#);
+    assert!(
+        e.message.contains("unknown kernel feature `xfs_realtime`"),
+        "{e}"
+    );
+    let bad = EXP.replace(
+        r#"min_version: "6.10", package"#,
+        r#"min_version: "six", package"#,
+    );
     let e = Experiment::from_str_named(&bad, "t.yaml").unwrap_err();
     assert!(e.message.contains("is not a version"), "{e}");
     let bad = EXP.replace(

@@ -116,7 +116,10 @@ fn debian_package(path: &std::path::Path) -> Option<String> {
 /// What `program --version` (or its known version flag) prints first, e.g.
 /// `mkfs.xfs version 6.1.0`; None when it prints nothing or cannot run.
 pub fn version_line(path: &std::path::Path) -> Option<String> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let shown = path.display().to_string();
     match VERSION_FLAGS.iter().find(|(n, _)| *n == name) {
         Some((_, flags)) => capture(&shown, flags),

@@ -205,10 +205,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         opts.emit(Event::Reclaimed(reclaimed));
     }
     let exp = &plan.experiment;
-    let preflight = crate::doctor::check(
-        plan,
-        &SystemHost::new(opts.probe, opts.work_dir.clone()),
-    );
+    let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
     let mut environment = env::capture_environment(&programs(plan));
     let mut tools = std::collections::BTreeMap::new();
     for (name, t) in &plan.tools {
@@ -305,10 +302,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     }
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
-    let preflight = crate::doctor::check(
-        plan,
-        &SystemHost::new(opts.probe, opts.work_dir.clone()),
-    );
+    let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
     for p in &mut writer.manifest_mut().points {
         if p.status == "pending" {
             if let Some(reason) = preflight.point(p.index).and_then(|c| c.reason()) {

@@ -13,7 +13,10 @@ pub enum Piece {
     Lit(String),
     Var(String),
     /// `{{name:spec}}`: an integer formatted by `spec` (`02x`, `x`, `X`, `4d`, `04d`).
-    Formatted { name: String, spec: IntFormat },
+    Formatted {
+        name: String,
+        spec: IntFormat,
+    },
 }
 
 /// How `{{name:spec}}` formats an integer.
@@ -46,7 +49,11 @@ impl IntFormat {
     }
 
     pub fn apply(&self, n: i64) -> String {
-        let (sign, abs) = if n < 0 { ("-", n.unsigned_abs()) } else { ("", n.unsigned_abs()) };
+        let (sign, abs) = if n < 0 {
+            ("-", n.unsigned_abs())
+        } else {
+            ("", n.unsigned_abs())
+        };
         let digits = match self.radix {
             'x' => format!("{abs:x}"),
             'X' => format!("{abs:X}"),
@@ -176,7 +183,10 @@ impl Template {
                     let n = match &v {
                         Value::Int(i) => *i,
                         Value::Str(s) => s.trim().parse::<i64>().map_err(|_| {
-                            format!("`{{{{{name}}}}}` is `{s}`, not an integer, in `{}`", self.raw)
+                            format!(
+                                "`{{{{{name}}}}}` is `{s}`, not an integer, in `{}`",
+                                self.raw
+                            )
                         })?,
                         other => {
                             return Err(format!(
@@ -277,7 +287,10 @@ mod tests {
         assert!(Template::parse("{{i:02q}}").is_err());
         assert!(Template::parse("{{i:}}").is_err());
         assert_eq!(
-            Template::parse("{{i:02x}}").unwrap().names().collect::<Vec<_>>(),
+            Template::parse("{{i:02x}}")
+                .unwrap()
+                .names()
+                .collect::<Vec<_>>(),
             ["i"]
         );
         assert_eq!(IntFormat::parse("02x").unwrap().apply(-3), "-3");
