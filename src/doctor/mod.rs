@@ -344,8 +344,16 @@ fn program_of(step: &crate::spec::Step, point: &Point) -> Option<String> {
 fn check_program(program: &str, package: Option<&str>, host: &dyn Host, pc: &mut PointCheck) {
     if host.which(program).is_none() {
         let pkg = package.or_else(|| debian_package(program));
+        let name = std::path::Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(program);
         let fix = match pkg {
             Some(p) => Some(format!("install it: apt-get install {p}")),
+            None if name == "fsstress" => Some(
+                "Debian has no fsstress package: build xfstests or LTP, or use `fslab stress`"
+                    .to_string(),
+            ),
             None => Some("install it or put it on PATH".to_string()),
         };
         pc.add(Problem {

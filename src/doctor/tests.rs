@@ -232,7 +232,7 @@ fn set_picks_a_tool_command() {
     assert!(report.points[0]
         .reason()
         .unwrap()
-        .contains("missing tool: `/opt/xfstests/ltp/fsstress` is not installed"));
+        .contains("missing tool: `/opt/xfstests/ltp/fsstress` is not installed; fix: Debian has no fsstress package"));
 }
 
 #[test]
