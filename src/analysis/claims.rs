@@ -655,9 +655,13 @@ fn scale_gap(
         });
         match have {
             Some(h) if h >= *want => {}
-            Some(h) => gaps.push(format!("{k}={} here, {} in the post", num(h), num(*want))),
+            Some(h) => gaps.push(format!(
+                "{k}={} here, {} at the published scale",
+                num(h),
+                num(*want)
+            )),
             None => gaps.push(format!(
-                "cannot tell `{k}` of this bundle ({} in the post)",
+                "cannot tell `{k}` of this bundle ({} at the published scale)",
                 num(*want)
             )),
         }

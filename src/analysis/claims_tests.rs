@@ -301,7 +301,7 @@ fn smaller_scale_is_not_applicable_but_shows_the_measurement() {
     assert!(close(v.measured.unwrap(), 1.1));
     assert!(
         v.reason
-            .contains("scale differs: n=2000 here, 400000 in the post"),
+            .contains("scale differs: n=2000 here, 400000 at the published scale"),
         "{}",
         v.reason
     );
