@@ -94,14 +94,34 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
     // Parsed captures, keyed so that they join with runs.parquet.
     assert_eq!(b.tables().unwrap(), ["fsmark", "geometry", "runs"]);
     let geo = b.table("geometry").unwrap();
-    let keys: Vec<String> = geo.get_column_names()[..6].iter().map(|s| s.to_string()).collect();
-    assert_eq!(keys, ["experiment", "point_id", "point_index", "iteration", "capture", "kind"]);
+    let keys: Vec<String> = geo.get_column_names()[..6]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "experiment",
+            "point_id",
+            "point_index",
+            "iteration",
+            "capture",
+            "kind"
+        ]
+    );
     let kinds = geo.column("kind").unwrap().str().unwrap().clone();
     for k in ["mkfs.xfs", "xfs_info", "dumpe2fs"] {
-        assert!(kinds.iter().any(|v| v == Some(k)), "no {k} rows in geometry");
+        assert!(
+            kinds.iter().any(|v| v == Some(k)),
+            "no {k} rows in geometry"
+        );
     }
     let fsmark = b.table("fsmark").unwrap();
-    assert_eq!(fsmark.height(), 4, "one fs_mark result row per iteration: {fsmark}");
+    assert_eq!(
+        fsmark.height(),
+        4,
+        "one fs_mark result row per iteration: {fsmark}"
+    );
     assert!(m.points.iter().all(|p| p.status == "ok"));
     // `fslab show` prints the table.
     let o = s.run(&["show", &bundle]);
