@@ -688,7 +688,7 @@ fn did_you_mean(message: &str) -> Option<String> {
 }
 
 /// Device paths an experiment may name literally (they are not storage).
-const HARMLESS_DEV_PATHS: &[&str] = &[
+pub const HARMLESS_DEV_PATHS: &[&str] = &[
     "/dev/null",
     "/dev/zero",
     "/dev/full",

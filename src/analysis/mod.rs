@@ -35,18 +35,7 @@ use std::path::PathBuf;
 
 /// Columns of `runs.parquet` that are not matrix variables. The matrix variables sit
 /// between `point_index` and `iteration`.
-pub const RUNS_FIXED_COLUMNS: &[&str] = &[
-    "experiment",
-    "point_id",
-    "point_index",
-    "iteration",
-    "wall_s",
-    "user_s",
-    "sys_s",
-    "exit_code",
-    "status",
-    "started_at",
-];
+pub const RUNS_FIXED_COLUMNS: &[&str] = crate::store::RUN_COLUMNS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {

@@ -47,19 +47,7 @@ fn io_err<'a>(
     }
 }
 
-/// Device paths that are not storage and may appear in commands.
-pub const HARMLESS_DEV_PATHS: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/stdin",
-    "/dev/stdout",
-    "/dev/stderr",
-    "/dev/fd/",
-    "/dev/shm",
-];
+pub use crate::spec::HARMLESS_DEV_PATHS;
 
 /// One provisioned device of a point.
 #[derive(Debug, Clone)]

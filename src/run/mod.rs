@@ -192,9 +192,8 @@ fn vars_json(point: &Point) -> serde_json::Map<String, serde_json::Value> {
         .collect()
 }
 
-/// Run every point of `plan`. Returns the bundle, also when some points failed (their
-/// status says so); returns an error only when nothing sensible can continue.
-pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
+/// Check for root, create the work directory and reclaim what killed runs left there.
+fn prepare(opts: &RunOptions) -> Result<(), RunError> {
     let uid = nix::unistd::Uid::effective();
     if !uid.is_root() {
         return Err(RunError::NotRoot { uid: uid.as_raw() });
@@ -204,6 +203,13 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     if !reclaimed.is_empty() {
         opts.emit(Event::Reclaimed(reclaimed));
     }
+    Ok(())
+}
+
+/// Run every point of `plan`. Returns the bundle, also when some points failed (their
+/// status says so); returns an error only when nothing sensible can continue.
+pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
+    prepare(opts)?;
     let exp = &plan.experiment;
     let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
     let mut environment = env::capture_environment(&programs(plan));
@@ -291,15 +297,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
 /// kept; every other point is run again from its setup (its partial rows are dropped,
 /// so each completed iteration appears exactly once).
 pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundle, RunError> {
-    let uid = nix::unistd::Uid::effective();
-    if !uid.is_root() {
-        return Err(RunError::NotRoot { uid: uid.as_raw() });
-    }
-    std::fs::create_dir_all(&opts.work_dir)?;
-    let reclaimed = devices::reclaim(&opts.work_dir)?;
-    if !reclaimed.is_empty() {
-        opts.emit(Event::Reclaimed(reclaimed));
-    }
+    prepare(opts)?;
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
     let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
