@@ -991,7 +991,15 @@ fn series(
         let key = keys
             .iter()
             .zip(&key_cols)
-            .map(|(k, col)| format!("{k}={}", col[row].clone().unwrap_or_default()))
+            .map(|(k, col)| {
+                let v = col[row].clone().unwrap_or_default();
+                // A point id already reads `axis=value,…`.
+                if k == "point_id" {
+                    v
+                } else {
+                    format!("{k}={v}")
+                }
+            })
             .collect::<Vec<_>>()
             .join(",");
         out.entry(key).or_default().push((i, x));
