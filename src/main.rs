@@ -6,6 +6,15 @@ mod cli;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // Like other Unix filters, end quietly when the reader of our output goes away
+    // (`fslab plan X | head`) instead of panicking on a broken pipe.
+    // SAFETY: called first thing, before any thread exists; SIG_DFL installs no handler.
+    unsafe {
+        let _ = nix::sys::signal::signal(
+            nix::sys::signal::Signal::SIGPIPE,
+            nix::sys::signal::SigHandler::SigDfl,
+        );
+    }
     let args = cli::Cli::parse();
     match cli::dispatch(args) {
         Ok(code) => code,
