@@ -379,3 +379,27 @@ fn debugfs_dispatch_gives_frames() {
     let p = parse::parse(Kind::DebugfsEx, &fixture("debugfs/ext4-ex-sparse.txt")).unwrap();
     assert_eq!(p.frame.height(), 3);
 }
+
+/// The summary's `fragments` rule reproduces filefrag's `N extents found` on every fixture.
+#[test]
+fn summary_fragments_equal_filefrag_counts() {
+    use fslab::blockmap::summary;
+    let mut checked = 0;
+    for f in [
+        "ext4-files", "ext4-delalloc", "ext4-dir", "ext4-blocksize-1k", "ext4-inline", "ext3-files",
+        "ext3-1k", "ext4-frag",
+    ] {
+        let r = filefrag::parse_report(&fixture(&format!("filefrag/{f}.txt"))).unwrap();
+        let per = summary::per_file(&r.extents);
+        for file in r.files.iter().filter(|f| f.rows > 0) {
+            let s = per.iter().find(|s| s.path == file.path).unwrap();
+            assert_eq!(Some(s.fragments), file.extents_found, "{f}: {}", file.path);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 16);
+    // And debugfs's view of the fragmented file: 26524 pieces, ETB blocks apart.
+    let stat = debugfs::parse_stat(&fixture("debugfs/ext4-stat-frag.txt")).unwrap();
+    let s = &summary::per_file(&stat.rows)[0];
+    assert_eq!((s.extents, s.fragments, s.metadata_blocks), (26524, 26524, 80));
+}

@@ -354,26 +354,35 @@ const S_IFMT: u32 = 0o170000;
 const S_IFDIR: u32 = 0o040000;
 const S_IFREG: u32 = 0o100000;
 
-/// The block maps of every regular file and directory under `root` (default `/`) inside
-/// `image`: `ls -p` level by level, then `stat` of every inode, all in one debugfs process.
-/// Rows come in the same order as [`super::walk::map_tree`] gives for the mounted tree
-/// (depth first, siblings by name), with paths relative to `root` prefixed by `prefix`.
-pub fn map_image_tree(image: &Path, root: &str, prefix: &str) -> Result<ImageMap, BlockmapError> {
+/// The block maps of every regular file and directory under each of `roots` (paths inside
+/// the image, e.g. `/`): `ls -p` level by level, then `stat` of every inode, all in one
+/// debugfs process. Paths are shown from the image root (`/dir/file`); rows come in the
+/// order [`super::walk::map_tree`] gives for the mounted tree (depth first, siblings by
+/// name).
+pub fn map_image_tree(image: &Path, roots: &[&str]) -> Result<ImageMap, BlockmapError> {
     let block_size = image_block_size(image)?;
     let mut map = ImageMap {
         block_size,
         ..Default::default()
     };
-    let Some(root_arg) = quote(root) else {
-        return Err(BlockmapError::Debugfs {
-            image: image.to_path_buf(),
-            message: format!("cannot pass {root:?} to debugfs"),
-        });
-    };
+    let mut level: Vec<(PathBuf, String)> = Vec::new();
+    for root in roots {
+        let shown = if root.starts_with('/') {
+            root.to_string()
+        } else {
+            format!("/{root}")
+        };
+        match quote(root) {
+            Some(q) => level.push((PathBuf::from(shown), q)),
+            None => map.errors.push(PathError {
+                path: root.to_string(),
+                error: "cannot pass a path with `\"` or a newline to debugfs".into(),
+            }),
+        }
+    }
     let mut session = Session::open(image)?;
-    // (shown path, debugfs argument, is_dir)
-    let mut found: Vec<(PathBuf, String)> = vec![(PathBuf::from(prefix), root_arg.clone())];
-    let mut level: Vec<(PathBuf, String)> = vec![(PathBuf::from(prefix), root_arg)];
+    // (shown path, debugfs argument)
+    let mut found: Vec<(PathBuf, String)> = level.clone();
     while !level.is_empty() {
         let commands: Vec<String> = level.iter().map(|(_, a)| format!("ls -p {a}")).collect();
         let outputs = session.run(&commands)?;
@@ -401,6 +410,7 @@ pub fn map_image_tree(image: &Path, root: &str, prefix: &str) -> Result<ImageMap
         level = next;
     }
     found.sort_by(|a, b| a.0.cmp(&b.0));
+    found.dedup_by(|a, b| a.0 == b.0);
     let targets: Vec<(String, String)> = found
         .into_iter()
         .map(|(p, a)| (p.to_string_lossy().into_owned(), a))

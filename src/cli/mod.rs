@@ -1,5 +1,7 @@
 //! Subcommands, one file each.
 
+mod blockmap;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -11,8 +13,12 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    Blockmap(blockmap::Args),
+}
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Blockmap(args) => blockmap::run(args),
+    }
 }
