@@ -52,7 +52,10 @@ impl Guard {
     }
 
     fn attach_and_mount(&mut self) {
-        let dev = run("losetup", &["--find", "--show", self.image.to_str().unwrap()]);
+        let dev = run(
+            "losetup",
+            &["--find", "--show", self.image.to_str().unwrap()],
+        );
         self.loopdev = Some(dev.trim().to_string());
         run("mount", &[dev.trim(), self.mnt.to_str().unwrap()]);
         self.mounted = true;
@@ -89,8 +92,16 @@ fn require_root() -> bool {
     true
 }
 
-fn key(e: &Extent) -> (u64, u64, Option<u64>, u64, String) {
-    (e.index, e.logical_bytes, e.physical_bytes, e.length_bytes, e.flags.clone())
+type Key = (u64, u64, Option<u64>, u64, String);
+
+fn key(e: &Extent) -> Key {
+    (
+        e.index,
+        e.logical_bytes,
+        e.physical_bytes,
+        e.length_bytes,
+        e.flags.clone(),
+    )
 }
 
 #[test]
@@ -100,7 +111,18 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     }
     let mut g = Guard::new("fiemap");
     run("truncate", &["-s", "96M", g.image.to_str().unwrap()]);
-    run("mkfs.ext4", &["-q", "-F", "-b", "4096", "-m", "0", g.image.to_str().unwrap()]);
+    run(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-b",
+            "4096",
+            "-m",
+            "0",
+            g.image.to_str().unwrap(),
+        ],
+    );
     g.attach_and_mount();
     let m = g.mnt.to_str().unwrap().to_string();
 
@@ -124,7 +146,11 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     // FIEMAP, in process, over the whole tree.
     let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
     assert!(map.errors.is_empty(), "{:?}", map.errors);
-    let g_rows: Vec<&Extent> = map.extents.iter().filter(|e| e.path.ends_with("/G")).collect();
+    let g_rows: Vec<&Extent> = map
+        .extents
+        .iter()
+        .filter(|e| e.path.ends_with("/G"))
+        .collect();
     assert!(g_rows.len() > 2000, "G has only {} extents", g_rows.len());
 
     // filefrag -v on the same paths, parsed.
@@ -171,7 +197,7 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     assert!(img.errors.is_empty(), "{:?}", img.errors);
     assert!(img.warnings.is_empty(), "{:?}", img.warnings);
     assert_eq!(img.block_size, 4096);
-    let by_path = |rows: &[Extent], strip: &str| -> BTreeMap<String, Vec<(u64, u64, Option<u64>, u64, String)>> {
+    let by_path = |rows: &[Extent], strip: &str| -> BTreeMap<String, Vec<Key>> {
         let mut m: BTreeMap<String, Vec<_>> = BTreeMap::new();
         for e in rows.iter().filter(|e| !e.flags.contains("metadata")) {
             let p = e.path.strip_prefix(strip).unwrap_or(&e.path);
@@ -199,7 +225,11 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
         .count();
     assert!(g_meta > 0);
     let paths_walked: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
-    let paths_image: Vec<String> = img.files.iter().map(|f| format!("{m}{}", if f.path == "/" { "" } else { &f.path })).collect();
+    let paths_image: Vec<String> = img
+        .files
+        .iter()
+        .map(|f| format!("{m}{}", if f.path == "/" { "" } else { &f.path }))
+        .collect();
     assert_eq!(paths_walked, paths_image, "same files in the same order");
     eprintln!(
         "G: {} extents, {} fragments; {} files; {} FIEMAP rows",
@@ -226,7 +256,17 @@ fn walk_does_not_cross_into_other_filesystems() {
     let m = g.mnt.to_str().unwrap().to_string();
     sh(&format!("mkdir {m}/inner && echo hi > {m}/outer.txt"));
     // A tmpfs over `inner` with a file in it.
-    run("mount", &["-t", "tmpfs", "-o", "size=1M", "none", &format!("{m}/inner")]);
+    run(
+        "mount",
+        &[
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=1M",
+            "none",
+            &format!("{m}/inner"),
+        ],
+    );
     struct Umount(String);
     impl Drop for Umount {
         fn drop(&mut self) {

@@ -188,7 +188,10 @@ impl Session {
             if line == end_marker {
                 break;
             }
-            if let Some(n) = line.strip_prefix("# fslab ").and_then(|n| n.parse::<u64>().ok()) {
+            if let Some(n) = line
+                .strip_prefix("# fslab ")
+                .and_then(|n| n.parse::<u64>().ok())
+            {
                 if (first..end).contains(&n) {
                     current = Some((n - first) as usize);
                     continue;
@@ -245,7 +248,10 @@ fn stat_all(
     targets: &[(String, String)],
     map: &mut ImageMap,
 ) -> Result<(), BlockmapError> {
-    let commands: Vec<String> = targets.iter().map(|(_, arg)| format!("stat {arg}")).collect();
+    let commands: Vec<String> = targets
+        .iter()
+        .map(|(_, arg)| format!("stat {arg}"))
+        .collect();
     let before = session.stderr().len();
     let outputs = session.run(&commands)?;
     for ((path, _), text) in targets.iter().zip(outputs) {
@@ -284,7 +290,11 @@ fn stat_all(
             .filter(|l| !l.starts_with("debugfs "))
             .collect();
         let mut it = msgs.into_iter();
-        for e in map.errors.iter_mut().filter(|e| e.error.starts_with("debugfs printed no inode")) {
+        for e in map
+            .errors
+            .iter_mut()
+            .filter(|e| e.error.starts_with("debugfs printed no inode"))
+        {
             if let Some(m) = it.next() {
                 e.error = m.clone();
             }

@@ -103,10 +103,7 @@ pub fn fiemap(file: &File, fm_flags: u32) -> Result<Vec<RawExtent>, nix::Error> 
         // SAFETY: `req` is a live, properly aligned `struct fiemap` followed by room for
         // `fm_extent_count` extents, which is all the kernel writes.
         unsafe {
-            fs_ioc_fiemap(
-                file.as_raw_fd(),
-                std::ptr::addr_of_mut!(req.header),
-            )?;
+            fs_ioc_fiemap(file.as_raw_fd(), std::ptr::addr_of_mut!(req.header))?;
         }
         let n = (req.header.fm_mapped_extents as usize).min(BATCH);
         if n == 0 {
@@ -234,7 +231,10 @@ mod tests {
     #[test]
     fn flags_in_filefrag_order() {
         assert_eq!(
-            flag_names(FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_LAST, true),
+            flag_names(
+                FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_LAST,
+                true
+            ),
             "last,unknown_loc,delalloc,eof"
         );
         assert_eq!(
@@ -246,17 +246,17 @@ mod tests {
         );
         assert_eq!(flag_names(0, false), "");
         assert_eq!(flag_names(0, true), "eof");
-        assert_eq!(flag_names(0x10 | FIEMAP_EXTENT_MERGED, false), "merged,0x10");
+        assert_eq!(
+            flag_names(0x10 | FIEMAP_EXTENT_MERGED, false),
+            "merged,0x10"
+        );
     }
 
     #[test]
     fn request_layout_matches_the_kernel() {
         assert_eq!(std::mem::size_of::<Header>(), 32);
         assert_eq!(std::mem::size_of::<RawExtent>(), 56);
-        assert_eq!(
-            std::mem::size_of::<Request>(),
-            32 + 56 * BATCH
-        );
+        assert_eq!(std::mem::size_of::<Request>(), 32 + 56 * BATCH);
     }
 
     #[test]
@@ -274,7 +274,10 @@ mod tests {
             }
             // tmpfs and some overlay setups do not implement FIEMAP.
             Err(BlockmapError::Fiemap { source, .. }) => {
-                assert!(matches!(source, nix::Error::EOPNOTSUPP | nix::Error::ENOTTY))
+                assert!(matches!(
+                    source,
+                    nix::Error::EOPNOTSUPP | nix::Error::ENOTTY
+                ))
             }
             Err(e) => panic!("{e}"),
         }

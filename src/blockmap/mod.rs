@@ -8,8 +8,8 @@
 //!
 //! Every source yields [`Extent`] rows (the `extents` table); see [`Extent`] for the flags.
 
-mod extent;
 pub mod debugfs;
+mod extent;
 pub mod fiemap;
 pub mod summary;
 pub mod walk;

@@ -114,7 +114,8 @@ pub fn file_summary(path: &str, rows: &[&Extent]) -> FileSummary {
             Some(p) => match (p.physical_bytes, e.physical_bytes) {
                 (Some(pp), Some(ep)) => {
                     let dense = pp.saturating_add(p.length_bytes);
-                    let aligned = pp.saturating_add(e.logical_bytes.saturating_sub(p.logical_bytes));
+                    let aligned =
+                        pp.saturating_add(e.logical_bytes.saturating_sub(p.logical_bytes));
                     if ep != dense && ep != aligned {
                         s.fragments += 1;
                     }
@@ -272,17 +273,41 @@ mod tests {
         ];
         let refs: Vec<&Extent> = rows.iter().collect();
         let s = file_summary("f", &refs);
-        assert_eq!((s.extents, s.fragments, s.metadata_blocks, s.seek_bytes), (2, 1, 1, 0));
+        assert_eq!(
+            (s.extents, s.fragments, s.metadata_blocks, s.seek_bytes),
+            (2, 1, 1, 0)
+        );
         assert_eq!(s.contiguous_fraction, Some(1.0));
     }
 
     #[test]
     fn filesystem_totals() {
-        let a = FileSummary { extents: 3, fragments: 3, mapped_bytes: 30, contiguous_fraction: Some(0.0), path: "a".into(), ..Default::default() };
-        let b = FileSummary { extents: 1, fragments: 1, mapped_bytes: 10, contiguous_fraction: Some(1.0), path: "b".into(), is_dir: Some(true), ..Default::default() };
-        let c = FileSummary { path: "c".into(), ..Default::default() };
+        let a = FileSummary {
+            extents: 3,
+            fragments: 3,
+            mapped_bytes: 30,
+            contiguous_fraction: Some(0.0),
+            path: "a".into(),
+            ..Default::default()
+        };
+        let b = FileSummary {
+            extents: 1,
+            fragments: 1,
+            mapped_bytes: 10,
+            contiguous_fraction: Some(1.0),
+            path: "b".into(),
+            is_dir: Some(true),
+            ..Default::default()
+        };
+        let c = FileSummary {
+            path: "c".into(),
+            ..Default::default()
+        };
         let fs = filesystem(&[a, b, c]);
-        assert_eq!((fs.files, fs.directories, fs.with_data, fs.fragmented), (2, 1, 2, 1));
+        assert_eq!(
+            (fs.files, fs.directories, fs.with_data, fs.fragmented),
+            (2, 1, 2, 1)
+        );
         assert!((fs.noncontiguous_percent - 100.0 / 3.0).abs() < 1e-9);
         assert_eq!(fs.max_extents_path.as_deref(), Some("a"));
         assert_eq!(fs.mean_contiguous_fraction, Some(0.5));

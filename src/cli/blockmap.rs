@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Debug, ClapArgs)]
-#[command(about = "Block maps (extents) of files and trees: FIEMAP, or debugfs on an unmounted ext image")]
+#[command(
+    about = "Block maps (extents) of files and trees: FIEMAP, or debugfs on an unmounted ext image"
+)]
 pub struct Args {
     /// Files or directories. With --debugfs: paths inside the image (default `/`).
     pub paths: Vec<PathBuf>,
@@ -85,12 +87,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let files = summary::per_file_with(&mapped.files, &mapped.extents);
         if args.summary {
             let fs = summary::filesystem(&files);
-            emit(&args, std::slice::from_ref(&fs), || summary::filesystem_frame(&fs))?;
+            emit(&args, std::slice::from_ref(&fs), || {
+                summary::filesystem_frame(&fs)
+            })?;
         } else {
             emit(&args, &files, || summary::per_file_frame(&files))?;
         }
     } else {
-        emit(&args, &mapped.extents, || blockmap::extents_frame(&mapped.extents))?;
+        emit(&args, &mapped.extents, || {
+            blockmap::extents_frame(&mapped.extents)
+        })?;
     }
     Ok(if mapped.errors.is_empty() {
         ExitCode::SUCCESS
@@ -115,7 +121,10 @@ fn map_image(image: &Path, args: &Args) -> anyhow::Result<Mapped> {
         debugfs::map_image_tree(image, &roots)?
     };
     for w in &m.warnings {
-        eprintln!("fslab: debugfs output line {}: {} ({})", w.line, w.text, w.reason);
+        eprintln!(
+            "fslab: debugfs output line {}: {} ({})",
+            w.line, w.text, w.reason
+        );
     }
     let (files, extents): (Vec<FileEntry>, Vec<Extent>) = if args.no_dirs {
         let dirs: std::collections::HashSet<&str> = m
@@ -200,8 +209,8 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame) -> anyhow::Result<()> {
         .into_owned();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| -> anyhow::Result<()> {
-        let file = std::fs::File::create(&tmp)
-            .with_context(|| format!("create {}", tmp.display()))?;
+        let file =
+            std::fs::File::create(&tmp).with_context(|| format!("create {}", tmp.display()))?;
         let written = ParquetWriter::new(file).finish(df);
         anyhow::Context::with_context(written, || format!("write {}", tmp.display()))?;
         std::fs::rename(&tmp, path)

@@ -455,7 +455,11 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
             r.broken = true;
         }
         // BLOCKS lists always end with TOTAL when they list anything.
-        if cut_in_list && r.stat.map == "blocks" && !r.entries.is_empty() && r.stat.total_blocks.is_none() {
+        if cut_in_list
+            && r.stat.map == "blocks"
+            && !r.entries.is_empty()
+            && r.stat.total_blocks.is_none()
+        {
             warn(
                 &mut report.warnings,
                 r.line,
@@ -1055,10 +1059,16 @@ mod tests {
     fn ex_rows() {
         let leaf = parse_ex_row(" 2/ 2   1/340     0 -     0  4140 -  4140      1 ").unwrap();
         assert!(leaf.leaf);
-        assert_eq!((leaf.level, leaf.max_depth, leaf.entry, leaf.entries), (2, 2, 1, 340));
+        assert_eq!(
+            (leaf.level, leaf.max_depth, leaf.entry, leaf.entries),
+            (2, 2, 1, 340)
+        );
         let node = parse_ex_row(" 0/ 2   1/  1     0 - 27891 36903          27892").unwrap();
         assert!(!node.leaf);
-        assert_eq!((node.logical_last, node.physical_first, node.length), (27891, 36903, 27892));
+        assert_eq!(
+            (node.logical_last, node.physical_first, node.length),
+            (27891, 36903, 27892)
+        );
         let u = parse_ex_row(" 0/ 0   2/  2   256 -  2047  35072 -  36863   1792 Uninit").unwrap();
         assert!(u.uninit);
         assert!(parse_ex_row(" 0/ 0   2/  2   256 -  2047  35072 -  36863   1793").is_none());
