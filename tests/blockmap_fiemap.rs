@@ -153,6 +153,12 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
         .collect();
     assert!(g_rows.len() > 2000, "G has only {} extents", g_rows.len());
 
+    // The runner's entry point gives the same rows as frames.
+    let cap = fslab::blockmap::capture_mounted(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    assert_eq!(cap.extents.height(), map.extents.len());
+    assert_eq!(cap.per_file.height(), map.files.len());
+    assert_eq!(cap.filesystem.height(), 1);
+
     // filefrag -v on the same paths, parsed.
     let mut args: Vec<&str> = vec!["-v"];
     args.extend(map.files.iter().map(|f| f.path.as_str()));
@@ -194,6 +200,9 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     // Unmounted: debugfs sees the same data extents, file by file.
     g.unmount_and_detach();
     let img = debugfs::map_image_tree(&g.image, &["/"]).unwrap();
+    let cap_img = fslab::blockmap::capture_image(&g.image, &["/"]).unwrap();
+    assert_eq!(cap_img.extents.height(), img.extents.len());
+    assert_eq!(cap_img.per_file.height(), map.files.len());
     assert!(img.errors.is_empty(), "{:?}", img.errors);
     assert!(img.warnings.is_empty(), "{:?}", img.warnings);
     assert_eq!(img.block_size, 4096);
