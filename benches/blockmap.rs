@@ -176,7 +176,10 @@ fn main() {
     }
     let bin = std::env::var("FSLAB_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_fslab").into());
     let help = run(&bin, &["blockmap", "--help"]);
-    assert!(help.contains("--debugfs"), "{bin} has no `blockmap` subcommand");
+    assert!(
+        help.contains("--debugfs"),
+        "{bin} has no `blockmap` subcommand"
+    );
 
     let dir = PathBuf::from(format!(
         "/var/tmp/fslab-test-blockmap/bench-{}",
@@ -193,7 +196,9 @@ fn main() {
     let img = image.to_str().unwrap();
     run("truncate", &["-s", "1G", img]);
     run("mkfs.ext4", &["-q", "-F", "-b", "4096", img]);
-    let dev = run("losetup", &["--find", "--show", img]).trim().to_string();
+    let dev = run("losetup", &["--find", "--show", img])
+        .trim()
+        .to_string();
     g.loopdev = Some(dev.clone());
     run("mount", &[&dev, mnt.to_str().unwrap()]);
     g.mnt = Some(mnt.clone());
@@ -222,7 +227,10 @@ fn main() {
     let rows = run(&bin, &["blockmap", m, "--no-dirs", "--summary", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&rows).unwrap();
     let mapped_files = v[0]["files"].as_u64().unwrap_or(0);
-    assert_eq!(mapped_files as usize, files, "fslab mapped {mapped_files} files");
+    assert_eq!(
+        mapped_files as usize, files,
+        "fslab mapped {mapped_files} files"
+    );
     let parquet_bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
 
     let mut a = Vec::new();
