@@ -616,12 +616,37 @@ fn summary_fragments_equal_filefrag_counts() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 16);
+    assert_eq!(checked, 19);
     // And debugfs's view of the fragmented file: 26524 pieces, ETB blocks apart.
     let stat = debugfs::parse_stat(&fixture("debugfs/ext4-stat-frag.txt")).unwrap();
     let s = &summary::per_file(&stat.rows)[0];
     assert_eq!(
         (s.extents, s.fragments, s.metadata_blocks),
         (26524, 26524, 80)
+    );
+}
+
+#[test]
+fn filefrag_shared_and_encoded_flags() {
+    let r = filefrag::parse_report(&fixture("filefrag/xfs-reflink.txt")).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.files[0].fs_type.as_deref(), Some("58465342"));
+    // clone  1:       64..      79:        280..       295:     16:         88:
+    assert_eq!(r.extents[4], ext("clone", 1, 64, Some(280), 16, "", K));
+    assert_eq!(
+        r.extents[5],
+        ext("clone", 2, 80, Some(104), 176, "last,shared,eof", K)
+    );
+    let r = filefrag::parse_report(&fixture("filefrag/btrfs-compressed.txt")).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.files[0].fs_type.as_deref(), Some("9123683e"));
+    assert_eq!(r.extents.len(), 8);
+    assert_eq!(
+        r.extents[1],
+        ext("text", 1, 32, Some(3329), 32, "encoded", K)
+    );
+    assert_eq!(
+        r.extents[7],
+        ext("text", 7, 224, Some(3335), 32, "last,encoded,eof", K)
     );
 }
