@@ -75,11 +75,28 @@ fn fixture(rel: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
-/// MB/s of `f` over `text`: repeat for at least `min` per sample, `samples` samples, median.
-fn throughput(text: &str, samples: usize, min: Duration, mut f: impl FnMut(&str)) -> (f64, f64) {
-    let mut rates = Vec::new();
+/// CPU time (user + system) of the calling thread, in seconds.
+fn thread_cpu() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_THREAD).map_or(0.0, |u| {
+        let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 * 1e-6;
+        t(u.user_time()) + t(u.system_time())
+    })
+}
+
+/// Throughput of `f` over `text`: repeat for at least `min` per sample, `samples` samples.
+/// Returns medians of (MB/s by wall clock, MB/s by thread CPU time, ms per call by wall).
+fn throughput(
+    text: &str,
+    samples: usize,
+    min: Duration,
+    mut f: impl FnMut(&str),
+) -> (f64, f64, f64) {
+    let mut wall = Vec::new();
+    let mut cpu = Vec::new();
     let mut per_call = Vec::new();
     for _ in 0..samples {
+        let c0 = thread_cpu();
         let t = Instant::now();
         let mut n = 0u32;
         while t.elapsed() < min || n == 0 {
@@ -87,10 +104,12 @@ fn throughput(text: &str, samples: usize, min: Duration, mut f: impl FnMut(&str)
             n += 1;
         }
         let s = t.elapsed().as_secs_f64() / f64::from(n);
+        let c = (thread_cpu() - c0) / f64::from(n);
         per_call.push(s);
-        rates.push(text.len() as f64 / s / 1e6);
+        wall.push(text.len() as f64 / s / 1e6);
+        cpu.push(text.len() as f64 / c.max(1e-9) / 1e6);
     }
-    (median(&mut rates), median(&mut per_call))
+    (median(&mut wall), median(&mut cpu), median(&mut per_call))
 }
 
 fn main() {
@@ -125,49 +144,13 @@ fn main() {
     println!("- fslab built as: {profile}\n");
 
     // ------------------------------------------------------------ (b) parse throughput
-    println!("## (b) Parse throughput, 26,524-extent file\n");
-    let ff = fixture("filefrag/ext4-frag.txt");
-    let st = fixture("debugfs/ext4-stat-frag.txt");
-    let ex = fixture("debugfs/ext4-ex-frag.txt");
-    let min = Duration::from_millis(300);
-    println!("| input | bytes | rows | MB/s (median of 7) | ms per parse |");
-    println!("|---|---:|---:|---:|---:|");
-    let rows = filefrag::parse(&ff).map(|o| o.rows.len()).unwrap_or(0);
-    let (r, s) = throughput(&ff, 7, min, |t| {
-        std::hint::black_box(filefrag::parse(t).ok());
-    });
-    println!(
-        "| filefrag -v (`filefrag::parse`) | {} | {rows} | {r:.1} | {:.2} |",
-        ff.len(),
-        s * 1e3
-    );
-    let rows = debugfs::parse_stat(&st).map(|o| o.rows.len()).unwrap_or(0);
-    let (r, s) = throughput(&st, 7, min, |t| {
-        std::hint::black_box(debugfs::parse_stat(t).ok());
-    });
-    println!(
-        "| debugfs stat (`debugfs::parse_stat`) | {} | {rows} | {r:.1} | {:.2} |",
-        st.len(),
-        s * 1e3
-    );
-    let rows = debugfs::parse_ex(&ex).map(|o| o.rows.len()).unwrap_or(0);
-    let (r, s) = throughput(&ex, 7, min, |t| {
-        std::hint::black_box(debugfs::parse_ex(t).ok());
-    });
-    println!(
-        "| debugfs ex (`debugfs::parse_ex`) | {} | {rows} | {r:.1} | {:.2} |",
-        ex.len(),
-        s * 1e3
-    );
-    let (r, s) = throughput(&ff, 5, min, |t| {
-        std::hint::black_box(fslab::parse::parse(fslab::parse::Kind::Filefrag, t).ok());
-    });
-    println!(
-        "| filefrag -v to DataFrame + JSON (`parse::parse`) | {} | | {r:.1} | {:.2} |",
-        ff.len(),
-        s * 1e3
-    );
-    println!();
+    let part = std::env::var("FSLAB_BENCH_PART").unwrap_or_default();
+    if part.is_empty() || part == "parse" {
+        parse_throughput();
+    }
+    if !(part.is_empty() || part == "blockmap") {
+        return;
+    }
 
     // ------------------------------------------------------------ (a) blockmap vs filefrag
     if !nix::unistd::geteuid().is_root() {
@@ -262,4 +245,54 @@ fn main() {
     println!("\nRatio filefrag / fslab (medians): **{:.2}×**", mb / ma);
     drop(g);
     let _ = Path::new(&dir);
+}
+
+fn parse_throughput() {
+    println!("## (b) Parse throughput, 26,524-extent file\n");
+    let ff = fixture("filefrag/ext4-frag.txt");
+    let st = fixture("debugfs/ext4-stat-frag.txt");
+    let ex = fixture("debugfs/ext4-ex-frag.txt");
+    let min = Duration::from_millis(300);
+    println!("| input | bytes | rows | MB/s, wall (median of 7) | MB/s, thread CPU time | ms per parse (wall) |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let mut line = |name: &str, text: &str, rows: usize, f: &dyn Fn(&str)| {
+        let (w, c, s) = throughput(text, 7, min, f);
+        println!(
+            "| {name} | {} | {rows} | {w:.1} | {c:.1} | {:.2} |",
+            text.len(),
+            s * 1e3
+        );
+    };
+    let rows = filefrag::parse(&ff).map(|o| o.rows.len()).unwrap_or(0);
+    line("filefrag -v (`filefrag::parse`)", &ff, rows, &|t| {
+        std::hint::black_box(filefrag::parse(t).ok());
+    });
+    let rows = debugfs::parse_stat(&st).map(|o| o.rows.len()).unwrap_or(0);
+    line("debugfs stat (`debugfs::parse_stat`)", &st, rows, &|t| {
+        std::hint::black_box(debugfs::parse_stat(t).ok());
+    });
+    let rows = debugfs::parse_ex(&ex).map(|o| o.rows.len()).unwrap_or(0);
+    line("debugfs ex (`debugfs::parse_ex`)", &ex, rows, &|t| {
+        std::hint::black_box(debugfs::parse_ex(t).ok());
+    });
+    let rows = filefrag::parse(&ff).map(|o| o.rows.len()).unwrap_or(0);
+    line(
+        "filefrag -v to extents DataFrame (`filefrag::parse` + `blockmap::extents_frame`)",
+        &ff,
+        rows,
+        &|t| {
+            let out = filefrag::parse(t).ok();
+            let df = out.map(|o| fslab::blockmap::extents_frame(&o.rows).ok());
+            std::hint::black_box(df);
+        },
+    );
+    line(
+        "filefrag -v to DataFrame + JSON (`parse::parse`, generic `from_records`)",
+        &ff,
+        rows,
+        &|t| {
+            std::hint::black_box(fslab::parse::parse(fslab::parse::Kind::Filefrag, t).ok());
+        },
+    );
+    println!();
 }

@@ -83,45 +83,67 @@ struct Request {
 
 nix::ioctl_readwrite!(fs_ioc_fiemap, b'f', 11, Header);
 
-/// All extents of an open file, with `fm_flags` (0 or [`FIEMAP_FLAG_SYNC`] …).
-pub fn fiemap(file: &File, fm_flags: u32) -> Result<Vec<RawExtent>, nix::Error> {
-    let mut req = Box::new(Request {
-        header: Header::default(),
-        extents: [RawExtent::default(); BATCH],
-    });
-    let mut out = Vec::new();
-    let mut start = 0u64;
-    loop {
-        req.header = Header {
-            fm_start: start,
-            fm_length: u64::MAX,
-            fm_flags,
-            fm_mapped_extents: 0,
-            fm_extent_count: BATCH as u32,
-            fm_reserved: 0,
-        };
-        // SAFETY: `req` is a live, properly aligned `struct fiemap` followed by room for
-        // `fm_extent_count` extents, which is all the kernel writes.
-        unsafe {
-            fs_ioc_fiemap(file.as_raw_fd(), std::ptr::addr_of_mut!(req.header))?;
-        }
-        let n = (req.header.fm_mapped_extents as usize).min(BATCH);
-        if n == 0 {
-            break;
-        }
-        let batch = &req.extents[..n];
-        out.extend_from_slice(batch);
-        let last = batch[n - 1];
-        if batch.iter().any(|e| e.fe_flags & FIEMAP_EXTENT_LAST != 0) {
-            break;
-        }
-        let next = last.fe_logical.saturating_add(last.fe_length);
-        if next <= start || next == u64::MAX {
-            break;
-        }
-        start = next;
+/// A reusable FIEMAP request buffer (about 28 KiB): allocate one per thread, not per file.
+pub struct Fiemap {
+    req: Box<Request>,
+}
+
+impl Default for Fiemap {
+    fn default() -> Self {
+        Fiemap::new()
     }
-    Ok(out)
+}
+
+impl Fiemap {
+    pub fn new() -> Fiemap {
+        // SAFETY: `Request` is plain integers, for which all-zero bytes are a valid value.
+        let req = unsafe { Box::<Request>::new_zeroed().assume_init() };
+        Fiemap { req }
+    }
+
+    /// All extents of an open file, with `fm_flags` (0 or [`FIEMAP_FLAG_SYNC`] …).
+    pub fn extents(&mut self, file: &File, fm_flags: u32) -> Result<Vec<RawExtent>, nix::Error> {
+        let req = &mut *self.req;
+        let mut out = Vec::new();
+        let mut start = 0u64;
+        loop {
+            req.header = Header {
+                fm_start: start,
+                fm_length: u64::MAX,
+                fm_flags,
+                fm_mapped_extents: 0,
+                fm_extent_count: BATCH as u32,
+                fm_reserved: 0,
+            };
+            // SAFETY: `req` is a live, properly aligned `struct fiemap` followed by room for
+            // `fm_extent_count` extents, which is all the kernel writes.
+            unsafe {
+                fs_ioc_fiemap(file.as_raw_fd(), std::ptr::addr_of_mut!(req.header))?;
+            }
+            let n = (req.header.fm_mapped_extents as usize).min(BATCH);
+            if n == 0 {
+                break;
+            }
+            let batch = &req.extents[..n];
+            out.extend_from_slice(batch);
+            let last = batch[n - 1];
+            if batch.iter().any(|e| e.fe_flags & FIEMAP_EXTENT_LAST != 0) {
+                break;
+            }
+            let next = last.fe_logical.saturating_add(last.fe_length);
+            if next <= start || next == u64::MAX {
+                break;
+            }
+            start = next;
+        }
+        Ok(out)
+    }
+}
+
+/// All extents of an open file, with `fm_flags` (0 or [`FIEMAP_FLAG_SYNC`] …). Allocates a
+/// request buffer per call: use [`Fiemap`] for many files.
+pub fn fiemap(file: &File, fm_flags: u32) -> Result<Vec<RawExtent>, nix::Error> {
+    Fiemap::new().extents(file, fm_flags)
 }
 
 /// Flags as filefrag prints them (unknown bits as `0x…`), then `eof` if `eof`.
@@ -190,6 +212,11 @@ pub struct FileMap {
 /// Open `path` (without following a final symlink) and map it. `sync` sets
 /// [`FIEMAP_FLAG_SYNC`].
 pub fn map_file(path: &Path, sync: bool) -> Result<FileMap, BlockmapError> {
+    map_file_with(&mut Fiemap::new(), path, sync)
+}
+
+/// [`map_file`] with a reusable request buffer.
+pub fn map_file_with(fm: &mut Fiemap, path: &Path, sync: bool) -> Result<FileMap, BlockmapError> {
     let io = |source| BlockmapError::Io {
         path: path.to_path_buf(),
         source,
@@ -207,12 +234,12 @@ pub fn map_file(path: &Path, sync: bool) -> Result<FileMap, BlockmapError> {
         r => r.map_err(io)?,
     };
     let meta = file.metadata().map_err(io)?;
-    let raw = fiemap(&file, if sync { FIEMAP_FLAG_SYNC } else { 0 }).map_err(|source| {
-        BlockmapError::Fiemap {
+    let raw = fm
+        .extents(&file, if sync { FIEMAP_FLAG_SYNC } else { 0 })
+        .map_err(|source| BlockmapError::Fiemap {
             path: path.to_path_buf(),
             source,
-        }
-    })?;
+        })?;
     let name = path.to_string_lossy();
     Ok(FileMap {
         extents: to_extents(&name, Some(meta.ino()), meta.size(), &raw),

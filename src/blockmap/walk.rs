@@ -7,7 +7,7 @@
 //! opened or mapped (vanished, permission, FIEMAP unsupported) becomes a [`PathError`]
 //! and the walk goes on.
 
-use super::fiemap::{map_file, FileMap};
+use super::fiemap::{map_file_with, Fiemap, FileMap};
 use super::{BlockmapError, Extent, FileEntry};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -77,9 +77,9 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
             source,
         })?;
         let dev = root_meta.dev();
+        let first = todo.len();
         let walker = walkdir::WalkDir::new(root)
             .same_file_system(true)
-            .sort_by_file_name()
             .max_depth(if opts.recursive { usize::MAX } else { 0 });
         for entry in walker {
             match entry {
@@ -114,11 +114,16 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
                 }),
             }
         }
+        // Depth first, siblings by name: compare bytes with `/` below every other byte
+        // (cheaper than walkdir's per-directory sort, which splits paths into components).
+        todo[first..].sort_unstable_by(|a, b| path_order(a, b));
     }
 
     let sync = opts.sync;
     let work = || -> Vec<Result<FileMap, BlockmapError>> {
-        todo.par_iter().map(|p| map_file(p, sync)).collect()
+        todo.par_iter()
+            .map_init(Fiemap::new, |fm, p| map_file_with(fm, p, sync))
+            .collect()
     };
     let results = match opts.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
@@ -157,4 +162,33 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
         }
     }
     Ok(out)
+}
+
+/// Order of a depth-first walk with siblings sorted by name: byte order with `/` lowest.
+pub fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    use std::os::unix::ffi::OsStrExt;
+    let key = |c: u8| if c == b'/' { 0u8 } else { c };
+    let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+    a.iter().map(|&c| key(c)).cmp(b.iter().map(|&c| key(c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_order_is_depth_first_by_name() {
+        let mut v: Vec<PathBuf> = ["/m/a-c", "/m/a/b", "/m", "/m/a", "/m/b", "/m/a/a"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        v.sort_by(|a, b| path_order(a, b));
+        let mut by_components = v.clone();
+        by_components.sort();
+        assert_eq!(v, by_components);
+        assert_eq!(
+            v[..3],
+            [PathBuf::from("/m"), "/m/a".into(), "/m/a/a".into()]
+        );
+    }
 }

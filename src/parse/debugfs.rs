@@ -250,53 +250,81 @@ fn num(s: &str) -> Option<u64> {
     s.parse().ok()
 }
 
+/// Decimal digits at the start of `b`: (value, bytes used); None without digits or on
+/// overflow.
+fn digits(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        v = v.checked_mul(10)?.checked_add(u64::from(b[i] - b'0'))?;
+        i += 1;
+    }
+    (i > 0).then_some((v, i))
+}
+
+/// `N` or `N-M` at the start of `b`: (first, last, bytes used).
+fn range(b: &[u8]) -> Option<(u64, u64, usize)> {
+    let (first, n) = digits(b)?;
+    if b.get(n) == Some(&b'-') {
+        let (last, m) = digits(&b[n + 1..])?;
+        Some((first, last, n + 1 + m))
+    } else {
+        Some((first, first, n))
+    }
+}
+
 /// `(0-11):1234-1245`, `(5):1234`, `(3[u]):9`, `(IND):77`, `(ETB0):12`.
 fn parse_entry(tok: &str) -> Option<Entry> {
-    let rest = tok.strip_prefix('(')?;
-    let (inner, phys) = rest.split_once("):")?;
-    let meta = match inner {
-        "IND" => Some(Meta::Ind),
-        "DIND" => Some(Meta::Dind),
-        "TIND" => Some(Meta::Tind),
-        _ => match inner.strip_prefix("ETB") {
-            Some(level) => Some(Meta::Etb(u32::try_from(num(level)?).ok()?)),
-            None => None,
-        },
-    };
-    if let Some(kind) = meta {
-        return Some(Entry::Meta {
-            kind,
-            physical: num(phys)?,
-        });
-    }
-    let (inner, uninit) = match inner.strip_suffix("[u]") {
-        Some(i) => (i, true),
-        None => (inner, false),
-    };
-    let (l0, l1) = match inner.split_once('-') {
-        Some((a, b)) => (num(a)?, num(b)?),
-        None => {
-            let l = num(inner)?;
-            (l, l)
-        }
-    };
-    let (p0, p1) = match phys.split_once('-') {
-        Some((a, b)) => (num(a)?, num(b)?),
-        None => {
-            let p = num(phys)?;
-            (p, p)
-        }
-    };
-    let blocks = l1.checked_sub(l0)?.checked_add(1)?;
-    if p1.checked_sub(p0)?.checked_add(1)? != blocks {
+    let b = tok.as_bytes();
+    if b.first() != Some(&b'(') {
         return None;
     }
-    Some(Entry::Data {
-        logical: l0,
-        physical: p0,
-        blocks,
-        uninit,
-    })
+    let b = &b[1..];
+    if b.first().is_some_and(u8::is_ascii_digit) {
+        let (l0, l1, mut i) = range(b)?;
+        let uninit = b[i..].starts_with(b"[u]");
+        if uninit {
+            i += 3;
+        }
+        if !b[i..].starts_with(b"):") {
+            return None;
+        }
+        let (p0, p1, used) = range(&b[i + 2..])?;
+        if i + 2 + used != b.len() {
+            return None;
+        }
+        let blocks = l1.checked_sub(l0)?.checked_add(1)?;
+        if p1.checked_sub(p0)?.checked_add(1)? != blocks {
+            return None;
+        }
+        return Some(Entry::Data {
+            logical: l0,
+            physical: p0,
+            blocks,
+            uninit,
+        });
+    }
+    let close = b.iter().position(|&c| c == b')')?;
+    let (name, rest) = (&b[..close], &b[close..]);
+    let phys = rest.strip_prefix(b"):")?;
+    let (physical, used) = digits(phys)?;
+    if used != phys.len() {
+        return None;
+    }
+    let kind = match name {
+        b"IND" => Meta::Ind,
+        b"DIND" => Meta::Dind,
+        b"TIND" => Meta::Tind,
+        _ => {
+            let level = name.strip_prefix(b"ETB")?;
+            let (l, used) = digits(level)?;
+            if used != level.len() {
+                return None;
+            }
+            Meta::Etb(u32::try_from(l).ok()?)
+        }
+    };
+    Some(Entry::Meta { kind, physical })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -790,16 +818,18 @@ fn push_extents(
             } => {
                 let logical_bytes = logical.saturating_mul(bs);
                 let length_bytes = blocks.saturating_mul(bs);
-                let mut flags = Vec::new();
-                if Some(i) == last_data {
-                    flags.push("last");
-                }
-                if uninit {
-                    flags.push("unwritten");
-                }
-                if size.is_some_and(|sz| logical_bytes.saturating_add(length_bytes) >= sz) {
-                    flags.push("eof");
-                }
+                let last = Some(i) == last_data;
+                let eof = size.is_some_and(|sz| logical_bytes.saturating_add(length_bytes) >= sz);
+                let flags = match (last, uninit, eof) {
+                    (false, false, false) => "",
+                    (true, false, false) => "last",
+                    (false, true, false) => "unwritten",
+                    (false, false, true) => "eof",
+                    (true, true, false) => "last,unwritten",
+                    (true, false, true) => "last,eof",
+                    (false, true, true) => "unwritten,eof",
+                    (true, true, true) => "last,unwritten,eof",
+                };
                 out.push(Extent {
                     path: path.to_string(),
                     inode,
@@ -807,7 +837,7 @@ fn push_extents(
                     logical_bytes,
                     physical_bytes: Some(physical.saturating_mul(bs)),
                     length_bytes,
-                    flags: flags.join(","),
+                    flags: flags.to_string(),
                 });
             }
             Entry::Meta { kind, physical } => {

@@ -187,16 +187,12 @@ impl State {
             return;
         };
         let file = &mut self.report.files[i];
-        let inline = row.flags.split(',').any(|f| f == "inline");
+        let (inline, no_location) = flag_kinds(row.flags);
         let unit = if inline {
             1
         } else {
             file.block_size.unwrap_or(4096)
         };
-        let no_location = row
-            .flags
-            .split(',')
-            .any(|f| f == "unknown_loc" || f == "hole");
         let blocks = if row.length > 0 {
             Some(row.length)
         } else if no_location {
@@ -338,40 +334,98 @@ struct Row<'a> {
     flags: &'a str,
 }
 
-fn num(s: &str) -> Option<u64> {
-    let s = s.trim();
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
     s.parse().ok()
+}
+
+/// A byte cursor over one line (the row format is ASCII; flags are returned as `&str`).
+struct Cur<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Cur<'a> {
+    fn spaces(&mut self) {
+        let b = self.s.as_bytes();
+        while self.i < b.len() && b[self.i] == b' ' {
+            self.i += 1;
+        }
+    }
+
+    /// Spaces, then a decimal number.
+    fn num(&mut self) -> Option<u64> {
+        self.spaces();
+        let b = self.s.as_bytes();
+        let start = self.i;
+        let mut v: u64 = 0;
+        while self.i < b.len() && b[self.i].is_ascii_digit() {
+            v = v
+                .checked_mul(10)?
+                .checked_add(u64::from(b[self.i] - b'0'))?;
+            self.i += 1;
+        }
+        (self.i > start).then_some(v)
+    }
+
+    fn lit(&mut self, c: u8) -> Option<()> {
+        (self.s.as_bytes().get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    fn rest(&self) -> &'a str {
+        self.s.get(self.i..).unwrap_or("").trim()
+    }
 }
 
 /// `%4d: %*llu..%*llu: %*llu..%*llu: %6llu: [expected: ]flags`
 fn parse_row(t: &str) -> Option<Row<'_>> {
-    let (index, rest) = t.split_once(':')?;
-    let (l0, rest) = rest.split_once("..")?;
-    let (l1, rest) = rest.split_once(':')?;
-    let (p0, rest) = rest.split_once("..")?;
-    let (p1, rest) = rest.split_once(':')?;
-    let (len, rest) = rest.split_once(':').unwrap_or((rest, ""));
-    let rest = rest.trim();
+    let mut c = Cur { s: t, i: 0 };
+    let index = c.num()?;
+    c.lit(b':')?;
+    let logical_first = c.num()?;
+    c.lit(b'.')?;
+    c.lit(b'.')?;
+    let logical_last = c.num()?;
+    c.lit(b':')?;
+    let physical_first = c.num()?;
+    c.lit(b'.')?;
+    c.lit(b'.')?;
+    c.num()?;
+    c.lit(b':')?;
+    let length = c.num()?;
+    c.lit(b':')?;
     // An `expected` column is a number followed by `:`; flags never contain `:`.
-    let flags = match rest.split_once(':') {
-        Some((expected, flags)) => {
-            num(expected)?;
-            flags.trim()
-        }
-        None => rest,
+    let mut e = Cur { s: t, i: c.i };
+    let flags = match e.num().and_then(|_| e.lit(b':')) {
+        Some(()) => e.rest(),
+        None => c.rest(),
     };
-    num(p1)?;
+    if flags.contains(':') {
+        return None;
+    }
     Some(Row {
-        index: num(index)?,
-        logical_first: num(l0)?,
-        logical_last: num(l1)?,
-        physical_first: num(p0)?,
-        length: num(len)?,
+        index,
+        logical_first,
+        logical_last,
+        physical_first,
+        length,
         flags,
     })
+}
+
+/// Scan a flag list once: (inline, no physical location).
+fn flag_kinds(flags: &str) -> (bool, bool) {
+    if flags.is_empty() {
+        return (false, false);
+    }
+    let mut inline = false;
+    let mut no_location = false;
+    for f in flags.split(',') {
+        match f {
+            "inline" => inline = true,
+            "unknown_loc" | "hole" => no_location = true,
+            _ => {}
+        }
+    }
+    (inline, no_location)
 }
 
 #[cfg(test)]
