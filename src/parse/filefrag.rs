@@ -334,9 +334,6 @@ struct Row<'a> {
     flags: &'a str,
 }
 
-    s.parse().ok()
-}
-
 /// A byte cursor over one line (the row format is ASCII; flags are returned as `&str`).
 struct Cur<'a> {
     s: &'a str,
