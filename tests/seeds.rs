@@ -25,22 +25,13 @@ fn run_quick(s: &Scratch, exp: &str) -> (fslab::Bundle, String) {
     (bundle, String::from_utf8_lossy(&o.stderr).to_string())
 }
 
-/// Kinds whose parser has not landed yet (their captures warn "parser not implemented").
-// TODO(lead): remove this tolerance once the debugfs parser is merged; then every
-// expected table must exist and no warning may be printed.
-const PENDING_PARSERS: &[&str] = &["debugfs-stat"];
-
+/// Every capture parses: no warning may be printed.
 fn check_warnings(stderr: &str) {
-    for line in stderr.lines().filter(|l| l.contains("warning:")) {
-        assert!(
-            line.contains("parser not implemented yet")
-                && PENDING_PARSERS.iter().any(|k| line.contains(k)),
-            "unexpected warning: {line}\n{stderr}"
-        );
-    }
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.contains("warning:")).collect();
+    assert!(warnings.is_empty(), "unexpected warnings:\n{stderr}");
 }
 
-/// The table exists with rows, or (only for a pending parser) stderr says why not.
+/// The table exists, with rows of `kind`.
 fn expect_table(b: &fslab::Bundle, table: &str, kind: &str, stderr: &str) -> Option<DataFrame> {
     if b.tables().unwrap().contains(&table.to_string()) {
         let df = b.table(table).unwrap();
@@ -55,14 +46,14 @@ fn expect_table(b: &fslab::Bundle, table: &str, kind: &str, stderr: &str) -> Opt
         ] {
             assert!(df.column(key).is_ok(), "{table} lacks {key}: {df}");
         }
+        let kinds = df.column("kind").unwrap().str().unwrap().clone();
+        assert!(
+            kinds.iter().any(|k| k == Some(kind)),
+            "no {kind} rows in {table}: {df}"
+        );
         return Some(df);
     }
-    assert!(
-        PENDING_PARSERS.contains(&kind)
-            && stderr.contains(&format!("{kind}: parser not implemented yet")),
-        "no {table} table and no pending-parser warning for {kind}:\n{stderr}"
-    );
-    None
+    panic!("no {table} table:\n{stderr}");
 }
 
 /// `fslab claims BUNDLE --json`: a verdict and a reason for every claim.

@@ -1,5 +1,7 @@
 //! Subcommands, one file each. Each is a thin face over the library.
 
+mod blockmap;
+
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -47,6 +49,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Write a self-contained HTML or Markdown report of a bundle.
     Report(report::ReportArgs),
+    /// Block maps of files: FIEMAP on a mounted tree, or debugfs on an unmounted ext image.
+    Blockmap(blockmap::Args),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -60,6 +64,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(a) => doctor::main(a),
         Command::Claims(a) => claims::main(a),
         Command::Parse(args) => parse::run(args),
+        Command::Blockmap(args) => blockmap::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report::run(args),
     }

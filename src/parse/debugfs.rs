@@ -1,10 +1,1106 @@
-//! Placeholder until the parser lands.
-use super::{Output, ParseError};
-pub fn parse_stat(_text: &str) -> Result<Output<crate::blockmap::Extent>, ParseError> {
-    Err(ParseError::NotImplemented {
-        kind: "debugfs-stat",
+//! `debugfs -R "stat PATH"` and `debugfs -R "ex PATH"` output (e2fsprogs 1.47) → [`Extent`]
+//! rows, plus one typed [`InodeStat`] row per `stat` header.
+//!
+//! # `stat`
+//! The inode header (`Inode:`, `Type:`, `Mode:`, `Flags:`, `Generation:`, `Version:`,
+//! `User:`, `Group:`, `Project:`, `Size:`, `File ACL:`, `Links:`, `Blockcount:`, times,
+//! `Size of extra inode fields:`, `Inode checksum:`, `Size of inline data:`, `Fast link
+//! dest:`) becomes an [`InodeStat`]. The block map follows as either
+//! - `BLOCKS:` (block-mapped ext2/ext3 files): `(5):1234` single blocks, `(0-11):1234-1245`
+//!   ranges, `(IND):n`, `(DIND):n`, `(TIND):n` indirect blocks, then `TOTAL: N` (all blocks,
+//!   indirect ones included); or
+//! - `EXTENTS:` (ext4 extent-mapped): `(0-9):100-109`, `(10-19[u]):…` uninitialised
+//!   (unwritten) extents and `(ETBn):n` extent tree blocks (index/leaf blocks of tree level n).
+//!
+//! Lists may be wrapped over several lines (as when pasted in mail, seed 001); a line that is
+//! not part of the list (`..... ad nauseam ...`) becomes a warning and the list goes on.
+//!
+//! # `ex` (`dump_extents`)
+//! The table `Level Entries Logical Physical Length Flags` becomes [`ExRow`]s: leaf rows
+//! (`0/ 0 1/ 2 0 - 255 34816 - 35071 256 [Uninit]`) and index rows (no physical end; their
+//! `Length` is the logical span covered).
+//!
+//! # Rows
+//! Both formats give [`Extent`] rows in the order debugfs lists them:
+//! - data extents have `index` 0, 1, 2 … in order (as FIEMAP numbers them); flags are
+//!   `unwritten` for `[u]`/`Uninit`, `last` on the last data extent of the file and `eof` when
+//!   the extent reaches the inode's size (as filefrag prints them; `eof` needs a `stat` header);
+//! - metadata blocks are rows of one block with flags `metadata,ind`, `metadata,dind`,
+//!   `metadata,tind` or `metadata,etbN` (N = tree level). Their `index` and `logical_bytes`
+//!   are those of the next data extent listed (the first one they map, or the extent count
+//!   and the end of the last extent when none follows). Filter on `metadata` to count only
+//!   data extents; count all rows to get what `TOTAL:` counts;
+//! - an inline-data inode gives one row with flags `inline`, no physical location and the
+//!   inline size as length. Fast symlinks and device inodes give no rows.
+//!
+//! # Block size
+//! debugfs prints block numbers, never the block size. [`parse_stat_with_block_size`] takes
+//! it from the caller. [`parse_stat`] detects it per inode from `Blockcount:` (512-byte
+//! sectors) divided by the blocks listed (plus one for a `File ACL:` block) when that gives
+//! a power of two in 1 KiB ..= 64 KiB; otherwise it assumes 4096 and says so in a warning.
+//! `ex` has no `Blockcount:`: [`parse_ex`] assumes 4096 (with a warning),
+//! [`parse_ex_with_block_size`] takes it.
+//!
+//! # Several inodes in one text
+//! A batched run (`debugfs -f cmdfile IMAGE`) echoes each command as `debugfs: stat "PATH"`:
+//! those lines start a new inode and give the rows their `path` (without them `path` is
+//! empty). Comment lines `# …` (which debugfs echoes from the command file) are skipped.
+
+use super::{Output, ParseError, Warning};
+use crate::blockmap::Extent;
+use serde::Serialize;
+
+const STAT: &str = "debugfs-stat";
+const EX: &str = "debugfs-ex";
+
+/// The block size [`parse_stat`] and [`parse_ex`] assume when they cannot detect it.
+pub const DEFAULT_BLOCK_SIZE: u64 = 4096;
+
+/// The header of one `stat` output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct InodeStat {
+    /// From the `debugfs: stat PATH` echo of a batched run; empty otherwise.
+    pub path: String,
+    pub inode: Option<u64>,
+    /// `regular`, `directory`, `symlink`, `block special`, `character special`, `FIFO`,
+    /// `socket`, `bad type`.
+    pub file_type: Option<String>,
+    /// Permission bits (the octal `Mode:` value).
+    pub mode: Option<u32>,
+    /// The inode flags (`Flags: 0x80000`; 0x80000 = extents, 0x10000000 = inline data).
+    pub flags: Option<u64>,
+    pub generation: Option<u64>,
+    /// As printed, e.g. `0x00000000:00000002`.
+    pub version: Option<String>,
+    pub user: Option<u64>,
+    pub group: Option<u64>,
+    pub project: Option<u64>,
+    pub size_bytes: Option<u64>,
+    pub file_acl: Option<u64>,
+    pub links: Option<u64>,
+    /// `Blockcount:` in 512-byte sectors (fs blocks when the huge_file flag 0x40000 is set).
+    pub blockcount: Option<u64>,
+    /// Seconds since the epoch, with the extra epoch bits of large inodes.
+    pub ctime: Option<i64>,
+    pub atime: Option<i64>,
+    pub mtime: Option<i64>,
+    pub crtime: Option<i64>,
+    pub dtime: Option<i64>,
+    pub extra_isize: Option<u64>,
+    pub checksum: Option<u64>,
+    /// `extents`, `blocks`, `inline`, `fast_symlink`, `device` or `none`.
+    pub map: String,
+    /// `TOTAL:` of a `BLOCKS:` list: data and indirect blocks.
+    pub total_blocks: Option<u64>,
+    /// Data extents (ranges) listed.
+    pub data_extents: u64,
+    /// Data blocks listed.
+    pub data_blocks: u64,
+    /// IND/DIND/TIND or ETB blocks listed.
+    pub metadata_blocks: u64,
+    /// `Size of inline data:`.
+    pub inline_size: Option<u64>,
+    pub fast_link_dest: Option<String>,
+    /// The block size used to turn block numbers into bytes.
+    pub block_size: u64,
+    /// `given`, `detected` (from Blockcount) or `assumed` (4096).
+    pub block_size_source: String,
+}
+
+/// One row of the `ex` (`dump_extents`) table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct ExRow {
+    /// The `debugfs: ex PATH` echo of a batched run; empty otherwise.
+    pub path: String,
+    pub level: u32,
+    pub max_depth: u32,
+    pub entry: u32,
+    pub entries: u32,
+    /// Index rows point to a tree block; leaf rows map data.
+    pub leaf: bool,
+    pub logical_first: u64,
+    pub logical_last: u64,
+    /// Leaf: first data block. Index row: the tree block it points to.
+    pub physical_first: u64,
+    /// Leaf only.
+    pub physical_last: Option<u64>,
+    /// Leaf: blocks mapped. Index row: the logical span it covers.
+    pub length: u64,
+    /// `Uninit` (unwritten) leaf.
+    pub uninit: bool,
+}
+
+/// Everything read from a `stat` text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StatReport {
+    pub inodes: Vec<InodeStat>,
+    pub extents: Vec<Extent>,
+    pub warnings: Vec<Warning>,
+    pub partial: bool,
+}
+
+/// `stat` → extents, block size detected per inode or assumed 4096 (see the module docs).
+pub fn parse_stat(text: &str) -> Result<Output<Extent>, ParseError> {
+    into_extents(parse_stat_report(text, None)?)
+}
+
+/// `stat` → extents with the filesystem block size given.
+pub fn parse_stat_with_block_size(
+    text: &str,
+    block_size: u64,
+) -> Result<Output<Extent>, ParseError> {
+    into_extents(parse_stat_report(text, Some(block_size))?)
+}
+
+/// `stat` → one [`InodeStat`] per inode (block size detected or assumed).
+pub fn parse_stat_inodes(text: &str) -> Result<Output<InodeStat>, ParseError> {
+    let r = parse_stat_report(text, None)?;
+    Ok(Output {
+        rows: r.inodes,
+        warnings: r.warnings,
+        partial: r.partial,
     })
 }
-pub fn parse_ex(_text: &str) -> Result<Output<crate::blockmap::Extent>, ParseError> {
-    Err(ParseError::NotImplemented { kind: "debugfs-ex" })
+
+fn into_extents(r: StatReport) -> Result<Output<Extent>, ParseError> {
+    Ok(Output {
+        rows: r.extents,
+        warnings: r.warnings,
+        partial: r.partial,
+    })
+}
+
+/// `ex` → extents, assuming 4096-byte blocks (with a warning).
+pub fn parse_ex(text: &str) -> Result<Output<Extent>, ParseError> {
+    parse_ex_inner(text, None)
+}
+
+/// `ex` → extents with the filesystem block size given.
+pub fn parse_ex_with_block_size(text: &str, block_size: u64) -> Result<Output<Extent>, ParseError> {
+    parse_ex_inner(text, Some(block_size))
+}
+
+fn warn(warnings: &mut Vec<Warning>, line: usize, text: &str, reason: impl Into<String>) {
+    warnings.push(Warning {
+        line,
+        text: text.to_string(),
+        reason: reason.into(),
+    });
+}
+
+fn valid_block_size(bs: u64) -> bool {
+    bs.is_power_of_two() && (1024..=65536).contains(&bs)
+}
+
+/// The argument of a `debugfs: CMD ARG` echo, unquoted.
+fn echo_arg<'a>(t: &'a str, cmd: &str) -> Option<&'a str> {
+    let rest = t.strip_prefix("debugfs:")?.trim_start();
+    let rest = rest.strip_prefix(cmd)?;
+    if !rest.is_empty() && !rest.starts_with(' ') {
+        return None;
+    }
+    let arg = rest.trim();
+    Some(
+        arg.strip_prefix('"')
+            .and_then(|a| a.strip_suffix('"'))
+            .unwrap_or(arg),
+    )
+}
+
+// ---------------------------------------------------------------- stat
+
+/// A block-map entry as listed: data range, indirect block or extent tree block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Data {
+        logical: u64,
+        physical: u64,
+        blocks: u64,
+        uninit: bool,
+    },
+    Meta {
+        kind: Meta,
+        physical: u64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Meta {
+    Ind,
+    Dind,
+    Tind,
+    Etb(u32),
+}
+
+impl Meta {
+    fn flags(self) -> String {
+        match self {
+            Meta::Ind => "metadata,ind".into(),
+            Meta::Dind => "metadata,dind".into(),
+            Meta::Tind => "metadata,tind".into(),
+            Meta::Etb(n) => format!("metadata,etb{n}"),
+        }
+    }
+}
+
+fn num(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Decimal digits at the start of `b`: (value, bytes used); None without digits or on
+/// overflow.
+fn digits(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        v = v.checked_mul(10)?.checked_add(u64::from(b[i] - b'0'))?;
+        i += 1;
+    }
+    (i > 0).then_some((v, i))
+}
+
+/// `N` or `N-M` at the start of `b`: (first, last, bytes used).
+fn range(b: &[u8]) -> Option<(u64, u64, usize)> {
+    let (first, n) = digits(b)?;
+    if b.get(n) == Some(&b'-') {
+        let (last, m) = digits(&b[n + 1..])?;
+        Some((first, last, n + 1 + m))
+    } else {
+        Some((first, first, n))
+    }
+}
+
+/// `(0-11):1234-1245`, `(5):1234`, `(3[u]):9`, `(IND):77`, `(ETB0):12`.
+fn parse_entry(tok: &str) -> Option<Entry> {
+    let b = tok.as_bytes();
+    if b.first() != Some(&b'(') {
+        return None;
+    }
+    let b = &b[1..];
+    if b.first().is_some_and(u8::is_ascii_digit) {
+        let (l0, l1, mut i) = range(b)?;
+        let uninit = b[i..].starts_with(b"[u]");
+        if uninit {
+            i += 3;
+        }
+        if !b[i..].starts_with(b"):") {
+            return None;
+        }
+        let (p0, p1, used) = range(&b[i + 2..])?;
+        if i + 2 + used != b.len() {
+            return None;
+        }
+        let blocks = l1.checked_sub(l0)?.checked_add(1)?;
+        if p1.checked_sub(p0)?.checked_add(1)? != blocks {
+            return None;
+        }
+        return Some(Entry::Data {
+            logical: l0,
+            physical: p0,
+            blocks,
+            uninit,
+        });
+    }
+    let close = b.iter().position(|&c| c == b')')?;
+    let (name, rest) = (&b[..close], &b[close..]);
+    let phys = rest.strip_prefix(b"):")?;
+    let (physical, used) = digits(phys)?;
+    if used != phys.len() {
+        return None;
+    }
+    let kind = match name {
+        b"IND" => Meta::Ind,
+        b"DIND" => Meta::Dind,
+        b"TIND" => Meta::Tind,
+        _ => {
+            let level = name.strip_prefix(b"ETB")?;
+            let (l, used) = digits(level)?;
+            if used != level.len() {
+                return None;
+            }
+            Meta::Etb(u32::try_from(l).ok()?)
+        }
+    };
+    Some(Entry::Meta { kind, physical })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ListMode {
+    None,
+    Blocks,
+    Extents,
+}
+
+/// One inode being read.
+#[derive(Default)]
+struct Record {
+    stat: InodeStat,
+    entries: Vec<Entry>,
+    /// Line number where the record started (for warnings).
+    line: usize,
+    seen_header: bool,
+    /// Inside `Extended attributes:` (indented attribute lines follow).
+    in_xattrs: bool,
+    /// A list entry could not be read: the map is incomplete.
+    broken: bool,
+}
+
+/// `stat` text → inodes and extents. `block_size = None` detects it per inode.
+pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatReport, ParseError> {
+    if let Some(bs) = block_size {
+        if !valid_block_size(bs) {
+            return Err(ParseError::Malformed {
+                kind: STAT,
+                line: 0,
+                message: format!("block size {bs} is not a power of two in 1024..=65536"),
+            });
+        }
+    }
+    let mut report = StatReport::default();
+    let mut rec: Option<Record> = None;
+    let mut pending_path: Option<(usize, String)> = None;
+    let mut mode = ListMode::None;
+    let mut recognised = 0usize;
+
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim_end_matches('\r');
+        let t = line.trim();
+        if t.is_empty() {
+            mode = ListMode::None;
+            continue;
+        }
+        if mode != ListMode::None {
+            if t.starts_with('(') || t.starts_with(',') {
+                recognised += 1;
+                if let Some(r) = rec.as_mut() {
+                    read_list(r, n, line, t, &mut report.warnings);
+                }
+                continue;
+            }
+            if let Some(total) = t.strip_prefix("TOTAL:") {
+                recognised += 1;
+                mode = ListMode::None;
+                match (num(total.trim()), rec.as_mut()) {
+                    (Some(v), Some(r)) => r.stat.total_blocks = Some(v),
+                    _ => warn(&mut report.warnings, n, line, "unreadable TOTAL"),
+                }
+                continue;
+            }
+            if !(t.starts_with("Inode:") || t.starts_with("debugfs:") || t.starts_with('#')) {
+                warn(
+                    &mut report.warnings,
+                    n,
+                    line,
+                    "unrecognised line inside a block list",
+                );
+                continue;
+            }
+            mode = ListMode::None;
+        }
+        if let Some(path) = echo_arg(t, "stat") {
+            recognised += 1;
+            if let Some(r) = rec.take() {
+                finish_record(r, block_size, &mut report);
+            }
+            if let Some((l, p)) = pending_path.take() {
+                no_output(&mut report.warnings, l, &p);
+            }
+            pending_path = Some((n, path.to_string()));
+            continue;
+        }
+        if t.starts_with("debugfs") || t.starts_with('#') {
+            // Other commands of a batched run, comments, the version banner.
+            recognised += 1;
+            continue;
+        }
+        if t.starts_with("Inode:") {
+            recognised += 1;
+            if let Some(r) = rec.take() {
+                finish_record(r, block_size, &mut report);
+            }
+            let mut r = Record {
+                line: n,
+                seen_header: true,
+                ..Default::default()
+            };
+            r.stat.path = pending_path.take().map(|(_, p)| p).unwrap_or_default();
+            header_line(&mut r.stat, t);
+            rec = Some(r);
+            continue;
+        }
+        if t == "BLOCKS:" || t == "EXTENTS:" {
+            recognised += 1;
+            let r = rec.get_or_insert_with(|| {
+                // A bare list, as pasted in a mail (seed 001).
+                let mut r = Record {
+                    line: n,
+                    ..Default::default()
+                };
+                r.stat.path = pending_path.take().map(|(_, p)| p).unwrap_or_default();
+                r
+            });
+            r.in_xattrs = false;
+            if t == "BLOCKS:" {
+                mode = ListMode::Blocks;
+                r.stat.map = "blocks".into();
+            } else {
+                mode = ListMode::Extents;
+                r.stat.map = "extents".into();
+            }
+            continue;
+        }
+        match rec.as_mut() {
+            Some(r) if r.seen_header => {
+                if r.in_xattrs && raw.starts_with("  ") {
+                    recognised += 1;
+                    continue;
+                }
+                r.in_xattrs = t == "Extended attributes:";
+                if header_line(&mut r.stat, t) {
+                    recognised += 1;
+                } else {
+                    warn(&mut report.warnings, n, line, "unrecognised line");
+                }
+            }
+            _ => warn(&mut report.warnings, n, line, "unrecognised line"),
+        }
+    }
+    let cut_in_list = mode != ListMode::None;
+    if let Some(mut r) = rec.take() {
+        // A regular file or directory whose output stops before its block map.
+        let is_data = matches!(r.stat.file_type.as_deref(), Some("regular" | "directory"));
+        if r.seen_header && r.stat.map.is_empty() && is_data && r.stat.blockcount != Some(0) {
+            warn(
+                &mut report.warnings,
+                r.line,
+                "",
+                "input ends before the inode's block map: truncated",
+            );
+            r.broken = true;
+        }
+        // BLOCKS lists always end with TOTAL when they list anything.
+        if cut_in_list
+            && r.stat.map == "blocks"
+            && !r.entries.is_empty()
+            && r.stat.total_blocks.is_none()
+        {
+            warn(
+                &mut report.warnings,
+                r.line,
+                "",
+                "BLOCKS list without TOTAL: truncated",
+            );
+            r.broken = true;
+        }
+        finish_record(r, block_size, &mut report);
+    }
+    if let Some((l, p)) = pending_path {
+        no_output(&mut report.warnings, l, &p);
+    }
+    if recognised == 0 {
+        return Err(ParseError::NothingRecognised {
+            kind: STAT,
+            expected: "`Inode:` header, `BLOCKS:` or `EXTENTS:` list",
+        });
+    }
+    Ok(report)
+}
+
+fn no_output(warnings: &mut Vec<Warning>, line: usize, path: &str) {
+    warn(
+        warnings,
+        line,
+        "",
+        format!("no stat output for `{path}` (debugfs printed its error on stderr)"),
+    );
+}
+
+fn read_list(r: &mut Record, n: usize, line: &str, t: &str, warnings: &mut Vec<Warning>) {
+    for tok in t.split(',') {
+        let tok = tok.trim();
+        if tok.is_empty() {
+            continue;
+        }
+        match parse_entry(tok) {
+            Some(e) => r.entries.push(e),
+            None => {
+                r.broken = true;
+                warn(
+                    warnings,
+                    n,
+                    line,
+                    format!("unreadable block-map entry `{tok}` (cut or malformed)"),
+                );
+            }
+        }
+    }
+}
+
+/// Header fields; returns false if the line holds none.
+fn header_line(s: &mut InodeStat, t: &str) -> bool {
+    if let Some(rest) = t.strip_prefix("Fast link dest:") {
+        let v = rest.trim();
+        let v = v
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(v);
+        s.fast_link_dest = Some(v.to_string());
+        s.map = "fast_symlink".into();
+        return true;
+    }
+    if let Some(rest) = t.strip_prefix("Size of inline data:") {
+        s.inline_size = num(rest.trim());
+        s.map = "inline".into();
+        return s.inline_size.is_some();
+    }
+    if let Some(rest) = t.strip_prefix("Size of extra inode fields:") {
+        s.extra_isize = num(rest.trim());
+        return s.extra_isize.is_some();
+    }
+    if let Some(rest) = t.strip_prefix("Inode checksum:") {
+        s.checksum = hex(rest.trim());
+        return s.checksum.is_some();
+    }
+    if t.starts_with("Device major/minor number:") || t.starts_with("(New-style) Device major") {
+        s.map = "device".into();
+        return true;
+    }
+    if t == "Extended attributes:" || t.starts_with("Fragment:") {
+        return true;
+    }
+    for (name, slot) in [
+        ("ctime:", &mut s.ctime),
+        ("atime:", &mut s.atime),
+        ("mtime:", &mut s.mtime),
+        ("crtime:", &mut s.crtime),
+        ("dtime:", &mut s.dtime),
+    ] {
+        if let Some(rest) = t.strip_prefix(name) {
+            *slot = time_value(rest);
+            return slot.is_some();
+        }
+    }
+    // Extended attribute lines (`  system.data (0)`, `  user.x = "y" (1)`).
+    if t.ends_with(')') && t.contains(" (") && !t.contains(':') {
+        return true;
+    }
+    // `Key: value   Key: value` lines.
+    let mut any = false;
+    let mut rest = t;
+    while let Some((key, after)) = rest.split_once(':') {
+        let key = key.trim();
+        let after = after.trim_start();
+        // The value runs to the next run of two or more spaces.
+        let (value, next) = match after.find("  ") {
+            Some(p) => (&after[..p], after[p..].trim_start()),
+            None => (after, ""),
+        };
+        let value = value.trim();
+        let ok = match key {
+            "Inode" => set(&mut s.inode, num(value)),
+            "Type" => {
+                s.file_type = Some(value.to_string());
+                true
+            }
+            "Mode" => set(&mut s.mode, u32::from_str_radix(value, 8).ok()),
+            "Flags" => set(&mut s.flags, hex(value)),
+            "Generation" => set(&mut s.generation, num(value)),
+            "Version" => {
+                s.version = Some(value.to_string());
+                true
+            }
+            "User" => set(&mut s.user, num(value)),
+            "Group" => set(&mut s.group, num(value)),
+            "Project" => set(&mut s.project, num(value)),
+            "Size" => set(&mut s.size_bytes, num(value)),
+            "File ACL" => set(&mut s.file_acl, num(value.split(' ').next().unwrap_or(""))),
+            "Links" => set(&mut s.links, num(value)),
+            "Blockcount" => set(&mut s.blockcount, num(value)),
+            _ => false,
+        };
+        if !ok {
+            return any;
+        }
+        any = true;
+        rest = next;
+    }
+    any
+}
+
+fn set<T>(slot: &mut Option<T>, v: Option<T>) -> bool {
+    let ok = v.is_some();
+    if ok {
+        *slot = v;
+    }
+    ok
+}
+
+fn hex(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()
+}
+
+/// ` 0x6b0cad1d:2b904bc8 -- Sun …` (large inode) or `0x6b0cad1d -- Sun …`.
+fn time_value(rest: &str) -> Option<i64> {
+    let v = rest.trim().split(" -- ").next()?.trim();
+    let (secs, extra) = match v.split_once(':') {
+        Some((s, e)) => (s, Some(e.trim_start_matches('(').trim_end_matches(')'))),
+        None => (v, None),
+    };
+    let secs = i64::from(u32::try_from(hex(secs)?).ok()? as i32);
+    let epoch = match extra {
+        Some(e) => i64::from(u32::from_str_radix(e, 16).ok()? & 3),
+        None => 0,
+    };
+    Some(secs + (epoch << 32))
+}
+
+fn finish_record(mut r: Record, given: Option<u64>, report: &mut StatReport) {
+    let s = &mut r.stat;
+    if s.map.is_empty() {
+        s.map = "none".into();
+    }
+    let mut data_blocks = 0u64;
+    let mut meta = 0u64;
+    for e in &r.entries {
+        match e {
+            Entry::Data { blocks, .. } => {
+                s.data_extents += 1;
+                data_blocks = data_blocks.saturating_add(*blocks);
+            }
+            Entry::Meta { .. } => meta += 1,
+        }
+    }
+    s.data_blocks = data_blocks;
+    s.metadata_blocks = meta;
+    let listed = data_blocks.saturating_add(meta);
+    if let Some(total) = s.total_blocks {
+        if total != listed && !r.broken {
+            warn(
+                &mut report.warnings,
+                r.line,
+                "",
+                format!("TOTAL: {total} but {listed} blocks listed (list incomplete?)"),
+            );
+        }
+    }
+    if r.broken {
+        report.partial = true;
+    }
+    // Block size.
+    let (bs, source) = match given {
+        Some(bs) => (bs, "given"),
+        None => match detect_block_size(s, listed) {
+            Some(bs) => (bs, "detected"),
+            None => {
+                if listed > 0 {
+                    warn(
+                        &mut report.warnings,
+                        r.line,
+                        "",
+                        format!(
+                            "block size not given and not detectable (inode {}): assuming {DEFAULT_BLOCK_SIZE}",
+                            s.inode.map_or("?".to_string(), |i| i.to_string())
+                        ),
+                    );
+                }
+                (DEFAULT_BLOCK_SIZE, "assumed")
+            }
+        },
+    };
+    s.block_size = bs;
+    s.block_size_source = source.into();
+    if source == "given" && !r.broken && s.flags.unwrap_or(0) & 0x40000 == 0 {
+        let count = listed + u64::from(s.file_acl.unwrap_or(0) != 0);
+        if let Some(sectors) = s.blockcount {
+            if u128::from(sectors) * 512 != u128::from(count) * u128::from(bs) {
+                warn(
+                    &mut report.warnings,
+                    r.line,
+                    "",
+                    format!(
+                        "Blockcount {sectors} (512-byte sectors) does not match {count} blocks of {bs} bytes listed"
+                    ),
+                );
+            }
+        }
+    }
+
+    let stat = r.stat;
+    if stat.map == "inline" {
+        report.extents.push(Extent {
+            path: stat.path.clone(),
+            inode: stat.inode,
+            index: 0,
+            logical_bytes: 0,
+            physical_bytes: None,
+            length_bytes: stat.inline_size.unwrap_or(0),
+            flags: "last,not_aligned,inline,eof".into(),
+        });
+    } else {
+        push_extents(
+            &mut report.extents,
+            &stat.path,
+            stat.inode,
+            stat.size_bytes,
+            bs,
+            &r.entries,
+        );
+    }
+    report.inodes.push(stat);
+}
+
+/// Blockcount (512-byte sectors) / blocks listed, when that is a plausible block size.
+fn detect_block_size(s: &InodeStat, listed: u64) -> Option<u64> {
+    const HUGE_FILE_FL: u64 = 0x40000;
+    if s.flags.unwrap_or(0) & HUGE_FILE_FL != 0 {
+        return None;
+    }
+    let count = listed + u64::from(s.file_acl.unwrap_or(0) != 0);
+    let bytes = s.blockcount?.checked_mul(512)?;
+    if count == 0 || bytes % count != 0 {
+        return None;
+    }
+    let bs = bytes / count;
+    valid_block_size(bs).then_some(bs)
+}
+
+/// Entries in listed order → rows (see the module docs for numbering and flags).
+fn push_extents(
+    out: &mut Vec<Extent>,
+    path: &str,
+    inode: Option<u64>,
+    size: Option<u64>,
+    bs: u64,
+    entries: &[Entry],
+) {
+    let last_data = entries
+        .iter()
+        .rposition(|e| matches!(e, Entry::Data { .. }));
+    // For each position, the next data entry at or after it.
+    let mut next_data: Vec<Option<(u64, u64)>> = vec![None; entries.len()];
+    let mut following: Option<(u64, u64)> = None;
+    let mut data_count = entries
+        .iter()
+        .filter(|e| matches!(e, Entry::Data { .. }))
+        .count() as u64;
+    let end_of_data = entries
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Data {
+                logical, blocks, ..
+            } => Some(logical.saturating_add(*blocks)),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    for (i, e) in entries.iter().enumerate().rev() {
+        if let Entry::Data { logical, .. } = e {
+            data_count -= 1;
+            following = Some((data_count, *logical));
+        }
+        next_data[i] = following;
+    }
+    let n_data = entries
+        .iter()
+        .filter(|e| matches!(e, Entry::Data { .. }))
+        .count() as u64;
+    for (i, e) in entries.iter().enumerate() {
+        match *e {
+            Entry::Data {
+                logical,
+                physical,
+                blocks,
+                uninit,
+            } => {
+                let logical_bytes = logical.saturating_mul(bs);
+                let length_bytes = blocks.saturating_mul(bs);
+                let last = Some(i) == last_data;
+                let eof = size.is_some_and(|sz| logical_bytes.saturating_add(length_bytes) >= sz);
+                let flags = match (last, uninit, eof) {
+                    (false, false, false) => "",
+                    (true, false, false) => "last",
+                    (false, true, false) => "unwritten",
+                    (false, false, true) => "eof",
+                    (true, true, false) => "last,unwritten",
+                    (true, false, true) => "last,eof",
+                    (false, true, true) => "unwritten,eof",
+                    (true, true, true) => "last,unwritten,eof",
+                };
+                out.push(Extent {
+                    path: path.to_string(),
+                    inode,
+                    index: next_data[i].map_or(0, |(idx, _)| idx),
+                    logical_bytes,
+                    physical_bytes: Some(physical.saturating_mul(bs)),
+                    length_bytes,
+                    flags: flags.to_string(),
+                });
+            }
+            Entry::Meta { kind, physical } => {
+                let (index, logical) = next_data[i].unwrap_or((n_data, end_of_data));
+                out.push(Extent {
+                    path: path.to_string(),
+                    inode,
+                    index,
+                    logical_bytes: logical.saturating_mul(bs),
+                    physical_bytes: Some(physical.saturating_mul(bs)),
+                    length_bytes: bs,
+                    flags: kind.flags(),
+                });
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- ex
+
+/// `ex` text → table rows, with the path of each batched `debugfs: ex PATH` echo.
+pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
+    let mut out = Output::default();
+    let mut recognised = 0usize;
+    let mut path = String::new();
+    let n_lines = text.lines().count();
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim_end_matches('\r');
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if let Some(p) = echo_arg(t, "ex").or_else(|| echo_arg(t, "dump_extents")) {
+            recognised += 1;
+            path = p.to_string();
+            continue;
+        }
+        if t.starts_with("debugfs:") || t.starts_with('#') {
+            recognised += 1;
+            continue;
+        }
+        if t.starts_with("Level") && t.contains("Entries") && t.contains("Logical") {
+            recognised += 1;
+            continue;
+        }
+        match parse_ex_row(t) {
+            Some(mut row) => {
+                recognised += 1;
+                row.path = path.clone();
+                out.rows.push(row);
+            }
+            None => {
+                // A cut last line makes the output partial.
+                if n == n_lines && t.as_bytes()[0].is_ascii_digit() {
+                    out.partial = true;
+                }
+                warn(&mut out.warnings, n, line, "unrecognised line");
+            }
+        }
+    }
+    if recognised == 0 {
+        return Err(ParseError::NothingRecognised {
+            kind: EX,
+            expected: "`Level Entries Logical Physical Length Flags` table",
+        });
+    }
+    Ok(out)
+}
+
+/// ` 2/ 2   1/340     0 -     0  4140 -  4140      1 [Uninit]` or an index row
+/// ` 0/ 2   1/  1     0 - 27891 36903          27892`.
+fn parse_ex_row(t: &str) -> Option<ExRow> {
+    let (level, rest) = t.split_once('/')?;
+    let rest = rest.trim_start();
+    let (max_depth, rest) = rest.split_once(' ')?;
+    let rest = rest.trim_start();
+    let (entry, rest) = rest.split_once('/')?;
+    let rest = rest.trim_start();
+    let (entries, rest) = rest.split_once(' ')?;
+    let (l0, rest) = rest.split_once('-')?;
+    let mut words = rest.split_whitespace();
+    let l1 = num(words.next()?)?;
+    let p0 = num(words.next()?)?;
+    let w = words.next()?;
+    let mut row = ExRow {
+        level: u32::try_from(num(level.trim())?).ok()?,
+        max_depth: u32::try_from(num(max_depth)?).ok()?,
+        entry: u32::try_from(num(entry)?).ok()?,
+        entries: u32::try_from(num(entries)?).ok()?,
+        logical_first: num(l0.trim())?,
+        logical_last: l1,
+        physical_first: p0,
+        ..Default::default()
+    };
+    if w == "-" {
+        row.leaf = true;
+        let p1 = num(words.next()?)?;
+        row.physical_last = Some(p1);
+        row.length = num(words.next()?)?;
+        match words.next() {
+            None => {}
+            Some("Uninit") => row.uninit = true,
+            Some(_) => return None,
+        }
+        if p1.checked_sub(p0)?.checked_add(1)? != row.length {
+            return None;
+        }
+    } else {
+        row.length = num(w)?;
+    }
+    if words.next().is_some() || row.logical_last < row.logical_first {
+        return None;
+    }
+    Some(row)
+}
+
+fn parse_ex_inner(text: &str, block_size: Option<u64>) -> Result<Output<Extent>, ParseError> {
+    if let Some(bs) = block_size {
+        if !valid_block_size(bs) {
+            return Err(ParseError::Malformed {
+                kind: EX,
+                line: 0,
+                message: format!("block size {bs} is not a power of two in 1024..=65536"),
+            });
+        }
+    }
+    let rows = parse_ex_rows(text)?;
+    let mut out = Output {
+        rows: Vec::new(),
+        warnings: rows.warnings,
+        partial: rows.partial,
+    };
+    let bs = match block_size {
+        Some(bs) => bs,
+        None => {
+            if !rows.rows.is_empty() {
+                warn(
+                    &mut out.warnings,
+                    0,
+                    "",
+                    format!("block size not given: assuming {DEFAULT_BLOCK_SIZE}"),
+                );
+            }
+            DEFAULT_BLOCK_SIZE
+        }
+    };
+    // Group rows by path (consecutive runs), turn each into entries.
+    let mut start = 0;
+    while start < rows.rows.len() {
+        let path = &rows.rows[start].path;
+        let end = rows.rows[start..]
+            .iter()
+            .position(|r| &r.path != path)
+            .map_or(rows.rows.len(), |p| start + p);
+        let entries: Vec<Entry> = rows.rows[start..end]
+            .iter()
+            .map(|r| {
+                if r.leaf {
+                    Entry::Data {
+                        logical: r.logical_first,
+                        physical: r.physical_first,
+                        blocks: r.length,
+                        uninit: r.uninit,
+                    }
+                } else {
+                    Entry::Meta {
+                        kind: Meta::Etb(r.level),
+                        physical: r.physical_first,
+                    }
+                }
+            })
+            .collect();
+        push_extents(&mut out.rows, path, None, None, bs, &entries);
+        start = end;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries() {
+        assert_eq!(
+            parse_entry("(0-11):4899-4910"),
+            Some(Entry::Data {
+                logical: 0,
+                physical: 4899,
+                blocks: 12,
+                uninit: false
+            })
+        );
+        assert_eq!(
+            parse_entry("(256-2047[u]):35072-36863"),
+            Some(Entry::Data {
+                logical: 256,
+                physical: 35072,
+                blocks: 1792,
+                uninit: true
+            })
+        );
+        assert_eq!(
+            parse_entry("(DIND):5412"),
+            Some(Entry::Meta {
+                kind: Meta::Dind,
+                physical: 5412
+            })
+        );
+        assert_eq!(
+            parse_entry("(ETB1):36901"),
+            Some(Entry::Meta {
+                kind: Meta::Etb(1),
+                physical: 36901
+            })
+        );
+        assert_eq!(parse_entry("(0-11):4899-4911"), None, "lengths differ");
+        assert_eq!(parse_entry("(11-0):1-2"), None);
+        assert_eq!(parse_entry("(12"), None);
+    }
+
+    #[test]
+    fn times_with_epoch_bits() {
+        assert_eq!(
+            time_value(" 0x6b0cad1d:2b904bc8 -- Sun Nov 29 22:54:21 2026"),
+            Some(0x6b0cad1d)
+        );
+        assert_eq!(time_value(" 0x00000001:00000001 -- x"), Some(1 + (1 << 32)));
+        assert_eq!(time_value("0xffffffff -- x"), Some(-1));
+    }
+
+    #[test]
+    fn meta_rows_take_the_next_data_index() {
+        let t = "BLOCKS:\n(0-11):100-111, (IND):112, (12):113\nTOTAL: 14\n";
+        let r = parse_stat_report(t, Some(1024)).unwrap();
+        let idx: Vec<(u64, &str)> = r
+            .extents
+            .iter()
+            .map(|e| (e.index, e.flags.as_str()))
+            .collect();
+        assert_eq!(idx, [(0, ""), (1, "metadata,ind"), (1, "last")]);
+        assert_eq!(r.extents[1].logical_bytes, 12 * 1024);
+        assert_eq!(r.inodes[0].total_blocks, Some(14));
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn ex_rows() {
+        let leaf = parse_ex_row(" 2/ 2   1/340     0 -     0  4140 -  4140      1 ").unwrap();
+        assert!(leaf.leaf);
+        assert_eq!(
+            (leaf.level, leaf.max_depth, leaf.entry, leaf.entries),
+            (2, 2, 1, 340)
+        );
+        let node = parse_ex_row(" 0/ 2   1/  1     0 - 27891 36903          27892").unwrap();
+        assert!(!node.leaf);
+        assert_eq!(
+            (node.logical_last, node.physical_first, node.length),
+            (27891, 36903, 27892)
+        );
+        let u = parse_ex_row(" 0/ 0   2/  2   256 -  2047  35072 -  36863   1792 Uninit").unwrap();
+        assert!(u.uninit);
+        assert!(parse_ex_row(" 0/ 0   2/  2   256 -  2047  35072 -  36863   1793").is_none());
+    }
 }

@@ -1,5 +1,501 @@
-//! Placeholder until the parser lands.
-use super::{Output, ParseError};
-pub fn parse(_text: &str) -> Result<Output<crate::blockmap::Extent>, ParseError> {
-    Err(ParseError::NotImplemented { kind: "filefrag" })
+//! `filefrag -v` output (e2fsprogs 1.47) → [`Extent`] rows and per-file [`FilefragFile`] rows.
+//!
+//! The text may hold any number of files (`filefrag -v a b c`, or `find … | xargs filefrag -v`):
+//!
+//! ```text
+//! Filesystem type is: ef53
+//! File size of seq.bin is 10485760 (2560 blocks of 4096 bytes)
+//!  ext:     logical_offset:        physical_offset: length:   expected: flags:
+//!    0:        0..    2047:      36864..     38911:   2048:
+//!    1:     2048..    2559:      39424..     39935:    512:      38912: last,eof
+//! seq.bin: 2 extents found
+//! ```
+//!
+//! Units: filefrag prints offsets and lengths in the block size of the `File size of … (B
+//! blocks of S bytes)` line (the filesystem block size, or the `-b`/`-k` size); rows become
+//! bytes by multiplying by that `S`. Extents flagged `inline` are printed in bytes by
+//! filefrag and are kept as printed. Extents flagged `unknown_loc` or `hole` have no
+//! physical location (`physical_bytes = None`) and filefrag prints their length as 0: their
+//! length is then taken from the logical range (`last - first + 1` blocks).
+//!
+//! Flags are kept exactly as filefrag prints them, comma-separated: the FIEMAP names
+//! (`last`, `unknown_loc`, `delalloc`, `encoded`, `encrypted`, `not_aligned`, `inline`,
+//! `tail_packed`, `unwritten`, `merged`, `shared`, `hole`, unknown bits as `0x…`) and
+//! filefrag's own `eof` (the extent reaches the file size). The `expected:` column (where
+//! filefrag expected the extent if the file were contiguous) is not part of an [`Extent`]
+//! and is only checked to be a number.
+//!
+//! `N extents found` is filefrag's count of *discontiguous* pieces, which can be lower than
+//! the number of rows: it is kept in [`FilefragFile::extents_found`]. Only decimal output is
+//! understood (`-x` hex output gives warnings). FIBMAP fallback `Discontinuity:` lines and
+//! error messages merged from stderr become warnings.
+
+use super::{Output, ParseError, Warning};
+use crate::blockmap::Extent;
+use serde::Serialize;
+
+const KIND: &str = "filefrag";
+
+/// One file of a `filefrag` run: the `File size of …` line and the `… extents found` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct FilefragFile {
+    /// The path as filefrag printed it (as it was given on its command line).
+    pub path: String,
+    /// The `Filesystem type is:` magic in effect for this file, lower-case hex (`ef53`).
+    pub fs_type: Option<String>,
+    /// File size in bytes (`File size of X is N`).
+    pub size_bytes: Option<u64>,
+    /// The block count printed in `(B blocks of S bytes)`.
+    pub blocks: Option<u64>,
+    /// The unit `S` of `(B blocks of S bytes)`: the unit of every offset in the table.
+    pub block_size: Option<u64>,
+    /// `N extents found`: filefrag's count of discontiguous pieces.
+    pub extents_found: Option<u64>,
+    /// `, perfection would be N extents` (FIBMAP on block-mapped files only).
+    pub perfection: Option<u64>,
+    /// Number of extent rows printed for the file.
+    pub rows: u64,
+}
+
+/// Everything read from one `filefrag` text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Report {
+    pub extents: Vec<Extent>,
+    pub files: Vec<FilefragFile>,
+    pub warnings: Vec<Warning>,
+    pub partial: bool,
+}
+
+/// Extent rows of every file in the text (the `extents` table).
+pub fn parse(text: &str) -> Result<Output<Extent>, ParseError> {
+    let r = parse_report(text)?;
+    Ok(Output {
+        rows: r.extents,
+        warnings: r.warnings,
+        partial: r.partial,
+    })
+}
+
+/// One row per file: sizes, block size, filefrag's extent count.
+pub fn parse_files(text: &str) -> Result<Output<FilefragFile>, ParseError> {
+    let r = parse_report(text)?;
+    Ok(Output {
+        rows: r.files,
+        warnings: r.warnings,
+        partial: r.partial,
+    })
+}
+
+/// Extents and per-file rows in one pass.
+pub fn parse_report(text: &str) -> Result<Report, ParseError> {
+    let mut p = State::default();
+    for (i, raw) in text.lines().enumerate() {
+        p.line(i + 1, raw.trim_end_matches('\r'));
+    }
+    p.finish()
+}
+
+#[derive(Default)]
+struct State {
+    report: Report,
+    fs_type: Option<String>,
+    /// Index into `report.files` of the file whose table is being read.
+    current: Option<usize>,
+    /// The current file's table is complete (its `extents found` line was seen).
+    closed: bool,
+    recognised: usize,
+}
+
+impl State {
+    fn warn(&mut self, line: usize, text: &str, reason: impl Into<String>) {
+        self.report.warnings.push(Warning {
+            line,
+            text: text.to_string(),
+            reason: reason.into(),
+        });
+    }
+
+    fn line(&mut self, n: usize, line: &str) {
+        let t = line.trim();
+        if t.is_empty() {
+            return;
+        }
+        // Extent rows are by far the most common: try them first.
+        if t.as_bytes()[0].is_ascii_digit() {
+            if let Some(row) = parse_row(t) {
+                self.recognised += 1;
+                self.add_row(n, line, row);
+                return;
+            }
+        }
+        if let Some(rest) = t.strip_prefix("Filesystem type is:") {
+            self.recognised += 1;
+            self.fs_type = Some(rest.trim().to_ascii_lowercase());
+            return;
+        }
+        if t.starts_with("Filesystem cylinder groups approximately") {
+            self.recognised += 1;
+            return;
+        }
+        if t.starts_with("ext:") && t.contains("logical_offset") {
+            self.recognised += 1;
+            if self.current.is_none() || self.closed {
+                self.warn(n, line, "extent table header without a `File size of` line");
+            }
+            return;
+        }
+        if let Some(rest) = t.strip_prefix("File size of ") {
+            if let Some(file) = parse_file_size(rest, self.fs_type.clone()) {
+                self.recognised += 1;
+                self.open_file(n, file);
+                return;
+            }
+        }
+        if let Some((path, found, perfection)) = parse_found(t) {
+            self.recognised += 1;
+            self.close_file(n, line, path, found, perfection);
+            return;
+        }
+        if t.starts_with("Discontinuity:") {
+            self.warn(
+                n,
+                line,
+                "FIBMAP `Discontinuity:` line (filefrag fell back from FIEMAP); it is not an extent row",
+            );
+            return;
+        }
+        self.warn(n, line, "unrecognised line");
+    }
+
+    fn open_file(&mut self, n: usize, file: FilefragFile) {
+        if let (Some(i), false) = (self.current, self.closed) {
+            let path = self.report.files[i].path.clone();
+            self.report.warnings.push(Warning {
+                line: n,
+                text: String::new(),
+                reason: format!("no `extents found` line for `{path}` before the next file"),
+            });
+        }
+        self.report.files.push(file);
+        self.current = Some(self.report.files.len() - 1);
+        self.closed = false;
+    }
+
+    fn add_row(&mut self, n: usize, line: &str, row: Row<'_>) {
+        let Some(i) = self.current.filter(|_| !self.closed) else {
+            self.warn(n, line, "extent row outside a file's table");
+            return;
+        };
+        let file = &mut self.report.files[i];
+        let (inline, no_location) = flag_kinds(row.flags);
+        let unit = if inline {
+            1
+        } else {
+            file.block_size.unwrap_or(4096)
+        };
+        let blocks = if row.length > 0 {
+            Some(row.length)
+        } else if no_location {
+            row.logical_last
+                .checked_sub(row.logical_first)
+                .and_then(|d| d.checked_add(1))
+        } else {
+            Some(0)
+        };
+        let (Some(logical), Some(length), Some(physical)) = (
+            row.logical_first.checked_mul(unit),
+            blocks.and_then(|b| b.checked_mul(unit)),
+            row.physical_first.checked_mul(unit),
+        ) else {
+            self.warn(n, line, "offsets overflow 64 bits in bytes");
+            return;
+        };
+        file.rows += 1;
+        let path = file.path.clone();
+        self.report.extents.push(Extent {
+            path,
+            inode: None,
+            index: row.index,
+            logical_bytes: logical,
+            physical_bytes: if no_location { None } else { Some(physical) },
+            length_bytes: length,
+            flags: row.flags.to_string(),
+        });
+    }
+
+    fn close_file(
+        &mut self,
+        n: usize,
+        line: &str,
+        path: &str,
+        found: u64,
+        perfection: Option<u64>,
+    ) {
+        match self.current {
+            Some(i) if !self.closed && self.report.files[i].path == path => {
+                let f = &mut self.report.files[i];
+                f.extents_found = Some(found);
+                f.perfection = perfection;
+                self.closed = true;
+            }
+            Some(i) if !self.closed => {
+                let expected = self.report.files[i].path.clone();
+                self.warn(
+                    n,
+                    line,
+                    format!("`extents found` line for `{path}` while reading `{expected}`"),
+                );
+            }
+            _ => {
+                // Plain `filefrag` (without -v) prints only this line per file.
+                self.report.files.push(FilefragFile {
+                    path: path.to_string(),
+                    fs_type: self.fs_type.clone(),
+                    extents_found: Some(found),
+                    perfection,
+                    ..Default::default()
+                });
+                self.current = Some(self.report.files.len() - 1);
+                self.closed = true;
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<Report, ParseError> {
+        if self.recognised == 0 {
+            return Err(ParseError::NothingRecognised {
+                kind: KIND,
+                expected: "`File size of …` lines, extent rows, `… extents found`",
+            });
+        }
+        if let (Some(i), false) = (self.current, self.closed) {
+            let path = self.report.files[i].path.clone();
+            self.report.partial = true;
+            self.report.warnings.push(Warning {
+                line: 0,
+                text: String::new(),
+                reason: format!(
+                    "input ends inside the table of `{path}` (no `extents found` line): truncated"
+                ),
+            });
+        }
+        Ok(self.report)
+    }
+}
+
+/// `X is N (B blocks of S bytes)` with an optional ` -- pre-cached` tail.
+fn parse_file_size(rest: &str, fs_type: Option<String>) -> Option<FilefragFile> {
+    let rest = rest.strip_suffix(" -- pre-cached").unwrap_or(rest);
+    let (path, tail) = rest.rsplit_once(" is ")?;
+    let (size, paren) = tail.split_once(" (")?;
+    let inner = paren.strip_suffix(" bytes)")?;
+    let (blocks, unit) = inner.split_once(' ')?;
+    let unit = unit
+        .strip_prefix("blocks of ")
+        .or_else(|| unit.strip_prefix("block of "))?;
+    let block_size: u64 = unit.parse().ok()?;
+    if block_size == 0 {
+        return None;
+    }
+    Some(FilefragFile {
+        path: path.to_string(),
+        fs_type,
+        size_bytes: Some(size.parse().ok()?),
+        blocks: Some(blocks.parse().ok()?),
+        block_size: Some(block_size),
+        ..Default::default()
+    })
+}
+
+/// `X: N extents found`, `X: 1 extent found`, optionally `, perfection would be M extents`.
+fn parse_found(t: &str) -> Option<(&str, u64, Option<u64>)> {
+    let (head, perfection) = match t.split_once(" found, perfection would be ") {
+        Some((head, tail)) => {
+            let m = tail
+                .strip_suffix(" extents")
+                .or_else(|| tail.strip_suffix(" extent"))?;
+            (head, Some(m.parse().ok()?))
+        }
+        None => (t.strip_suffix(" found")?, None),
+    };
+    let head = head
+        .strip_suffix(" extents")
+        .or_else(|| head.strip_suffix(" extent"))?;
+    let (path, n) = head.rsplit_once(": ")?;
+    Some((path, n.parse().ok()?, perfection))
+}
+
+struct Row<'a> {
+    index: u64,
+    logical_first: u64,
+    logical_last: u64,
+    physical_first: u64,
+    length: u64,
+    flags: &'a str,
+}
+
+/// A byte cursor over one line (the row format is ASCII; flags are returned as `&str`).
+struct Cur<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Cur<'a> {
+    fn spaces(&mut self) {
+        let b = self.s.as_bytes();
+        while self.i < b.len() && b[self.i] == b' ' {
+            self.i += 1;
+        }
+    }
+
+    /// Spaces, then a decimal number.
+    fn num(&mut self) -> Option<u64> {
+        self.spaces();
+        let b = self.s.as_bytes();
+        let start = self.i;
+        let mut v: u64 = 0;
+        while self.i < b.len() && b[self.i].is_ascii_digit() {
+            v = v
+                .checked_mul(10)?
+                .checked_add(u64::from(b[self.i] - b'0'))?;
+            self.i += 1;
+        }
+        (self.i > start).then_some(v)
+    }
+
+    fn lit(&mut self, c: u8) -> Option<()> {
+        (self.s.as_bytes().get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    fn rest(&self) -> &'a str {
+        self.s.get(self.i..).unwrap_or("").trim()
+    }
+}
+
+/// `%4d: %*llu..%*llu: %*llu..%*llu: %6llu: [expected: ]flags`
+fn parse_row(t: &str) -> Option<Row<'_>> {
+    let mut c = Cur { s: t, i: 0 };
+    let index = c.num()?;
+    c.lit(b':')?;
+    let logical_first = c.num()?;
+    c.lit(b'.')?;
+    c.lit(b'.')?;
+    let logical_last = c.num()?;
+    c.lit(b':')?;
+    let physical_first = c.num()?;
+    c.lit(b'.')?;
+    c.lit(b'.')?;
+    c.num()?;
+    c.lit(b':')?;
+    let length = c.num()?;
+    c.lit(b':')?;
+    // An `expected` column is a number followed by `:`; flags never contain `:`.
+    let mut e = Cur { s: t, i: c.i };
+    let flags = match e.num().and_then(|_| e.lit(b':')) {
+        Some(()) => e.rest(),
+        None => c.rest(),
+    };
+    if flags.contains(':') {
+        return None;
+    }
+    Some(Row {
+        index,
+        logical_first,
+        logical_last,
+        physical_first,
+        length,
+        flags,
+    })
+}
+
+/// Scan a flag list once: (inline, no physical location).
+fn flag_kinds(flags: &str) -> (bool, bool) {
+    if flags.is_empty() {
+        return (false, false);
+    }
+    let mut inline = false;
+    let mut no_location = false;
+    for f in flags.split(',') {
+        match f {
+            "inline" => inline = true,
+            "unknown_loc" | "hole" => no_location = true,
+            _ => {}
+        }
+    }
+    (inline, no_location)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &str = "Filesystem type is: ef53
+File size of seq.bin is 10485760 (2560 blocks of 4096 bytes)
+ ext:     logical_offset:        physical_offset: length:   expected: flags:
+   0:        0..    2047:      36864..     38911:   2048:            
+   1:     2048..    2559:      39424..     39935:    512:      38912: last,eof
+seq.bin: 2 extents found
+File size of empty.txt is 0 (0 blocks of 4096 bytes)
+empty.txt: 0 extents found
+";
+
+    #[test]
+    fn rows_in_bytes_and_files() {
+        let r = parse_report(TWO).unwrap();
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert!(!r.partial);
+        assert_eq!(r.extents.len(), 2);
+        let e = &r.extents[1];
+        assert_eq!(e.path, "seq.bin");
+        assert_eq!(e.index, 1);
+        assert_eq!(e.logical_bytes, 2048 * 4096);
+        assert_eq!(e.physical_bytes, Some(39424 * 4096));
+        assert_eq!(e.length_bytes, 512 * 4096);
+        assert_eq!(e.flags, "last,eof");
+        assert_eq!(r.extents[0].flags, "");
+        assert_eq!(r.files.len(), 2);
+        assert_eq!(r.files[0].extents_found, Some(2));
+        assert_eq!(r.files[0].fs_type.as_deref(), Some("ef53"));
+        assert_eq!(r.files[1].size_bytes, Some(0));
+        assert_eq!(r.files[1].rows, 0);
+    }
+
+    #[test]
+    fn truncated_table_is_partial() {
+        let cut = &TWO[..TWO.find("   1:").unwrap()];
+        let r = parse_report(cut).unwrap();
+        assert!(r.partial);
+        assert_eq!(r.extents.len(), 1);
+    }
+
+    #[test]
+    fn found_line_variants() {
+        assert_eq!(parse_found("a b: 1 extent found"), Some(("a b", 1, None)));
+        assert_eq!(
+            parse_found("x: 5 extents found, perfection would be 2 extents"),
+            Some(("x", 5, Some(2)))
+        );
+        assert_eq!(parse_found("x: y extents found"), None);
+    }
+
+    #[test]
+    fn delalloc_length_from_logical_range() {
+        let t = "File size of d is 262144 (64 blocks of 4096 bytes)
+   0:        0..      63:          0..         0:      0:             last,unknown_loc,delalloc,eof
+d: 1 extent found
+";
+        let r = parse_report(t).unwrap();
+        assert_eq!(r.extents[0].physical_bytes, None);
+        assert_eq!(r.extents[0].length_bytes, 64 * 4096);
+    }
+
+    #[test]
+    fn garbage_is_an_error_and_stray_lines_warn() {
+        assert!(parse("").is_err());
+        assert!(parse("hello\nworld\n").is_err());
+        let t = format!("{TWO}open: No such file or directory\n");
+        let r = parse(&t).unwrap();
+        assert_eq!(r.warnings.len(), 1);
+        assert_eq!(r.warnings[0].line, 9);
+    }
 }

@@ -1,0 +1,301 @@
+//! FIEMAP in process against `filefrag -v` and against debugfs, on a real loop-mounted
+//! ext4 image with a fragmented file (needs root, mkfs.ext4, losetup, filefrag, debugfs,
+//! xfs_io). The loop device and the mount are released by a guard, also on failure.
+
+use fslab::blockmap::{debugfs, summary, walk, Extent};
+use fslab::parse::filefrag;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(cmd: &str, args: &[&str]) -> String {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn sh(script: &str) {
+    run("bash", &["-euo", "pipefail", "-c", script]);
+}
+
+/// Owns the test directory, the loop device and the mount; releases all on drop.
+struct Guard {
+    dir: PathBuf,
+    image: PathBuf,
+    mnt: PathBuf,
+    loopdev: Option<String>,
+    mounted: bool,
+}
+
+impl Guard {
+    fn new(name: &str) -> Guard {
+        let dir = PathBuf::from(format!(
+            "/var/tmp/fslab-test-blockmap/{name}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(dir.join("mnt")).unwrap();
+        Guard {
+            image: dir.join("ext4.img"),
+            mnt: dir.join("mnt"),
+            dir,
+            loopdev: None,
+            mounted: false,
+        }
+    }
+
+    fn attach_and_mount(&mut self) {
+        let dev = run(
+            "losetup",
+            &["--find", "--show", self.image.to_str().unwrap()],
+        );
+        self.loopdev = Some(dev.trim().to_string());
+        run("mount", &[dev.trim(), self.mnt.to_str().unwrap()]);
+        self.mounted = true;
+    }
+
+    fn unmount_and_detach(&mut self) {
+        if self.mounted {
+            let _ = Command::new("umount").arg(&self.mnt).status();
+            self.mounted = false;
+        }
+        if let Some(dev) = self.loopdev.take() {
+            let _ = Command::new("losetup").args(["-d", &dev]).status();
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.unmount_and_detach();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// Without root this test cannot run at all; say so loudly instead of pretending.
+fn require_root() -> bool {
+    if !is_root() {
+        eprintln!("SKIPPED: blockmap_fiemap needs root (loop devices, mount)");
+        return false;
+    }
+    true
+}
+
+type Key = (u64, u64, Option<u64>, u64, String);
+
+fn key(e: &Extent) -> Key {
+    (
+        e.index,
+        e.logical_bytes,
+        e.physical_bytes,
+        e.length_bytes,
+        e.flags.clone(),
+    )
+}
+
+#[test]
+fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
+    if !require_root() {
+        return;
+    }
+    let mut g = Guard::new("fiemap");
+    run("truncate", &["-s", "96M", g.image.to_str().unwrap()]);
+    run(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-b",
+            "4096",
+            "-m",
+            "0",
+            g.image.to_str().unwrap(),
+        ],
+    );
+    g.attach_and_mount();
+    let m = g.mnt.to_str().unwrap().to_string();
+
+    // A fragmented file G: fill the fs with F, punch every other block of F's first 6000,
+    // write G into the single-block holes until ENOSPC. Plus a few other kinds of file.
+    sh(&format!(
+        "cd {m}
+         mkdir -p d/sub
+         for i in $(seq 1 400); do echo $i > d/entry-with-a-long-name-$i; done
+         fallocate -l 4M d/sub/prealloc && dd if=/dev/urandom of=d/sub/prealloc bs=64k count=3 conv=notrunc status=none
+         dd if=/dev/urandom of=sparse bs=4k count=2 seek=50 status=none
+         : > empty
+         dd if=/dev/zero of=F bs=1M status=none 2>/dev/null || true
+         sync
+         for ((b = 1; b < 6000; b += 2)); do echo \"fpunch $((b * 4096)) 4096\"; done | xfs_io F
+         sync
+         dd if=/dev/zero of=G bs=4k status=none 2>/dev/null || true
+         sync"
+    ));
+
+    // FIEMAP, in process, over the whole tree.
+    let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    assert!(map.errors.is_empty(), "{:?}", map.errors);
+    let g_rows: Vec<&Extent> = map
+        .extents
+        .iter()
+        .filter(|e| e.path.ends_with("/G"))
+        .collect();
+    assert!(g_rows.len() > 2000, "G has only {} extents", g_rows.len());
+
+    // The runner's entry point gives the same rows as frames.
+    let cap = fslab::blockmap::capture_mounted(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    assert_eq!(cap.extents.height(), map.extents.len());
+    assert_eq!(cap.per_file.height(), map.files.len());
+    assert_eq!(cap.filesystem.height(), 1);
+
+    // filefrag -v on the same paths, parsed.
+    let mut args: Vec<&str> = vec!["-v"];
+    args.extend(map.files.iter().map(|f| f.path.as_str()));
+    let text = run("filefrag", &args);
+    let ff = filefrag::parse_report(&text).unwrap();
+    assert!(ff.warnings.is_empty(), "{:?}", ff.warnings);
+    assert!(!ff.partial);
+    assert_eq!(ff.files.len(), map.files.len());
+
+    // Extent by extent: the frames are equal (filefrag has no inode column).
+    let mut fiemap_df = map.extents_frame().unwrap();
+    let _ = fiemap_df.drop_in_place("inode").unwrap();
+    let mut ff_df = fslab::blockmap::extents_frame(&ff.extents).unwrap();
+    let _ = ff_df.drop_in_place("inode").unwrap();
+    assert_eq!(fiemap_df.shape(), ff_df.shape());
+    assert_eq!(fiemap_df.get_column_names(), ff_df.get_column_names());
+    if fiemap_df != ff_df {
+        for (a, b) in map.extents.iter().zip(&ff.extents) {
+            assert_eq!(
+                (&a.path, key(a)),
+                (&b.path, key(b)),
+                "first differing extent"
+            );
+        }
+        panic!("frames differ");
+    }
+
+    // Per file, the summary's fragments are filefrag's `N extents found`.
+    let per_file = summary::per_file_with(&map.files, &map.extents);
+    for (s, f) in per_file.iter().zip(&ff.files) {
+        assert_eq!(s.path, f.path);
+        assert_eq!(Some(s.fragments), f.extents_found, "{}", s.path);
+        assert_eq!(s.size_bytes, f.size_bytes, "{}", s.path);
+    }
+    let g_sum = per_file.iter().find(|s| s.path.ends_with("/G")).unwrap();
+    assert!(g_sum.fragments > 2000);
+    assert!(g_sum.contiguous_fraction.unwrap() < 0.1);
+
+    // Unmounted: debugfs sees the same data extents, file by file.
+    g.unmount_and_detach();
+    let img = debugfs::map_image_tree(&g.image, &["/"]).unwrap();
+    let cap_img = fslab::blockmap::capture_image(&g.image, &["/"]).unwrap();
+    assert_eq!(cap_img.extents.height(), img.extents.len());
+    assert_eq!(cap_img.per_file.height(), map.files.len());
+    assert!(img.errors.is_empty(), "{:?}", img.errors);
+    assert!(img.warnings.is_empty(), "{:?}", img.warnings);
+    assert_eq!(img.block_size, 4096);
+    let by_path = |rows: &[Extent], strip: &str| -> BTreeMap<String, Vec<Key>> {
+        let mut m: BTreeMap<String, Vec<_>> = BTreeMap::new();
+        for e in rows.iter().filter(|e| !e.flags.contains("metadata")) {
+            let p = e.path.strip_prefix(strip).unwrap_or(&e.path);
+            let p = if p.is_empty() { "/" } else { p };
+            m.entry(p.to_string()).or_default().push(key(e));
+        }
+        m
+    };
+    let from_fiemap = by_path(&map.extents, &m);
+    let from_debugfs = by_path(&img.extents, "");
+    assert_eq!(
+        from_fiemap.keys().collect::<Vec<_>>(),
+        from_debugfs.keys().collect::<Vec<_>>()
+    );
+    for (path, rows) in &from_fiemap {
+        let d = &from_debugfs[path];
+        assert_eq!(rows.len(), d.len(), "extent count of {path}");
+        assert_eq!(rows, d, "extents of {path}");
+    }
+    // G's extent tree needs index blocks, which only debugfs shows.
+    let g_meta = img
+        .extents
+        .iter()
+        .filter(|e| e.path == "/G" && e.flags.contains("metadata,etb"))
+        .count();
+    assert!(g_meta > 0);
+    let paths_walked: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
+    let paths_image: Vec<String> = img
+        .files
+        .iter()
+        .map(|f| format!("{m}{}", if f.path == "/" { "" } else { &f.path }))
+        .collect();
+    assert_eq!(paths_walked, paths_image, "same files in the same order");
+    eprintln!(
+        "G: {} extents, {} fragments; {} files; {} FIEMAP rows",
+        g_rows.len(),
+        g_sum.fragments,
+        map.files.len(),
+        map.extents.len()
+    );
+    let dir = g.dir.clone();
+    drop(g);
+    assert_no_leftovers(&dir);
+}
+
+/// The walk stays on the root's filesystem: a filesystem mounted below it is not mapped.
+#[test]
+fn walk_does_not_cross_into_other_filesystems() {
+    if !require_root() {
+        return;
+    }
+    let mut g = Guard::new("xdev");
+    run("truncate", &["-s", "32M", g.image.to_str().unwrap()]);
+    run("mkfs.ext4", &["-q", "-F", g.image.to_str().unwrap()]);
+    g.attach_and_mount();
+    let m = g.mnt.to_str().unwrap().to_string();
+    sh(&format!("mkdir {m}/inner && echo hi > {m}/outer.txt"));
+    // A tmpfs over `inner` with a file in it.
+    run(
+        "mount",
+        &[
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=1M",
+            "none",
+            &format!("{m}/inner"),
+        ],
+    );
+    struct Umount(String);
+    impl Drop for Umount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _inner = Umount(format!("{m}/inner"));
+    sh(&format!("echo x > {m}/inner/hidden.txt && sync"));
+    let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    let paths: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
+    assert!(paths.iter().any(|p| p.ends_with("/outer.txt")), "{paths:?}");
+    assert!(!paths.iter().any(|p| p.contains("/inner")), "{paths:?}");
+}
+
+fn assert_no_leftovers(base: &Path) {
+    let loops = run("losetup", &["-a"]);
+    assert!(
+        !loops.contains(base.to_str().unwrap()),
+        "loop devices left: {loops}"
+    );
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    assert!(!mounts.contains(base.to_str().unwrap()), "mounts left");
+}
