@@ -9,6 +9,7 @@
 use polars::prelude::DataFrame;
 use serde::Serialize;
 
+pub mod blockmap;
 pub mod debugfs;
 pub mod e2fsck;
 pub mod ext;
@@ -35,10 +36,12 @@ pub enum Kind {
     XfsBmap,
     XfsIoFiemap,
     FsMark,
+    /// `fslab blockmap --json` (FIEMAP or batched debugfs, done by fslab itself).
+    Blockmap,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::MkfsXfs,
         Kind::XfsInfo,
         Kind::Mke2fs,
@@ -51,6 +54,7 @@ impl Kind {
         Kind::XfsBmap,
         Kind::XfsIoFiemap,
         Kind::FsMark,
+        Kind::Blockmap,
     ];
 
     /// The name used on the command line and in experiment files.
@@ -68,6 +72,7 @@ impl Kind {
             Kind::XfsBmap => "xfs_bmap",
             Kind::XfsIoFiemap => "xfs_io-fiemap",
             Kind::FsMark => "fs_mark",
+            Kind::Blockmap => "blockmap",
         }
     }
 
@@ -81,7 +86,8 @@ impl Kind {
             | Kind::DebugfsEx
             | Kind::Filefrag
             | Kind::XfsBmap
-            | Kind::XfsIoFiemap => "extents",
+            | Kind::XfsIoFiemap
+            | Kind::Blockmap => "extents",
             Kind::FsMark => "fsmark",
         }
     }
@@ -201,6 +207,7 @@ pub fn parse(kind: Kind, text: &str) -> Result<Parsed, ParseError> {
         Kind::XfsBmap => finish(kind, xfs_bmap::parse_bmap(text)?),
         Kind::XfsIoFiemap => finish(kind, xfs_bmap::parse_fiemap(text)?),
         Kind::FsMark => finish(kind, fsmark::parse(text)?),
+        Kind::Blockmap => finish(kind, blockmap::parse(text)?),
     }
 }
 
