@@ -368,7 +368,7 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim_end_matches('\r');
-        let t = line.trim();
+        let t = line.trim_ascii();
         if t.is_empty() {
             mode = ListMode::None;
             continue;
@@ -800,17 +800,10 @@ fn push_extents(
             end_of_data = end_of_data.max(logical.saturating_add(*blocks));
         }
     }
-    // For each position, the next data entry at or after it: (its index, its logical block).
-    let mut next_data: Vec<Option<(u64, u64)>> = vec![None; entries.len()];
-    let mut following: Option<(u64, u64)> = None;
-    let mut data_count = n_data;
-    for (i, e) in entries.iter().enumerate().rev() {
-        if let Entry::Data { logical, .. } = e {
-            data_count -= 1;
-            following = Some((data_count, *logical));
-        }
-        next_data[i] = following;
-    }
+    // Metadata rows get the index and offset of the next data extent: they are pushed with
+    // "none follows" values and patched when that extent comes.
+    let mut pending = 0usize;
+    let mut data_index = 0u64;
     for (i, e) in entries.iter().enumerate() {
         match *e {
             Entry::Data {
@@ -820,6 +813,14 @@ fn push_extents(
                 uninit,
             } => {
                 let logical_bytes = logical.saturating_mul(bs);
+                if pending > 0 {
+                    let len = out.len();
+                    for m in &mut out[len - pending..] {
+                        m.index = data_index;
+                        m.logical_bytes = logical_bytes;
+                    }
+                    pending = 0;
+                }
                 let length_bytes = blocks.saturating_mul(bs);
                 let last = Some(i) == last_data;
                 let eof = size.is_some_and(|sz| logical_bytes.saturating_add(length_bytes) >= sz);
@@ -836,24 +837,25 @@ fn push_extents(
                 out.push(Extent {
                     path: path.to_string(),
                     inode,
-                    index: next_data[i].map_or(0, |(idx, _)| idx),
+                    index: data_index,
                     logical_bytes,
                     physical_bytes: Some(physical.saturating_mul(bs)),
                     length_bytes,
                     flags: flags.to_string(),
                 });
+                data_index += 1;
             }
             Entry::Meta { kind, physical } => {
-                let (index, logical) = next_data[i].unwrap_or((n_data, end_of_data));
                 out.push(Extent {
                     path: path.to_string(),
                     inode,
-                    index,
-                    logical_bytes: logical.saturating_mul(bs),
+                    index: n_data,
+                    logical_bytes: end_of_data.saturating_mul(bs),
                     physical_bytes: Some(physical.saturating_mul(bs)),
                     length_bytes: bs,
                     flags: kind.flags(),
                 });
+                pending += 1;
             }
         }
     }
@@ -871,7 +873,7 @@ pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim_end_matches('\r');
-        let t = line.trim();
+        let t = line.trim_ascii();
         if t.is_empty() {
             continue;
         }
