@@ -96,9 +96,12 @@ impl Default for Fiemap {
 
 impl Fiemap {
     pub fn new() -> Fiemap {
-        // SAFETY: `Request` is plain integers, for which all-zero bytes are a valid value.
-        let req = unsafe { Box::<Request>::new_zeroed().assume_init() };
-        Fiemap { req }
+        Fiemap {
+            req: Box::new(Request {
+                header: Header::default(),
+                extents: [RawExtent::default(); BATCH],
+            }),
+        }
     }
 
     /// All extents of an open file, with `fm_flags` (0 or [`FIEMAP_FLAG_SYNC`] …).
