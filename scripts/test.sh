@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
+# The report test must really render the report in headless Chromium (install-deps installs it).
+export FSLAB_REQUIRE_CHROMIUM=1
 
 before_loops=$(losetup -a | wc -l)
 before_mounts=$(grep -c '^/dev/loop' /proc/mounts || true)

@@ -236,7 +236,16 @@ fn html_report_is_self_contained_with_inline_charts() {
             "--no-sandbox",
             "--disable-gpu",
             "--hide-scrollbars",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
         ])
+        .arg(format!(
+            "--user-data-dir={}",
+            support::scratch().join("chromium-profile").display()
+        ))
         .arg("--window-size=1300,5200")
         .arg(format!("--screenshot={}", shot.display()))
         .arg(format!("file://{}", html_path.display()))
@@ -337,6 +346,7 @@ fn compare_and_report_two_runs_of_the_example_experiment() {
     ]);
     assert!(out.status.success(), "{out:?}");
     let text = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(svg_blocks(&text).len(), 4); // no extents table in this experiment
+    // mean/CI, iterations, distribution, normalised, and the extent layout of its block-map capture
+    assert_eq!(svg_blocks(&text).len(), 5);
     assert!(text.contains("Small-file creation with fs_mark"));
 }
