@@ -207,6 +207,7 @@ mod tests {
         assert_eq!(r.exit_code, Some(3));
         let r = exec(
             &words(&["sleep", "30"]),
+            d.path(),
             &o,
             &e,
             Some(Duration::from_millis(200)),
@@ -228,6 +229,7 @@ mod tests {
         let evil = format!("1; touch {}", marker.display());
         let r = exec(
             &words(&["echo", &evil]),
+            d.path(),
             &o,
             &e,
             None,
