@@ -17,6 +17,11 @@ pub struct Args {
     /// Stop at the first point that fails.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Use a real block device for a logical device: NAME=PATH (repeatable). PATH must be
+    /// listed in `scratch_devices:` of ~/.config/fslab/config.yaml ($FSLAB_CONFIG,
+    /// $XDG_CONFIG_HOME) or in $FSLAB_SCRATCH_DEVICES, and unused; its data is destroyed.
+    #[arg(long = "device", value_name = "NAME=PATH")]
+    pub device: Vec<String>,
     /// Finish an interrupted bundle instead of starting a new one.
     #[arg(long, value_name = "BUNDLE")]
     pub resume: Option<PathBuf>,
@@ -35,6 +40,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         opts.work_dir = w;
     }
     opts.fail_fast = args.fail_fast;
+    opts.device_map = args
+        .device
+        .iter()
+        .map(|d| fslab::devices::policy::parse_mapping(d))
+        .collect::<Result<_, _>>()?;
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {

@@ -4,6 +4,7 @@
 pub mod env;
 pub mod exec;
 
+use crate::devices::policy::{self, MappedDevice, ScratchList};
 use crate::devices::{self, DeviceError, PointDevices};
 use crate::parse::Kind;
 use crate::plan::{step_times, Phase, Plan, Point};
@@ -85,6 +86,12 @@ pub struct RunOptions {
     pub fail_fast: bool,
     /// Set to stop (SIGINT/SIGTERM handlers set it).
     pub cancel: Arc<AtomicBool>,
+    /// Logical device → real block device (`--device NAME=PATH`). Each must be listed
+    /// as a scratch device and pass [`devices::policy`]'s checks.
+    pub device_map: Vec<(String, PathBuf)>,
+    /// The scratch device list; None: read it from the environment and the user's
+    /// config ([`ScratchList::from_env`]) when `device_map` is not empty.
+    pub scratch: Option<ScratchList>,
     pub on_event: Option<EventSink>,
 }
 
@@ -94,6 +101,7 @@ impl std::fmt::Debug for RunOptions {
             .field("results_dir", &self.results_dir)
             .field("work_dir", &self.work_dir)
             .field("fail_fast", &self.fail_fast)
+            .field("device_map", &self.device_map)
             .finish_non_exhaustive()
     }
 }
@@ -114,6 +122,8 @@ impl Default for RunOptions {
             work_dir: default_work_dir(),
             fail_fast: false,
             cancel: Arc::new(AtomicBool::new(false)),
+            device_map: Vec::new(),
+            scratch: None,
             on_event: None,
         }
     }
@@ -184,6 +194,91 @@ fn vars_json(point: &Point) -> serde_json::Map<String, serde_json::Value> {
         .collect()
 }
 
+/// Check `--device` mappings: each names a device of the experiment, at most once, no
+/// two name the same device, and each passes the device policy.
+pub fn approve_mappings(plan: &Plan, opts: &RunOptions) -> Result<Vec<MappedDevice>, RunError> {
+    if opts.device_map.is_empty() {
+        return Ok(Vec::new());
+    }
+    let declared: Vec<&str> = plan
+        .experiment
+        .def
+        .devices
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let list = match &opts.scratch {
+        Some(l) => l.clone(),
+        None => ScratchList::from_env()?,
+    };
+    let mut out: Vec<MappedDevice> = Vec::new();
+    for (name, path) in &opts.device_map {
+        let given = format!("{name}={}", path.display());
+        let bad = |message: String| {
+            RunError::Device(DeviceError::Mapping {
+                given: given.clone(),
+                message,
+            })
+        };
+        if !declared.contains(&name.as_str()) {
+            let best = declared
+                .iter()
+                .map(|c| (strsim::jaro_winkler(name, c), *c))
+                .filter(|(s, _)| *s > 0.75)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            return Err(bad(match best {
+                Some((_, c)) => format!(
+                    "{} has no device `{name}`; did you mean `{c}`?",
+                    plan.experiment.id()
+                ),
+                None if declared.is_empty() => {
+                    format!("{} declares no devices", plan.experiment.id())
+                }
+                None => format!(
+                    "{} has no device `{name}`; its devices: {}",
+                    plan.experiment.id(),
+                    declared.join(", ")
+                ),
+            }));
+        }
+        if out.iter().any(|m| &m.name == name) {
+            return Err(bad(format!("`{name}` is mapped twice")));
+        }
+        let m = policy::approve(name, path, &list)?;
+        if let Some(other) = out.iter().find(|o| o.devno == m.devno) {
+            return Err(bad(format!(
+                "{} is already mapped to `{}`; each logical device needs its own real device",
+                m.device.display(),
+                other.name
+            )));
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
+    let Some(p) = plan.points.first() else {
+        return Vec::new();
+    };
+    p.devices
+        .iter()
+        .map(|d| match mapped.iter().find(|m| m.name == d.name) {
+            Some(m) => DeviceInfo {
+                name: d.name.clone(),
+                size_bytes: m.size_bytes,
+                backing: format!("mapped {}", m.device.display()),
+            },
+            None => DeviceInfo {
+                name: d.name.clone(),
+                size_bytes: d.size_bytes,
+                backing: format!("{:?} (loop device on a sparse image file)", d.backing)
+                    .to_lowercase(),
+            },
+        })
+        .collect()
+}
+
 /// Run every point of `plan`. Returns the bundle, also when some points failed (their
 /// status says so); returns an error only when nothing sensible can continue.
 pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
@@ -191,6 +286,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     if !uid.is_root() {
         return Err(RunError::NotRoot { uid: uid.as_raw() });
     }
+    let mapped = approve_mappings(plan, opts)?;
     std::fs::create_dir_all(&opts.work_dir)?;
     let reclaimed = devices::reclaim(&opts.work_dir)?;
     if !reclaimed.is_empty() {
@@ -198,18 +294,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     }
     let exp = &plan.experiment;
     let mut environment = env::capture_environment(&programs(plan));
-    if let Some(p) = plan.points.first() {
-        environment.devices = p
-            .devices
-            .iter()
-            .map(|d| DeviceInfo {
-                name: d.name.clone(),
-                size_bytes: d.size_bytes,
-                backing: format!("{:?} (loop device on a sparse image file)", d.backing)
-                    .to_lowercase(),
-            })
-            .collect();
-    }
+    environment.devices = device_infos(plan, &mapped);
     let manifest = Manifest {
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
         experiment: ExperimentInfo {
@@ -244,7 +329,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
             .collect(),
     };
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
-    run_points(plan, opts, &mut writer)
+    run_points(plan, opts, &mut writer, &mapped)
 }
 
 /// Finish a bundle whose run was interrupted: points with all their iterations are
@@ -255,6 +340,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     if !uid.is_root() {
         return Err(RunError::NotRoot { uid: uid.as_raw() });
     }
+    let mapped = approve_mappings(plan, opts)?;
     std::fs::create_dir_all(&opts.work_dir)?;
     let reclaimed = devices::reclaim(&opts.work_dir)?;
     if !reclaimed.is_empty() {
@@ -264,13 +350,17 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     writer.retain_complete_points()?;
     writer.manifest_mut().status = "running".into();
     writer.manifest_mut().finished_at = None;
-    run_points(plan, opts, &mut writer)
+    if !mapped.is_empty() {
+        writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
+    }
+    run_points(plan, opts, &mut writer, &mapped)
 }
 
 fn run_points(
     plan: &Plan,
     opts: &RunOptions,
     writer: &mut BundleWriter,
+    mapped: &[MappedDevice],
 ) -> Result<Bundle, RunError> {
     let todo: Vec<&Point> = plan
         .points
@@ -305,7 +395,7 @@ fn run_points(
             .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
             .collect();
         let dir = opts.work_dir.join("p").join(short);
-        let outcome = run_point(plan, point, opts, writer, dir);
+        let outcome = run_point(plan, point, opts, writer, dir, mapped);
         let (status, reason, iterations) = match outcome {
             Ok(o) => (o.status, o.reason, o.iterations),
             Err(e) => ("failed".to_string(), Some(e.to_string()), 0),
@@ -389,9 +479,11 @@ impl Ctx<'_> {
                 .map(|d| Value::Str(d.device.display().to_string()));
         }
         if let Some(dev) = name.strip_prefix("image.") {
+            // A mapped device has no image file.
             return self
                 .devs
                 .device(dev)
+                .filter(|d| d.mapped.is_none())
                 .map(|d| Value::Str(d.image.display().to_string()));
         }
         match name {
@@ -681,8 +773,9 @@ fn run_point(
     opts: &RunOptions,
     writer: &mut BundleWriter,
     dir: PathBuf,
+    mapped: &[MappedDevice],
 ) -> Result<PointOutcome, RunError> {
-    let mut devs = PointDevices::provision(&opts.work_dir, dir, &point.devices)?;
+    let mut devs = PointDevices::provision_mapped(&opts.work_dir, dir, &point.devices, mapped)?;
     let log_dir = writer.log_dir(point.index, &point.id)?;
     let ctx = Ctx {
         plan,
