@@ -306,6 +306,23 @@ pub fn parse_override(text: &str) -> Result<(String, Value), PlanError> {
     Ok((k.to_string(), Value::from_cli(v)))
 }
 
+impl Experiment {
+    /// The plan for `profile` (None: the default profile) with no overrides.
+    pub fn plan(&self, profile: Option<&str>) -> Result<Plan, PlanError> {
+        Plan::new(self, profile, &[])
+    }
+}
+
+impl Plan {
+    /// Run this plan (see [`crate::run::run`]).
+    pub fn run(
+        &self,
+        opts: &crate::run::RunOptions,
+    ) -> Result<crate::store::Bundle, crate::run::RunError> {
+        crate::run::run(self, opts)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,22 +406,5 @@ workload:
         ));
         let err = Plan::new(&exp(), None, &[parse_override("file=3").unwrap()]).unwrap_err();
         assert!(err.to_string().contains("did you mean `files`"), "{err}");
-    }
-}
-
-impl Experiment {
-    /// The plan for `profile` (None: the default profile) with no overrides.
-    pub fn plan(&self, profile: Option<&str>) -> Result<Plan, PlanError> {
-        Plan::new(self, profile, &[])
-    }
-}
-
-impl Plan {
-    /// Run this plan (see [`crate::run::run`]).
-    pub fn run(
-        &self,
-        opts: &crate::run::RunOptions,
-    ) -> Result<crate::store::Bundle, crate::run::RunError> {
-        crate::run::run(self, opts)
     }
 }

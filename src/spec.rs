@@ -277,10 +277,8 @@ impl Step {
         for s in [&self.umount, &self.mkdir].into_iter().flatten() {
             push(s)?;
         }
-        if let Some(t) = &self.times {
-            if let Value::Str(s) = t {
-                push(s)?;
-            }
+        if let Some(Value::Str(s)) = &self.times {
+            push(s)?;
         }
         Ok(out)
     }

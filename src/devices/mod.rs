@@ -127,15 +127,10 @@ impl PointDevices {
         for plan in plans {
             if let Some(m) = mapped.iter().find(|m| m.name == plan.name) {
                 policy::recheck(m)?;
-                if plan.size_bytes > m.size_bytes {
-                    return Err(DeviceError::Refused {
-                        device: m.given.display().to_string(),
-                        reason: format!(
-                            "it holds {} bytes, less than the {} bytes the experiment gives device `{}`",
-                            m.size_bytes, plan.size_bytes, plan.name
-                        ),
-                    });
-                }
+                policy::check_size(m, plan.size_bytes).map_err(|reason| DeviceError::Refused {
+                    device: m.given.display().to_string(),
+                    reason,
+                })?;
                 this.record.add_mapped(&m.device)?;
                 this.devices.push(ProvisionedDevice {
                     name: plan.name.clone(),

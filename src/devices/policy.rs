@@ -233,33 +233,31 @@ pub fn match_listed(
     let where_ = if list.consulted.is_empty() {
         "the scratch device list".to_string()
     } else {
-        list.consulted.join(" or ")
+        list.consulted.join(" or in ")
     };
-    let listed = if list.entries.is_empty() {
-        format!("no scratch devices are listed (looked in {where_})")
-    } else {
-        format!(
-            "listed: {}",
-            list.entries
-                .iter()
-                .map(|l| match canon(&l.path) {
-                    Some(c) if c != l.path => format!("{} (→ {})", l.path.display(), c.display()),
-                    Some(_) => l.path.display().to_string(),
-                    None => format!("{} (missing)", l.path.display()),
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    let how = format!("list it under `scratch_devices:` in {where_} if fslab may destroy its data");
+    let how =
+        format!("to let fslab destroy its data, list it under `scratch_devices:` in {where_}");
+    if list.entries.is_empty() {
+        return Err(format!("no scratch devices are listed; {how}"));
+    }
+    let listed = list
+        .entries
+        .iter()
+        .map(|l| match canon(&l.path) {
+            Some(c) if c != l.path => format!("{} (→ {})", l.path.display(), c.display()),
+            Some(_) => l.path.display().to_string(),
+            None => format!("{} (missing)", l.path.display()),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     if target != given {
         Err(format!(
-            "it resolves through symlinks to {}, which is not a listed scratch device ({listed}); {how}",
+            "it resolves through symlinks to {}, which is not a listed scratch device (listed: {listed}); {how}",
             target.display()
         ))
     } else {
         Err(format!(
-            "it is not a listed scratch device ({listed}); {how}"
+            "it is not a listed scratch device (listed: {listed}); {how}"
         ))
     }
 }
@@ -303,6 +301,25 @@ pub fn approve(name: &str, given: &Path, list: &ScratchList) -> Result<MappedDev
         devno: dev.devno,
         size_bytes: dev.size_bytes,
     })
+}
+
+/// A mapped device must hold at least what the experiment declares for it (`needed`
+/// bytes): results on a smaller device would not be the experiment's.
+pub fn check_size(m: &MappedDevice, needed: u64) -> Result<(), String> {
+    let iec = |b: u64| bytesize::ByteSize(b).display().iec().to_string();
+    if m.size_bytes == 0 {
+        return Err("it has no capacity (0 bytes; an unconfigured or empty device)".into());
+    }
+    if m.size_bytes < needed {
+        return Err(format!(
+            "it holds {} ({} bytes), less than the {} the experiment declares for device `{}`",
+            iec(m.size_bytes),
+            m.size_bytes,
+            iec(needed),
+            m.name
+        ));
+    }
+    Ok(())
 }
 
 /// Check again right before use: still the same device, still unused.
@@ -766,6 +783,22 @@ mod tests {
         let list = ScratchList::from_paths(&[Path::new("/dev/gone")]);
         let e = match_listed(Path::new("/dev/sdb"), &list, &canon).unwrap_err();
         assert!(e.contains("/dev/gone (missing)"), "{e}");
+    }
+
+    #[test]
+    fn a_mapped_device_must_hold_what_the_experiment_declares() {
+        let m = MappedDevice {
+            name: "data".into(),
+            given: "/dev/sdb".into(),
+            device: "/dev/sdb".into(),
+            devno: (8, 16),
+            size_bytes: 1 << 30,
+        };
+        assert!(check_size(&m, 1 << 30).is_ok());
+        let e = check_size(&m, 2 << 30).unwrap_err();
+        assert!(e.contains("holds 1.0 GiB") && e.contains("`data`"), "{e}");
+        let empty = MappedDevice { size_bytes: 0, ..m };
+        assert!(check_size(&empty, 0).unwrap_err().contains("no capacity"));
     }
 
     #[test]

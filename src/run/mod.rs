@@ -245,6 +245,20 @@ pub fn approve_mappings(plan: &Plan, opts: &RunOptions) -> Result<Vec<MappedDevi
             return Err(bad(format!("`{name}` is mapped twice")));
         }
         let m = policy::approve(name, path, &list)?;
+        let needed = plan
+            .points
+            .iter()
+            .flat_map(|p| p.devices.iter())
+            .filter(|d| &d.name == name)
+            .map(|d| d.size_bytes)
+            .max()
+            .unwrap_or(0);
+        if let Err(reason) = policy::check_size(&m, needed) {
+            return Err(RunError::Device(DeviceError::Refused {
+                device: path.display().to_string(),
+                reason,
+            }));
+        }
         if let Some(other) = out.iter().find(|o| o.devno == m.devno) {
             return Err(bad(format!(
                 "{} is already mapped to `{}`; each logical device needs its own real device",
@@ -557,6 +571,7 @@ impl Ctx<'_> {
     }
 
     /// Run one step (all of its `times:`), returning its cost.
+    #[allow(clippy::result_large_err)] // private, and the cost travels with the failure
     fn step(
         &self,
         step: &Step,
