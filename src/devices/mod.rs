@@ -291,9 +291,19 @@ impl Drop for PointDevices {
     }
 }
 
+/// Run `expr` in its own process group, so that a terminal's Ctrl-C (SIGINT to the
+/// whole foreground group) reaches fslab alone: fslab then finishes the tool it is
+/// running (a `losetup` half-done would leak a device) and releases everything.
+pub(crate) fn own_group(expr: duct::Expression) -> duct::Expression {
+    expr.before_spawn(|c| {
+        std::os::unix::process::CommandExt::process_group(c, 0);
+        Ok(())
+    })
+}
+
 /// Run a system tool, failing with its stderr.
 pub(crate) fn run_tool(program: &str, args: &[String]) -> Result<(), DeviceError> {
-    let out = duct::cmd(program, args)
+    let out = own_group(duct::cmd(program, args))
         .stdout_capture()
         .stderr_capture()
         .unchecked()

@@ -36,6 +36,12 @@ pub enum RunError {
     Interrupted { bundle: PathBuf },
     #[error("{point}: {message}")]
     Step { point: String, message: String },
+    #[error("cannot resume {bundle}: {message}")]
+    Resume { bundle: PathBuf, message: String },
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -322,7 +328,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         overrides: plan
             .overrides
             .iter()
-            .map(|(k, v)| (k.clone(), v.to_json()))
+            .map(|(k, v)| (k.clone(), v.to_json_exact()))
             .collect(),
         matrix_axes: plan.axes(),
         started_at: now(),
@@ -346,13 +352,106 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     run_points(plan, opts, &mut writer, &mapped)
 }
 
-/// Finish a bundle whose run was interrupted: points with all their iterations are
-/// kept; every other point is run again from its setup (its partial rows are dropped,
-/// so each completed iteration appears exactly once).
+/// The plan a bundle was started with: its saved `experiment.yaml`, profile and
+/// overrides (for `fslab run --resume BUNDLE` without naming the experiment).
+pub fn plan_of_bundle(bundle_dir: &Path) -> Result<Plan, RunError> {
+    let b = Bundle::open(bundle_dir)?;
+    let m = b.manifest();
+    let name = bundle_dir.join("experiment.yaml").display().to_string();
+    let mut exp = crate::Experiment::from_str_named(&m.experiment.yaml, &name)?;
+    exp.file = m.experiment.file.as_ref().map(PathBuf::from);
+    let mut overrides = Vec::new();
+    for (k, v) in &m.overrides {
+        let value = Value::from_json(v).ok_or_else(|| RunError::Resume {
+            bundle: bundle_dir.to_path_buf(),
+            message: format!("the manifest's override `{k}` is `{v}`, not a value"),
+        })?;
+        overrides.push((k.clone(), value));
+    }
+    let plan = Plan::new(&exp, m.profile.as_deref(), &overrides)?;
+    check_resumable(&plan, m, bundle_dir)?;
+    Ok(plan)
+}
+
+/// A bundle can only be finished by the plan that started it.
+fn check_resumable(plan: &Plan, m: &Manifest, dir: &Path) -> Result<(), RunError> {
+    let fail = |message: String| RunError::Resume {
+        bundle: dir.to_path_buf(),
+        message,
+    };
+    let sha = hex::encode(Sha256::digest(plan.experiment.source_text.as_bytes()));
+    if sha != m.experiment.sha256 {
+        return Err(fail(format!(
+            "the experiment file differs from the one the bundle was started with (sha256 {} there, {} now); \
+             resume without naming the experiment to use the bundle's copy",
+            short(&m.experiment.sha256),
+            short(&sha)
+        )));
+    }
+    if plan.profile != m.profile {
+        return Err(fail(format!(
+            "it was started with profile {}, not {}",
+            m.profile.as_deref().unwrap_or("(none)"),
+            plan.profile.as_deref().unwrap_or("(none)")
+        )));
+    }
+    let ids: Vec<&str> = plan.points.iter().map(|p| p.id.as_str()).collect();
+    let theirs: Vec<&str> = m.points.iter().map(|p| p.id.as_str()).collect();
+    if ids != theirs {
+        return Err(fail(format!(
+            "its points are [{}], this plan's are [{}] (different --set or profile?)",
+            theirs.join("; "),
+            ids.join("; ")
+        )));
+    }
+    let overrides: serde_json::Map<String, serde_json::Value> = plan
+        .overrides
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_json_exact()))
+        .collect();
+    let labels = |o: &serde_json::Map<String, serde_json::Value>| -> Vec<(String, String)> {
+        o.iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    Value::from_json(v).map(|v| v.label()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    if labels(&overrides) != labels(&m.overrides) {
+        return Err(fail(format!(
+            "it was started with overrides {}, this plan has {}",
+            serde_json::Value::Object(m.overrides.clone()),
+            serde_json::Value::Object(overrides)
+        )));
+    }
+    Ok(())
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// Finish a bundle whose run was interrupted (or killed): points with all their
+/// iterations are kept as they are; every other point is run again from its setup.
+/// A point's iterations share one filesystem made by its setup, so a point is measured
+/// whole or not at all: its partial rows are dropped (its old logs are kept aside as
+/// `logs/<point>.interrupted-N/`), and each iteration appears exactly once.
 pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundle, RunError> {
     let uid = nix::unistd::Uid::effective();
     if !uid.is_root() {
         return Err(RunError::NotRoot { uid: uid.as_raw() });
+    }
+    {
+        let b = Bundle::open(bundle_dir)?;
+        check_resumable(plan, b.manifest(), bundle_dir)?;
+        if b.manifest().status == "complete" {
+            return Err(RunError::Resume {
+                bundle: bundle_dir.to_path_buf(),
+                message: "it is complete; nothing to do".into(),
+            });
+        }
     }
     let mapped = approve_mappings(plan, opts)?;
     std::fs::create_dir_all(&opts.work_dir)?;
@@ -362,6 +461,11 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     }
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
+    for p in writer.manifest().points.clone() {
+        if p.status == "pending" {
+            writer.set_aside_logs(p.index, &p.id)?;
+        }
+    }
     writer.manifest_mut().status = "running".into();
     writer.manifest_mut().finished_at = None;
     if !mapped.is_empty() {

@@ -48,6 +48,33 @@ impl Value {
         }
     }
 
+    /// JSON that keeps lists as arrays (for the manifest's overrides, read back by
+    /// [`Value::from_json`] when a run is resumed).
+    pub fn to_json_exact(&self) -> serde_json::Value {
+        match self {
+            Value::List(items) => items.iter().map(Value::to_json_exact).collect(),
+            other => other.to_json(),
+        }
+    }
+
+    /// The inverse of [`Value::to_json_exact`]; None for null and objects.
+    pub fn from_json(v: &serde_json::Value) -> Option<Value> {
+        match v {
+            serde_json::Value::Bool(b) => Some(Value::Bool(*b)),
+            serde_json::Value::Number(n) => n
+                .as_i64()
+                .map(Value::Int)
+                .or_else(|| n.as_f64().map(Value::Float)),
+            serde_json::Value::String(s) => Some(Value::Str(s.clone())),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .map(Value::from_json)
+                .collect::<Option<_>>()
+                .map(Value::List),
+            _ => None,
+        }
+    }
+
     /// Does a `when:`/`exclude:` entry match this value? A list in the condition means any of.
     pub fn matches(&self, condition: &Value) -> bool {
         match condition {
