@@ -1,9 +1,9 @@
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 /// A variable's value: a scalar, or a list of scalars that expands to several arguments
 /// when it fills a whole word (`{{opts}}` with `opts: [-n, parent=1]`).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Value {
     Bool(bool),
@@ -13,7 +13,42 @@ pub enum Value {
     List(Vec<Value>),
 }
 
+/// What a YAML node is, for messages.
+pub(crate) fn yaml_kind(v: &serde_yaml::Value) -> &'static str {
+    match v {
+        serde_yaml::Value::Null => "nothing (null)",
+        serde_yaml::Value::Bool(_) => "a boolean",
+        serde_yaml::Value::Number(_) => "a number",
+        serde_yaml::Value::String(_) => "a string",
+        serde_yaml::Value::Sequence(_) => "a list",
+        serde_yaml::Value::Mapping(_) => "a mapping",
+        serde_yaml::Value::Tagged(_) => "a tagged value",
+    }
+}
+
 impl Value {
+    /// From a YAML node: scalars and (nested) lists of scalars; anything else is
+    /// an error that says what it is.
+    pub(crate) fn from_yaml(v: &serde_yaml::Value) -> Result<Value, String> {
+        match v {
+            serde_yaml::Value::Bool(b) => Ok(Value::Bool(*b)),
+            serde_yaml::Value::Number(n) => Ok(match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            }),
+            serde_yaml::Value::String(s) => Ok(Value::Str(s.clone())),
+            serde_yaml::Value::Sequence(items) => items
+                .iter()
+                .map(Value::from_yaml)
+                .collect::<Result<_, _>>()
+                .map(Value::List),
+            other => Err(format!(
+                "a value must be a scalar (text, number, true/false) or a list of scalars, not {}",
+                yaml_kind(other)
+            )),
+        }
+    }
+
     /// The value as it appears in point ids and tables (lists joined by spaces).
     pub fn label(&self) -> String {
         match self {
@@ -95,5 +130,12 @@ impl fmt::Display for Value {
             Value::Str(s) => f.write_str(s),
             Value::List(_) => f.write_str(&self.label()),
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        let v = serde_yaml::Value::deserialize(d)?;
+        Value::from_yaml(&v).map_err(serde::de::Error::custom)
     }
 }
