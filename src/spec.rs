@@ -393,10 +393,7 @@ impl Experiment {
 
     /// Load from text; `name` is used in error messages in place of a file name.
     pub fn from_str_named(text: &str, name: &str) -> Result<Experiment, SpecError> {
-        let loc = Locator {
-            file: name.to_string(),
-            text,
-        };
+        let loc = Locator::new(name, text);
         let def: ExperimentDef = serde_yaml::from_str(text).map_err(|e| yaml_error(&loc, &e))?;
         validate(&def, &loc)?;
         Ok(Experiment {

@@ -15,6 +15,38 @@ use std::ops::Range;
 pub(crate) struct Locator<'a> {
     pub(crate) file: String,
     pub(crate) text: &'a str,
+    /// Lines as YAML counts them (see [`yaml_lines`]).
+    lines: Vec<(usize, usize)>,
+}
+
+/// Lines as libyaml counts them: broken by `\r\n`, `\r`, `\n`, NEL, LS and PS. Each is
+/// the byte range of the line's content, without its break; a break at the very end
+/// does not start another line (as with `str::lines`).
+pub(crate) fn yaml_lines(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut it = text.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        let next_start = match c {
+            '\r' => {
+                if let Some((j, '\n')) = it.peek().copied() {
+                    it.next();
+                    j + 1
+                } else {
+                    i + 1
+                }
+            }
+            '\n' => i + 1,
+            '\u{85}' | '\u{2028}' | '\u{2029}' => i + c.len_utf8(),
+            _ => continue,
+        };
+        out.push((start, i));
+        start = next_start;
+    }
+    if start < text.len() {
+        out.push((start, text.len()));
+    }
+    out
 }
 
 fn indent_of(line: &str) -> usize {
@@ -51,28 +83,38 @@ fn starts_with_key(line: &str, key: &str) -> bool {
 }
 
 impl<'a> Locator<'a> {
+    pub(crate) fn new(file: &str, text: &'a str) -> Locator<'a> {
+        Locator {
+            file: file.to_string(),
+            text,
+            lines: yaml_lines(text),
+        }
+    }
+
+    /// The text of a 1-based line.
+    fn line_text(&self, line: usize) -> Option<&'a str> {
+        let (s, e) = *self.lines.get(line.checked_sub(1)?)?;
+        self.text.get(s..e)
+    }
+
     pub(crate) fn at(&self, line: usize, column: usize, message: impl Into<String>) -> SpecError {
         // A place past the last line (the end of the file) is shown at the last line's end.
-        let count = self.text.lines().count();
+        let count = self.lines.len();
         let (line, column) = if line > count {
             (
                 count,
-                self.text
-                    .lines()
-                    .last()
-                    .map_or(0, |l| l.chars().count() + 1),
+                self.line_text(count).map_or(0, |l| l.chars().count() + 1),
             )
         } else {
-            (line, column)
+            let width = self.line_text(line).map_or(0, |l| l.chars().count());
+            (line, column.min(width + 1))
         };
         SpecError {
             file: self.file.clone(),
             line,
-            column,
+            column: if line == 0 { 0 } else { column },
             message: message.into(),
-            snippet: (line > 0)
-                .then(|| self.text.lines().nth(line - 1).map(str::to_string))
-                .flatten(),
+            snippet: self.line_text(line).map(str::to_string),
             help: None,
         }
     }
@@ -87,27 +129,26 @@ impl<'a> Locator<'a> {
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        (line, col)
+        let i = self.lines.partition_point(|l| l.0 <= offset);
+        let Some(&(s, e)) = i.checked_sub(1).and_then(|i| self.lines.get(i)) else {
+            return (1, 1);
+        };
+        let col = self.text[s..offset.min(e)].chars().count() + 1;
+        (i, col)
     }
 
     /// Byte offset of a 1-based line/column (clamped to the text).
     pub(crate) fn offset(&self, line: usize, column: usize) -> usize {
-        let mut off = 0;
-        for (i, l) in self.text.split_inclusive('\n').enumerate() {
-            if i + 1 == line {
-                let col_bytes: usize = l
+        match line.checked_sub(1).and_then(|i| self.lines.get(i)) {
+            Some(&(s, e)) => {
+                s + self.text[s..e]
                     .chars()
                     .take(column.saturating_sub(1))
                     .map(char::len_utf8)
-                    .sum();
-                return off + col_bytes;
+                    .sum::<usize>()
             }
-            off += l.len();
+            None => self.text.len(),
         }
-        self.text.len()
     }
 
     /// Lines of `range` with their starting byte offsets.
@@ -593,10 +634,7 @@ mod tests {
     const DOC: &str = "id: x\nsetup:\n  - run: a\n    when: { fs: ext4 }\n\n  - mount: data\nworkload:\n  run: b\n  before_each:\n  - sync: true\n  - drop_caches: true\n  repeat: 2\nmatrix:\n  fs: [ext4, xfs, ext4]\n";
 
     fn loc() -> Locator<'static> {
-        Locator {
-            file: "t.yaml".into(),
-            text: DOC,
-        }
+        Locator::new("t.yaml", DOC)
     }
 
     #[test]
@@ -617,6 +655,22 @@ mod tests {
         let fs = l.block(m, "fs").unwrap();
         assert_eq!(l.token_in(fs.clone(), "ext4", 1), Some((14, 19)));
         assert_eq!(l.value_in(fs, "fs"), Some((14, 7)));
+    }
+
+    #[test]
+    fn lines_break_where_libyaml_breaks_them() {
+        assert_eq!(yaml_lines(""), []);
+        assert_eq!(yaml_lines("a\n"), [(0, 1)]);
+        assert_eq!(
+            yaml_lines("a\r\nb\rc\u{2028}d"),
+            [(0, 1), (3, 4), (5, 6), (9, 10)]
+        );
+        assert_eq!(yaml_lines("\n\n"), [(0, 0), (1, 1)]);
+        let l = Locator::new("t", "ab\rcd\r\n");
+        assert_eq!(l.position(4), (2, 2));
+        assert_eq!(l.offset(2, 2), 4);
+        let e = l.at(5, 9, "m");
+        assert_eq!((e.line, e.column, e.snippet.as_deref()), (2, 3, Some("cd")));
     }
 
     #[test]
