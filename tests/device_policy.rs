@@ -343,3 +343,52 @@ fn a_regular_file_and_a_device_the_experiment_does_not_declare_are_refused() {
         text(&o)
     );
 }
+
+fn mounted_from(disk: &TestDisk) -> bool {
+    fslab::devices::mounts()
+        .iter()
+        .any(|m| Path::new(&m.source) == disk.device)
+}
+
+#[test]
+fn a_mapped_device_left_mounted_by_a_killed_run_is_unmounted_by_the_next_run_not_detached() {
+    let s = Scratch::new("dp");
+    let disk = TestDisk::new("killed", 24);
+    let mut child = fslab(&s, disk.path())
+        .args([
+            "run",
+            fixture("mapped.yaml").to_str().unwrap(),
+            "--quiet",
+            "--set",
+            "nap=30",
+            "--device",
+            &format!("data={}", disk.path()),
+        ])
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !mounted_from(&disk) {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "never mounted"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        mounted_from(&disk),
+        "SIGKILL left nothing: the test proves nothing"
+    );
+
+    let o = run_mapped(&mut fslab(&s, disk.path()), disk.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("left by a killed run"),
+        "{}",
+        text(&o)
+    );
+    assert!(!mounted_from(&disk), "still mounted");
+    assert!(disk.attached(), "fslab detached the user's device");
+    assert!(s.loops().is_empty() && s.mounts().is_empty());
+}

@@ -306,12 +306,13 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     if !uid.is_root() {
         return Err(RunError::NotRoot { uid: uid.as_raw() });
     }
-    let mapped = approve_mappings(plan, opts)?;
     std::fs::create_dir_all(&opts.work_dir)?;
     let reclaimed = devices::reclaim(&opts.work_dir)?;
     if !reclaimed.is_empty() {
         opts.emit(Event::Reclaimed(reclaimed));
     }
+    // After reclaiming: a mapped device that a killed run left mounted is free again.
+    let mapped = approve_mappings(plan, opts)?;
     let exp = &plan.experiment;
     let mut environment = env::capture_environment(&programs(plan));
     environment.devices = device_infos(plan, &mapped);
@@ -453,12 +454,13 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
             });
         }
     }
-    let mapped = approve_mappings(plan, opts)?;
     std::fs::create_dir_all(&opts.work_dir)?;
     let reclaimed = devices::reclaim(&opts.work_dir)?;
     if !reclaimed.is_empty() {
         opts.emit(Event::Reclaimed(reclaimed));
     }
+    // After reclaiming: a mapped device that a killed run left mounted is free again.
+    let mapped = approve_mappings(plan, opts)?;
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
     for p in writer.manifest().points.clone() {
