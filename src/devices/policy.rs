@@ -190,8 +190,9 @@ fn check_config_permissions(path: &Path) -> Result<(), DeviceError> {
     let mode = meta.permissions().mode();
     let problem = if meta.uid() != me && meta.uid() != 0 {
         Some(format!(
-            "it is owned by uid {}, not by you (uid {me}) or root",
-            meta.uid()
+            "it is owned by uid {}, not by you (uid {me}) or root; `chown root: {}` it, or list the devices in ${ENV_LIST}",
+            meta.uid(),
+            path.display()
         ))
     } else if mode & 0o022 != 0 {
         Some(format!(
@@ -799,6 +800,16 @@ mod tests {
         assert!(e.contains("holds 1.0 GiB") && e.contains("`data`"), "{e}");
         let empty = MappedDevice { size_bytes: 0, ..m };
         assert!(check_size(&empty, 0).unwrap_err().contains("no capacity"));
+    }
+
+    #[test]
+    fn a_config_others_can_write_is_not_trusted() {
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(check_config_permissions(f.path()).is_ok());
+        std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
+        let e = check_config_permissions(f.path()).unwrap_err().to_string();
+        assert!(e.contains("writable by group or others (mode 666)"), "{e}");
     }
 
     #[test]
