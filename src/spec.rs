@@ -1043,7 +1043,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                     return Err(fail(
                         cmd_pos,
                         format!("{what}: {m}"),
-                        Some("write a reference as `{{name}}`; fslab has no expressions".into()),
+                        Some(template_help(&m)),
                     ));
                 }
             }
@@ -1405,7 +1405,7 @@ fn validate_step(
             return Err(fail(
                 pos,
                 format!("{what}: {m}"),
-                Some("write a reference as `{{name}}`; fslab has no expressions".into()),
+                Some(template_help(&m)),
             ));
         }
     }
@@ -1642,6 +1642,15 @@ fn validate_requirement(
         }
     }
     Ok(())
+}
+
+/// Help for a `{{...}}` syntax error.
+fn template_help(message: &str) -> String {
+    if message.contains("integer format") {
+        "an integer format is an optional `0`, an optional width and `d`, `x` or `X`: `{{i:02x}}`, `{{i:04d}}`".into()
+    } else {
+        "write a reference as `{{name}}`; fslab has no expressions (an integer can be formatted: `{{name:02x}}`)".into()
+    }
 }
 
 /// Parse a size such as `512MiB`, `1 GiB`, `300M` or `4096` (bytes).
