@@ -1018,11 +1018,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             let item_pos = item
                 .as_ref()
                 .map(|r| loc.start_of(r))
-                .or_else(|| {
-                    tool_block
-                        .clone()
-                        .and_then(|b| loc.key_in(b, "choices"))
-                })
+                .or_else(|| tool_block.clone().and_then(|b| loc.key_in(b, "choices")))
                 .unwrap_or(tool_pos);
             let Some(cmd) = choice.command() else {
                 return Err(fail(
@@ -1208,7 +1204,10 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                             "`repeat`: `target_cv` is a percentage above 0, not {}",
                             a.target_cv
                         ),
-                        Some("e.g. `target_cv: 2` (stop once the steady-state CV is at most 2%)".into()),
+                        Some(
+                            "e.g. `target_cv: 2` (stop once the steady-state CV is at most 2%)"
+                                .into(),
+                        ),
                     ));
                 }
                 if let Some(m) = &a.metric {
@@ -1216,7 +1215,9 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                     if !METRICS.contains(&m.as_str()) {
                         return Err(fail(
                             at("metric"),
-                            format!("`repeat`: `metric` must be wall_s, user_s or sys_s, not `{m}`"),
+                            format!(
+                                "`repeat`: `metric` must be wall_s, user_s or sys_s, not `{m}`"
+                            ),
                             suggest(m, METRICS.iter().copied()),
                         ));
                     }
@@ -1402,11 +1403,7 @@ fn validate_step(
                         .or_else(|| loc.find_in(r, "{{"))
                 })
                 .unwrap_or(step_pos);
-            return Err(fail(
-                pos,
-                format!("{what}: {m}"),
-                Some(template_help(&m)),
-            ));
+            return Err(fail(pos, format!("{what}: {m}"), Some(template_help(&m))));
         }
     }
     let templates = step.templates().map_err(|m| {
@@ -1530,7 +1527,12 @@ fn validate_requirement(
 ) -> Result<(), SpecError> {
     let def = names.def;
     let start = range.as_ref().map_or(fallback, |r| loc.start_of(r));
-    let key_pos = |k: &str| range.clone().and_then(|r| loc.key_in(r, k)).unwrap_or(start);
+    let key_pos = |k: &str| {
+        range
+            .clone()
+            .and_then(|r| loc.key_in(r, k))
+            .unwrap_or(start)
+    };
     let value_pos = |k: &str| {
         range
             .clone()
