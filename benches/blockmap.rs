@@ -255,7 +255,7 @@ fn parse_throughput() {
     let min = Duration::from_millis(300);
     println!("| input | bytes | rows | MB/s, wall (median of 7) | MB/s, thread CPU time | ms per parse (wall) |");
     println!("|---|---:|---:|---:|---:|---:|");
-    let mut line = |name: &str, text: &str, rows: usize, f: &dyn Fn(&str)| {
+    let line = |name: &str, text: &str, rows: usize, f: &dyn Fn(&str)| {
         let (w, c, s) = throughput(text, 7, min, f);
         println!(
             "| {name} | {} | {rows} | {w:.1} | {c:.1} | {:.2} |",
