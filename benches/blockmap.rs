@@ -57,10 +57,21 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-fn time_cmd(cmd: &str, args: &[&str]) -> f64 {
+/// CPU time (user + system) of all waited-for children so far, in seconds.
+fn children_cpu() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0.0, |u| {
+        let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 * 1e-6;
+        t(u.user_time()) + t(u.system_time())
+    })
+}
+
+/// (wall seconds, CPU seconds of the command and all its descendants).
+fn time_cmd(cmd: &str, args: &[&str]) -> (f64, f64) {
+    let c0 = children_cpu();
     let t = Instant::now();
     run(cmd, args);
-    t.elapsed().as_secs_f64()
+    (t.elapsed().as_secs_f64(), children_cpu() - c0)
 }
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -204,7 +215,7 @@ fn main() {
     let o = out.to_str().unwrap();
     let fslab_args = ["blockmap", m, "--no-dirs", "-o", o];
     let filefrag_script = format!("find {m} -type f -print0 | xargs -0 filefrag -v >/dev/null");
-    // Warm both (dentry and inode caches), and check the work is the same.
+    // Warm both (dentry and inode caches, the binaries), and check the work is the same.
     time_cmd(&bin, &fslab_args);
     time_cmd("bash", &["-c", &filefrag_script]);
     let rows = run(&bin, &["blockmap", m, "--no-dirs", "--summary", "--json"]);
@@ -216,18 +227,23 @@ fn main() {
     );
     let parquet_bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
 
-    let mut a = Vec::new();
-    let mut b = Vec::new();
+    let (mut a, mut b, mut ac, mut bc) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..reps {
-        a.push(time_cmd(&bin, &fslab_args));
-        b.push(time_cmd("bash", &["-c", &filefrag_script]));
+        let (w, c) = time_cmd(&bin, &fslab_args);
+        a.push(w);
+        ac.push(c);
+        let (w, c) = time_cmd("bash", &["-c", &filefrag_script]);
+        b.push(w);
+        bc.push(c);
     }
     let ma = median(&mut a.clone());
     let mb = median(&mut b.clone());
+    let mac = median(&mut ac.clone());
+    let mbc = median(&mut bc.clone());
     println!("## (a) {files} small files on a loop-mounted ext4 (warm caches)\n");
     println!("Setup (write + sync): {setup:.1} s. Parquet written: {parquet_bytes} bytes, {mapped_files} files.\n");
-    println!("| command | runs (s) | median (s) |");
-    println!("|---|---|---:|");
+    println!("| command | wall per run (s) | median wall (s) | median CPU, user+sys of the process tree (s) |");
+    println!("|---|---|---:|---:|");
     let fmt = |v: &[f64]| {
         v.iter()
             .map(|x| format!("{x:.3}"))
@@ -235,14 +251,18 @@ fn main() {
             .join(", ")
     };
     println!(
-        "| `fslab blockmap MNT --no-dirs -o extents.parquet` | {} | {ma:.3} |",
+        "| `fslab blockmap MNT --no-dirs -o extents.parquet` | {} | {ma:.3} | {mac:.3} |",
         fmt(&a)
     );
     println!(
-        "| `find MNT -type f -print0 \\| xargs -0 filefrag -v >/dev/null` | {} | {mb:.3} |",
+        "| `find MNT -type f -print0 \\| xargs -0 filefrag -v >/dev/null` | {} | {mb:.3} | {mbc:.3} |",
         fmt(&b)
     );
-    println!("\nRatio filefrag / fslab (medians): **{:.2}×**", mb / ma);
+    println!(
+        "\nRatio filefrag / fslab, medians: wall **{:.2}×**, CPU **{:.2}×**",
+        mb / ma,
+        mbc / mac
+    );
     drop(g);
     let _ = Path::new(&dir);
 }

@@ -7,6 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
 mkdir -p "$EVCXR_TMPDIR"
+# Experiments call fslab itself ({{fslab}}: built-in stress, block maps); inside evcxr the
+# running program is not fslab, so say where the binary is.
+cargo build --locked --bin fslab
+target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+export FSLAB_BIN=${FSLAB_BIN:-$target/debug/fslab}
 out=target/notebooks
 [ "${1:-}" = "--inplace" ] && out=notebooks
 mkdir -p "$out"

@@ -1103,7 +1103,8 @@ fn dispatch_gives_frames_of_the_same_rows() {
         (Kind::XfsIoFiemap, "xfs_io", "holes-fiemap-v", 4),
     ];
     for (kind, tool, name, n) in cases {
-        let p = parse::parse(kind, &fixture(tool, name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let p =
+            parse::parse_json(kind, &fixture(tool, name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(p.json.len(), n, "{name}");
         assert_eq!(p.frame.height(), n, "{name}");
         assert_eq!(p.kind, kind);
@@ -1111,6 +1112,6 @@ fn dispatch_gives_frames_of_the_same_rows() {
     let p = parse::parse(Kind::Time, &fixture("time", "seed000-post")).unwrap();
     let real = p.frame.column("real_s").unwrap().f64().unwrap().get(0);
     assert_eq!(real, Some(18.807));
-    let p = parse::parse(Kind::E2fsck, &fixture("e2fsck", "ext4-f-n-tt")).unwrap();
+    let p = parse::parse_json(Kind::E2fsck, &fixture("e2fsck", "ext4-f-n-tt")).unwrap();
     assert_eq!(p.json[6]["files_total"], serde_json::json!(131_072));
 }

@@ -42,7 +42,7 @@ fn check_all(text: &str) -> Result<(), TestCaseError> {
 
 fn check(kind: Kind, text: &str) -> Result<(), TestCaseError> {
     let lines = text.lines().count();
-    if let Ok(p) = parse::parse(kind, text) {
+    if let Ok(p) = parse::parse_json(kind, text) {
         prop_assert_eq!(p.frame.height(), p.json.len());
         for w in &p.warnings {
             prop_assert!(
@@ -271,7 +271,7 @@ proptest! {
         let cut: String = text.lines().take(keep).map(|l| format!("{l}\n")).collect();
         check(kind, &cut)?;
         // A prefix never has more rows than the whole.
-        if let (Ok(part), Ok(whole)) = (parse::parse(kind, &cut), parse::parse(kind, &text)) {
+        if let (Ok(part), Ok(whole)) = (parse::parse_json(kind, &cut), parse::parse_json(kind, &text)) {
             prop_assert!(part.json.len() <= whole.json.len() + 1, "{kind}: {} > {}", part.json.len(), whole.json.len());
         }
     }
@@ -293,10 +293,10 @@ fn every_line_cut_of_every_fixture_is_noticed() {
     for (kind, tool, name) in KINDS {
         let text = fixture(tool, name);
         let lines: Vec<&str> = text.lines().collect();
-        let whole = parse::parse(kind, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let whole = parse::parse_json(kind, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
         for keep in 0..lines.len() {
             let cut: String = lines[..keep].iter().map(|l| format!("{l}\n")).collect();
-            let Ok(p) = parse::parse(kind, &cut) else {
+            let Ok(p) = parse::parse_json(kind, &cut) else {
                 continue;
             };
             assert_eq!(p.frame.height(), p.json.len());

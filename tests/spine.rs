@@ -92,7 +92,25 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
         s.mounts()
     );
     // Parsed captures, keyed so that they join with runs.parquet.
-    assert_eq!(b.tables().unwrap(), ["fsmark", "geometry", "runs"]);
+    assert_eq!(
+        b.tables().unwrap(),
+        ["extents", "fsmark", "geometry", "runs"]
+    );
+    // The FIEMAP capture of it1: 500 files of 4 KiB, one extent each, on both filesystems.
+    let ext = b.table("extents").unwrap();
+    let files = ext
+        .column("path")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .filter(|p| p.is_some_and(|p| p.contains("/it1/")))
+        .count();
+    assert_eq!(files, 2 * 500, "{ext}");
+    assert!(
+        ext.column("physical_bytes").unwrap().null_count() == 0,
+        "--sync maps delalloc extents: {ext}"
+    );
     let geo = b.table("geometry").unwrap();
     let keys: Vec<String> = geo.get_column_names()[..6]
         .iter()

@@ -1,4 +1,4 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One extent of one file, the row of the `extents` table. Every block-map source
 /// (FIEMAP, filefrag -v, xfs_bmap -v, xfs_io fiemap, debugfs stat/ex) produces these.
@@ -12,7 +12,7 @@ use serde::Serialize;
 /// - block-map metadata from debugfs: `metadata` plus `ind`, `dind`, `tind` (ext2/3
 ///   indirect blocks) or `etbN` (ext4 extent tree block of level N). Such rows are one
 ///   block long and are not data; see [`crate::parse::debugfs`] for their index.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Extent {
     pub path: String,
     pub inode: Option<u64>,

@@ -7,10 +7,11 @@
 //! opened or mapped (vanished, permission, FIEMAP unsupported) becomes a [`PathError`]
 //! and the walk goes on.
 
-use super::fiemap::{map_file_with, Fiemap, FileMap};
+use super::fiemap::{map_file_at, map_file_with, Fiemap, FileMap};
 use super::{BlockmapError, Extent, FileEntry};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -116,13 +117,24 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
         }
         // Depth first, siblings by name: compare bytes with `/` below every other byte
         // (cheaper than walkdir's per-directory sort, which splits paths into components).
-        todo[first..].sort_unstable_by(|a, b| path_order(a, b));
+        todo[first..].sort_by_cached_key(|p| order_key(p));
     }
 
+    // Runs of siblings (at most RUN long): each run opens its directory once and its
+    // entries relative to it.
+    const RUN: usize = 256;
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0;
+    for i in 1..=todo.len() {
+        if i == todo.len() || i - start >= RUN || todo[i].parent() != todo[start].parent() {
+            runs.push(start..i);
+            start = i;
+        }
+    }
     let sync = opts.sync;
-    let work = || -> Vec<Result<FileMap, BlockmapError>> {
-        todo.par_iter()
-            .map_init(Fiemap::new, |fm, p| map_file_with(fm, p, sync))
+    let work = || -> Vec<Vec<Result<FileMap, BlockmapError>>> {
+        runs.par_iter()
+            .map_init(Fiemap::new, |fm, run| map_run(fm, &todo[run.clone()], sync))
             .collect()
     };
     let results = match opts.threads {
@@ -139,7 +151,7 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
         ..Default::default()
     };
     out.extents.reserve(results.len());
-    for r in results {
+    for r in results.into_iter().flatten() {
         match r {
             Ok(m) => {
                 out.files.push(FileEntry {
@@ -162,6 +174,35 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
         }
     }
     Ok(out)
+}
+
+/// Map sibling paths through one open handle on their directory.
+fn map_run(fm: &mut Fiemap, paths: &[PathBuf], sync: bool) -> Vec<Result<FileMap, BlockmapError>> {
+    use nix::fcntl::OFlag;
+    let dir = paths[0]
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .and_then(|d| {
+            let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+            nix::fcntl::open(d, flags, nix::sys::stat::Mode::empty()).ok()
+        });
+    paths
+        .iter()
+        .map(|p| match (&dir, p.file_name()) {
+            (Some(d), Some(name)) => map_file_at(fm, d.as_fd(), Path::new(name), p, sync),
+            _ => map_file_with(fm, p, sync),
+        })
+        .collect()
+}
+
+/// Sort key of [`path_order`]: the path's bytes with `/` turned into 0.
+fn order_key(p: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|&c| if c == b'/' { 0 } else { c })
+        .collect()
 }
 
 /// Order of a depth-first walk with siblings sorted by name: byte order with `/` lowest.

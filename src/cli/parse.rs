@@ -46,7 +46,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
     };
     // Mail archives are not always UTF-8; a replaced byte is better than no parse.
     let text = String::from_utf8_lossy(&bytes);
-    let parsed = match parse::parse(args.kind, &text) {
+    let parsed = match parse::parse_json(args.kind, &text) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("fslab parse: {source}: {e}");

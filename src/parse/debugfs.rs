@@ -368,7 +368,7 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim_end_matches('\r');
-        let t = line.trim();
+        let t = line.trim_ascii();
         if t.is_empty() {
             mode = ListMode::None;
             continue;
@@ -520,11 +520,21 @@ fn no_output(warnings: &mut Vec<Warning>, line: usize, path: &str) {
 }
 
 fn read_list(r: &mut Record, n: usize, line: &str, t: &str, warnings: &mut Vec<Warning>) {
-    for tok in t.split(',') {
-        let tok = tok.trim();
-        if tok.is_empty() {
+    let b = t.as_bytes();
+    // An entry takes at least 10 bytes (`(1):2345, `): room for all without regrowing.
+    r.entries.reserve(b.len() / 10 + 1);
+    let mut i = 0;
+    while i < b.len() {
+        // Separators: `, ` between entries, and a `,` left at a wrapped line's end.
+        if b[i] == b',' || b[i] == b' ' {
+            i += 1;
             continue;
         }
+        let end = b[i..]
+            .iter()
+            .position(|&c| c == b',')
+            .map_or(b.len(), |p| i + p);
+        let tok = t.get(i..end).unwrap_or("").trim_end();
         match parse_entry(tok) {
             Some(e) => r.entries.push(e),
             None => {
@@ -537,6 +547,7 @@ fn read_list(r: &mut Record, n: usize, line: &str, t: &str, warnings: &mut Vec<W
                 );
             }
         }
+        i = end;
     }
 }
 
@@ -777,37 +788,24 @@ fn push_extents(
     bs: u64,
     entries: &[Entry],
 ) {
-    let last_data = entries
-        .iter()
-        .rposition(|e| matches!(e, Entry::Data { .. }));
-    // For each position, the next data entry at or after it.
-    let mut next_data: Vec<Option<(u64, u64)>> = vec![None; entries.len()];
-    let mut following: Option<(u64, u64)> = None;
-    let mut data_count = entries
-        .iter()
-        .filter(|e| matches!(e, Entry::Data { .. }))
-        .count() as u64;
-    let end_of_data = entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Data {
-                logical, blocks, ..
-            } => Some(logical.saturating_add(*blocks)),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    for (i, e) in entries.iter().enumerate().rev() {
-        if let Entry::Data { logical, .. } = e {
-            data_count -= 1;
-            following = Some((data_count, *logical));
+    out.reserve(entries.len());
+    let mut last_data = None;
+    let mut n_data = 0u64;
+    let mut end_of_data = 0u64;
+    for (i, e) in entries.iter().enumerate() {
+        if let Entry::Data {
+            logical, blocks, ..
+        } = e
+        {
+            last_data = Some(i);
+            n_data += 1;
+            end_of_data = end_of_data.max(logical.saturating_add(*blocks));
         }
-        next_data[i] = following;
     }
-    let n_data = entries
-        .iter()
-        .filter(|e| matches!(e, Entry::Data { .. }))
-        .count() as u64;
+    // Metadata rows get the index and offset of the next data extent: they are pushed with
+    // "none follows" values and patched when that extent comes.
+    let mut pending = 0usize;
+    let mut data_index = 0u64;
     for (i, e) in entries.iter().enumerate() {
         match *e {
             Entry::Data {
@@ -817,6 +815,14 @@ fn push_extents(
                 uninit,
             } => {
                 let logical_bytes = logical.saturating_mul(bs);
+                if pending > 0 {
+                    let len = out.len();
+                    for m in &mut out[len - pending..] {
+                        m.index = data_index;
+                        m.logical_bytes = logical_bytes;
+                    }
+                    pending = 0;
+                }
                 let length_bytes = blocks.saturating_mul(bs);
                 let last = Some(i) == last_data;
                 let eof = size.is_some_and(|sz| logical_bytes.saturating_add(length_bytes) >= sz);
@@ -833,24 +839,25 @@ fn push_extents(
                 out.push(Extent {
                     path: path.to_string(),
                     inode,
-                    index: next_data[i].map_or(0, |(idx, _)| idx),
+                    index: data_index,
                     logical_bytes,
                     physical_bytes: Some(physical.saturating_mul(bs)),
                     length_bytes,
                     flags: flags.to_string(),
                 });
+                data_index += 1;
             }
             Entry::Meta { kind, physical } => {
-                let (index, logical) = next_data[i].unwrap_or((n_data, end_of_data));
                 out.push(Extent {
                     path: path.to_string(),
                     inode,
-                    index,
-                    logical_bytes: logical.saturating_mul(bs),
+                    index: n_data,
+                    logical_bytes: end_of_data.saturating_mul(bs),
                     physical_bytes: Some(physical.saturating_mul(bs)),
                     length_bytes: bs,
                     flags: kind.flags(),
                 });
+                pending += 1;
             }
         }
     }
@@ -863,13 +870,24 @@ pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
     let mut out = Output::default();
     let mut recognised = 0usize;
     let mut path = String::new();
-    let n_lines = text.lines().count();
+    let mut last_line = 0usize;
+    let mut last_failed_row = 0usize;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim_end_matches('\r');
-        let t = line.trim();
+        let t = line.trim_ascii();
         if t.is_empty() {
             continue;
+        }
+        last_line = n;
+        let digit = t.as_bytes()[0].is_ascii_digit();
+        if digit {
+            if let Some(mut row) = parse_ex_row(t) {
+                recognised += 1;
+                row.path.clone_from(&path);
+                out.rows.push(row);
+                continue;
+            }
         }
         if let Some(p) = echo_arg(t, "ex").or_else(|| echo_arg(t, "dump_extents")) {
             recognised += 1;
@@ -884,20 +902,14 @@ pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
             recognised += 1;
             continue;
         }
-        match parse_ex_row(t) {
-            Some(mut row) => {
-                recognised += 1;
-                row.path = path.clone();
-                out.rows.push(row);
-            }
-            None => {
-                // A cut last line makes the output partial.
-                if n == n_lines && t.as_bytes()[0].is_ascii_digit() {
-                    out.partial = true;
-                }
-                warn(&mut out.warnings, n, line, "unrecognised line");
-            }
+        if digit {
+            last_failed_row = n;
         }
+        warn(&mut out.warnings, n, line, "unrecognised line");
+    }
+    // A cut last line makes the output partial.
+    if last_failed_row != 0 && last_failed_row == last_line {
+        out.partial = true;
     }
     if recognised == 0 {
         return Err(ParseError::NothingRecognised {
@@ -908,48 +920,87 @@ pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
     Ok(out)
 }
 
+/// A byte cursor over one line.
+struct Cur<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Cur<'_> {
+    fn spaces(&mut self) {
+        while self.i < self.b.len() && self.b[self.i] == b' ' {
+            self.i += 1;
+        }
+    }
+
+    /// Spaces, then a decimal number.
+    fn num(&mut self) -> Option<u64> {
+        self.spaces();
+        let (v, n) = digits(&self.b[self.i..])?;
+        self.i += n;
+        Some(v)
+    }
+
+    fn num32(&mut self) -> Option<u32> {
+        u32::try_from(self.num()?).ok()
+    }
+
+    /// Spaces, then the byte `c`.
+    fn lit(&mut self, c: u8) -> Option<()> {
+        self.spaces();
+        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
+    }
+
+    fn at_end(&mut self) -> bool {
+        self.spaces();
+        self.i == self.b.len()
+    }
+}
+
 /// ` 2/ 2   1/340     0 -     0  4140 -  4140      1 [Uninit]` or an index row
 /// ` 0/ 2   1/  1     0 - 27891 36903          27892`.
 fn parse_ex_row(t: &str) -> Option<ExRow> {
-    let (level, rest) = t.split_once('/')?;
-    let rest = rest.trim_start();
-    let (max_depth, rest) = rest.split_once(' ')?;
-    let rest = rest.trim_start();
-    let (entry, rest) = rest.split_once('/')?;
-    let rest = rest.trim_start();
-    let (entries, rest) = rest.split_once(' ')?;
-    let (l0, rest) = rest.split_once('-')?;
-    let mut words = rest.split_whitespace();
-    let l1 = num(words.next()?)?;
-    let p0 = num(words.next()?)?;
-    let w = words.next()?;
+    let mut c = Cur {
+        b: t.as_bytes(),
+        i: 0,
+    };
+    let level = c.num32()?;
+    c.lit(b'/')?;
+    let max_depth = c.num32()?;
+    let entry = c.num32()?;
+    c.lit(b'/')?;
+    let entries = c.num32()?;
+    let logical_first = c.num()?;
+    c.lit(b'-')?;
+    let logical_last = c.num()?;
+    let physical_first = c.num()?;
     let mut row = ExRow {
-        level: u32::try_from(num(level.trim())?).ok()?,
-        max_depth: u32::try_from(num(max_depth)?).ok()?,
-        entry: u32::try_from(num(entry)?).ok()?,
-        entries: u32::try_from(num(entries)?).ok()?,
-        logical_first: num(l0.trim())?,
-        logical_last: l1,
-        physical_first: p0,
+        level,
+        max_depth,
+        entry,
+        entries,
+        logical_first,
+        logical_last,
+        physical_first,
         ..Default::default()
     };
-    if w == "-" {
+    if c.lit(b'-').is_some() {
         row.leaf = true;
-        let p1 = num(words.next()?)?;
+        let p1 = c.num()?;
         row.physical_last = Some(p1);
-        row.length = num(words.next()?)?;
-        match words.next() {
-            None => {}
-            Some("Uninit") => row.uninit = true,
-            Some(_) => return None,
+        row.length = c.num()?;
+        c.spaces();
+        if c.b[c.i..].starts_with(b"Uninit") {
+            row.uninit = true;
+            c.i += 6;
         }
-        if p1.checked_sub(p0)?.checked_add(1)? != row.length {
+        if p1.checked_sub(physical_first)?.checked_add(1)? != row.length {
             return None;
         }
     } else {
-        row.length = num(w)?;
+        row.length = c.num()?;
     }
-    if words.next().is_some() || row.logical_last < row.logical_first {
+    if !c.at_end() || row.logical_last < row.logical_first {
         return None;
     }
     Some(row)

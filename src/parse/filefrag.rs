@@ -116,7 +116,7 @@ impl State {
     }
 
     fn line(&mut self, n: usize, line: &str) {
-        let t = line.trim();
+        let t = line.trim_ascii();
         if t.is_empty() {
             return;
         }
@@ -368,7 +368,7 @@ impl<'a> Cur<'a> {
     }
 
     fn rest(&self) -> &'a str {
-        self.s.get(self.i..).unwrap_or("").trim()
+        self.s.get(self.i..).unwrap_or("").trim_ascii()
     }
 }
 
