@@ -396,6 +396,28 @@ impl BundleWriter {
         self.save_manifest()
     }
 
+    /// Move a point's logs and captures aside (`<dir>.interrupted-N`) before it runs
+    /// again, so that the new run's files are not appended to the old ones.
+    pub fn set_aside_logs(&self, point_index: usize, point_id: &str) -> Result<(), StoreError> {
+        let name = point_dir_name(point_index, point_id);
+        for sub in ["logs", "captures"] {
+            let d = self.dir.join(sub).join(&name);
+            if !d.exists() {
+                continue;
+            }
+            let mut n = 1;
+            let target = loop {
+                let t = self.dir.join(sub).join(format!("{name}.interrupted-{n}"));
+                if !t.exists() {
+                    break t;
+                }
+                n += 1;
+            };
+            std::fs::rename(&d, &target).map_err(io(&d))?;
+        }
+        Ok(())
+    }
+
     /// A directory for this point's logs, created on demand.
     pub fn log_dir(&self, point_index: usize, point_id: &str) -> Result<PathBuf, StoreError> {
         let d = self

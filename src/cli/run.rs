@@ -6,8 +6,16 @@ use std::sync::{Arc, Mutex};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    #[command(flatten)]
-    pub plan: super::PlanArgs,
+    /// Experiment file, or its id in ./experiments. With --resume it may be left out:
+    /// the bundle keeps the experiment, profile and overrides it was started with.
+    #[arg(required_unless_present = "resume")]
+    pub experiment: Option<String>,
+    /// Profile to use (default: the experiment's default, usually `quick`).
+    #[arg(long, short)]
+    pub profile: Option<String>,
+    /// Override one variable or matrix axis: NAME=VALUE (VALUE is YAML: `3`, `xfs`, `[ext4, xfs]`).
+    #[arg(long = "set", short = 's', value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
     /// Where result bundles go (default: $FSLAB_RESULTS_DIR or ./results).
     #[arg(long)]
     pub results: Option<PathBuf>,
@@ -17,6 +25,11 @@ pub struct Args {
     /// Stop at the first point that fails.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Use a real block device for a logical device: NAME=PATH (repeatable). PATH must be
+    /// listed in `scratch_devices:` of ~/.config/fslab/config.yaml ($FSLAB_CONFIG,
+    /// $XDG_CONFIG_HOME) or in $FSLAB_SCRATCH_DEVICES, and unused; its data is destroyed.
+    #[arg(long = "device", value_name = "NAME=PATH")]
+    pub device: Vec<String>,
     /// Finish an interrupted bundle instead of starting a new one.
     #[arg(long, value_name = "BUNDLE")]
     pub resume: Option<PathBuf>,
@@ -26,7 +39,23 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    let plan = args.plan.plan()?;
+    let plan = match (&args.experiment, &args.resume) {
+        (Some(e), _) => super::PlanArgs {
+            experiment: e.clone(),
+            profile: args.profile.clone(),
+            set: args.set.clone(),
+        }
+        .plan()?,
+        (None, Some(bundle)) => {
+            if args.profile.is_some() || !args.set.is_empty() {
+                anyhow::bail!(
+                    "--resume without an experiment uses the bundle's profile and overrides; drop --profile/--set, or name the experiment"
+                );
+            }
+            fslab::run::plan_of_bundle(bundle)?
+        }
+        (None, None) => anyhow::bail!("name an experiment (or --resume BUNDLE)"),
+    };
     let mut opts = RunOptions::default().with_signal_handlers()?;
     if let Some(r) = args.results {
         opts.results_dir = r;
@@ -35,6 +64,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         opts.work_dir = w;
     }
     opts.fail_fast = args.fail_fast;
+    opts.device_map = args
+        .device
+        .iter()
+        .map(|d| fslab::devices::policy::parse_mapping(d))
+        .collect::<Result<_, _>>()?;
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -51,10 +85,18 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let quiet = args.quiet;
     let cur = Arc::clone(&current);
     let opts = opts.with_events(move |e| match e {
-        Event::Reclaimed(r) => b.println(format!(
-            "fslab: released {} mounts and {} loop devices left by a killed run",
-            r.mounts, r.loops
-        )),
+        Event::Reclaimed(r) => {
+            let m = format!(
+                "fslab: released {} mounts and {} loop devices left by a killed run",
+                r.mounts, r.loops
+            );
+            // Also with --quiet: something was wrong before this run.
+            if quiet {
+                eprintln!("{m}");
+            } else {
+                b.println(m);
+            }
+        }
         Event::Started {
             bundle,
             iterations,

@@ -11,7 +11,7 @@ pub struct LoopDevice {
 
 /// Attach `image` to a free loop device.
 pub fn attach(image: &Path) -> Result<LoopDevice, DeviceError> {
-    let out = duct::cmd!("losetup", "--find", "--show", image)
+    let out = super::own_group(duct::cmd!("losetup", "--find", "--show", image))
         .stdout_capture()
         .stderr_capture()
         .unchecked()

@@ -10,6 +10,7 @@
 mod loopdev;
 mod mounts;
 mod ownership;
+pub mod policy;
 
 pub use loopdev::{attach, detach, loop_backing_file, loops_backed_under, LoopDevice};
 pub use mounts::{mounts, unmount, MountEntry};
@@ -34,6 +35,10 @@ pub enum DeviceError {
     Refused { device: String, reason: String },
     #[error("could not release {what}: {message}")]
     Release { what: String, message: String },
+    #[error("{path}: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error("--device {given}: {message}")]
+    Mapping { given: String, message: String },
 }
 
 fn io_err<'a>(
@@ -53,10 +58,14 @@ pub use crate::spec::HARMLESS_DEV_PATHS;
 #[derive(Debug, Clone)]
 pub struct ProvisionedDevice {
     pub name: String,
+    /// The image file (empty for a mapped device).
     pub image: PathBuf,
     pub device: PathBuf,
     pub size_bytes: u64,
     pub backing: Backing,
+    /// For a real device mapped with `--device NAME=PATH`: the PATH the user gave.
+    /// fslab formats and mounts it but never detaches or deletes it.
+    pub mapped: Option<PathBuf>,
 }
 
 /// The devices and directories of one matrix point. Dropping it releases everything:
@@ -79,6 +88,18 @@ impl PointDevices {
         dir: PathBuf,
         plans: &[DevicePlan],
     ) -> Result<PointDevices, DeviceError> {
+        Self::provision_mapped(work_root, dir, plans, &[])
+    }
+
+    /// As [`provision`](Self::provision), but a planned device named in `mapped` is the
+    /// user's real device instead of a loop device (checked again here, right before
+    /// use, by [`policy::recheck`]).
+    pub fn provision_mapped(
+        work_root: &Path,
+        dir: PathBuf,
+        plans: &[DevicePlan],
+        mapped: &[policy::MappedDevice],
+    ) -> Result<PointDevices, DeviceError> {
         let record = OwnershipRecord::create(work_root, &dir)?;
         let mut this = PointDevices {
             dir,
@@ -92,6 +113,23 @@ impl PointDevices {
             std::fs::create_dir_all(&p).map_err(io_err("create", &p))?;
         }
         for plan in plans {
+            if let Some(m) = mapped.iter().find(|m| m.name == plan.name) {
+                policy::recheck(m)?;
+                policy::check_size(m, plan.size_bytes).map_err(|reason| DeviceError::Refused {
+                    device: m.given.display().to_string(),
+                    reason,
+                })?;
+                this.record.add_mapped(&m.device)?;
+                this.devices.push(ProvisionedDevice {
+                    name: plan.name.clone(),
+                    image: PathBuf::new(),
+                    device: m.device.clone(),
+                    size_bytes: m.size_bytes,
+                    backing: plan.backing,
+                    mapped: Some(m.given.clone()),
+                });
+                continue;
+            }
             let image_dir = match plan.backing {
                 Backing::File => this.dir.join("images"),
                 Backing::Tmpfs => {
@@ -116,6 +154,7 @@ impl PointDevices {
                 device: lo.device,
                 size_bytes: plan.size_bytes,
                 backing: plan.backing,
+                mapped: None,
             });
         }
         Ok(this)
@@ -142,7 +181,8 @@ impl PointDevices {
         self.devices.iter().any(|d| d.device == path)
     }
 
-    /// Refuse a command word that names a device path fslab did not create.
+    /// Refuse a command word that names a device path other than this point's devices
+    /// (the loop devices fslab created and the real devices the user mapped).
     pub fn check_word(&self, word: &str) -> Result<(), DeviceError> {
         // Also catch `rtdev=/dev/x`, `-llogdev=/dev/x` and similar.
         let mut rest = word;
@@ -156,7 +196,7 @@ impl PointDevices {
                 return Err(DeviceError::Refused {
                     device: path.to_string(),
                     reason:
-                        "fslab did not create it; commands may only name this point's own devices"
+                        "it is not one of this point's devices; commands may only name the loop devices fslab created and devices mapped with --device"
                             .into(),
                 });
             }
@@ -202,7 +242,8 @@ impl PointDevices {
         if let Err(e) = mounts::unmount_all_under(&self.dir, &loops) {
             first_err.get_or_insert(e);
         }
-        for d in self.devices.iter().rev() {
+        // Mapped devices are the user's: unmounted above, never detached.
+        for d in self.devices.iter().rev().filter(|d| d.mapped.is_none()) {
             if let Err(e) = detach(&d.device, &d.image) {
                 first_err.get_or_insert(e);
             }
@@ -238,9 +279,19 @@ impl Drop for PointDevices {
     }
 }
 
+/// Run `expr` in its own process group, so that a terminal's Ctrl-C (SIGINT to the
+/// whole foreground group) reaches fslab alone: fslab then finishes the tool it is
+/// running (a `losetup` half-done would leak a device) and releases everything.
+pub(crate) fn own_group(expr: duct::Expression) -> duct::Expression {
+    expr.before_spawn(|c| {
+        std::os::unix::process::CommandExt::process_group(c, 0);
+        Ok(())
+    })
+}
+
 /// Run a system tool, failing with its stderr.
 pub(crate) fn run_tool(program: &str, args: &[String]) -> Result<(), DeviceError> {
-    let out = duct::cmd(program, args)
+    let out = own_group(duct::cmd(program, args))
         .stdout_capture()
         .stderr_capture()
         .unchecked()

@@ -9,6 +9,9 @@ pub struct MountEntry {
     pub mount_point: PathBuf,
     pub fstype: String,
     pub source: String,
+    /// The `major:minor` of the mounted device as the kernel reports it (btrfs and
+    /// some others report an anonymous `0:N`).
+    pub devno: Option<(u64, u64)>,
 }
 
 /// The mount table of this process's namespace (`/proc/self/mountinfo`).
@@ -17,7 +20,7 @@ pub fn mounts() -> Vec<MountEntry> {
     parse_mountinfo(&text)
 }
 
-fn unescape(s: &str) -> String {
+pub(crate) fn unescape(s: &str) -> String {
     // mountinfo escapes space, tab, newline and backslash as \ooo (octal).
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -43,7 +46,12 @@ pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
     text.lines()
         .filter_map(|line| {
             let (left, right) = line.split_once(" - ")?;
-            let mount_point = left.split(' ').nth(4)?;
+            let mut l = left.split(' ');
+            let devno = l.nth(2).and_then(|d| {
+                let (a, b) = d.split_once(':')?;
+                Some((a.parse().ok()?, b.parse().ok()?))
+            });
+            let mount_point = l.nth(1)?;
             let mut r = right.split(' ');
             let fstype = r.next()?;
             let source = r.next().unwrap_or("");
@@ -51,6 +59,7 @@ pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
                 mount_point: PathBuf::from(unescape(mount_point)),
                 fstype: fstype.to_string(),
                 source: unescape(source),
+                devno,
             })
         })
         .collect()
@@ -82,6 +91,20 @@ pub fn unmount(path: &Path) -> Result<(), DeviceError> {
 /// Unmount every mount under `dir` or whose source is one of `devices`, deepest first.
 pub fn unmount_all_under(dir: &Path, devices: &[PathBuf]) -> Result<(), DeviceError> {
     let mut first_err = None;
+    // The kernel's device numbers too: a mount's source may be another name of the node.
+    let devnos: Vec<(u64, u64)> = devices
+        .iter()
+        .filter_map(|d| {
+            use std::os::unix::fs::{FileTypeExt, MetadataExt};
+            let m = std::fs::metadata(d).ok()?;
+            m.file_type().is_block_device().then(|| {
+                (
+                    nix::sys::stat::major(m.rdev()),
+                    nix::sys::stat::minor(m.rdev()),
+                )
+            })
+        })
+        .collect();
     // Mounts can stack; repeat until none is left.
     for _ in 0..8 {
         let mut mine: Vec<MountEntry> = mounts()
@@ -89,6 +112,7 @@ pub fn unmount_all_under(dir: &Path, devices: &[PathBuf]) -> Result<(), DeviceEr
             .filter(|m| {
                 (m.mount_point.starts_with(dir) && m.fstype != "tmpfs")
                     || devices.iter().any(|d| Path::new(&m.source) == d)
+                    || m.devno.is_some_and(|d| devnos.contains(&d))
             })
             .collect();
         if mine.is_empty() {
@@ -137,6 +161,7 @@ mod tests {
         assert_eq!(m[0].mount_point, PathBuf::from("/var/tmp/fslab/p 1/mnt"));
         assert_eq!(m[0].fstype, "xfs");
         assert_eq!(m[0].source, "/dev/loop3");
+        assert_eq!(m[0].devno, Some((98, 0)));
         assert_eq!(m[1].fstype, "proc");
     }
 }

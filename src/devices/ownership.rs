@@ -19,6 +19,9 @@ struct RecordData {
     images: Vec<PathBuf>,
     loops: Vec<(PathBuf, PathBuf)>,
     tmpfs: Vec<PathBuf>,
+    /// Real devices mapped with `--device`: never detached; their mounts are under `dir`.
+    #[serde(default)]
+    mapped: Vec<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -74,6 +77,10 @@ impl OwnershipRecord {
         self.data
             .loops
             .push((dev.to_path_buf(), image.to_path_buf()));
+        self.save()
+    }
+    pub fn add_mapped(&mut self, dev: &Path) -> Result<(), DeviceError> {
+        self.data.mapped.push(dev.to_path_buf());
         self.save()
     }
     pub fn add_tmpfs(&mut self, p: &Path) -> Result<(), DeviceError> {
@@ -136,8 +143,16 @@ pub fn reclaim(work_root: &Path) -> Result<Reclaimed, DeviceError> {
             live_dirs.push(data.dir.clone());
             continue;
         }
-        let before = count_mounts(&data.dir, &data.loops);
-        let devs: Vec<PathBuf> = data.loops.iter().map(|(d, _)| d.clone()).collect();
+        // Only loop devices still backed by the recorded image: a free number may have
+        // been reused by someone else since. Mapped devices are not listed: their
+        // mounts are under `dir`, and a mount made later by their owner is not ours.
+        let devs: Vec<PathBuf> = data
+            .loops
+            .iter()
+            .filter(|(d, image)| super::loop_backing_file(d).is_some_and(|b| &b == image))
+            .map(|(d, _)| d.clone())
+            .collect();
+        let before = count_mounts(&data.dir, &devs);
         let mut ok = true;
         if let Err(e) = unmount_all_under(&data.dir, &devs) {
             ok = false;
@@ -192,12 +207,12 @@ pub fn reclaim(work_root: &Path) -> Result<Reclaimed, DeviceError> {
     }
 }
 
-fn count_mounts(dir: &Path, loops: &[(PathBuf, PathBuf)]) -> usize {
+fn count_mounts(dir: &Path, loops: &[PathBuf]) -> usize {
     mounts()
         .iter()
         .filter(|m| {
             (m.mount_point.starts_with(dir) && m.fstype != "tmpfs")
-                || loops.iter().any(|(d, _)| Path::new(&m.source) == d)
+                || loops.iter().any(|d| Path::new(&m.source) == d)
         })
         .count()
 }

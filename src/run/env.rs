@@ -43,7 +43,7 @@ fn capture(program: &str, args: &[&str]) -> Option<String> {
 }
 
 fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<String> {
-    let out = duct::cmd(program, args)
+    let out = crate::devices::own_group(duct::cmd(program, args))
         .stdin_null()
         .stdout_capture()
         .stderr_capture()

@@ -5,6 +5,7 @@ pub mod env;
 pub mod exec;
 
 use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
+use crate::devices::policy::{self, MappedDevice, ScratchList};
 use crate::devices::{self, DeviceError, PointDevices};
 use crate::doctor::{Probe, SystemHost};
 use crate::parse::Kind;
@@ -38,6 +39,12 @@ pub enum RunError {
     Interrupted { bundle: PathBuf },
     #[error("{point}: {message}")]
     Step { point: String, message: String },
+    #[error("cannot resume {bundle}: {message}")]
+    Resume { bundle: PathBuf, message: String },
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    #[error(transparent)]
+    Plan(#[from] crate::plan::PlanError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -90,6 +97,12 @@ pub struct RunOptions {
     pub cancel: Arc<AtomicBool>,
     /// How the preflight may probe kernel features (see [`crate::doctor`]).
     pub probe: Probe,
+    /// Logical device → real block device (`--device NAME=PATH`). Each must be listed
+    /// as a scratch device and pass [`devices::policy`]'s checks.
+    pub device_map: Vec<(String, PathBuf)>,
+    /// The scratch device list; None: read it from the environment and the user's
+    /// config ([`ScratchList::from_env`]) when `device_map` is not empty.
+    pub scratch: Option<ScratchList>,
     pub on_event: Option<EventSink>,
 }
 
@@ -99,6 +112,7 @@ impl std::fmt::Debug for RunOptions {
             .field("results_dir", &self.results_dir)
             .field("work_dir", &self.work_dir)
             .field("fail_fast", &self.fail_fast)
+            .field("device_map", &self.device_map)
             .finish_non_exhaustive()
     }
 }
@@ -120,6 +134,8 @@ impl Default for RunOptions {
             fail_fast: false,
             cancel: Arc::new(AtomicBool::new(false)),
             probe: Probe::default(),
+            device_map: Vec::new(),
+            scratch: None,
             on_event: None,
         }
     }
@@ -192,6 +208,105 @@ fn vars_json(point: &Point) -> serde_json::Map<String, serde_json::Value> {
         .collect()
 }
 
+/// Check `--device` mappings: each names a device of the experiment, at most once, no
+/// two name the same device, and each passes the device policy.
+pub fn approve_mappings(plan: &Plan, opts: &RunOptions) -> Result<Vec<MappedDevice>, RunError> {
+    if opts.device_map.is_empty() {
+        return Ok(Vec::new());
+    }
+    let declared: Vec<&str> = plan
+        .experiment
+        .def
+        .devices
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let list = match &opts.scratch {
+        Some(l) => l.clone(),
+        None => ScratchList::from_env()?,
+    };
+    let mut out: Vec<MappedDevice> = Vec::new();
+    for (name, path) in &opts.device_map {
+        let given = format!("{name}={}", path.display());
+        let bad = |message: String| {
+            RunError::Device(DeviceError::Mapping {
+                given: given.clone(),
+                message,
+            })
+        };
+        if !declared.contains(&name.as_str()) {
+            let best = declared
+                .iter()
+                .map(|c| (strsim::jaro_winkler(name, c), *c))
+                .filter(|(s, _)| *s > 0.75)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            return Err(bad(match best {
+                Some((_, c)) => format!(
+                    "{} has no device `{name}`; did you mean `{c}`?",
+                    plan.experiment.id()
+                ),
+                None if declared.is_empty() => {
+                    format!("{} declares no devices", plan.experiment.id())
+                }
+                None => format!(
+                    "{} has no device `{name}`; its devices: {}",
+                    plan.experiment.id(),
+                    declared.join(", ")
+                ),
+            }));
+        }
+        if out.iter().any(|m| &m.name == name) {
+            return Err(bad(format!("`{name}` is mapped twice")));
+        }
+        let m = policy::approve(name, path, &list)?;
+        let needed = plan
+            .points
+            .iter()
+            .flat_map(|p| p.devices.iter())
+            .filter(|d| &d.name == name)
+            .map(|d| d.size_bytes)
+            .max()
+            .unwrap_or(0);
+        if let Err(reason) = policy::check_size(&m, needed) {
+            return Err(RunError::Device(DeviceError::Refused {
+                device: path.display().to_string(),
+                reason,
+            }));
+        }
+        if let Some(other) = out.iter().find(|o| o.devno == m.devno) {
+            return Err(bad(format!(
+                "{} is already mapped to `{}`; each logical device needs its own real device",
+                m.device.display(),
+                other.name
+            )));
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
+    let Some(p) = plan.points.first() else {
+        return Vec::new();
+    };
+    p.devices
+        .iter()
+        .map(|d| match mapped.iter().find(|m| m.name == d.name) {
+            Some(m) => DeviceInfo {
+                name: d.name.clone(),
+                size_bytes: m.size_bytes,
+                backing: format!("mapped {}", m.device.display()),
+            },
+            None => DeviceInfo {
+                name: d.name.clone(),
+                size_bytes: d.size_bytes,
+                backing: format!("{:?} (loop device on a sparse image file)", d.backing)
+                    .to_lowercase(),
+            },
+        })
+        .collect()
+}
+
 /// Check for root, create the work directory and reclaim what killed runs left there.
 fn prepare(opts: &RunOptions) -> Result<(), RunError> {
     let uid = nix::unistd::Uid::effective();
@@ -210,6 +325,8 @@ fn prepare(opts: &RunOptions) -> Result<(), RunError> {
 /// status says so); returns an error only when nothing sensible can continue.
 pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     prepare(opts)?;
+    // After reclaiming: a mapped device that a killed run left mounted is free again.
+    let mapped = approve_mappings(plan, opts)?;
     let exp = &plan.experiment;
     let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
     let mut environment = env::capture_environment(&programs(plan));
@@ -233,18 +350,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
             },
         );
     }
-    if let Some(p) = plan.points.first() {
-        environment.devices = p
-            .devices
-            .iter()
-            .map(|d| DeviceInfo {
-                name: d.name.clone(),
-                size_bytes: d.size_bytes,
-                backing: format!("{:?} (loop device on a sparse image file)", d.backing)
-                    .to_lowercase(),
-            })
-            .collect();
-    }
+    environment.devices = device_infos(plan, &mapped);
     let manifest = Manifest {
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
         experiment: ExperimentInfo {
@@ -258,7 +364,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         overrides: plan
             .overrides
             .iter()
-            .map(|(k, v)| (k.clone(), v.to_json()))
+            .map(|(k, v)| (k.clone(), v.to_json_exact()))
             .collect(),
         matrix_axes: plan.axes(),
         started_at: now(),
@@ -290,16 +396,116 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         tools,
     };
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
-    run_points(plan, opts, &mut writer)
+    run_points(plan, opts, &mut writer, &mapped)
 }
 
-/// Finish a bundle whose run was interrupted: points with all their iterations are
-/// kept; every other point is run again from its setup (its partial rows are dropped,
-/// so each completed iteration appears exactly once).
+/// The plan a bundle was started with: its saved `experiment.yaml`, profile and
+/// overrides (for `fslab run --resume BUNDLE` without naming the experiment).
+pub fn plan_of_bundle(bundle_dir: &Path) -> Result<Plan, RunError> {
+    let b = Bundle::open(bundle_dir)?;
+    let m = b.manifest();
+    let name = bundle_dir.join("experiment.yaml").display().to_string();
+    let mut exp = crate::Experiment::from_str_named(&m.experiment.yaml, &name)?;
+    exp.file = m.experiment.file.as_ref().map(PathBuf::from);
+    let mut overrides = Vec::new();
+    for (k, v) in &m.overrides {
+        let value = Value::from_json(v).ok_or_else(|| RunError::Resume {
+            bundle: bundle_dir.to_path_buf(),
+            message: format!("the manifest's override `{k}` is `{v}`, not a value"),
+        })?;
+        overrides.push((k.clone(), value));
+    }
+    let plan = Plan::new(&exp, m.profile.as_deref(), &overrides)?;
+    check_resumable(&plan, m, bundle_dir)?;
+    Ok(plan)
+}
+
+/// A bundle can only be finished by the plan that started it.
+fn check_resumable(plan: &Plan, m: &Manifest, dir: &Path) -> Result<(), RunError> {
+    let fail = |message: String| RunError::Resume {
+        bundle: dir.to_path_buf(),
+        message,
+    };
+    let sha = hex::encode(Sha256::digest(plan.experiment.source_text.as_bytes()));
+    if sha != m.experiment.sha256 {
+        return Err(fail(format!(
+            "the experiment file differs from the one the bundle was started with (sha256 {} there, {} now); \
+             resume without naming the experiment to use the bundle's copy",
+            short(&m.experiment.sha256),
+            short(&sha)
+        )));
+    }
+    if plan.profile != m.profile {
+        return Err(fail(format!(
+            "it was started with profile {}, not {}",
+            m.profile.as_deref().unwrap_or("(none)"),
+            plan.profile.as_deref().unwrap_or("(none)")
+        )));
+    }
+    let ids: Vec<&str> = plan.points.iter().map(|p| p.id.as_str()).collect();
+    let theirs: Vec<&str> = m.points.iter().map(|p| p.id.as_str()).collect();
+    if ids != theirs {
+        return Err(fail(format!(
+            "its points are [{}], this plan's are [{}] (different --set or profile?)",
+            theirs.join("; "),
+            ids.join("; ")
+        )));
+    }
+    let overrides: serde_json::Map<String, serde_json::Value> = plan
+        .overrides
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_json_exact()))
+        .collect();
+    let labels = |o: &serde_json::Map<String, serde_json::Value>| -> Vec<(String, String)> {
+        o.iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    Value::from_json(v).map(|v| v.label()).unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    if labels(&overrides) != labels(&m.overrides) {
+        return Err(fail(format!(
+            "it was started with overrides {}, this plan has {}",
+            serde_json::Value::Object(m.overrides.clone()),
+            serde_json::Value::Object(overrides)
+        )));
+    }
+    Ok(())
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// Finish a bundle whose run was interrupted (or killed): points with all their
+/// iterations are kept as they are; every other point is run again from its setup.
+/// A point's iterations share one filesystem made by its setup, so a point is measured
+/// whole or not at all: its partial rows are dropped (its old logs are kept aside as
+/// `logs/<point>.interrupted-N/`), and each iteration appears exactly once.
 pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundle, RunError> {
     prepare(opts)?;
+    {
+        let b = Bundle::open(bundle_dir)?;
+        check_resumable(plan, b.manifest(), bundle_dir)?;
+        if b.manifest().status == "complete" {
+            return Err(RunError::Resume {
+                bundle: bundle_dir.to_path_buf(),
+                message: "it is complete; nothing to do".into(),
+            });
+        }
+    }
+    // After reclaiming: a mapped device that a killed run left mounted is free again.
+    let mapped = approve_mappings(plan, opts)?;
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
+    for p in writer.manifest().points.clone() {
+        if p.status == "pending" {
+            writer.set_aside_logs(p.index, &p.id)?;
+        }
+    }
     let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
     for p in &mut writer.manifest_mut().points {
         if p.status == "pending" {
@@ -311,13 +517,17 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     }
     writer.manifest_mut().status = "running".into();
     writer.manifest_mut().finished_at = None;
-    run_points(plan, opts, &mut writer)
+    if !mapped.is_empty() {
+        writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
+    }
+    run_points(plan, opts, &mut writer, &mapped)
 }
 
 fn run_points(
     plan: &Plan,
     opts: &RunOptions,
     writer: &mut BundleWriter,
+    mapped: &[MappedDevice],
 ) -> Result<Bundle, RunError> {
     let todo: Vec<&Point> = plan
         .points
@@ -362,7 +572,7 @@ fn run_points(
             .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
             .collect();
         let dir = opts.work_dir.join("p").join(short);
-        let outcome = run_point(plan, point, opts, writer, dir);
+        let outcome = run_point(plan, point, opts, writer, dir, mapped);
         let (status, reason, iterations, repeat_stop) = match outcome {
             Ok(o) => (o.status, o.reason, o.iterations, o.repeat_stop),
             Err(e) => ("failed".to_string(), Some(e.to_string()), 0, None),
@@ -451,9 +661,11 @@ impl Ctx<'_> {
                 .map(|d| Value::Str(d.device.display().to_string()));
         }
         if let Some(dev) = name.strip_prefix("image.") {
+            // A mapped device has no image file.
             return self
                 .devs
                 .device(dev)
+                .filter(|d| d.mapped.is_none())
                 .map(|d| Value::Str(d.image.display().to_string()));
         }
         match name {
@@ -764,8 +976,9 @@ fn run_point(
     opts: &RunOptions,
     writer: &mut BundleWriter,
     dir: PathBuf,
+    mapped: &[MappedDevice],
 ) -> Result<PointOutcome, RunError> {
-    let mut devs = PointDevices::provision(&opts.work_dir, dir, &point.devices)?;
+    let mut devs = PointDevices::provision_mapped(&opts.work_dir, dir, &point.devices, mapped)?;
     let log_dir = writer.log_dir(point.index, &point.id)?;
     let ctx = Ctx {
         plan,

@@ -79,16 +79,23 @@ pub struct Template {
 
 impl Template {
     pub fn parse(raw: &str) -> Result<Template, String> {
+        Self::parse_at(raw).map_err(|(_, m)| m)
+    }
+
+    /// As [`parse`](Self::parse); an error also gives the byte offset in `raw` of the
+    /// `{{` at fault.
+    pub fn parse_at(raw: &str) -> Result<Template, (usize, String)> {
         let mut pieces = Vec::new();
         let mut rest = raw;
         while let Some(start) = rest.find("{{") {
+            let at = raw.len() - rest.len() + start;
             if start > 0 {
                 pieces.push(Piece::Lit(rest[..start].to_string()));
             }
             let after = &rest[start + 2..];
             let end = after
                 .find("}}")
-                .ok_or_else(|| format!("`{{{{` without a closing `}}}}` in `{raw}`"))?;
+                .ok_or_else(|| (at, format!("`{{{{` without a closing `}}}}` in `{raw}`")))?;
             let inner = after[..end].trim();
             let (name, spec) = match inner.split_once(':') {
                 Some((n, f)) => (n.trim(), Some(f.trim())),
@@ -99,16 +106,23 @@ impl Template {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
             {
-                return Err(format!(
-                    "`{{{{{name}}}}}` in `{raw}` is not a variable name"
+                return Err((
+                    at,
+                    format!(
+                        "`{{{{{}}}}}` is not a variable name (a name is letters, digits, `_`, `-` and `.`)",
+                        &after[..end]
+                    ),
                 ));
             }
             match spec {
                 None => pieces.push(Piece::Var(name.to_string())),
                 Some(f) => {
                     let spec = IntFormat::parse(f).ok_or_else(|| {
-                        format!(
-                            "`{{{{{inner}}}}}` in `{raw}`: `{f}` is not an integer format; write e.g. `02x`, `x`, `04d`"
+                        (
+                            at,
+                            format!(
+                                "`{{{{{inner}}}}}`: `{f}` is not an integer format; write e.g. `02x`, `x`, `04d`"
+                            ),
                         )
                     })?;
                     pieces.push(Piece::Formatted {

@@ -92,7 +92,11 @@ fn literal_block_devices_are_refused() {
 #[test]
 fn a_step_needs_exactly_one_action() {
     let e = err(&GOOD.replace("  - mount: data", "  - mount: data\n    sync: true"));
-    assert!(e.message.contains("more than one action"), "{e}");
+    assert!(
+        e.message.contains("has 2 actions, `mount` and `sync`"),
+        "{e}"
+    );
+    assert_eq!((e.line, e.column), (10, 5), "{e}");
 }
 
 #[test]
