@@ -30,7 +30,9 @@ pub use stats::{
     point_stats, point_stats_rows, samples_by_point, summarize, welch_t_test, with_outliers,
     PointSamples, PointStatsRow, StatsOptions, Summary, Warmup, WelchTest,
 };
-pub use views::{fsck_passes, largest_file_summary, largest_files, published_runs};
+pub use views::{
+    fsck_passes, largest_file_summary, largest_files, published_extents, published_runs,
+};
 
 use crate::frames::FrameError;
 use polars::prelude::*;
@@ -236,6 +238,7 @@ pub fn metric_label(metric: &str) -> String {
         "wall_s" => return "wall time (s)".to_string(),
         "user_s" => return "user CPU time (s)".to_string(),
         "sys_s" => return "system CPU time (s)".to_string(),
+        "real_s" => return "real time (s)".to_string(),
         _ => {}
     }
     if let Some(base) = metric.strip_suffix("_per_s") {
@@ -296,6 +299,7 @@ mod tests {
         assert_eq!(metric_unit("files_per_s"), "/s");
         assert_eq!(metric_unit("iterations"), "");
         assert_eq!(metric_label("sys_s"), "system CPU time (s)");
+        assert_eq!(metric_label("real_s"), "real time (s)");
         assert_eq!(metric_label("files_per_s"), "files per second (1/s)");
         assert_eq!(metric_label("fsck_ms"), "fsck (ms)");
         assert_eq!(

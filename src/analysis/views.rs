@@ -6,7 +6,9 @@
 //!   fragmented it is;
 //! - [`published_runs`]: a post's published timings in the layout of a bundle's `runs`
 //!   table, keyed like the seed experiment's points, so that the same statistics and
-//!   charts apply to both.
+//!   charts apply to both;
+//! - [`published_extents`]: seed 001's published directory block listings in the
+//!   layout of an `extents` table.
 
 use super::{f64_values, i64_values, str_values, AnalysisError};
 use crate::blockmap::summary::{file_summary, FileSummary};
@@ -203,8 +205,9 @@ struct LargestRow {
     summary: FileSummary,
 }
 
-/// One row per point: its largest file ([`largest_files`]) and that file's
-/// fragmentation as [`crate::blockmap::summary::file_summary`] computes it (`extents`,
+/// One row per point: its largest file ([`largest_files`]; `file` is its path or
+/// `inode N`) and that file's fragmentation as
+/// [`crate::blockmap::summary::file_summary`] computes it (`inode`, `extents`,
 /// `fragments` — filefrag's count —, `metadata_blocks`, `mapped_bytes`,
 /// `contiguous_fraction`, `seek_bytes`, …).
 pub fn largest_file_summary(extents: &DataFrame) -> Result<DataFrame, AnalysisError> {
@@ -220,7 +223,12 @@ pub fn largest_file_summary(extents: &DataFrame) -> Result<DataFrame, AnalysisEr
             }
         })
         .collect();
-    Ok(crate::frames::from_records(&rows)?)
+    let mut df = crate::frames::from_records(&rows)?;
+    // `path` repeats `file`.
+    if df.column("path").is_ok() {
+        df = df.drop("path")?;
+    }
+    Ok(df)
 }
 
 /// One published timing in the runs layout.
@@ -434,6 +442,76 @@ pub fn published_runs_from(seed: &str, df: &DataFrame) -> Result<DataFrame, Anal
     Ok(out)
 }
 
+/// Seed 001's published block listings of the largest directory
+/// (`data/published/001_dir_blocks.csv`) as extents rows (`point_id` `fs=ext3` /
+/// `fs=ext4`, `path` `published: fs=…`, `segment`, `index`, `logical_bytes`,
+/// `physical_bytes`, `length_bytes`, `flags`), blocks converted with `block_bytes`
+/// (the post does not print the block size). Data ranges only: the `(IND)` rows have
+/// no logical position. On ext3 the post elides the middle of the listing (`segment`
+/// `head` / `tail`).
+pub fn published_extents(block_bytes: u64) -> Result<DataFrame, AnalysisError> {
+    let df = crate::published::load("001-dir-blocks")
+        .map_err(|e| AnalysisError::Published(e.to_string()))?;
+    published_extents_from(&df, block_bytes)
+}
+
+/// [`published_extents`] over a frame read with [`crate::published::load`].
+pub fn published_extents_from(
+    df: &DataFrame,
+    block_bytes: u64,
+) -> Result<DataFrame, AnalysisError> {
+    const F: &str = "published";
+    if block_bytes == 0 {
+        return Err(AnalysisError::InvalidOption("block size 0".into()));
+    }
+    let fs = str_values(df, F, "fs")?;
+    let segment = str_values(df, F, "segment")?;
+    let kind = str_values(df, F, "kind")?;
+    let entry = i64_values(df, F, "entry")?;
+    let logical = i64_values(df, F, "logical_start")?;
+    let physical = i64_values(df, F, "physical_start")?;
+    let length = i64_values(df, F, "length")?;
+    let u = |v: i64| u64::try_from(v).unwrap_or(0).saturating_mul(block_bytes);
+    let mut pid = Vec::new();
+    let mut seg = Vec::new();
+    let mut rows = Vec::new();
+    for r in 0..df.height() {
+        if kind[r].as_deref() != Some("data") {
+            continue;
+        }
+        let (Some(f), Some(l), Some(p), Some(n)) =
+            (fs[r].as_deref(), logical[r], physical[r], length[r])
+        else {
+            continue;
+        };
+        let id = format!("fs={f}");
+        rows.push(Extent {
+            path: format!("published: {id}"),
+            inode: None,
+            index: entry[r].and_then(|e| u64::try_from(e).ok()).unwrap_or(0),
+            logical_bytes: u(l),
+            physical_bytes: Some(u(p)),
+            length_bytes: u(n),
+            flags: String::new(),
+        });
+        pid.push(id);
+        seg.push(segment[r].clone());
+    }
+    if rows.is_empty() {
+        return Err(AnalysisError::Published(
+            "no block ranges in the listing".into(),
+        ));
+    }
+    let body = crate::blockmap::extents_frame(&rows)
+        .map_err(|e| AnalysisError::InvalidOption(format!("extents frame: {e}")))?;
+    let mut cols = vec![
+        Column::new("point_id".into(), pid),
+        Column::new("segment".into(), seg),
+    ];
+    cols.extend(body.columns().iter().cloned());
+    Ok(DataFrame::new_infer_height(cols)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,6 +606,7 @@ mod tests {
             .all(|f| !f.as_deref().unwrap_or("").contains("metadata")));
         let summary = largest_file_summary(&ext).unwrap();
         assert_eq!(summary.height(), 2);
+        assert!(summary.column("path").is_err() && summary.column("file").is_ok());
         let ids = str_values(&summary, "t", "point_id").unwrap();
         assert_eq!(ids[0].as_deref(), Some("fs=ext3"));
         let meta = i64_values(&summary, "t", "metadata_blocks").unwrap();
@@ -608,6 +687,32 @@ mod tests {
         )
         .unwrap();
         assert!(published_runs_from("001", &bad).is_err());
+    }
+
+    #[test]
+    fn published_directory_listings_as_extents() {
+        let ext = published_extents(4096).unwrap();
+        let ext4 = filter_rows(&ext, "fs=ext4");
+        // ext4: (0):1900544, (1-5070):1900546-1905615.
+        assert_eq!(ext4.height(), 2);
+        let phys = i64_values(&ext4, "t", "physical_bytes").unwrap();
+        let len = i64_values(&ext4, "t", "length_bytes").unwrap();
+        assert_eq!(phys, [Some(1900544 * 4096), Some(1900546 * 4096)]);
+        assert_eq!(len, [Some(4096), Some(5070 * 4096)]);
+        let ext3 = filter_rows(&ext, "fs=ext3");
+        // Every listed data range of the head and tail, the (IND) entries left out.
+        let blocks: i64 = i64_values(&ext3, "t", "length_bytes")
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .sum::<i64>()
+            / 4096;
+        assert_eq!(blocks, 58 + 21);
+        let paths = str_values(&ext3, "t", "path").unwrap();
+        assert_eq!(paths[0].as_deref(), Some("published: fs=ext3"));
+        // The same frame draws as an extents chart.
+        assert!(crate::plot::Chart::extents(&ext).is_ok());
+        assert!(published_extents(0).is_err());
     }
 
     fn filter_rows(df: &DataFrame, id: &str) -> DataFrame {
