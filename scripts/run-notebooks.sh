@@ -7,6 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
 mkdir -p "$EVCXR_TMPDIR"
+# Notebooks that run `{{fslab}} stress` (the fsstress stand-in of the seed experiments)
+# need the fslab executable: the one built from this tree, unless FSLAB_BIN names one.
+if [ -z "${FSLAB_BIN:-}" ]; then
+  cargo build --locked --quiet --bin fslab
+  target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+  export FSLAB_BIN="$target/debug/fslab"
+fi
 out=target/notebooks
 [ "${1:-}" = "--inplace" ] && out=notebooks
 mkdir -p "$out"
