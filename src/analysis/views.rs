@@ -148,15 +148,23 @@ fn largest_per_point(extents: &DataFrame) -> Result<Vec<FileRows>, AnalysisError
             flags: flags[r].clone().unwrap_or_default(),
         });
     }
-    let mut best: IndexMap<String, FileRows> = IndexMap::new();
-    for f in files.into_values() {
-        match best.get(&f.point_id) {
-            Some(b) if b.data_bytes() >= f.data_bytes() => {}
-            _ => {
-                best.insert(f.point_id.clone(), f);
-            }
+    // Ties go to the greatest `capture:inode:path`, the file the claims' layout check
+    // names, so that both talk about the same directory.
+    let mut best: IndexMap<String, (String, FileRows)> = IndexMap::new();
+    for ((_, capture, inode, path), f) in files {
+        let key = format!(
+            "{capture}:{}:{path}",
+            inode.map(|i| i.to_string()).unwrap_or_default()
+        );
+        let better = match best.get(&f.point_id) {
+            None => true,
+            Some((k, b)) => (f.data_bytes(), &key) > (b.data_bytes(), k),
+        };
+        if better {
+            best.insert(f.point_id.clone(), (key, f));
         }
     }
+    let best: IndexMap<String, FileRows> = best.into_iter().map(|(id, (_, f))| (id, f)).collect();
     let mut out: Vec<FileRows> = best.into_values().collect();
     out.sort_by_key(|f| f.point_index);
     Ok(out)
@@ -622,6 +630,29 @@ mod tests {
             .frame;
         let inode = i64_values(&ext4_big, "t", "inode").unwrap()[0].unwrap();
         assert_eq!(files[1], Some(format!("inode {inode}")));
+    }
+
+    #[test]
+    fn largest_file_ties_go_where_the_claims_look() {
+        // Two directories of 5 blocks: the claims' layout check takes the greatest
+        // `capture:inode:path` as text, inode 99 over inode 150; so does the view.
+        let df = df!(
+            "point_id" => ["fs=ext4", "fs=ext4"],
+            "capture" => ["c", "c"],
+            "inode" => [150i64, 99],
+            "path" => ["", ""],
+            "index" => [0i64, 0],
+            "logical_bytes" => [0i64, 0],
+            "physical_bytes" => [4096i64, 8192],
+            "length_bytes" => [5 * 4096i64, 5 * 4096],
+            "flags" => ["", ""],
+        )
+        .unwrap();
+        let s = largest_file_summary(&df).unwrap();
+        assert_eq!(
+            str_values(&s, "t", "file").unwrap()[0].as_deref(),
+            Some("inode 99")
+        );
     }
 
     #[test]
