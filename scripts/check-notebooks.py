@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Check executed notebooks: no error outputs, every code cell ran, and the rich outputs
+"""Check executed notebooks: no error outputs, every code cell ran, nothing on stderr (evcxr
+prints an error a cell returns with `?` there instead of raising it), and the rich outputs
 each notebook promises (HTML tables, inline SVG charts) are really there."""
 import json
 import sys
@@ -7,6 +8,9 @@ import sys
 # Notebook file name -> mime types that must appear among its outputs.
 REQUIRED = {
     "getting-started.ipynb": ["text/html", "image/svg+xml"],
+    "xfs-parent-pointers.ipynb": ["text/html", "image/svg+xml"],
+    "ext-fsck-small-files.ipynb": ["text/html", "image/svg+xml"],
+    "xfs-rt-truncate.ipynb": ["text/html", "image/svg+xml"],
 }
 
 failed = False
@@ -23,8 +27,10 @@ for path in sys.argv[1:]:
             if out.get("output_type") == "error":
                 print(f"{path}: cell {i} raised {out.get('ename')}: {out.get('evalue')}")
                 failed = True
-            if out.get("name") == "stderr" and "panicked" in "".join(out.get("text", [])):
-                print(f"{path}: cell {i} panicked")
+            if out.get("name") == "stderr":
+                text = "".join(out.get("text", [])).strip()
+                what = "panicked" if "panicked" in text else "wrote to stderr (an error it returned?)"
+                print(f"{path}: cell {i} {what}: {text[:500]}")
                 failed = True
             mimes.update(out.get("data", {}).keys())
     name = path.rsplit("/", 1)[-1]

@@ -15,17 +15,23 @@ pub mod adaptive;
 pub mod claims;
 pub mod compare;
 pub mod input;
+pub mod reshape;
 pub mod stats;
 pub mod table;
+pub mod views;
 
 pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};
 pub use compare::{
     compare_runs, environment_diff, CompareOptions, Comparison, ComparisonRow, EnvDiff,
 };
 pub use input::{read_bundle, read_table, BundleData};
+pub use reshape::{filter_eq, group_mean, overlay, relative_to, with_point_id};
 pub use stats::{
     point_stats, point_stats_rows, samples_by_point, summarize, welch_t_test, with_outliers,
     PointSamples, PointStatsRow, StatsOptions, Summary, Warmup, WelchTest,
+};
+pub use views::{
+    fsck_passes, largest_file_summary, largest_files, published_extents, published_runs,
 };
 
 use crate::frames::FrameError;
@@ -53,6 +59,8 @@ pub enum AnalysisError {
     },
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    #[error("published data: {0}")]
+    Published(String),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -215,12 +223,22 @@ pub fn metric_unit(metric: &str) -> &'static str {
 }
 
 /// A readable label for a metric: `wall_s` → `wall time (s)`, `files_per_s` →
-/// `files per second (1/s)`.
+/// `files per second (1/s)`, `wall_s_rel` ([`reshape::relative_to`]) → `wall time,
+/// relative to the baseline (×)`.
 pub fn metric_label(metric: &str) -> String {
+    if let Some(base) = metric.strip_suffix("_rel") {
+        let label = metric_label(base);
+        let name = label
+            .rsplit_once(" (")
+            .map_or(label.as_str(), |(n, _)| n)
+            .to_string();
+        return format!("{name}, relative to the baseline (×)");
+    }
     match metric {
         "wall_s" => return "wall time (s)".to_string(),
         "user_s" => return "user CPU time (s)".to_string(),
         "sys_s" => return "system CPU time (s)".to_string(),
+        "real_s" => return "real time (s)".to_string(),
         _ => {}
     }
     if let Some(base) = metric.strip_suffix("_per_s") {
@@ -281,8 +299,13 @@ mod tests {
         assert_eq!(metric_unit("files_per_s"), "/s");
         assert_eq!(metric_unit("iterations"), "");
         assert_eq!(metric_label("sys_s"), "system CPU time (s)");
+        assert_eq!(metric_label("real_s"), "real time (s)");
         assert_eq!(metric_label("files_per_s"), "files per second (1/s)");
         assert_eq!(metric_label("fsck_ms"), "fsck (ms)");
+        assert_eq!(
+            metric_label("wall_s_rel"),
+            "wall time, relative to the baseline (×)"
+        );
     }
 
     #[test]

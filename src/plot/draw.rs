@@ -3,7 +3,8 @@
 use super::fonts::FAMILY;
 use super::MAX_EXTENT_FILES;
 use super::{
-    Chart, ChartData, CiPoint, DistributionGroup, FileExtents, IterationLine, NormalisedSeries,
+    Chart, ChartData, CiPoint, DistributionGroup, FileExtents, GroupedSeries, IterationLine,
+    NormalisedSeries,
 };
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
@@ -64,6 +65,12 @@ pub(super) fn draw<DB: DrawingBackend>(
             threshold,
             groups,
         } => distribution(root, &chart.title, y_label, *threshold, groups),
+        ChartData::Grouped {
+            x_label,
+            y_label,
+            labels,
+            series,
+        } => grouped(root, &chart.title, x_label, y_label, labels, series),
     }
 }
 
@@ -466,13 +473,65 @@ fn normalised<DB: DrawingBackend>(
     labels: &[String],
     series: &[NormalisedSeries],
 ) -> DrawResult<DB> {
+    let bars: Vec<(&str, &[Option<f64>])> = series
+        .iter()
+        .map(|s| (s.name.as_str(), s.ratios.as_slice()))
+        .collect();
+    let y_desc = format!("relative to {baseline} (×)");
+    bar_chart(
+        root,
+        title,
+        "point",
+        &y_desc,
+        labels,
+        &bars,
+        Some(1.0),
+        |r| format!("{r:.2}"),
+    )
+}
+
+fn grouped<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    labels: &[String],
+    series: &[GroupedSeries],
+) -> DrawResult<DB> {
+    let bars: Vec<(&str, &[Option<f64>])> = series
+        .iter()
+        .map(|s| (s.name.as_str(), s.values.as_slice()))
+        .collect();
+    bar_chart(root, title, x_label, y_label, labels, &bars, None, |v| {
+        let s = crate::analysis::fmt_sig(v, 3);
+        if s.contains('.') && !s.contains('e') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    })
+}
+
+/// Bars per category, the series side by side, each bar with its value above it; an
+/// optional horizontal reference line (1.0 on normalised charts).
+#[allow(clippy::too_many_arguments)]
+fn bar_chart<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    labels: &[String],
+    series: &[(&str, &[Option<f64>])],
+    reference: Option<f64>,
+    value_text: impl Fn(f64) -> String,
+) -> DrawResult<DB> {
     let n = labels.len();
     let k = series.len().max(1);
     let (_, y1) = value_range(
         series
             .iter()
-            .flat_map(|s| s.ratios.iter().flatten().copied())
-            .chain([1.0]),
+            .flat_map(|(_, v)| v.iter().flatten().copied())
+            .chain(reference),
         true,
     );
     let y1 = y1 * 1.06; // room for the value labels above the bars
@@ -486,8 +545,8 @@ fn normalised<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_desc("point")
-        .y_desc(format!("relative to {baseline} (×)"))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
         .x_label_formatter(&fmt)
         .y_label_formatter(&tick)
         .label_style((FAMILY, LABEL))
@@ -495,18 +554,20 @@ fn normalised<DB: DrawingBackend>(
         .bold_line_style(GRID)
         .light_line_style(GRID_LIGHT)
         .draw()?;
-    chart.draw_series(std::iter::once(PathElement::new(
-        vec![(-0.5, 1.0), (n as f64 - 0.5, 1.0)],
-        INK.stroke_width(1),
-    )))?;
+    if let Some(r) = reference {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(-0.5, r), (n as f64 - 0.5, r)],
+            INK.stroke_width(1),
+        )))?;
+    }
     let width = 0.8 / k as f64;
     let value_style =
         TextStyle::from((FAMILY, VALUE).into_font()).pos(Pos::new(HPos::Center, VPos::Bottom));
-    for (s_i, s) in series.iter().enumerate() {
+    for (s_i, (name, values)) in series.iter().enumerate() {
         let c = color(s_i);
         let x_of = |i: usize| i as f64 - 0.4 + s_i as f64 * width;
         chart
-            .draw_series(s.ratios.iter().enumerate().filter_map(|(i, r)| {
+            .draw_series(values.iter().enumerate().filter_map(|(i, r)| {
                 r.map(|r| {
                     Rectangle::new(
                         [(x_of(i) + 0.01, 0.0), (x_of(i) + width - 0.01, r)],
@@ -514,12 +575,12 @@ fn normalised<DB: DrawingBackend>(
                     )
                 })
             }))?
-            .label(s.name.clone())
+            .label(name.to_string())
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], c.filled()));
-        chart.draw_series(s.ratios.iter().enumerate().filter_map(|(i, r)| {
+        chart.draw_series(values.iter().enumerate().filter_map(|(i, r)| {
             r.map(|r| {
                 Text::new(
-                    format!("{r:.2}"),
+                    value_text(r),
                     (x_of(i) + width / 2.0, r),
                     value_style.clone(),
                 )
@@ -527,9 +588,9 @@ fn normalised<DB: DrawingBackend>(
         }))?;
     }
     let corner = quiet_corner(
-        series.iter().enumerate().flat_map(|(s_i, s)| {
+        series.iter().enumerate().flat_map(|(s_i, (_, values))| {
             // A bar covers its whole height.
-            s.ratios.iter().enumerate().flat_map(move |(i, r)| {
+            values.iter().enumerate().flat_map(move |(i, r)| {
                 let x = i as f64 - 0.4 + (s_i as f64 + 0.5) * width;
                 r.map(|r| [(x, r), (x, r * 0.5), (x, 0.0)])
                     .into_iter()

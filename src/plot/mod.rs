@@ -11,6 +11,8 @@
 //!   file (the seekwatcher-like directory pictures);
 //! - [`Chart::normalised`]: several result sets (published, rerun…) each divided by its
 //!   own baseline point, so that different hardware compares;
+//! - [`Chart::grouped`]: bars of a value per category and series from a tidy frame
+//!   (e2fsck time per pass and filesystem);
 //! - [`Chart::distribution`]: box plot with every iteration as a dot, warm-up and
 //!   outliers marked (from [`crate::analysis::with_outliers`]).
 //!
@@ -78,6 +80,13 @@ pub struct NormalisedSeries {
     pub ratios: Vec<Option<f64>>,
 }
 
+/// One series of a grouped bar chart: its value per label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupedSeries {
+    pub name: String,
+    pub values: Vec<Option<f64>>,
+}
+
 /// The iterations of one point for a distribution chart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DistributionGroup {
@@ -114,6 +123,12 @@ pub enum ChartData {
         y_label: String,
         threshold: f64,
         groups: Vec<DistributionGroup>,
+    },
+    Grouped {
+        x_label: String,
+        y_label: String,
+        labels: Vec<String>,
+        series: Vec<GroupedSeries>,
     },
 }
 
@@ -303,14 +318,16 @@ impl Chart {
 
     /// Several result sets, each divided by its own value at `baseline` (a `point_id`),
     /// side by side per point. Each entry is (name, frame, value column); frames need
-    /// `point_id`. Points are those of the first set, then any others.
+    /// `point_id`. Points are those of the first set, then any others. A set without
+    /// rows (points that did not run here) is left out; a set with rows but no value at
+    /// the baseline is an error.
     pub fn normalised(
         sets: &[(&str, &polars::prelude::DataFrame, &str)],
         baseline: &str,
     ) -> Result<Chart, PlotError> {
         let mut ids: Vec<String> = Vec::new();
         let mut columns: Vec<(String, PointValues)> = Vec::new();
-        for (name, df, col) in sets {
+        for (name, df, col) in sets.iter().filter(|(_, df, _)| df.height() > 0) {
             let pids = str_col(df, "point_id")?;
             let values = f64_col(df, col)?;
             let pairs: Vec<(String, Option<f64>)> = pids
@@ -365,6 +382,74 @@ impl Chart {
                 baseline: baseline_label,
                 labels,
                 series,
+            },
+        })
+    }
+
+    /// Bars of `value` per `label` (along the x axis, in order of appearance), one
+    /// colour per `series`, from a tidy frame with at most one row per (label, series):
+    /// the values are drawn as they are (aggregate first, e.g. with
+    /// [`crate::analysis::group_mean`]). Series that look like point ids are shortened
+    /// as on the other charts.
+    pub fn grouped(
+        df: &polars::prelude::DataFrame,
+        label: &str,
+        series: &str,
+        value: &str,
+    ) -> Result<Chart, PlotError> {
+        let label_vals = str_col(df, label)?;
+        let series_vals = str_col(df, series)?;
+        let values = f64_col(df, value)?;
+        let mut labels: Vec<String> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        let mut cells: Vec<(usize, usize, Option<f64>)> = Vec::new();
+        for i in 0..df.height() {
+            let l = label_vals[i].clone().unwrap_or_default();
+            let s = series_vals[i].clone().unwrap_or_default();
+            let li = labels.iter().position(|x| *x == l).unwrap_or_else(|| {
+                labels.push(l.clone());
+                labels.len() - 1
+            });
+            let si = names.iter().position(|x| *x == s).unwrap_or_else(|| {
+                names.push(s.clone());
+                names.len() - 1
+            });
+            if cells.iter().any(|(a, b, _)| *a == li && *b == si) {
+                return Err(PlotError::Data(format!(
+                    "more than one row for {label}={l}, {series}={s}: aggregate first"
+                )));
+            }
+            cells.push((li, si, values[i]));
+        }
+        if cells.iter().all(|(_, _, v)| v.is_none()) {
+            return Err(PlotError::Empty(format!("no row has a {value} value")));
+        }
+        let series_out: Vec<GroupedSeries> = short_labels(&names)
+            .into_iter()
+            .enumerate()
+            .map(|(si, name)| GroupedSeries {
+                name,
+                values: (0..labels.len())
+                    .map(|li| {
+                        cells
+                            .iter()
+                            .find(|(a, b, _)| *a == li && *b == si)
+                            .and_then(|(_, _, v)| *v)
+                    })
+                    .collect(),
+            })
+            .collect();
+        Ok(Chart {
+            title: format!("{} per {label}", analysis::metric_label(value)),
+            size: (
+                categorical_width(labels.len() * series_out.len().max(1) / 2 + 1),
+                600,
+            ),
+            data: ChartData::Grouped {
+                x_label: label.replace('_', " "),
+                y_label: analysis::metric_label(value),
+                labels,
+                series: series_out,
             },
         })
     }
@@ -467,6 +552,7 @@ impl Chart {
                 v
             }
             ChartData::Normalised { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
+            ChartData::Grouped { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
             ChartData::Distribution {
                 groups, threshold, ..
             } => {
@@ -563,6 +649,63 @@ mod tests {
         assert_eq!(short_labels(&one), ["fs=ext4"]);
         let same = vec!["a=1".to_string(), "a=1".to_string()];
         assert_eq!(short_labels(&same), ["a=1", "a=1"]);
+    }
+
+    #[test]
+    fn grouped_bars_keep_the_order_of_appearance() {
+        use polars::prelude::*;
+        let df = df!(
+            "pass" => ["1", "2", "1", "2", "3"],
+            "point_id" => ["fs=ext3", "fs=ext3", "fs=ext4", "fs=ext4", "fs=ext4"],
+            "real_s" => [Some(0.3), Some(0.1), Some(0.2), None, Some(0.05)],
+        )
+        .unwrap();
+        let c = Chart::grouped(&df, "pass", "point_id", "real_s").unwrap();
+        let ChartData::Grouped {
+            labels,
+            series,
+            x_label,
+            ..
+        } = &c.data
+        else {
+            panic!("{c:?}")
+        };
+        assert_eq!(labels, &["1", "2", "3"]);
+        assert_eq!(x_label, "pass");
+        assert_eq!(series[0].name, "fs=ext3");
+        assert_eq!(series[0].values, [Some(0.3), Some(0.1), None]);
+        assert_eq!(series[1].values, [Some(0.2), None, Some(0.05)]);
+        assert_eq!(c.series_names(), ["fs=ext3", "fs=ext4"]);
+        let svg = c.to_svg().unwrap();
+        assert!(svg.contains("fs=ext4") && svg.contains("<rect"));
+        // Two rows for one bar: the caller has to aggregate.
+        let dup = df!("l" => ["a", "a"], "s" => ["x", "x"], "v" => [1.0, 2.0]).unwrap();
+        assert!(matches!(
+            Chart::grouped(&dup, "l", "s", "v"),
+            Err(PlotError::Data(_))
+        ));
+        let none = df!("l" => ["a"], "s" => ["x"], "v" => [None::<f64>]).unwrap();
+        assert!(matches!(
+            Chart::grouped(&none, "l", "s", "v"),
+            Err(PlotError::Empty(_))
+        ));
+    }
+
+    #[test]
+    fn normalised_leaves_out_sets_without_rows() {
+        use polars::prelude::*;
+        let a = df!("point_id" => ["k=1", "k=2"], "v" => [2.0, 3.0]).unwrap();
+        let empty = a.clear();
+        let c = Chart::normalised(&[("a", &a, "v"), ("none here", &empty, "v")], "k=1").unwrap();
+        assert_eq!(c.series_names(), ["a"]);
+        let ChartData::Normalised { series, .. } = &c.data else {
+            panic!("{c:?}")
+        };
+        assert_eq!(series[0].ratios, [Some(1.0), Some(1.5)]);
+        // Rows but no baseline value: an error, as before.
+        let b = df!("point_id" => ["k=2"], "v" => [1.0]).unwrap();
+        assert!(Chart::normalised(&[("a", &a, "v"), ("b", &b, "v")], "k=1").is_err());
+        assert!(Chart::normalised(&[("none", &empty, "v")], "k=1").is_err());
     }
 
     #[test]

@@ -1,0 +1,756 @@
+//! Views of a bundle's parsed tables and of the published data, ready for a table or a
+//! chart:
+//! - [`fsck_passes`]: the per-pass rows of the `fsck` table (e2fsck `-tt`);
+//! - [`largest_files`] / [`largest_file_summary`]: each point's largest file in the
+//!   `extents` table (the largest directory of seed 001), its extents and how
+//!   fragmented it is;
+//! - [`published_runs`]: a post's published timings in the layout of a bundle's `runs`
+//!   table, keyed like the seed experiment's points, so that the same statistics and
+//!   charts apply to both;
+//! - [`published_extents`]: seed 001's published directory block listings in the
+//!   layout of an `extents` table.
+
+use super::{f64_values, i64_values, str_values, AnalysisError};
+use crate::blockmap::summary::{file_summary, FileSummary};
+use crate::blockmap::Extent;
+use indexmap::IndexMap;
+use polars::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The rows of an `fsck` table that are e2fsck passes (`Pass 1` … `Pass 5`, sub-passes
+/// such as `1B`), with their keys and timings: `point_id`, `point_index`, `iteration`,
+/// `pass`, `pass_number`, `name`, `real_s`, `user_s`, `sys_s`, `read_mib`, `write_mib`
+/// (those the table has). The row kind is `row_kind` in a bundle (`kind` in
+/// `fslab parse e2fsck` output).
+pub fn fsck_passes(fsck: &DataFrame) -> Result<DataFrame, AnalysisError> {
+    let kind_col = if fsck.column("row_kind").is_ok() {
+        "row_kind"
+    } else {
+        "kind"
+    };
+    let kinds = str_values(fsck, "fsck", kind_col)?;
+    let keep: Vec<bool> = kinds.iter().map(|k| k.as_deref() == Some("pass")).collect();
+    let rows = fsck.filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
+    let wanted = [
+        "point_id",
+        "point_index",
+        "iteration",
+        "pass",
+        "pass_number",
+        "name",
+        "real_s",
+        "user_s",
+        "sys_s",
+        "read_mib",
+        "write_mib",
+    ];
+    let present: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|c| rows.column(c).is_ok())
+        .collect();
+    if !present.contains(&"pass") || !present.contains(&"real_s") {
+        return Err(AnalysisError::MissingColumn {
+            frame: "fsck",
+            column: "pass / real_s".into(),
+            available: fsck
+                .get_column_names()
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    Ok(rows.select(present)?)
+}
+
+/// One file's rows of an extents table.
+struct FileRows {
+    point_id: String,
+    point_index: i64,
+    label: String,
+    extents: Vec<Extent>,
+}
+
+impl FileRows {
+    fn data_bytes(&self) -> u64 {
+        self.extents
+            .iter()
+            .filter(|e| !is_metadata(e))
+            .map(|e| e.length_bytes)
+            .sum()
+    }
+}
+
+fn is_metadata(e: &Extent) -> bool {
+    e.flags.split(',').any(|f| f.trim() == "metadata")
+}
+
+/// Per point, its largest file by data bytes (rows flagged `metadata` not counted). A
+/// file is one (capture, inode, path) within a point, as in the claims' layout check.
+fn largest_per_point(extents: &DataFrame) -> Result<Vec<FileRows>, AnalysisError> {
+    const F: &str = "extents";
+    let h = extents.height();
+    let opt_str = |name: &str| -> Result<Vec<Option<String>>, AnalysisError> {
+        if extents.column(name).is_ok() {
+            str_values(extents, F, name)
+        } else {
+            Ok(vec![None; h])
+        }
+    };
+    let opt_i64 = |name: &str| -> Result<Vec<Option<i64>>, AnalysisError> {
+        if extents.column(name).is_ok() {
+            i64_values(extents, F, name)
+        } else {
+            Ok(vec![None; h])
+        }
+    };
+    let pid = opt_str("point_id")?;
+    let pidx = opt_i64("point_index")?;
+    let capture = opt_str("capture")?;
+    let path = opt_str("path")?;
+    let flags = opt_str("flags")?;
+    let inode = opt_i64("inode")?;
+    let index = opt_i64("index")?;
+    let logical = i64_values(extents, F, "logical_bytes")?;
+    let physical = i64_values(extents, F, "physical_bytes")?;
+    let length = i64_values(extents, F, "length_bytes")?;
+    let u = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok());
+    let mut files: IndexMap<(String, String, Option<i64>, String), FileRows> = IndexMap::new();
+    for r in 0..h {
+        let point = pid[r].clone().unwrap_or_default();
+        let p = path[r].clone().unwrap_or_default();
+        let key = (
+            point.clone(),
+            capture[r].clone().unwrap_or_default(),
+            inode[r],
+            p.clone(),
+        );
+        let label = if !p.is_empty() {
+            p.clone()
+        } else {
+            inode[r].map_or_else(|| "?".to_string(), |i| format!("inode {i}"))
+        };
+        let file = files.entry(key).or_insert_with(|| FileRows {
+            point_id: point.clone(),
+            point_index: pidx[r].unwrap_or(-1),
+            label,
+            extents: Vec::new(),
+        });
+        file.extents.push(Extent {
+            path: p,
+            inode: u(inode[r]),
+            index: u(index[r]).unwrap_or(0),
+            logical_bytes: u(logical[r]).unwrap_or(0),
+            physical_bytes: u(physical[r]),
+            length_bytes: u(length[r]).unwrap_or(0),
+            flags: flags[r].clone().unwrap_or_default(),
+        });
+    }
+    // Ties go to the greatest `capture:inode:path`, the file the claims' layout check
+    // names, so that both talk about the same directory.
+    let mut best: IndexMap<String, (String, FileRows)> = IndexMap::new();
+    for ((_, capture, inode, path), f) in files {
+        let key = format!(
+            "{capture}:{}:{path}",
+            inode.map(|i| i.to_string()).unwrap_or_default()
+        );
+        let better = match best.get(&f.point_id) {
+            None => true,
+            Some((k, b)) => (f.data_bytes(), &key) > (b.data_bytes(), k),
+        };
+        if better {
+            best.insert(f.point_id.clone(), (key, f));
+        }
+    }
+    let best: IndexMap<String, FileRows> = best.into_iter().map(|(id, (_, f))| (id, f)).collect();
+    let mut out: Vec<FileRows> = best.into_values().collect();
+    out.sort_by_key(|f| f.point_index);
+    Ok(out)
+}
+
+/// The data extents of each point's largest file (by data bytes; in seed 001, the
+/// largest directory), in logical order, with `path` set to `POINT: FILE` (`FILE` is
+/// the path, or `inode N` when the block map came from `debugfs stat`) so that
+/// [`crate::plot::Chart::extents`] draws one series per point. Columns: `point_id`,
+/// `point_index`, `path`, `inode`, `index`, `logical_bytes`, `physical_bytes`,
+/// `length_bytes`, `flags`. Metadata rows (indirect and extent-tree blocks) are left
+/// out here and counted in [`largest_file_summary`].
+pub fn largest_files(extents: &DataFrame) -> Result<DataFrame, AnalysisError> {
+    let files = largest_per_point(extents)?;
+    let mut pid = Vec::new();
+    let mut pidx = Vec::new();
+    let mut rows: Vec<Extent> = Vec::new();
+    for f in &files {
+        let mut data: Vec<&Extent> = f.extents.iter().filter(|e| !is_metadata(e)).collect();
+        data.sort_by_key(|e| e.logical_bytes);
+        for e in data {
+            pid.push(f.point_id.clone());
+            pidx.push(f.point_index);
+            rows.push(Extent {
+                path: format!("{}: {}", f.point_id, f.label),
+                ..e.clone()
+            });
+        }
+    }
+    let body = crate::blockmap::extents_frame(&rows)
+        .map_err(|e| AnalysisError::InvalidOption(format!("extents frame: {e}")))?;
+    let mut cols = vec![
+        Column::new("point_id".into(), pid),
+        Column::new("point_index".into(), pidx),
+    ];
+    cols.extend(body.columns().iter().cloned());
+    Ok(DataFrame::new_infer_height(cols)?)
+}
+
+#[derive(Serialize)]
+struct LargestRow {
+    point_id: String,
+    point_index: i64,
+    file: String,
+    #[serde(flatten)]
+    summary: FileSummary,
+}
+
+/// One row per point: its largest file ([`largest_files`]; `file` is its path or
+/// `inode N`) and that file's fragmentation as
+/// [`crate::blockmap::summary::file_summary`] computes it (`inode`, `extents`,
+/// `fragments` — filefrag's count —, `metadata_blocks`, `mapped_bytes`,
+/// `contiguous_fraction`, `seek_bytes`, …).
+pub fn largest_file_summary(extents: &DataFrame) -> Result<DataFrame, AnalysisError> {
+    let rows: Vec<LargestRow> = largest_per_point(extents)?
+        .into_iter()
+        .map(|f| {
+            let refs: Vec<&Extent> = f.extents.iter().collect();
+            LargestRow {
+                summary: file_summary(&f.label, &refs),
+                point_id: f.point_id,
+                point_index: f.point_index,
+                file: f.label,
+            }
+        })
+        .collect();
+    let mut df = crate::frames::from_records(&rows)?;
+    // `path` repeats `file`.
+    if df.column("path").is_ok() {
+        df = df.drop("path")?;
+    }
+    Ok(df)
+}
+
+/// One published timing in the runs layout.
+#[derive(Serialize)]
+struct PubRun {
+    experiment: String,
+    point_id: String,
+    point_index: i64,
+    #[serde(flatten)]
+    vars: IndexMap<String, Value>,
+    iteration: i64,
+    wall_s: Option<f64>,
+    user_s: Option<f64>,
+    sys_s: Option<f64>,
+    status: &'static str,
+    /// The text of the post the wall time comes from.
+    printed: Option<String>,
+}
+
+fn seconds(value: f64, unit: &str) -> Result<f64, AnalysisError> {
+    let factor = match unit {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "min" => 60.0,
+        "h" => 3600.0,
+        other => {
+            return Err(AnalysisError::Published(format!(
+                "a time in an unknown unit `{other}`"
+            )))
+        }
+    };
+    Ok(value * factor)
+}
+
+/// [`published_runs_from`] on the dataset as [`crate::published::load`] reads it.
+pub fn published_runs(seed: &str) -> Result<DataFrame, AnalysisError> {
+    let d = crate::published::find(seed).map_err(|e| AnalysisError::Published(e.to_string()))?;
+    let df = crate::published::load(d.name).map_err(|e| AnalysisError::Published(e.to_string()))?;
+    published_runs_from(d.seed, &df)
+}
+
+/// A seed's published timings as a runs frame (`experiment`, `point_id`,
+/// `point_index`, the point's variables, `iteration`, `wall_s`, `user_s`, `sys_s`,
+/// `status` = `ok`, `printed`), times in seconds, point ids as in the seed's experiment
+/// file:
+/// - `000`: the fsstress runs, `parent=P,link=L` (`link=0`: the run without `link=1`),
+///   iteration = the run's number, real/user/sys → wall_s/user_s/sys_s;
+/// - `001`: the fsck times, `fs=ext3`, `fs=ext4` (with uninit_bg) and
+///   `fs=ext4-no-uninit_bg`, one iteration, wall time only;
+/// - `003`: the truncate table, `method=zero_out|convert_unwritten,rtextsize=R`, one
+///   iteration, wall time only.
+pub fn published_runs_from(seed: &str, df: &DataFrame) -> Result<DataFrame, AnalysisError> {
+    const F: &str = "published";
+    let seed = crate::published::find(seed)
+        .map_err(|e| AnalysisError::Published(e.to_string()))?
+        .seed;
+    let group = str_values(df, F, "group")?;
+    let value = f64_values(df, F, "value")?;
+    let unit = str_values(df, F, "unit")?;
+    let printed = str_values(df, F, "printed")?;
+    let mut runs: IndexMap<(String, i64), PubRun> = IndexMap::new();
+    let mut points: IndexMap<String, i64> = IndexMap::new();
+    let mut add = |experiment: &str,
+                   vars: Vec<(&str, Value)>,
+                   iteration: i64,
+                   quantity: &str,
+                   v: f64,
+                   text: Option<String>|
+     -> Result<(), AnalysisError> {
+        let id = vars
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}={s}"),
+                other => format!("{k}={other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let next = points.len() as i64;
+        let point_index = *points.entry(id.clone()).or_insert(next);
+        let run = runs
+            .entry((id.clone(), iteration))
+            .or_insert_with(|| PubRun {
+                experiment: experiment.to_string(),
+                point_id: id,
+                point_index,
+                vars: vars
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect(),
+                iteration,
+                wall_s: None,
+                user_s: None,
+                sys_s: None,
+                status: "ok",
+                printed: None,
+            });
+        match quantity {
+            "user" => run.user_s = Some(v),
+            "sys" => run.sys_s = Some(v),
+            _ => {
+                run.wall_s = Some(v);
+                run.printed = text;
+            }
+        }
+        Ok(())
+    };
+    match seed {
+        "000" => {
+            let quantity = str_values(df, F, "quantity")?;
+            let parent = i64_values(df, F, "parent")?;
+            let link = str_values(df, F, "link_op")?;
+            let run = i64_values(df, F, "run")?;
+            for r in 0..df.height() {
+                if group[r].as_deref() != Some("fsstress_time") {
+                    continue;
+                }
+                let (Some(p), Some(l), Some(i), Some(v), Some(u)) = (
+                    parent[r],
+                    link[r].as_deref(),
+                    run[r],
+                    value[r],
+                    unit[r].as_deref(),
+                ) else {
+                    continue;
+                };
+                let q = match quantity[r].as_deref() {
+                    Some("real_time") => "wall",
+                    Some("user_time") => "user",
+                    Some("sys_time") => "sys",
+                    _ => continue,
+                };
+                let link = i64::from(l == "true");
+                add(
+                    "xfs-parent-pointers",
+                    vec![("parent", Value::from(p)), ("link", Value::from(link))],
+                    i,
+                    q,
+                    seconds(v, u)?,
+                    printed[r].clone(),
+                )?;
+            }
+        }
+        "001" => {
+            let fs = str_values(df, F, "fs")?;
+            let uninit = str_values(df, F, "uninit_bg")?;
+            for r in 0..df.height() {
+                if group[r].as_deref() != Some("fsck_time") {
+                    continue;
+                }
+                let (Some(f), Some(v), Some(u)) = (fs[r].as_deref(), value[r], unit[r].as_deref())
+                else {
+                    continue;
+                };
+                let name = match (f, uninit[r].as_deref()) {
+                    ("ext4", Some("false")) => "ext4-no-uninit_bg".to_string(),
+                    (f, _) => f.to_string(),
+                };
+                add(
+                    "ext-fsck-small-files",
+                    vec![("fs", Value::from(name))],
+                    1,
+                    "wall",
+                    seconds(v, u)?,
+                    printed[r].clone(),
+                )?;
+            }
+        }
+        "003" => {
+            let method = str_values(df, F, "method")?;
+            let size = str_values(df, F, "rtextsize")?;
+            for r in 0..df.height() {
+                if group[r].as_deref() != Some("truncate_time") {
+                    continue;
+                }
+                let (Some(m), Some(s), Some(v), Some(u)) = (
+                    method[r].as_deref(),
+                    size[r].as_deref(),
+                    value[r],
+                    unit[r].as_deref(),
+                ) else {
+                    continue;
+                };
+                add(
+                    "xfs-rt-truncate",
+                    vec![("method", Value::from(m)), ("rtextsize", Value::from(s))],
+                    1,
+                    "wall",
+                    seconds(v, u)?,
+                    printed[r].clone(),
+                )?;
+            }
+        }
+        other => {
+            return Err(AnalysisError::Published(format!(
+                "seed {other} publishes no timed runs"
+            )))
+        }
+    }
+    let rows: Vec<PubRun> = runs.into_values().collect();
+    if rows.is_empty() {
+        return Err(AnalysisError::Published(format!(
+            "seed {seed}: no timings in the data"
+        )));
+    }
+    let mut out = crate::frames::from_records(&rows)?;
+    // Keep the time columns Float64 when a seed has no user/sys times.
+    for name in ["wall_s", "user_s", "sys_s"] {
+        let cast = out.column(name)?.cast(&DataType::Float64)?;
+        out.with_column(cast)?;
+    }
+    Ok(out)
+}
+
+/// Seed 001's published block listings of the largest directory
+/// (`data/published/001_dir_blocks.csv`) as extents rows (`point_id` `fs=ext3` /
+/// `fs=ext4`, `path` `published: fs=…`, `segment`, `index`, `logical_bytes`,
+/// `physical_bytes`, `length_bytes`, `flags`), blocks converted with `block_bytes`
+/// (the post does not print the block size). Data ranges only: the `(IND)` rows have
+/// no logical position. On ext3 the post elides the middle of the listing (`segment`
+/// `head` / `tail`).
+pub fn published_extents(block_bytes: u64) -> Result<DataFrame, AnalysisError> {
+    let df = crate::published::load("001-dir-blocks")
+        .map_err(|e| AnalysisError::Published(e.to_string()))?;
+    published_extents_from(&df, block_bytes)
+}
+
+/// [`published_extents`] over a frame read with [`crate::published::load`].
+pub fn published_extents_from(
+    df: &DataFrame,
+    block_bytes: u64,
+) -> Result<DataFrame, AnalysisError> {
+    const F: &str = "published";
+    if block_bytes == 0 {
+        return Err(AnalysisError::InvalidOption("block size 0".into()));
+    }
+    let fs = str_values(df, F, "fs")?;
+    let segment = str_values(df, F, "segment")?;
+    let kind = str_values(df, F, "kind")?;
+    let entry = i64_values(df, F, "entry")?;
+    let logical = i64_values(df, F, "logical_start")?;
+    let physical = i64_values(df, F, "physical_start")?;
+    let length = i64_values(df, F, "length")?;
+    let u = |v: i64| u64::try_from(v).unwrap_or(0).saturating_mul(block_bytes);
+    let mut pid = Vec::new();
+    let mut seg = Vec::new();
+    let mut rows = Vec::new();
+    for r in 0..df.height() {
+        if kind[r].as_deref() != Some("data") {
+            continue;
+        }
+        let (Some(f), Some(l), Some(p), Some(n)) =
+            (fs[r].as_deref(), logical[r], physical[r], length[r])
+        else {
+            continue;
+        };
+        let id = format!("fs={f}");
+        rows.push(Extent {
+            path: format!("published: {id}"),
+            inode: None,
+            index: entry[r].and_then(|e| u64::try_from(e).ok()).unwrap_or(0),
+            logical_bytes: u(l),
+            physical_bytes: Some(u(p)),
+            length_bytes: u(n),
+            flags: String::new(),
+        });
+        pid.push(id);
+        seg.push(segment[r].clone());
+    }
+    if rows.is_empty() {
+        return Err(AnalysisError::Published(
+            "no block ranges in the listing".into(),
+        ));
+    }
+    let body = crate::blockmap::extents_frame(&rows)
+        .map_err(|e| AnalysisError::InvalidOption(format!("extents frame: {e}")))?;
+    let mut cols = vec![
+        Column::new("point_id".into(), pid),
+        Column::new("segment".into(), seg),
+    ];
+    cols.extend(body.columns().iter().cloned());
+    Ok(DataFrame::new_infer_height(cols)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::{parse, Kind};
+
+    fn fixture(rel: &str) -> String {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(rel);
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    /// A parsed frame with the key columns the runner adds (`kind` → `row_kind`).
+    fn as_table(kind: Kind, text: &str, point: &str, index: i64, iteration: i64) -> DataFrame {
+        let mut df = parse(kind, text).unwrap().frame;
+        if df.column("kind").is_ok() {
+            df.rename("kind", "row_kind".into()).unwrap();
+        }
+        let h = df.height();
+        let mut cols = vec![
+            Column::new("point_id".into(), vec![point; h]),
+            Column::new("point_index".into(), vec![index; h]),
+            Column::new("iteration".into(), vec![iteration; h]),
+            Column::new("capture".into(), vec!["capture-02-dir-blocks"; h]),
+        ];
+        cols.extend(df.columns().iter().cloned());
+        DataFrame::new_infer_height(cols).unwrap()
+    }
+
+    #[test]
+    fn fsck_pass_rows_of_real_e2fsck_output() {
+        let text = fixture("e2fsck/ext3-f-n-tt.txt");
+        let a = as_table(Kind::E2fsck, &text, "fs=ext3", 0, 1);
+        let b = as_table(Kind::E2fsck, &text, "fs=ext3", 0, 2);
+        let fsck = crate::frames::concat_diagonal(&[a, b]).unwrap();
+        let passes = fsck_passes(&fsck).unwrap();
+        // Five passes per run; peak, summary and total rows are dropped.
+        assert_eq!(passes.height(), 10);
+        let pass = str_values(&passes, "t", "pass").unwrap();
+        assert_eq!(
+            pass[..5],
+            ["1", "2", "3", "4", "5"].map(|s| Some(s.to_string()))
+        );
+        let real = f64_values(&passes, "t", "real_s").unwrap();
+        assert_eq!(real[0], Some(0.33));
+        assert_eq!(real[1], Some(0.03));
+        let it = i64_values(&passes, "t", "iteration").unwrap();
+        assert_eq!((it[0], it[5]), (Some(1), Some(2)));
+        assert!(passes.column("name").is_ok() && passes.column("row_kind").is_err());
+        // Straight from the parser (no bundle keys) it works too.
+        let raw = parse(Kind::E2fsck, &text).unwrap().frame;
+        assert_eq!(fsck_passes(&raw).unwrap().height(), 5);
+        assert!(fsck_passes(&df!("row_kind" => ["pass"]).unwrap()).is_err());
+    }
+
+    #[test]
+    fn largest_directory_per_point_from_debugfs_stat() {
+        // ext3 directory: 34 data blocks and one indirect block, mostly one apart.
+        let ext3 = as_table(
+            Kind::DebugfsStat,
+            &fixture("debugfs/ext3-stat-dir.txt"),
+            "fs=ext3",
+            0,
+            0,
+        );
+        let small = as_table(
+            Kind::DebugfsStat,
+            &fixture("debugfs/ext4-stat-small.txt"),
+            "fs=ext4",
+            1,
+            0,
+        );
+        let big = as_table(
+            Kind::DebugfsStat,
+            &fixture("debugfs/ext4-stat-dir.txt"),
+            "fs=ext4",
+            1,
+            0,
+        );
+        let ext = crate::frames::concat_diagonal(&[ext3, small, big]).unwrap();
+        let largest = largest_files(&ext).unwrap();
+        let paths = str_values(&largest, "t", "path").unwrap();
+        assert_eq!(paths[0].as_deref(), Some("fs=ext3: inode 32769"));
+        let ext3_rows = paths
+            .iter()
+            .filter(|p| p.as_deref() == Some("fs=ext3: inode 32769"));
+        // 34 blocks in 33 ranges (1-2 is one), the (IND) block left out.
+        assert_eq!(ext3_rows.count(), 33);
+        let flags = str_values(&largest, "t", "flags").unwrap();
+        assert!(flags
+            .iter()
+            .all(|f| !f.as_deref().unwrap_or("").contains("metadata")));
+        let summary = largest_file_summary(&ext).unwrap();
+        assert_eq!(summary.height(), 2);
+        assert!(summary.column("path").is_err() && summary.column("file").is_ok());
+        let ids = str_values(&summary, "t", "point_id").unwrap();
+        assert_eq!(ids[0].as_deref(), Some("fs=ext3"));
+        let meta = i64_values(&summary, "t", "metadata_blocks").unwrap();
+        assert_eq!(meta[0], Some(1));
+        let mapped = i64_values(&summary, "t", "mapped_bytes").unwrap();
+        assert_eq!(mapped[0], Some(34 * 4096));
+        let frags = i64_values(&summary, "t", "fragments").unwrap();
+        assert!(frags[0].unwrap() > 20, "{frags:?}");
+        // For ext4 the larger of the two files was taken.
+        let files = str_values(&summary, "t", "file").unwrap();
+        let ext4_big = parse(Kind::DebugfsStat, &fixture("debugfs/ext4-stat-dir.txt"))
+            .unwrap()
+            .frame;
+        let inode = i64_values(&ext4_big, "t", "inode").unwrap()[0].unwrap();
+        assert_eq!(files[1], Some(format!("inode {inode}")));
+    }
+
+    #[test]
+    fn largest_file_ties_go_where_the_claims_look() {
+        // Two directories of 5 blocks: the claims' layout check takes the greatest
+        // `capture:inode:path` as text, inode 99 over inode 150; so does the view.
+        let df = df!(
+            "point_id" => ["fs=ext4", "fs=ext4"],
+            "capture" => ["c", "c"],
+            "inode" => [150i64, 99],
+            "path" => ["", ""],
+            "index" => [0i64, 0],
+            "logical_bytes" => [0i64, 0],
+            "physical_bytes" => [4096i64, 8192],
+            "length_bytes" => [5 * 4096i64, 5 * 4096],
+            "flags" => ["", ""],
+        )
+        .unwrap();
+        let s = largest_file_summary(&df).unwrap();
+        assert_eq!(
+            str_values(&s, "t", "file").unwrap()[0].as_deref(),
+            Some("inode 99")
+        );
+    }
+
+    #[test]
+    fn published_parent_pointer_runs() {
+        let runs = published_runs("000").unwrap();
+        // 10 runs × 2 settings with link=1, plus the first run of each without.
+        assert_eq!(runs.height(), 22);
+        let ids = str_values(&runs, "t", "point_id").unwrap();
+        assert_eq!(ids[0].as_deref(), Some("parent=0,link=1"));
+        let p1 = filter_rows(&runs, "parent=1,link=1");
+        let wall = f64_values(&p1, "t", "wall_s").unwrap();
+        let it = i64_values(&p1, "t", "iteration").unwrap();
+        assert_eq!(wall.len(), 10);
+        assert_eq!(it, (1..=10).map(Some).collect::<Vec<_>>());
+        // Runs without link=1: one each; the post's first parent=0 run took 18.920 s.
+        let nolink = filter_rows(&runs, "parent=0,link=0");
+        assert_eq!(f64_values(&nolink, "t", "wall_s").unwrap(), [Some(18.92)]);
+        assert!(f64_values(&runs, "t", "sys_s")
+            .unwrap()
+            .iter()
+            .all(Option::is_some));
+        assert_eq!(variable_names(&runs), ["parent", "link"]);
+    }
+
+    #[test]
+    fn published_fsck_and_truncate_runs() {
+        let fsck = published_runs("001").unwrap();
+        let ids = str_values(&fsck, "t", "point_id").unwrap();
+        assert_eq!(
+            ids,
+            ["fs=ext3", "fs=ext4", "fs=ext4-no-uninit_bg"].map(|s| Some(s.to_string()))
+        );
+        // about one hour, 5 and 10 minutes, in seconds.
+        let wall = f64_values(&fsck, "t", "wall_s").unwrap();
+        assert_eq!(wall, [Some(3600.0), Some(300.0), Some(600.0)]);
+        assert_eq!(fsck.column("user_s").unwrap().dtype(), &DataType::Float64);
+        let trunc = published_runs("xfs-rt-truncate").unwrap();
+        assert_eq!(trunc.height(), 12);
+        let conv = filter_rows(&trunc, "method=convert_unwritten,rtextsize=1024k");
+        assert_eq!(f64_values(&conv, "t", "wall_s").unwrap(), [Some(10.526)]);
+        assert!(published_runs_from("000", &df!("group" => ["x"]).unwrap()).is_err());
+    }
+
+    #[test]
+    fn published_units_are_converted_or_refused() {
+        let df = df!(
+            "group" => ["fsck_time", "fsck_time"],
+            "fs" => ["ext3", "ext4"],
+            "uninit_bg" => [None, Some("true")],
+            "value" => [1.5, 90.0],
+            "unit" => ["h", "s"],
+            "printed" => ["1.5 hours", "90s"],
+        )
+        .unwrap();
+        let runs = published_runs_from("001", &df).unwrap();
+        assert_eq!(
+            f64_values(&runs, "t", "wall_s").unwrap(),
+            [Some(5400.0), Some(90.0)]
+        );
+        let bad = df!(
+            "group" => ["fsck_time"], "fs" => ["ext3"], "uninit_bg" => [None::<&str>],
+            "value" => [1.0], "unit" => ["fortnight"], "printed" => ["1"],
+        )
+        .unwrap();
+        assert!(published_runs_from("001", &bad).is_err());
+    }
+
+    #[test]
+    fn published_directory_listings_as_extents() {
+        let ext = published_extents(4096).unwrap();
+        let ext4 = filter_rows(&ext, "fs=ext4");
+        // ext4: (0):1900544, (1-5070):1900546-1905615.
+        assert_eq!(ext4.height(), 2);
+        let phys = i64_values(&ext4, "t", "physical_bytes").unwrap();
+        let len = i64_values(&ext4, "t", "length_bytes").unwrap();
+        assert_eq!(phys, [Some(1900544 * 4096), Some(1900546 * 4096)]);
+        assert_eq!(len, [Some(4096), Some(5070 * 4096)]);
+        let ext3 = filter_rows(&ext, "fs=ext3");
+        // Every listed data range of the head and tail, the (IND) entries left out.
+        let blocks: i64 = i64_values(&ext3, "t", "length_bytes")
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .sum::<i64>()
+            / 4096;
+        assert_eq!(blocks, 58 + 21);
+        let paths = str_values(&ext3, "t", "path").unwrap();
+        assert_eq!(paths[0].as_deref(), Some("published: fs=ext3"));
+        // The same frame draws as an extents chart.
+        assert!(crate::plot::Chart::extents(&ext).is_ok());
+        assert!(published_extents(0).is_err());
+    }
+
+    fn filter_rows(df: &DataFrame, id: &str) -> DataFrame {
+        super::super::reshape::filter_eq(df, &[("point_id", id)]).unwrap()
+    }
+
+    fn variable_names(df: &DataFrame) -> Vec<String> {
+        super::super::variable_columns(df)
+    }
+}
