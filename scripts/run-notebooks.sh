@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
 mkdir -p "$EVCXR_TMPDIR"
 # Experiments call fslab itself ({{fslab}}: the fsstress stand-in, block maps); inside
-# evcxr the running program is not fslab, so they need the executable: the one built from this tree, unless FSLAB_BIN names one.
+# evcxr the running program is not fslab, so they need the executable: the one built
+# from this tree, unless FSLAB_BIN names one.
 if [ -z "${FSLAB_BIN:-}" ]; then
   cargo build --locked --quiet --bin fslab
   target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
