@@ -15,6 +15,7 @@ REQUIRED = {
 
 failed = False
 for path in sys.argv[1:]:
+    failed_before, failed = failed, False
     nb = json.load(open(path))
     mimes = set()
     for i, cell in enumerate(nb["cells"]):
@@ -39,4 +40,5 @@ for path in sys.argv[1:]:
             print(f"{path}: no {m} output (found {sorted(mimes)})")
             failed = True
     print(f"{path}: {'FAILED' if failed else 'ok'} ({len(mimes)} output kinds)")
+    failed = failed or failed_before
 sys.exit(1 if failed else 0)
