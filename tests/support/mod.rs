@@ -21,7 +21,13 @@ use std::time::Instant;
 
 /// The per-binary scratch directory.
 pub fn scratch() -> PathBuf {
-    let dir = PathBuf::from("/var/tmp/fslab-test-stats").join(env!("CARGO_CRATE_NAME"));
+    // One directory per process: nextest runs every test in a process of its own, and
+    // the shared bundles below are built once per process.
+    let dir = PathBuf::from("/var/tmp/fslab-test-stats").join(format!(
+        "{}-{}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
@@ -172,46 +178,17 @@ pub fn measure_bundle(dir: &Path, iterations: i64) -> PathBuf {
     dir.to_path_buf()
 }
 
-/// Parse the BLOCKS / EXTENTS list of `debugfs -R "stat PATH"` into extents (bytes),
-/// merging runs that are contiguous both logically and physically; index blocks
-/// (`(IND)`, `(ETB0)`, …) are skipped.
+/// The data extents of `debugfs -R "stat PATH"` output, through fslab's debugfs parser
+/// (index blocks such as `(IND)` and `(ETB0)` left out).
 pub fn debugfs_extents(stat: &str, path: &str, block: u64) -> Vec<Extent> {
-    let mut runs: Vec<(u64, u64, u64)> = Vec::new(); // logical block, physical block, count
-    let body = stat
-        .split_once("BLOCKS:\n")
-        .or_else(|| stat.split_once("EXTENTS:\n"))
-        .map(|(_, b)| b)
-        .unwrap_or("");
-    for token in body.split(|c: char| c == ',' || c.is_whitespace()) {
-        let Some((logical, physical)) = token.trim().split_once("):") else {
-            continue;
-        };
-        let logical = logical.trim_start_matches('(');
-        let range = |s: &str| -> Option<(u64, u64)> {
-            match s.split_once('-') {
-                Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-                None => s.parse().ok().map(|a| (a, a)),
-            }
-        };
-        let (Some((l0, l1)), Some((p0, _))) = (range(logical), range(physical)) else {
-            continue;
-        };
-        let count = l1 - l0 + 1;
-        match runs.last_mut() {
-            Some((l, p, n)) if *l + *n == l0 && *p + *n == p0 => *n += count,
-            _ => runs.push((l0, p0, count)),
-        }
-    }
-    runs.into_iter()
-        .enumerate()
-        .map(|(i, (l, p, n))| Extent {
+    fslab::parse::debugfs::parse_stat_with_block_size(stat, block)
+        .expect("debugfs stat output parses")
+        .rows
+        .into_iter()
+        .filter(|e| !e.flags.contains("metadata"))
+        .map(|e| Extent {
             path: path.to_string(),
-            inode: None,
-            index: i as u64,
-            logical_bytes: l * block,
-            physical_bytes: Some(p * block),
-            length_bytes: n * block,
-            flags: String::new(),
+            ..e
         })
         .collect()
 }
