@@ -42,6 +42,42 @@ const VALUE: u32 = 16;
 const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 const GRID_LIGHT: RGBColor = RGBColor(0xF4, 0xF4, 0xF4);
 
+/// A chart with one category per label along x and values along y, in fslab's style
+/// (caption, areas, fonts, grid). The mesh is drawn; series are the caller's.
+#[allow(clippy::type_complexity)]
+fn category_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    labels: &[String],
+    y: std::ops::Range<f64>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<
+    ChartContext<'a, DB, Cartesian2d<FixedTicks, plotters::coord::types::RangedCoordf64>>,
+    DrawingAreaErrorKind<DB::ErrorType>,
+> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FAMILY, CAPTION))
+        .margin(20)
+        .x_label_area_size(55)
+        .y_label_area_size(85)
+        .build_cartesian_2d(FixedTicks::categories(labels.len()), y)?;
+    let fmt = |x: &f64| category_label(labels, *x);
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&tick)
+        .label_style((FAMILY, LABEL))
+        .axis_desc_style((FAMILY, DESC))
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
+        .draw()?;
+    Ok(chart)
+}
+
 pub(super) fn draw<DB: DrawingBackend>(
     chart: &Chart,
     root: &DrawingArea<DB, Shift>,
@@ -239,25 +275,7 @@ fn mean_ci<DB: DrawingBackend>(
         }),
         false,
     );
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FAMILY, CAPTION))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(85)
-        .build_cartesian_2d(FixedTicks::categories(n), y0..y1)?;
-    let fmt = |x: &f64| category_label(&labels, *x);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc("point")
-        .y_desc(y_label)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&tick)
-        .label_style((FAMILY, LABEL))
-        .axis_desc_style((FAMILY, DESC))
-        .bold_line_style(GRID)
-        .light_line_style(GRID_LIGHT)
-        .draw()?;
+    let mut chart = category_chart(root, title, &labels, y0..y1, "point", y_label)?;
     let c = color(0);
     let whisker = c.stroke_width(2);
     chart.draw_series(points.iter().enumerate().flat_map(|(i, p)| {
@@ -535,25 +553,7 @@ fn bar_chart<DB: DrawingBackend>(
         true,
     );
     let y1 = y1 * 1.06; // room for the value labels above the bars
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FAMILY, CAPTION))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(85)
-        .build_cartesian_2d(FixedTicks::categories(n), 0.0..y1)?;
-    let fmt = |x: &f64| category_label(labels, *x);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc(x_desc)
-        .y_desc(y_desc)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&tick)
-        .label_style((FAMILY, LABEL))
-        .axis_desc_style((FAMILY, DESC))
-        .bold_line_style(GRID)
-        .light_line_style(GRID_LIGHT)
-        .draw()?;
+    let mut chart = category_chart(root, title, labels, 0.0..y1, x_desc, y_desc)?;
     if let Some(r) = reference {
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(-0.5, r), (n as f64 - 0.5, r)],
@@ -623,25 +623,7 @@ fn distribution<DB: DrawingBackend>(
             .flat_map(|g| g.steady.iter().chain(&g.warmup).chain(&g.outliers).copied()),
         false,
     );
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FAMILY, CAPTION))
-        .margin(20)
-        .x_label_area_size(55)
-        .y_label_area_size(85)
-        .build_cartesian_2d(FixedTicks::categories(n), y0..y1)?;
-    let fmt = |x: &f64| category_label(&labels, *x);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc("point")
-        .y_desc(y_label)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&tick)
-        .label_style((FAMILY, LABEL))
-        .axis_desc_style((FAMILY, DESC))
-        .bold_line_style(GRID)
-        .light_line_style(GRID_LIGHT)
-        .draw()?;
+    let mut chart = category_chart(root, title, &labels, y0..y1, "point", y_label)?;
     // Boxes first, dots over them.
     let box_style = INK.stroke_width(2);
     chart.draw_series(groups.iter().enumerate().flat_map(|(i, g)| {
