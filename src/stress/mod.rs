@@ -345,24 +345,32 @@ fn run_threads(cfg: &Config, seed: u64) -> Result<Summary, StressError> {
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .enumerate()
-            .map(|(id, h)| {
-                h.join().unwrap_or_else(|_| {
-                    Err(StressError::Worker {
-                        id: id as u32,
-                        message: "thread panicked".into(),
-                    })
-                })
-            })
-            .collect()
+        join_all(handles, "thread panicked")
     });
     let mut summary = Summary::empty(cfg, seed, "threads");
     for r in results {
         summary.merge_ops(&r?);
     }
     Ok(summary)
+}
+
+/// Join worker threads in order; a panicked one becomes that worker's error.
+fn join_all<T>(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<T, StressError>>>,
+    what: &str,
+) -> Vec<Result<T, StressError>> {
+    handles
+        .into_iter()
+        .enumerate()
+        .map(|(id, h)| {
+            h.join().unwrap_or_else(|_| {
+                Err(StressError::Worker {
+                    id: id as u32,
+                    message: what.to_string(),
+                })
+            })
+        })
+        .collect()
 }
 
 fn run_processes(cfg: &Config, seed: u64, exe: &PathBuf) -> Result<Summary, StressError> {
@@ -433,18 +441,7 @@ fn run_processes(cfg: &Config, seed: u64, exe: &PathBuf) -> Result<Summary, Stre
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .enumerate()
-            .map(|(id, h)| {
-                h.join().unwrap_or_else(|_| {
-                    Err(StressError::Worker {
-                        id: id as u32,
-                        message: "reader thread panicked".into(),
-                    })
-                })
-            })
-            .collect()
+        join_all(handles, "reader thread panicked")
     });
     let mut summary = Summary::empty(cfg, seed, "processes");
     for r in results {
