@@ -100,7 +100,7 @@ fn key(e: &Extent) -> Key {
         e.logical_bytes,
         e.physical_bytes,
         e.length_bytes,
-        e.flags.clone(),
+        e.flags.to_string(),
     )
 }
 
@@ -230,7 +230,7 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     let g_meta = img
         .extents
         .iter()
-        .filter(|e| e.path == "/G" && e.flags.contains("metadata,etb"))
+        .filter(|e| &*e.path == "/G" && e.flags.contains("metadata,etb"))
         .count();
     assert!(g_meta > 0);
     let paths_walked: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();

@@ -19,7 +19,7 @@ fn ext(path: &str, index: u64, l: u64, p: Option<u64>, len: u64, flags: &str, bs
         logical_bytes: l * bs,
         physical_bytes: p.map(|p| p * bs),
         length_bytes: len * bs,
-        flags: flags.into(),
+        flags: flags.to_string().into(),
     }
 }
 
@@ -145,14 +145,18 @@ fn filefrag_inline_is_in_bytes() {
 fn filefrag_ext3_directory_and_tind() {
     let r = filefrag::parse_report(&fixture("filefrag/ext3-files.txt")).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
-    let d1: Vec<&Extent> = r.extents.iter().filter(|e| e.path == "d1").collect();
+    let d1: Vec<&Extent> = r.extents.iter().filter(|e| &*e.path == "d1").collect();
     assert_eq!(d1.len(), 33);
     assert_eq!(*d1[1], ext("d1", 1, 1, Some(34837), 2, "merged", K));
     assert_eq!(
         *d1[32],
         ext("d1", 32, 33, Some(34903), 1, "last,merged,eof", K)
     );
-    let tind: Vec<&Extent> = r.extents.iter().filter(|e| e.path == "tind.bin").collect();
+    let tind: Vec<&Extent> = r
+        .extents
+        .iter()
+        .filter(|e| &*e.path == "tind.bin")
+        .collect();
     // 0:  1049617.. 1049617:  13329..  13329:  1:  1049617: last,merged,eof
     assert_eq!(
         *tind[0],
@@ -291,7 +295,7 @@ fn debugfs_stat_ext3_indirect_blocks() {
         (10, 2560, 4)
     );
     assert_eq!(s.block_size, 4096);
-    let flags: Vec<&str> = r.extents.iter().map(|e| e.flags.as_str()).collect();
+    let flags: Vec<&str> = r.extents.iter().map(|e| &*e.flags).collect();
     // (0-11):6174-6185, (IND):6686, (12-15):6186-6189, … (512-1035):7680-8203, (DIND):6687,
     // (IND):6848, (1036-2047):8204-9215, (2048-2059):10240-10251, (IND):6849, (2060-2559):10252-10751
     assert_eq!(
@@ -363,7 +367,7 @@ fn debugfs_stat_tind_and_1k_blocks() {
     let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-tind.txt"), None).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     // (TIND):6850, (DIND):6851, (IND):6852, (1049617):13329 / TOTAL: 4 / Blockcount: 32
-    let flags: Vec<&str> = r.extents.iter().map(|e| e.flags.as_str()).collect();
+    let flags: Vec<&str> = r.extents.iter().map(|e| &*e.flags).collect();
     assert_eq!(
         flags,
         ["metadata,tind", "metadata,dind", "metadata,ind", "last,eof"]
@@ -482,8 +486,8 @@ fn debugfs_fragmented_file_matches_filefrag() {
         v.iter()
             .map(|e| Extent {
                 inode: None,
-                path: String::new(),
-                flags: e.flags.replace(",eof", "").replace("eof", ""),
+                path: "".into(),
+                flags: e.flags.replace(",eof", "").replace("eof", "").into(),
                 ..e.clone()
             })
             .collect()
@@ -504,14 +508,14 @@ fn debugfs_fragmented_file_matches_filefrag() {
                 d.logical_bytes,
                 d.physical_bytes,
                 d.length_bytes,
-                d.flags.as_str()
+                &*d.flags
             ),
             (
                 f.index,
                 f.logical_bytes,
                 f.physical_bytes,
                 f.length_bytes,
-                f.flags.as_str()
+                &*f.flags
             )
         );
     }

@@ -988,7 +988,7 @@ fn xfs_bmap_holes_every_form_agrees() {
         assert!(out.warnings.is_empty() && !out.partial, "{name}: {out:?}");
         assert_eq!(out.rows.len(), 4, "{name}: 7 lines, 3 of them holes");
         check_map(&out.rows, &text);
-        assert!(out.rows.iter().all(|r| r.path == "mnt/holes"));
+        assert!(out.rows.iter().all(|r| &*r.path == "mnt/holes"));
         assert_eq!(
             out.rows.iter().map(|r| r.index).collect::<Vec<_>>(),
             [0, 1, 2, 3]
@@ -1011,7 +1011,7 @@ fn xfs_bmap_holes_every_form_agrees() {
     let strip = |rows: &[Extent]| {
         rows.iter()
             .map(|e| Extent {
-                flags: String::new(),
+                flags: "".into(),
                 ..e.clone()
             })
             .collect::<Vec<_>>()
@@ -1054,8 +1054,15 @@ fn xfs_bmap_two_files_empty_delalloc() {
     let out = xfs_bmap::parse_bmap(&text).unwrap();
     assert!(out.warnings.is_empty());
     assert_eq!(out.rows.len(), 204);
-    assert_eq!(out.rows.iter().filter(|e| e.path == "mnt/holes").count(), 4);
-    let b: Vec<_> = out.rows.iter().filter(|e| e.path == "mnt/fragB").collect();
+    assert_eq!(
+        out.rows.iter().filter(|e| &*e.path == "mnt/holes").count(),
+        4
+    );
+    let b: Vec<_> = out
+        .rows
+        .iter()
+        .filter(|e| &*e.path == "mnt/fragB")
+        .collect();
     assert_eq!(b.len(), 200);
     assert_eq!(b[0].index, 0);
     assert_eq!(b[199].index, 199);
@@ -1083,7 +1090,7 @@ fn xfs_bmap_two_files_empty_delalloc() {
     assert_eq!(d.rows.len(), 1);
     let e = &d.rows[0];
     assert_eq!(
-        (e.physical_bytes, e.length_bytes, e.flags.as_str()),
+        (e.physical_bytes, e.length_bytes, &*e.flags),
         (None, 65536, "delalloc")
     );
 }

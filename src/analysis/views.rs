@@ -139,13 +139,13 @@ fn largest_per_point(extents: &DataFrame) -> Result<Vec<FileRows>, AnalysisError
             extents: Vec::new(),
         });
         file.extents.push(Extent {
-            path: p,
+            path: p.into(),
             inode: u(inode[r]),
             index: u(index[r]).unwrap_or(0),
             logical_bytes: u(logical[r]).unwrap_or(0),
             physical_bytes: u(physical[r]),
             length_bytes: u(length[r]).unwrap_or(0),
-            flags: flags[r].clone().unwrap_or_default(),
+            flags: crate::blockmap::flags(flags[r].as_deref().unwrap_or_default()),
         });
     }
     // Ties go to the greatest `capture:inode:path`, the file the claims' layout check
@@ -189,7 +189,7 @@ pub fn largest_files(extents: &DataFrame) -> Result<DataFrame, AnalysisError> {
             pid.push(f.point_id.clone());
             pidx.push(f.point_index);
             rows.push(Extent {
-                path: format!("{}: {}", f.point_id, f.label),
+                path: format!("{}: {}", f.point_id, f.label).into(),
                 ..e.clone()
             });
         }
@@ -494,13 +494,13 @@ pub fn published_extents_from(
         };
         let id = format!("fs={f}");
         rows.push(Extent {
-            path: format!("published: {id}"),
+            path: format!("published: {id}").into(),
             inode: None,
             index: entry[r].and_then(|e| u64::try_from(e).ok()).unwrap_or(0),
             logical_bytes: u(l),
             physical_bytes: Some(u(p)),
             length_bytes: u(n),
-            flags: String::new(),
+            flags: "".into(),
         });
         pid.push(id);
         seg.push(segment[r].clone());

@@ -266,8 +266,9 @@ fn stat_all(
                         is_dir: s.file_type.as_deref() == Some("directory"),
                     });
                 }
+                let shared: std::sync::Arc<str> = path.as_str().into();
                 for e in &mut r.extents {
-                    e.path = path.clone();
+                    e.path = std::sync::Arc::clone(&shared);
                 }
                 map.inodes.extend(r.inodes);
                 map.extents.extend(r.extents);

@@ -1,4 +1,6 @@
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// One extent of one file, the row of the `extents` table. Every block-map source
 /// (FIEMAP, filefrag -v, xfs_bmap -v, xfs_io fiemap, debugfs stat/ex) produces these.
@@ -14,7 +16,9 @@ use serde::{Deserialize, Serialize};
 ///   block long and are not data; see [`crate::parse::debugfs`] for their index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Extent {
-    pub path: String,
+    /// Shared by all rows of a file (one allocation per file, not per extent).
+    #[serde(with = "arc_str")]
+    pub path: Arc<str>,
     pub inode: Option<u64>,
     /// 0-based index of the extent within its file.
     pub index: u64,
@@ -23,6 +27,43 @@ pub struct Extent {
     /// inline data read by debugfs (FIEMAP gives inline data the inode's byte address).
     pub physical_bytes: Option<u64>,
     pub length_bytes: u64,
-    /// Flags, comma-separated, lower case (see above).
-    pub flags: String,
+    /// Flags, comma-separated, lower case (see above). Common combinations are static
+    /// strings ([`flags`]), so a row costs no allocation for them.
+    pub flags: Cow<'static, str>,
+}
+
+/// `s` as extent flags: the common combinations borrow a static string, others are copied.
+pub fn flags(s: &str) -> Cow<'static, str> {
+    const COMMON: [&str; 12] = [
+        "",
+        "last",
+        "eof",
+        "last,eof",
+        "unwritten",
+        "last,unwritten",
+        "unwritten,eof",
+        "last,unwritten,eof",
+        "merged",
+        "last,merged",
+        "merged,eof",
+        "last,merged,eof",
+    ];
+    match COMMON.iter().find(|c| **c == s) {
+        Some(c) => Cow::Borrowed(c),
+        None => Cow::Owned(s.to_string()),
+    }
+}
+
+/// Serde for `Arc<str>` as a plain string (serde's own impl needs its `rc` feature).
+mod arc_str {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(v: &Arc<str>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+        String::deserialize(d).map(Arc::from)
+    }
 }

@@ -8,10 +8,12 @@
 //! extent reaches the file size.
 
 use super::{BlockmapError, Extent};
+use std::borrow::Cow;
 use std::fs::File;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Extents asked for per ioctl call.
 pub const BATCH: usize = 512;
@@ -150,7 +152,15 @@ pub fn fiemap(file: &File, fm_flags: u32) -> Result<Vec<RawExtent>, nix::Error> 
 }
 
 /// Flags as filefrag prints them (unknown bits as `0x…`), then `eof` if `eof`.
-pub fn flag_names(fe_flags: u32, eof: bool) -> String {
+pub fn flag_names(fe_flags: u32, eof: bool) -> Cow<'static, str> {
+    // The common cases without building a string.
+    match (fe_flags, eof) {
+        (0, false) => return Cow::Borrowed(""),
+        (0, true) => return Cow::Borrowed("eof"),
+        (FIEMAP_EXTENT_LAST, false) => return Cow::Borrowed("last"),
+        (FIEMAP_EXTENT_LAST, true) => return Cow::Borrowed("last,eof"),
+        _ => {}
+    }
     let mut s = String::new();
     let mut rest = fe_flags;
     for (mask, name) in NAMES {
@@ -179,17 +189,18 @@ pub fn flag_names(fe_flags: u32, eof: bool) -> String {
         }
         s.push_str("eof");
     }
-    s
+    Cow::Owned(s)
 }
 
 /// Raw extents of a file of `size` bytes → rows.
 pub fn to_extents(path: &str, inode: Option<u64>, size: u64, raw: &[RawExtent]) -> Vec<Extent> {
+    let path: Arc<str> = Arc::from(path);
     raw.iter()
         .enumerate()
         .map(|(i, e)| {
             let no_location = e.fe_flags & (FIEMAP_EXTENT_UNKNOWN | EXT4_FIEMAP_EXTENT_HOLE) != 0;
             Extent {
-                path: path.to_string(),
+                path: Arc::clone(&path),
                 inode,
                 index: i as u64,
                 logical_bytes: e.fe_logical,

@@ -14,7 +14,7 @@ pub mod fiemap;
 pub mod summary;
 pub mod walk;
 
-pub use extent::Extent;
+pub use extent::{flags, Extent};
 
 use serde::Serialize;
 use std::path::PathBuf;
@@ -71,13 +71,13 @@ pub fn extents_frame(extents: &[Extent]) -> Result<polars::prelude::DataFrame, B
     let mut length = Vec::with_capacity(n);
     let mut flags = Vec::with_capacity(n);
     for e in extents {
-        path.push(e.path.as_str());
+        path.push(&*e.path);
         inode.push(e.inode.map(i));
         index.push(i(e.index));
         logical.push(i(e.logical_bytes));
         physical.push(e.physical_bytes.map(i));
         length.push(i(e.length_bytes));
-        flags.push(e.flags.as_str());
+        flags.push(&*e.flags);
     }
     let columns = vec![
         Column::new("path".into(), path),

@@ -138,7 +138,7 @@ pub fn file_summary(path: &str, rows: &[&Extent]) -> FileSummary {
 pub fn per_file(extents: &[Extent]) -> Vec<FileSummary> {
     let mut groups: IndexMap<&str, Vec<&Extent>> = IndexMap::new();
     for e in extents {
-        groups.entry(e.path.as_str()).or_default().push(e);
+        groups.entry(&*e.path).or_default().push(e);
     }
     groups
         .into_iter()
@@ -153,7 +153,7 @@ pub fn per_file_with(files: &[FileEntry], extents: &[Extent]) -> Vec<FileSummary
         groups.entry(f.path.as_str()).or_default();
     }
     for e in extents {
-        groups.entry(e.path.as_str()).or_default().push(e);
+        groups.entry(&*e.path).or_default().push(e);
     }
     let info: IndexMap<&str, &FileEntry> = files.iter().map(|f| (f.path.as_str(), f)).collect();
     groups
@@ -243,7 +243,7 @@ mod tests {
             logical_bytes: l,
             physical_bytes: p,
             length_bytes: len,
-            flags: flags.into(),
+            flags: flags.to_string().into(),
             ..Default::default()
         }
     }

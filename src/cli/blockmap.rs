@@ -137,7 +137,7 @@ fn map_image(image: &Path, args: &Args) -> anyhow::Result<Mapped> {
             m.files.iter().filter(|f| !f.is_dir).cloned().collect(),
             m.extents
                 .iter()
-                .filter(|e| !dirs.contains(e.path.as_str()))
+                .filter(|e| !dirs.contains(&*e.path))
                 .cloned()
                 .collect(),
         )

@@ -56,7 +56,7 @@ mod tests {
     fn reads_fslab_blockmap_json_field_by_field() {
         let out = parse(CAPTURE).unwrap();
         assert_eq!(out.rows.len(), 2);
-        assert_eq!(out.rows[0].path, "/tmp/bmt");
+        assert_eq!(&*out.rows[0].path, "/tmp/bmt");
         assert_eq!(out.rows[0].inode, Some(10019217));
         assert_eq!(out.rows[0].physical_bytes, Some(164154355712));
         assert_eq!(out.rows[1].physical_bytes, None);

@@ -49,6 +49,8 @@
 use super::{Output, ParseError, Warning};
 use crate::blockmap::Extent;
 use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 const STAT: &str = "debugfs-stat";
 const EX: &str = "debugfs-ex";
@@ -233,12 +235,22 @@ enum Meta {
 }
 
 impl Meta {
-    fn flags(self) -> String {
+    fn flags(self) -> Cow<'static, str> {
+        const ETB: [&str; 5] = [
+            "metadata,etb0",
+            "metadata,etb1",
+            "metadata,etb2",
+            "metadata,etb3",
+            "metadata,etb4",
+        ];
         match self {
             Meta::Ind => "metadata,ind".into(),
             Meta::Dind => "metadata,dind".into(),
             Meta::Tind => "metadata,tind".into(),
-            Meta::Etb(n) => format!("metadata,etb{n}"),
+            Meta::Etb(n) => match ETB.get(n as usize) {
+                Some(s) => Cow::Borrowed(s),
+                None => format!("metadata,etb{n}").into(),
+            },
         }
     }
 }
@@ -743,7 +755,7 @@ fn finish_record(mut r: Record, given: Option<u64>, report: &mut StatReport) {
     let stat = r.stat;
     if stat.map == "inline" {
         report.extents.push(Extent {
-            path: stat.path.clone(),
+            path: stat.path.as_str().into(),
             inode: stat.inode,
             index: 0,
             logical_bytes: 0,
@@ -789,6 +801,7 @@ fn push_extents(
     entries: &[Entry],
 ) {
     out.reserve(entries.len());
+    let path: Arc<str> = Arc::from(path);
     let mut last_data = None;
     let mut n_data = 0u64;
     let mut end_of_data = 0u64;
@@ -837,19 +850,19 @@ fn push_extents(
                     (true, true, true) => "last,unwritten,eof",
                 };
                 out.push(Extent {
-                    path: path.to_string(),
+                    path: Arc::clone(&path),
                     inode,
                     index: data_index,
                     logical_bytes,
                     physical_bytes: Some(physical.saturating_mul(bs)),
                     length_bytes,
-                    flags: flags.to_string(),
+                    flags: Cow::Borrowed(flags),
                 });
                 data_index += 1;
             }
             Entry::Meta { kind, physical } => {
                 out.push(Extent {
-                    path: path.to_string(),
+                    path: Arc::clone(&path),
                     inode,
                     index: n_data,
                     logical_bytes: end_of_data.saturating_mul(bs),
@@ -1125,11 +1138,7 @@ mod tests {
     fn meta_rows_take_the_next_data_index() {
         let t = "BLOCKS:\n(0-11):100-111, (IND):112, (12):113\nTOTAL: 14\n";
         let r = parse_stat_report(t, Some(1024)).unwrap();
-        let idx: Vec<(u64, &str)> = r
-            .extents
-            .iter()
-            .map(|e| (e.index, e.flags.as_str()))
-            .collect();
+        let idx: Vec<(u64, &str)> = r.extents.iter().map(|e| (e.index, &*e.flags)).collect();
         assert_eq!(idx, [(0, ""), (1, "metadata,ind"), (1, "last")]);
         assert_eq!(r.extents[1].logical_bytes, 12 * 1024);
         assert_eq!(r.inodes[0].total_blocks, Some(14));

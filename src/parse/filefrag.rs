@@ -101,6 +101,8 @@ struct State {
     fs_type: Option<String>,
     /// Index into `report.files` of the file whose table is being read.
     current: Option<usize>,
+    /// The current file's path, shared by its rows.
+    current_path: std::sync::Arc<str>,
     /// The current file's table is complete (its `extents found` line was seen).
     closed: bool,
     recognised: usize,
@@ -176,6 +178,7 @@ impl State {
                 reason: format!("no `extents found` line for `{path}` before the next file"),
             });
         }
+        self.current_path = file.path.as_str().into();
         self.report.files.push(file);
         self.current = Some(self.report.files.len() - 1);
         self.closed = false;
@@ -211,15 +214,14 @@ impl State {
             return;
         };
         file.rows += 1;
-        let path = file.path.clone();
         self.report.extents.push(Extent {
-            path,
+            path: std::sync::Arc::clone(&self.current_path),
             inode: None,
             index: row.index,
             logical_bytes: logical,
             physical_bytes: if no_location { None } else { Some(physical) },
             length_bytes: length,
-            flags: row.flags.to_string(),
+            flags: crate::blockmap::flags(row.flags),
         });
     }
 
@@ -446,7 +448,7 @@ empty.txt: 0 extents found
         assert!(!r.partial);
         assert_eq!(r.extents.len(), 2);
         let e = &r.extents[1];
-        assert_eq!(e.path, "seq.bin");
+        assert_eq!(&*e.path, "seq.bin");
         assert_eq!(e.index, 1);
         assert_eq!(e.logical_bytes, 2048 * 4096);
         assert_eq!(e.physical_bytes, Some(39424 * 4096));

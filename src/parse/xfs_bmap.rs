@@ -138,7 +138,7 @@ enum Physical {
 
 fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
     let mut out: Output<Extent> = Output::default();
-    let mut path: Option<String> = None;
+    let mut path: Option<std::sync::Arc<str>> = None;
     let mut index = 0u64;
     let mut last_number: Option<u64> = None;
     let mut in_legend = false;
@@ -242,20 +242,20 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                 }
             };
             out.rows.push(Extent {
-                path: path.clone().unwrap_or_default(),
+                path: path.clone().unwrap_or_else(|| "".into()),
                 inode: None,
                 index,
                 logical_bytes: p.logical.0.saturating_mul(SECTOR),
                 physical_bytes: physical,
                 length_bytes: units.saturating_mul(SECTOR),
-                flags,
+                flags: crate::blockmap::flags(&flags),
             });
             index += 1;
             continue;
         }
         match path_line(line) {
             Some(p) => {
-                path = Some(p.to_string());
+                path = Some(p.into());
                 saw_path = true;
                 index = 0;
                 last_number = None;

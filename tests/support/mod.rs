@@ -187,7 +187,7 @@ pub fn debugfs_extents(stat: &str, path: &str, block: u64) -> Vec<Extent> {
         .into_iter()
         .filter(|e| !e.flags.contains("metadata"))
         .map(|e| Extent {
-            path: path.to_string(),
+            path: path.into(),
             ..e
         })
         .collect()
