@@ -5,6 +5,11 @@ mod cli;
 
 use clap::Parser;
 
+/// mimalloc: the block-map walk allocates rows on several threads at once, where glibc's
+/// per-thread arenas cost (measured in `benches/blockmap.rs`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     // Like other Unix filters, end quietly when the reader of our output goes away
     // (`fslab plan X | head`) instead of panicking on a broken pipe.

@@ -272,7 +272,7 @@ fn open_nofollow(dir: Option<BorrowedFd<'_>>, name: &Path) -> std::io::Result<Fi
     Ok(File::from(fd))
 }
 
-fn map_open_file(
+pub(super) fn map_open_file(
     fm: &mut Fiemap,
     file: &File,
     path: &Path,

@@ -1,17 +1,25 @@
-//! Block maps of a path or a whole tree of a mounted filesystem: a directory walk
-//! (walkdir, sorted by name, never leaving the root's filesystem) and FIEMAP on every
-//! regular file and directory in parallel (rayon).
+//! Block maps of a path or a whole tree of a mounted filesystem: a parallel directory
+//! walk (rayon) that maps every regular file and directory with FIEMAP as soon as its
+//! directory has been read, never leaving the root's filesystem.
 //!
-//! Rows come out in walk order (depth first, siblings by name), each file's extents in
-//! FIEMAP order. Symlinks, devices, FIFOs and sockets are not mapped. A file that cannot be
-//! opened or mapped (vanished, permission, FIEMAP unsupported) becomes a [`PathError`]
-//! and the walk goes on.
+//! Each directory is opened once; its entries are read (`getdents`, with the file type the
+//! directory records, so no `stat` per entry), sorted by name, and handed to rayon: files
+//! are opened relative to the directory's descriptor and mapped, subdirectories are walked
+//! the same way in parallel. Rows come out in walk order (depth first, siblings by name,
+//! which is [`path_order`]), each file's extents in FIEMAP order. Symlinks, devices, FIFOs
+//! and sockets are not mapped. A file that cannot be opened or mapped (vanished,
+//! permission, FIEMAP unsupported) becomes a [`PathError`] and the walk goes on.
 
-use super::fiemap::{map_file_at, map_file_with, Fiemap, FileMap};
+use super::fiemap::{map_file_at, map_open_file, Fiemap, FileMap};
 use super::{BlockmapError, Extent, FileEntry};
+use rayon::iter::Either;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::cell::RefCell;
+use std::ffi::OsString;
+use std::fs::File;
 use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -24,7 +32,7 @@ pub struct WalkOptions {
     pub include_dirs: bool,
     /// Descend into subdirectories (false: only the paths given).
     pub recursive: bool,
-    /// Threads for the FIEMAP calls; None = rayon's global pool.
+    /// Threads for the walk and the FIEMAP calls; None = rayon's global pool.
     pub threads: Option<usize>,
 }
 
@@ -68,91 +76,57 @@ pub fn map_tree(root: &Path, opts: &WalkOptions) -> Result<BlockMap, BlockmapErr
     map_paths(std::slice::from_ref(&root.to_path_buf()), opts)
 }
 
-/// Map several roots; each keeps to its own filesystem.
-pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, BlockmapError> {
-    let mut todo: Vec<PathBuf> = Vec::new();
-    let mut errors = Vec::new();
-    for root in roots {
-        let root_meta = std::fs::symlink_metadata(root).map_err(|source| BlockmapError::Io {
-            path: root.clone(),
-            source,
-        })?;
-        let dev = root_meta.dev();
-        let first = todo.len();
-        let walker = walkdir::WalkDir::new(root)
-            .same_file_system(true)
-            .max_depth(if opts.recursive { usize::MAX } else { 0 });
-        for entry in walker {
-            match entry {
-                Ok(e) => {
-                    let ft = e.file_type();
-                    let wanted = ft.is_file() || (opts.include_dirs && ft.is_dir());
-                    if !wanted {
-                        continue;
-                    }
-                    // Mount points below the root are listed by walkdir but not entered.
-                    if e.depth() > 0 && ft.is_dir() {
-                        match e.metadata() {
-                            Ok(m) if m.dev() != dev => continue,
-                            Ok(_) => {}
-                            Err(err) => {
-                                errors.push(PathError {
-                                    path: e.path().to_string_lossy().into_owned(),
-                                    error: err.to_string(),
-                                });
-                                continue;
-                            }
-                        }
-                    }
-                    todo.push(e.into_path());
-                }
-                Err(err) => errors.push(PathError {
-                    path: err
-                        .path()
-                        .map(|p| p.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    error: err.to_string(),
-                }),
-            }
-        }
-        // Depth first, siblings by name: compare bytes with `/` below every other byte
-        // (cheaper than walkdir's per-directory sort, which splits paths into components).
-        todo[first..].sort_by_cached_key(|p| order_key(p));
-    }
+/// One mapped file or directory, or why it could not be mapped.
+type Item = Result<FileMap, PathError>;
 
-    // Runs of siblings (at most RUN long): each run opens its directory once and its
-    // entries relative to it.
-    const RUN: usize = 256;
-    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut start = 0;
-    for i in 1..=todo.len() {
-        if i == todo.len() || i - start >= RUN || todo[i].parent() != todo[start].parent() {
-            runs.push(start..i);
-            start = i;
-        }
+thread_local! {
+    /// One FIEMAP request buffer (about 28 KiB) per thread, reused for every file.
+    static FIEMAP: RefCell<Fiemap> = RefCell::new(Fiemap::new());
+}
+
+fn with_fiemap<R>(f: impl FnOnce(&mut Fiemap) -> R) -> R {
+    FIEMAP.with(|fm| f(&mut fm.borrow_mut()))
+}
+
+fn path_error(path: &Path, error: impl std::fmt::Display) -> PathError {
+    PathError {
+        path: path.to_string_lossy().into_owned(),
+        error: error.to_string(),
     }
-    let sync = opts.sync;
-    let work = || -> Vec<Vec<Result<FileMap, BlockmapError>>> {
-        runs.par_iter()
-            .map_init(Fiemap::new, |fm, run| map_run(fm, &todo[run.clone()], sync))
-            .collect()
+}
+
+fn item_error(e: BlockmapError) -> PathError {
+    match e {
+        BlockmapError::Io { path, source } => path_error(&path, source),
+        BlockmapError::Fiemap { path, source } => path_error(&path, format!("FIEMAP: {source}")),
+        other => PathError {
+            path: String::new(),
+            error: other.to_string(),
+        },
+    }
+}
+
+/// Map several roots; each keeps to its own filesystem. A root that does not exist is an
+/// error; anything below a root that cannot be mapped is listed in [`BlockMap::errors`].
+pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, BlockmapError> {
+    let work = || -> Result<Vec<Vec<Item>>, BlockmapError> {
+        roots.iter().map(|root| map_root(root, opts)).collect()
     };
-    let results = match opts.threads {
+    let per_root = match opts.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build()
             .map_err(|e| BlockmapError::Threads(e.to_string()))?
-            .install(work),
-        None => work(),
+            .install(work)?,
+        None => work()?,
     };
 
-    let mut out = BlockMap {
-        errors,
-        ..Default::default()
-    };
-    out.extents.reserve(results.len());
-    for r in results.into_iter().flatten() {
-        match r {
+    let mut out = BlockMap::default();
+    let n: usize = per_root.iter().map(Vec::len).sum();
+    out.files.reserve(n);
+    out.extents.reserve(n);
+    for item in per_root.into_iter().flatten() {
+        match item {
             Ok(m) => {
                 out.files.push(FileEntry {
                     path: m.path,
@@ -162,47 +136,179 @@ pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, Bloc
                 });
                 out.extents.extend(m.extents);
             }
-            Err(BlockmapError::Io { path, source }) => out.errors.push(PathError {
-                path: path.to_string_lossy().into_owned(),
-                error: source.to_string(),
-            }),
-            Err(BlockmapError::Fiemap { path, source }) => out.errors.push(PathError {
-                path: path.to_string_lossy().into_owned(),
-                error: format!("FIEMAP: {source}"),
-            }),
-            Err(e) => return Err(e),
+            Err(e) => out.errors.push(e),
         }
     }
     Ok(out)
 }
 
-/// Map sibling paths through one open handle on their directory.
-fn map_run(fm: &mut Fiemap, paths: &[PathBuf], sync: bool) -> Vec<Result<FileMap, BlockmapError>> {
-    use nix::fcntl::OFlag;
-    let dir = paths[0]
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .and_then(|d| {
-            let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-            nix::fcntl::open(d, flags, nix::sys::stat::Mode::empty()).ok()
-        });
-    paths
-        .iter()
-        .map(|p| match (&dir, p.file_name()) {
-            (Some(d), Some(name)) => map_file_at(fm, d.as_fd(), Path::new(name), p, sync),
-            _ => map_file_with(fm, p, sync),
-        })
-        .collect()
+/// A root: a file is mapped; a directory is mapped and walked. A symlink given as a root
+/// is followed (below the roots, symlinks are not).
+fn map_root(root: &Path, opts: &WalkOptions) -> Result<Vec<Item>, BlockmapError> {
+    let meta = std::fs::metadata(root).map_err(|source| BlockmapError::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let wanted = meta.is_file() || meta.is_dir();
+    if !wanted {
+        return Ok(Vec::new());
+    }
+    let file = match open_root(root) {
+        Ok(f) => f,
+        Err(e) => return Ok(vec![Err(path_error(root, e))]),
+    };
+    if meta.is_file() {
+        let item = with_fiemap(|fm| map_open_file(fm, &file, root, opts.sync)).map_err(item_error);
+        return Ok(vec![item]);
+    }
+    let mut out = Vec::new();
+    map_dir(root, &file, meta.dev(), opts, true, &mut out);
+    Ok(out)
 }
 
-/// Sort key of [`path_order`]: the path's bytes with `/` turned into 0.
-fn order_key(p: &Path) -> Vec<u8> {
-    use std::os::unix::ffi::OsStrExt;
-    p.as_os_str()
-        .as_bytes()
-        .iter()
-        .map(|&c| if c == b'/' { 0 } else { c })
-        .collect()
+/// Open a root read-only, following a symlink, without blocking on FIFOs.
+fn open_root(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// What a directory entry is, from the type the directory records (`d_type`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    Other,
+    /// The filesystem does not record types (DT_UNKNOWN): ask `fstatat`.
+    Unknown,
+}
+
+/// The entries of an open directory (without `.` and `..`), sorted by name.
+fn read_entries(dir: &File) -> nix::Result<Vec<(OsString, Kind)>> {
+    use nix::dir::{Dir, Type};
+    let fd = dir
+        .try_clone()
+        .map_err(|e| nix::Error::from_raw(e.raw_os_error().unwrap_or(nix::libc::EIO)))?;
+    let mut d = Dir::from_fd(fd.into())?;
+    let mut v = Vec::new();
+    for entry in d.iter() {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            Some(Type::File) => Kind::File,
+            Some(Type::Directory) => Kind::Dir,
+            Some(_) => Kind::Other,
+            None => Kind::Unknown,
+        };
+        v.push((OsString::from_vec(name.to_vec()), kind));
+    }
+    v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(v)
+}
+
+/// The kind of `name` in `dir` by `fstatat` (for filesystems without `d_type`).
+fn stat_kind(dir: &File, name: &Path) -> Kind {
+    use nix::sys::stat::{fstatat, SFlag};
+    match fstatat(dir.as_fd(), name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(st) => match SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT {
+            SFlag::S_IFREG => Kind::File,
+            SFlag::S_IFDIR => Kind::Dir,
+            _ => Kind::Other,
+        },
+        Err(_) => Kind::File, // let the open report the error
+    }
+}
+
+/// Map the open directory `dir` (named `path`) itself if directories are wanted, then,
+/// if `descend`, everything below it on the filesystem `dev`, appending to `out` in walk
+/// order.
+fn map_dir(
+    path: &Path,
+    dir: &File,
+    dev: u64,
+    opts: &WalkOptions,
+    descend: bool,
+    out: &mut Vec<Item>,
+) {
+    if opts.include_dirs {
+        match with_fiemap(|fm| map_open_file(fm, dir, path, opts.sync)) {
+            // A filesystem mounted below the root is neither mapped nor entered.
+            Ok(m) if m.dev != dev => return,
+            r => out.push(r.map_err(item_error)),
+        }
+    } else {
+        match dir.metadata() {
+            Ok(m) if m.dev() != dev => return,
+            Ok(_) => {}
+            Err(e) => {
+                out.push(Err(path_error(path, e)));
+                return;
+            }
+        }
+    }
+    if !(descend && opts.recursive) {
+        return;
+    }
+    let entries = match read_entries(dir) {
+        Ok(v) => v,
+        Err(e) => {
+            out.push(Err(path_error(path, e)));
+            return;
+        }
+    };
+    let items: Vec<Item> = entries
+        .par_iter()
+        .flat_map_iter(|(name, kind)| {
+            let name = Path::new(name);
+            let child = path.join(name);
+            let kind = match kind {
+                Kind::Unknown => stat_kind(dir, name),
+                k => *k,
+            };
+            match kind {
+                Kind::File => {
+                    let item =
+                        with_fiemap(|fm| map_file_at(fm, dir.as_fd(), name, &child, opts.sync))
+                            .map_err(item_error);
+                    Either::Left(std::iter::once(item))
+                }
+                Kind::Dir => {
+                    let mut sub = Vec::new();
+                    match open_dir_at(dir, name) {
+                        Ok(f) => map_dir(&child, &f, dev, opts, true, &mut sub),
+                        Err(e) => sub.push(Err(path_error(&child, e))),
+                    }
+                    Either::Right(sub.into_iter())
+                }
+                Kind::Other | Kind::Unknown => Either::Right(Vec::new().into_iter()),
+            }
+        })
+        .collect();
+    out.extend(items);
+}
+
+/// Open the subdirectory `name` of `dir` read-only, without following a symlink.
+fn open_dir_at(dir: &File, name: &Path) -> std::io::Result<File> {
+    use nix::fcntl::OFlag;
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let fd = match nix::fcntl::openat(
+        dir.as_fd(),
+        name,
+        flags | OFlag::O_NOATIME,
+        nix::sys::stat::Mode::empty(),
+    ) {
+        Err(nix::Error::EPERM) => {
+            nix::fcntl::openat(dir.as_fd(), name, flags, nix::sys::stat::Mode::empty())
+        }
+        r => r,
+    }
+    .map_err(std::io::Error::from)?;
+    Ok(File::from(fd))
 }
 
 /// Order of a depth-first walk with siblings sorted by name: byte order with `/` lowest.
