@@ -267,6 +267,23 @@ fn main() {
     let _ = Path::new(&dir);
 }
 
+/// Median wall time (s) of `awk PROGRAM FILE >/dev/null` over `reps` runs: the shell way
+/// of pulling the same numbers out of the same dump (process start included).
+fn awk_time(program: &str, file: &str, reps: usize) -> f64 {
+    let mut v = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        let st = Command::new("awk")
+            .args([program, file])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("awk");
+        assert!(st.success(), "awk {program} {file}: {st}");
+        v.push(t.elapsed().as_secs_f64());
+    }
+    median(&mut v)
+}
+
 fn parse_throughput() {
     println!("## (b) Parse throughput, 26,524-extent file\n");
     let ff = fixture("filefrag/ext4-frag.txt");
@@ -275,20 +292,21 @@ fn parse_throughput() {
     let min = Duration::from_millis(300);
     println!("| input | bytes | rows | MB/s, wall (median of 7) | MB/s, thread CPU time | ms per parse (wall) |");
     println!("|---|---:|---:|---:|---:|---:|");
-    let line = |name: &str, text: &str, rows: usize, f: &dyn Fn(&str)| {
+    let line = |name: &str, text: &str, rows: usize, f: &dyn Fn(&str)| -> f64 {
         let (w, c, s) = throughput(text, 7, min, f);
         println!(
             "| {name} | {} | {rows} | {w:.1} | {c:.1} | {:.2} |",
             text.len(),
             s * 1e3
         );
+        s
     };
     let rows = filefrag::parse(&ff).map(|o| o.rows.len()).unwrap_or(0);
-    line("filefrag -v (`filefrag::parse`)", &ff, rows, &|t| {
+    let ff_s = line("filefrag -v (`filefrag::parse`)", &ff, rows, &|t| {
         std::hint::black_box(filefrag::parse(t).ok());
     });
     let rows = debugfs::parse_stat(&st).map(|o| o.rows.len()).unwrap_or(0);
-    line("debugfs stat (`debugfs::parse_stat`)", &st, rows, &|t| {
+    let st_s = line("debugfs stat (`debugfs::parse_stat`)", &st, rows, &|t| {
         std::hint::black_box(debugfs::parse_stat(t).ok());
     });
     let rows = debugfs::parse_ex(&ex).map(|o| o.rows.len()).unwrap_or(0);
@@ -307,7 +325,7 @@ fn parse_throughput() {
         },
     );
     line(
-        "filefrag -v to DataFrame + JSON (`parse::parse`, generic `from_records`)",
+        "filefrag -v to DataFrame (`parse::parse`, what `fslab parse` and `parse:` captures run)",
         &ff,
         rows,
         &|t| {
@@ -315,4 +333,30 @@ fn parse_throughput() {
         },
     );
     println!();
+
+    // The shell baseline: awk printing the same fields, on the same files, in this run.
+    let dir = format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR"));
+    let ff_awk = awk_time(FILEFRAG_AWK, &format!("{dir}/filefrag/ext4-frag.txt"), 15);
+    let st_awk = awk_time(STAT_AWK, &format!("{dir}/debugfs/ext4-stat-frag.txt"), 15);
+    println!("Against awk printing the same fields from the same dump (median of 15 runs, process start included):\n");
+    println!("| input | awk program | awk ms | fslab parser ms | ratio awk / fslab |");
+    println!("|---|---|---:|---:|---:|");
+    for (name, prog, a, f) in [
+        ("filefrag -v", FILEFRAG_AWK, ff_awk, ff_s),
+        ("debugfs stat", STAT_AWK, st_awk, st_s),
+    ] {
+        println!(
+            "| {name} | `{}` | {:.2} | {:.2} | **{:.1}×** |",
+            prog.replace('|', "\\|"),
+            a * 1e3,
+            f * 1e3,
+            a / f
+        );
+    }
+    println!();
 }
+
+/// filefrag -v extent rows: index, logical start, physical start, length.
+const FILEFRAG_AWK: &str = "$1 ~ /^[0-9]+:$/ { print $1, $2, $4, $6 }";
+/// debugfs stat block-map entries, one per line, numbers split out.
+const STAT_AWK: &str = "BEGIN { RS = \", |\\n\" } /^\\(/ { gsub(/[():-]/, \" \"); print }";
