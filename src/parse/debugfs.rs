@@ -267,8 +267,13 @@ fn num(s: &str) -> Option<u64> {
 fn digits(b: &[u8]) -> Option<(u64, usize)> {
     let mut v: u64 = 0;
     let mut i = 0;
-    while i < b.len() && b[i].is_ascii_digit() {
-        v = v.checked_mul(10)?.checked_add(u64::from(b[i] - b'0'))?;
+    while let Some(d) = b.get(i).map(|c| c.wrapping_sub(b'0')).filter(|d| *d <= 9) {
+        // 19 digits always fit in a u64; only longer numbers can overflow.
+        v = if i < 19 {
+            v * 10 + u64::from(d)
+        } else {
+            v.checked_mul(10)?.checked_add(u64::from(d))?
+        };
         i += 1;
     }
     (i > 0).then_some((v, i))
@@ -285,9 +290,14 @@ fn range(b: &[u8]) -> Option<(u64, u64, usize)> {
     }
 }
 
-/// `(0-11):1234-1245`, `(5):1234`, `(3[u]):9`, `(IND):77`, `(ETB0):12`.
+/// `(0-11):1234-1245`, `(5):1234`, `(3[u]):9`, `(IND):77`, `(ETB0):12`: the whole token.
+#[cfg(test)]
 fn parse_entry(tok: &str) -> Option<Entry> {
-    let b = tok.as_bytes();
+    parse_entry_prefix(tok.as_bytes()).and_then(|(e, used)| (used == tok.len()).then_some(e))
+}
+
+/// An entry at the start of `b`: (entry, bytes used).
+fn parse_entry_prefix(b: &[u8]) -> Option<(Entry, usize)> {
     if b.first() != Some(&b'(') {
         return None;
     }
@@ -298,31 +308,26 @@ fn parse_entry(tok: &str) -> Option<Entry> {
         if uninit {
             i += 3;
         }
-        if !b[i..].starts_with(b"):") {
+        if b.get(i) != Some(&b')') || b.get(i + 1) != Some(&b':') {
             return None;
         }
         let (p0, p1, used) = range(&b[i + 2..])?;
-        if i + 2 + used != b.len() {
-            return None;
-        }
         let blocks = l1.checked_sub(l0)?.checked_add(1)?;
         if p1.checked_sub(p0)?.checked_add(1)? != blocks {
             return None;
         }
-        return Some(Entry::Data {
+        let entry = Entry::Data {
             logical: l0,
             physical: p0,
             blocks,
             uninit,
-        });
+        };
+        return Some((entry, 1 + i + 2 + used));
     }
-    let close = b.iter().position(|&c| c == b')')?;
+    let close = b.iter().take(8).position(|&c| c == b')')?;
     let (name, rest) = (&b[..close], &b[close..]);
     let phys = rest.strip_prefix(b"):")?;
     let (physical, used) = digits(phys)?;
-    if used != phys.len() {
-        return None;
-    }
     let kind = match name {
         b"IND" => Meta::Ind,
         b"DIND" => Meta::Dind,
@@ -336,7 +341,7 @@ fn parse_entry(tok: &str) -> Option<Entry> {
             Meta::Etb(u32::try_from(l).ok()?)
         }
     };
-    Some(Entry::Meta { kind, physical })
+    Some((Entry::Meta { kind, physical }, 1 + close + 2 + used))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -542,23 +547,30 @@ fn read_list(r: &mut Record, n: usize, line: &str, t: &str, warnings: &mut Vec<W
             i += 1;
             continue;
         }
+        // One pass: an entry, then spaces, then a `,` or the end of the line.
+        if let Some((e, used)) = parse_entry_prefix(&b[i..]) {
+            let mut j = i + used;
+            while b.get(j) == Some(&b' ') {
+                j += 1;
+            }
+            if j == b.len() || b[j] == b',' {
+                r.entries.push(e);
+                i = j;
+                continue;
+            }
+        }
         let end = b[i..]
             .iter()
             .position(|&c| c == b',')
             .map_or(b.len(), |p| i + p);
         let tok = t.get(i..end).unwrap_or("").trim_end();
-        match parse_entry(tok) {
-            Some(e) => r.entries.push(e),
-            None => {
-                r.broken = true;
-                warn(
-                    warnings,
-                    n,
-                    line,
-                    format!("unreadable block-map entry `{tok}` (cut or malformed)"),
-                );
-            }
-        }
+        r.broken = true;
+        warn(
+            warnings,
+            n,
+            line,
+            format!("unreadable block-map entry `{tok}` (cut or malformed)"),
+        );
         i = end;
     }
 }
@@ -1084,6 +1096,22 @@ fn parse_ex_inner(text: &str, block_size: Option<u64>) -> Result<Output<Extent>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_up_to_u64_max() {
+        assert_eq!(digits(b"0"), Some((0, 1)));
+        assert_eq!(digits(b"4140, "), Some((4140, 4)));
+        assert_eq!(
+            digits(b"9999999999999999999"),
+            Some((9_999_999_999_999_999_999, 19))
+        );
+        assert_eq!(digits(b"18446744073709551615"), Some((u64::MAX, 20)));
+        assert_eq!(digits(b"18446744073709551616"), None, "overflow");
+        assert_eq!(digits(b"x1"), None);
+        // A list entry with a junk tail after its number is not a whole entry.
+        assert_eq!(parse_entry("(1):2x"), None);
+        assert_eq!(parse_entry_prefix(b"(1):2x").map(|(_, n)| n), Some(5));
+    }
 
     #[test]
     fn entries() {
