@@ -5,8 +5,9 @@
 set -euo pipefail
 
 need_apt=()
+# gcc: the C parts of dependencies (zstd, mimalloc) and the linker.
 # chromium: the report test opens `fslab report` output in headless Chromium.
-for pkg in xfsprogs e2fsprogs btrfs-progs fsmark util-linux procps kmod time fonts-dejavu-core chromium; do
+for pkg in gcc xfsprogs e2fsprogs btrfs-progs fsmark util-linux procps kmod time fonts-dejavu-core chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
