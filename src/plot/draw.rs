@@ -258,6 +258,16 @@ fn quiet_corner(
     corners[best].0.clone()
 }
 
+/// Where a mean/CI chart's axis and whiskers stop: zero when every mean and first value is
+/// non-negative (times, sizes, counts), since a wide t interval of few samples can reach
+/// below zero, which such a quantity cannot; None (no floor) otherwise.
+fn ci_floor(points: &[CiPoint]) -> Option<f64> {
+    points
+        .iter()
+        .all(|p| p.mean >= 0.0 && p.first.is_none_or(|f| f >= 0.0))
+        .then_some(0.0)
+}
+
 fn mean_ci<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
@@ -267,25 +277,41 @@ fn mean_ci<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     let n = points.len();
     let labels: Vec<String> = points.iter().map(|p| p.label.clone()).collect();
+    let floor = ci_floor(points);
+    let clip = |v: f64| floor.map_or(v, |f| v.max(f));
     let (y0, y1) = value_range(
         points.iter().flat_map(|p| {
-            [Some(p.mean), p.ci.map(|c| c.0), p.ci.map(|c| c.1), p.first]
-                .into_iter()
-                .flatten()
+            [
+                Some(p.mean),
+                p.ci.map(|c| clip(c.0)),
+                p.ci.map(|c| c.1),
+                p.first,
+            ]
+            .into_iter()
+            .flatten()
         }),
         false,
     );
+    let y0 = floor.map_or(y0, |f| y0.max(f));
     let mut chart = category_chart(root, title, &labels, y0..y1, "point", y_label)?;
     let c = color(0);
     let whisker = c.stroke_width(2);
     chart.draw_series(points.iter().enumerate().flat_map(|(i, p)| {
         let x = i as f64;
         p.ci.map(|(lo, hi)| {
-            vec![
-                PathElement::new(vec![(x, lo), (x, hi)], whisker),
-                PathElement::new(vec![(x - 0.08, lo), (x + 0.08, lo)], whisker),
+            let cut = clip(lo);
+            let mut v = vec![
+                PathElement::new(vec![(x, cut), (x, hi)], whisker),
                 PathElement::new(vec![(x - 0.08, hi), (x + 0.08, hi)], whisker),
-            ]
+            ];
+            // A whisker cut at zero has no cap there: the interval goes on below.
+            if cut == lo {
+                v.push(PathElement::new(
+                    vec![(x - 0.08, lo), (x + 0.08, lo)],
+                    whisker,
+                ));
+            }
+            v
         })
         .unwrap_or_default()
     }))?;
@@ -725,6 +751,64 @@ mod tests {
             pos(&[(9.0, 9.0), (1.0, 9.0), (9.0, 1.0)]),
             SeriesLabelPosition::LowerLeft
         ));
+    }
+
+    #[test]
+    fn ci_whiskers_of_non_negative_quantities_stop_at_zero() {
+        let p = |mean: f64, first: Option<f64>| CiPoint {
+            label: "a".into(),
+            mean,
+            ci: Some((mean - 3.0, mean + 3.0)),
+            first,
+        };
+        assert_eq!(ci_floor(&[p(1.0, None), p(10.0, Some(12.0))]), Some(0.0));
+        assert_eq!(
+            ci_floor(&[p(1.0, None), p(-0.5, None)]),
+            None,
+            "a negative mean"
+        );
+        assert_eq!(
+            ci_floor(&[p(1.0, Some(-1.0))]),
+            None,
+            "a negative first value"
+        );
+        // The chart of a 2-sample point whose interval reaches below zero: no negative tick.
+        let svg = Chart {
+            title: "t".into(),
+            size: (400, 300),
+            data: ChartData::MeanCi {
+                y_label: "seconds".into(),
+                ci_level: 0.95,
+                points: vec![p(1.0, None)],
+            },
+        }
+        .to_svg()
+        .unwrap();
+        // y tick labels: the text after each right-aligned <text> element.
+        let negative_ticks = |svg: &str| {
+            let lines: Vec<&str> = svg.lines().collect();
+            lines
+                .windows(2)
+                .filter(|w| w[0].contains("text-anchor=\"end\""))
+                .filter(|w| w[1].trim_start().starts_with('-'))
+                .count()
+        };
+        assert_eq!(negative_ticks(&svg), 0, "negative tick label in {svg}");
+        let svg = Chart {
+            title: "t".into(),
+            size: (400, 300),
+            data: ChartData::MeanCi {
+                y_label: "seconds".into(),
+                ci_level: 0.95,
+                points: vec![p(-0.5, None)],
+            },
+        }
+        .to_svg()
+        .unwrap();
+        assert!(
+            negative_ticks(&svg) > 0,
+            "signed quantities keep their negative axis"
+        );
     }
 
     #[test]
