@@ -11,41 +11,12 @@
 //! Prints a Markdown report on stdout.
 
 use fslab::parse::{debugfs, filefrag};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn run(cmd: &str, args: &[&str]) -> String {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd} {args:?}: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct Guard {
-    dir: PathBuf,
-    loopdev: Option<String>,
-    mnt: Option<PathBuf>,
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if let Some(m) = self.mnt.take() {
-            let _ = Command::new("umount").arg(&m).status();
-        }
-        if let Some(d) = self.loopdev.take() {
-            let _ = Command::new("losetup").args(["-d", &d]).status();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+#[path = "../tests/loopfs/mod.rs"]
+mod loopfs;
+use loopfs::{run, LoopFs};
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
@@ -175,27 +146,11 @@ fn main() {
         "{bin} has no `blockmap` subcommand"
     );
 
-    let dir = PathBuf::from(format!(
-        "/var/tmp/fslab-test-blockmap/bench-{}",
-        std::process::id()
-    ));
-    let mut g = Guard {
-        dir: dir.clone(),
-        loopdev: None,
-        mnt: None,
-    };
-    std::fs::create_dir_all(dir.join("mnt")).unwrap();
-    let image = dir.join("ext4.img");
-    let mnt = dir.join("mnt");
-    let img = image.to_str().unwrap();
-    run("truncate", &["-s", "1G", img]);
-    run("mkfs.ext4", &["-q", "-F", "-b", "4096", img]);
-    let dev = run("losetup", &["--find", "--show", img])
-        .trim()
-        .to_string();
-    g.loopdev = Some(dev.clone());
-    run("mount", &[&dev, mnt.to_str().unwrap()]);
-    g.mnt = Some(mnt.clone());
+    let mut g = LoopFs::new("bench");
+    run("truncate", &["-s", "1G", g.img()]);
+    run("mkfs.ext4", &["-q", "-F", "-b", "4096", g.img()]);
+    g.attach_and_mount();
+    let (dir, mnt) = (g.dir.clone(), g.mnt.clone());
 
     // 20,000 small files (1–16 KiB) in 100 directories.
     let t = Instant::now();
@@ -264,7 +219,6 @@ fn main() {
         mbc / mac
     );
     drop(g);
-    let _ = Path::new(&dir);
 }
 
 /// Median wall time (s) of `awk PROGRAM FILE >/dev/null` over `reps` runs: the shell way

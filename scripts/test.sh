@@ -9,8 +9,17 @@ export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
 # The report test must really render the report in headless Chromium (install-deps installs it).
 export FSLAB_REQUIRE_CHROMIUM=1
 
-before_loops=$(losetup -a | wc -l)
-before_mounts=$(grep -c '^/dev/loop' /proc/mounts || true)
+# Test output kept for inspection (bundles, screenshots): keep a day's worth.
+if [ -d /var/tmp/fslab-test-stats ]; then
+  find /var/tmp/fslab-test-stats -mindepth 1 -maxdepth 1 -mtime +1 -exec rm -rf {} +
+fi
+
+# What fslab's tests attach and mount lives under paths named fslab (/var/tmp/fslab…);
+# compare those before and after, so other jobs' loop devices cannot raise a false alarm.
+fslab_loops() { losetup -n -O NAME,BACK-FILE --list 2>/dev/null | grep fslab | sort || true; }
+fslab_mounts() { grep fslab /proc/mounts | sort || true; }
+before_loops=$(fslab_loops)
+before_mounts=$(fslab_mounts)
 
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
@@ -21,11 +30,11 @@ else
 fi
 bash scripts/run-notebooks.sh
 
-after_loops=$(losetup -a | wc -l)
-after_mounts=$(grep -c '^/dev/loop' /proc/mounts || true)
-if [ "$after_loops" -gt "$before_loops" ] || [ "$after_mounts" -gt "$before_mounts" ]; then
+left_loops=$(comm -13 <(echo "$before_loops") <(fslab_loops))
+left_mounts=$(comm -13 <(echo "$before_mounts") <(fslab_mounts))
+if [ -n "$left_loops$left_mounts" ]; then
   echo "test.sh: loop devices or mounts were left behind:" >&2
-  losetup -a >&2; grep loop /proc/mounts >&2 || true
+  printf '%s\n' "$left_loops" "$left_mounts" >&2
   exit 1
 fi
 echo "test.sh: all checks passed"

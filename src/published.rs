@@ -33,7 +33,7 @@ pub const SOURCE_COLUMNS: [&str; 5] = ["seed", "source_file", "message_id", "aut
 /// One published dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dataset {
-    /// Seed number as in `/work/shared/seeds/NNN_*.txt`, e.g. `"000"`.
+    /// Seed number as in `data/published/posts/NNN_*.txt`, e.g. `"000"`.
     pub seed: &'static str,
     /// Short name, e.g. `"xfs-parent-pointers"` (matches `experiments/<name>.yaml`).
     pub name: &'static str,

@@ -106,7 +106,7 @@ pub struct Citation {
     pub message_id: Option<String>,
     #[serde(default)]
     pub url: Option<String>,
-    /// File name in `shared/seeds/` when the experiment comes from a seed post.
+    /// File name of the seed post (`data/published/posts/`) the experiment comes from.
     #[serde(default)]
     pub seed: Option<String>,
     #[serde(default)]

@@ -5,78 +5,14 @@
 use fslab::blockmap::{debugfs, summary, walk, Extent};
 use fslab::parse::filefrag;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn run(cmd: &str, args: &[&str]) -> String {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd} {args:?}: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+mod loopfs;
+use loopfs::{run, LoopFs};
 
 fn sh(script: &str) {
     run("bash", &["-euo", "pipefail", "-c", script]);
-}
-
-/// Owns the test directory, the loop device and the mount; releases all on drop.
-struct Guard {
-    dir: PathBuf,
-    image: PathBuf,
-    mnt: PathBuf,
-    loopdev: Option<String>,
-    mounted: bool,
-}
-
-impl Guard {
-    fn new(name: &str) -> Guard {
-        let dir = PathBuf::from(format!(
-            "/var/tmp/fslab-test-blockmap/{name}-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(dir.join("mnt")).unwrap();
-        Guard {
-            image: dir.join("ext4.img"),
-            mnt: dir.join("mnt"),
-            dir,
-            loopdev: None,
-            mounted: false,
-        }
-    }
-
-    fn attach_and_mount(&mut self) {
-        let dev = run(
-            "losetup",
-            &["--find", "--show", self.image.to_str().unwrap()],
-        );
-        self.loopdev = Some(dev.trim().to_string());
-        run("mount", &[dev.trim(), self.mnt.to_str().unwrap()]);
-        self.mounted = true;
-    }
-
-    fn unmount_and_detach(&mut self) {
-        if self.mounted {
-            let _ = Command::new("umount").arg(&self.mnt).status();
-            self.mounted = false;
-        }
-        if let Some(dev) = self.loopdev.take() {
-            let _ = Command::new("losetup").args(["-d", &dev]).status();
-        }
-    }
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        self.unmount_and_detach();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 fn is_root() -> bool {
@@ -109,20 +45,9 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     if !require_root() {
         return;
     }
-    let mut g = Guard::new("fiemap");
-    run("truncate", &["-s", "96M", g.image.to_str().unwrap()]);
-    run(
-        "mkfs.ext4",
-        &[
-            "-q",
-            "-F",
-            "-b",
-            "4096",
-            "-m",
-            "0",
-            g.image.to_str().unwrap(),
-        ],
-    );
+    let mut g = LoopFs::new("fiemap");
+    run("truncate", &["-s", "96M", g.img()]);
+    run("mkfs.ext4", &["-q", "-F", "-b", "4096", "-m", "0", g.img()]);
     g.attach_and_mount();
     let m = g.mnt.to_str().unwrap().to_string();
 
@@ -258,9 +183,9 @@ fn walk_does_not_cross_into_other_filesystems() {
     if !require_root() {
         return;
     }
-    let mut g = Guard::new("xdev");
-    run("truncate", &["-s", "32M", g.image.to_str().unwrap()]);
-    run("mkfs.ext4", &["-q", "-F", g.image.to_str().unwrap()]);
+    let mut g = LoopFs::new("xdev");
+    run("truncate", &["-s", "32M", g.img()]);
+    run("mkfs.ext4", &["-q", "-F", g.img()]);
     g.attach_and_mount();
     let m = g.mnt.to_str().unwrap().to_string();
     sh(&format!("mkdir {m}/inner && echo hi > {m}/outer.txt"));

@@ -4,28 +4,54 @@
 //! `value` must be what `printed` says in `unit`, the source columns must match the post's
 //! headers, and the row counts must match the number of measurements the post prints.
 //!
-//! The posts are looked up in `$FSLAB_SEEDS_DIR`, else in `shared/seeds/` beside the crate
-//! or beside any of its ancestors (the layout of the main checkout and of CI).
+//! The posts are the copies in `data/published/posts/` (kept in the repository so that a
+//! clone anywhere can run this); `$FSLAB_SEEDS_DIR` reads them from elsewhere. Where the
+//! original `shared/seeds/` sits beside the checkout, the copies must equal it.
 
 use fslab::polars::prelude::*;
 use fslab::published;
 use std::path::PathBuf;
 
 fn seeds_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("FSLAB_SEEDS_DIR") {
-        return PathBuf::from(d);
+    match std::env::var_os("FSLAB_SEEDS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/published/posts"),
     }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in manifest.ancestors() {
-        let cand = dir.join("shared").join("seeds");
-        if cand.is_dir() {
-            return cand;
-        }
-    }
-    panic!(
-        "seed posts not found: set FSLAB_SEEDS_DIR or put shared/seeds beside {}",
-        manifest.display()
+}
+
+/// The copies in the repository are the posts as given (`shared/seeds/` beside an ancestor
+/// of the checkout, when there is one).
+#[test]
+fn post_copies_equal_the_seeds() {
+    let copies = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/published/posts");
+    let mut names: Vec<String> = std::fs::read_dir(&copies)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "000_0b44c8b36c174c98.txt",
+            "001_d787de3b9269fe76.txt",
+            "003_8773119bb119778a.txt"
+        ]
     );
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let Some(seeds) = manifest
+        .ancestors()
+        .map(|d| d.join("shared").join("seeds"))
+        .find(|d| d.is_dir())
+    else {
+        eprintln!("no shared/seeds beside this checkout: the copies are the reference");
+        return;
+    };
+    for n in &names {
+        let a = std::fs::read(copies.join(n)).unwrap();
+        let b = std::fs::read(seeds.join(n))
+            .unwrap_or_else(|e| panic!("{}: {e}", seeds.join(n).display()));
+        assert!(a == b, "{n} differs from {}", seeds.display());
+    }
 }
 
 fn post(file: &str) -> String {

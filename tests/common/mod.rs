@@ -13,7 +13,7 @@ pub struct Scratch {
 impl Scratch {
     pub fn new(tag: &str) -> Scratch {
         let short: String = format!("{:x}", rand::random::<u32>() & 0xffff);
-        let root = PathBuf::from(format!("/var/tmp/{tag}{short}"));
+        let root = PathBuf::from(format!("/var/tmp/fslab-{tag}{short}"));
         std::fs::create_dir_all(&root).unwrap();
         Scratch { root }
     }

@@ -1,0 +1,79 @@
+//! A scratch filesystem on a loop device for the block-map test and benchmark (as root):
+//! owns its directory, the image, the loop device and the mount, and releases all of them
+//! on drop, also when the test panics. Shared by `tests/blockmap_fiemap.rs` and
+//! `benches/blockmap.rs` (`#[path]` module), which make their own filesystems in it.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Run a command; panic with its status and stderr if it fails. Returns stdout.
+pub fn run(cmd: &str, args: &[&str]) -> String {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `/var/tmp/fslab-test-blockmap/NAME-PID/` with `ext4.img` and `mnt/`.
+pub struct LoopFs {
+    pub dir: PathBuf,
+    pub image: PathBuf,
+    pub mnt: PathBuf,
+    loopdev: Option<String>,
+    mounted: bool,
+}
+
+impl LoopFs {
+    pub fn new(name: &str) -> LoopFs {
+        let dir = PathBuf::from(format!(
+            "/var/tmp/fslab-test-blockmap/{name}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(dir.join("mnt")).unwrap();
+        LoopFs {
+            image: dir.join("ext4.img"),
+            mnt: dir.join("mnt"),
+            dir,
+            loopdev: None,
+            mounted: false,
+        }
+    }
+
+    /// The image as a `&str` argument.
+    pub fn img(&self) -> &str {
+        self.image.to_str().unwrap()
+    }
+
+    /// Attach the image to a free loop device and mount it on `mnt`.
+    pub fn attach_and_mount(&mut self) {
+        let dev = run("losetup", &["--find", "--show", self.img()]);
+        self.loopdev = Some(dev.trim().to_string());
+        run("mount", &[dev.trim(), self.mnt.to_str().unwrap()]);
+        self.mounted = true;
+    }
+
+    pub fn unmount_and_detach(&mut self) {
+        if self.mounted {
+            let _ = Command::new("umount").arg(&self.mnt).status();
+            self.mounted = false;
+        }
+        if let Some(dev) = self.loopdev.take() {
+            let _ = Command::new("losetup").args(["-d", &dev]).status();
+        }
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        self.unmount_and_detach();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
