@@ -250,6 +250,14 @@ pub enum Check {
     Layout(LayoutCheck),
 }
 
+/// What every kind of check states besides how it measures.
+struct Stated<'a> {
+    expect: &'a Expect,
+    at_scale: &'a IndexMap<String, f64>,
+    unit: &'a str,
+    note: Option<&'a str>,
+}
+
 impl Check {
     pub fn kind(&self) -> &'static str {
         match self {
@@ -257,6 +265,52 @@ impl Check {
             Check::FirstVsRest(_) => "first_vs_rest",
             Check::Flat(_) => "flat",
             Check::Layout(_) => "layout",
+        }
+    }
+
+    fn stated(&self) -> Stated<'_> {
+        let (expect, at_scale, unit, note) = match self {
+            Check::Ratio(c) => (&c.expect, &c.at_scale, c.unit.as_str(), &c.note),
+            Check::FirstVsRest(c) => (&c.expect, &c.at_scale, c.unit.as_str(), &c.note),
+            Check::Flat(c) => (&c.expect, &c.at_scale, c.unit.as_str(), &c.note),
+            Check::Layout(c) => (
+                &c.expect,
+                &c.at_scale,
+                "discontiguous block pairs / block pairs",
+                &c.note,
+            ),
+        };
+        Stated {
+            expect,
+            at_scale,
+            unit,
+            note: note.as_deref(),
+        }
+    }
+
+    /// The value in this bundle.
+    fn measure(&self, ev: &Evidence) -> Result<Measure, String> {
+        match self {
+            Check::Ratio(c) => measure_ratio(c, ev),
+            Check::FirstVsRest(c) => measure_first_vs_rest(c, ev),
+            Check::Flat(c) => measure_flat(c, ev),
+            Check::Layout(c) => measure_layout(c, ev),
+        }
+    }
+
+    /// The same value from the post's numbers, when the check says where they are.
+    fn published(&self, ev: &Evidence) -> Option<Result<f64, String>> {
+        match self {
+            Check::Ratio(c) => c.published.as_ref().map(|p| published_ratio(p, ev)),
+            Check::FirstVsRest(c) => c
+                .published
+                .as_ref()
+                .map(|p| published_first_vs_rest(p, &c.expect, ev)),
+            Check::Flat(c) => c.published.as_ref().map(|p| published_flat(p, ev)),
+            Check::Layout(c) => c
+                .published
+                .as_ref()
+                .map(|p| published_layout(p, &c.expect, ev)),
         }
     }
 }
@@ -552,46 +606,15 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         }
     };
     v.kind = check.kind().to_string();
-    let (measured, published, expect, at_scale, unit, note) = match &check {
-        Check::Ratio(c) => (
-            measure_ratio(c, ev),
-            c.published.as_ref().map(|p| published_ratio(p, ev)),
-            &c.expect,
-            &c.at_scale,
-            c.unit.clone(),
-            c.note.clone(),
-        ),
-        Check::FirstVsRest(c) => (
-            measure_first_vs_rest(c, ev),
-            c.published
-                .as_ref()
-                .map(|p| published_first_vs_rest(p, &c.expect, ev)),
-            &c.expect,
-            &c.at_scale,
-            c.unit.clone(),
-            c.note.clone(),
-        ),
-        Check::Flat(c) => (
-            measure_flat(c, ev),
-            c.published.as_ref().map(|p| published_flat(p, ev)),
-            &c.expect,
-            &c.at_scale,
-            c.unit.clone(),
-            c.note.clone(),
-        ),
-        Check::Layout(c) => (
-            measure_layout(c, ev),
-            c.published
-                .as_ref()
-                .map(|p| published_layout(p, &c.expect, ev)),
-            &c.expect,
-            &c.at_scale,
-            "discontiguous block pairs / block pairs".to_string(),
-            c.note.clone(),
-        ),
-    };
+    let Stated {
+        expect,
+        at_scale,
+        unit,
+        note,
+    } = check.stated();
+    let (measured, published) = (check.measure(ev), check.published(ev));
     v.expected = expect.to_string();
-    v.unit = unit;
+    v.unit = unit.to_string();
     let mut extra: Vec<String> = Vec::new();
     match published {
         Some(Ok(p)) => v.published = Some(p),
@@ -631,7 +654,7 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         }
     }
     if let Some(n) = note {
-        extra.push(n);
+        extra.push(n.to_string());
     }
     for e in extra {
         v.reason.push_str("; ");
