@@ -773,17 +773,19 @@ mod tests {
             "a negative first value"
         );
         // The chart of a 2-sample point whose interval reaches below zero: no negative tick.
-        let svg = Chart {
-            title: "t".into(),
-            size: (400, 300),
-            data: ChartData::MeanCi {
-                y_label: "seconds".into(),
-                ci_level: 0.95,
-                points: vec![p(1.0, None)],
-            },
-        }
-        .to_svg()
-        .unwrap();
+        let svg = |point: CiPoint| {
+            Chart {
+                title: "t".into(),
+                size: (400, 300),
+                data: ChartData::MeanCi {
+                    y_label: "seconds".into(),
+                    ci_level: 0.95,
+                    points: vec![point],
+                },
+            }
+            .to_svg()
+            .unwrap()
+        };
         // y tick labels: the text after each right-aligned <text> element.
         let negative_ticks = |svg: &str| {
             let lines: Vec<&str> = svg.lines().collect();
@@ -793,20 +795,10 @@ mod tests {
                 .filter(|w| w[1].trim_start().starts_with('-'))
                 .count()
         };
-        assert_eq!(negative_ticks(&svg), 0, "negative tick label in {svg}");
-        let svg = Chart {
-            title: "t".into(),
-            size: (400, 300),
-            data: ChartData::MeanCi {
-                y_label: "seconds".into(),
-                ci_level: 0.95,
-                points: vec![p(-0.5, None)],
-            },
-        }
-        .to_svg()
-        .unwrap();
+        let s = svg(p(1.0, None));
+        assert_eq!(negative_ticks(&s), 0, "negative tick label in {s}");
         assert!(
-            negative_ticks(&svg) > 0,
+            negative_ticks(&svg(p(-0.5, None))) > 0,
             "signed quantities keep their negative axis"
         );
     }
