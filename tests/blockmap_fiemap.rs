@@ -215,6 +215,59 @@ fn walk_does_not_cross_into_other_filesystems() {
     assert!(!paths.iter().any(|p| p.contains("/inner")), "{paths:?}");
 }
 
+/// A 1,000-level chain of directories, siblings whose names sort around `/`, a symlink and a
+/// FIFO: every file and directory is mapped once, in depth-first, by-name order, and the
+/// symlink and FIFO are left out.
+#[test]
+fn walk_maps_deep_trees_in_order() {
+    if !require_root() {
+        return;
+    }
+    let mut g = LoopFs::new("deep");
+    run("truncate", &["-s", "64M", g.img()]);
+    run("mkfs.ext4", &["-q", "-F", g.img()]);
+    g.attach_and_mount();
+    let m = g.mnt.to_str().unwrap().to_string();
+    sh(&format!(
+        "cd {m} && mkdir -p a 'a b' a-c a.d B && echo 1 > a/x && echo 2 > a-c/x && \
+         echo 3 > 'a b/y' && ln -s a/x link && mkfifo fifo && \
+         for i in $(seq 1000); do mkdir d && cd d; done && echo deep > bottom && sync"
+    ));
+    let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    assert!(map.errors.is_empty(), "{:?}", map.errors);
+    let paths: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
+    // What find sees, minus the symlink and the FIFO, in walk order.
+    let listed = run(
+        "find",
+        &[
+            &m, "-xdev", "(", "-type", "f", "-o", "-type", "d", ")", "-print0",
+        ],
+    );
+    let mut expected: Vec<&str> = listed.split('\0').filter(|p| !p.is_empty()).collect();
+    expected.sort_by(|a, b| walk::path_order(Path::new(a), Path::new(b)));
+    assert_eq!(paths.len(), expected.len());
+    assert_eq!(paths, expected);
+    assert_eq!(paths.iter().filter(|p| p.ends_with("/d")).count(), 1000);
+    assert!(!paths
+        .iter()
+        .any(|p| p.ends_with("/link") || p.ends_with("/fifo")));
+    // `a/x` comes before `a b`, `a-c` and `a.d` (`/` sorts first), `B` before all of them.
+    let at = |s: &str| paths.iter().position(|p| p.ends_with(s)).unwrap();
+    assert!(at("/B") < at("/a") && at("/a/x") < at("/a b") && at("/a b/y") < at("/a-c"));
+    assert!(at("/a-c/x") < at("/a.d"));
+    // The whole chain, bottom file included, before the next sibling of its top.
+    assert_eq!(at("/d/bottom") + 1, at("/lost+found"));
+    // The deep file's one block (1 KiB blocks on a filesystem this small).
+    let bottom: Vec<_> = map
+        .extents
+        .iter()
+        .filter(|e| e.path.ends_with("/d/bottom"))
+        .collect();
+    assert_eq!(bottom.len(), 1);
+    assert_eq!(bottom[0].length_bytes, 1024);
+    assert!(bottom[0].physical_bytes.is_some() && bottom[0].flags.contains("last"));
+}
+
 fn assert_no_leftovers(base: &Path) {
     let loops = run("losetup", &["-a"]);
     assert!(

@@ -2,26 +2,29 @@
 //! walk (rayon) that maps every regular file and directory with FIEMAP as soon as its
 //! directory has been read, never leaving the root's filesystem.
 //!
-//! Each directory is opened once; its entries are read (`getdents`, with the file type the
-//! directory records, so no `stat` per entry), sorted by name, and handed to rayon: files
-//! are opened relative to the directory's descriptor and mapped, subdirectories are walked
-//! the same way in parallel. Rows come out in walk order (depth first, siblings by name,
+//! Each directory is a task: it is opened once (relative to its parent's descriptor), its
+//! entries are read (`getdents`, with the file type the directory records, so no `stat`
+//! per entry) and sorted by name; its files go to tasks in chunks, opened relative to the
+//! directory and mapped, and its subdirectories become tasks of their own. No task waits
+//! for another and nothing recurses on the stack, so a tree thousands of levels deep is
+//! walked like a flat one. Rows come out in walk order (depth first, siblings by name,
 //! which is [`path_order`]), each file's extents in FIEMAP order. Symlinks, devices, FIFOs
 //! and sockets are not mapped. A file that cannot be opened or mapped (vanished,
 //! permission, FIEMAP unsupported) becomes a [`PathError`] and the walk goes on.
 
 use super::fiemap::{map_file_at, map_open_file, Fiemap, FileMap};
 use super::{BlockmapError, Extent, FileEntry};
-use rayon::iter::Either;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::File;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// How to walk.
 #[derive(Debug, Clone)]
@@ -161,9 +164,161 @@ fn map_root(root: &Path, opts: &WalkOptions) -> Result<Vec<Item>, BlockmapError>
         let item = with_fiemap(|fm| map_open_file(fm, &file, root, opts.sync)).map_err(item_error);
         return Ok(vec![item]);
     }
-    let mut out = Vec::new();
-    map_dir(root, &file, meta.dev(), opts, true, &mut out);
-    Ok(out)
+    let pieces = Pieces::default();
+    let top = pieces.id();
+    rayon::scope(|s| walk_dir(s, &pieces, top, root.to_path_buf(), file, meta.dev(), opts));
+    Ok(pieces.assemble(top))
+}
+
+/// Files mapped per task.
+const CHUNK: usize = 64;
+
+/// A piece of a walk's output, in walk order: a mapped item, or the place of another
+/// piece (a subdirectory's listing, or a chunk of files mapped by another task).
+enum Node {
+    Item(Item),
+    Piece(usize),
+}
+
+/// The pieces of one walk, by id, as its tasks finish them. Tasks never wait for each
+/// other and nothing recurses on the stack, however deep the tree: each directory is a
+/// task of its own, and [`Pieces::assemble`] puts the pieces in order with a loop.
+#[derive(Default)]
+struct Pieces {
+    next: AtomicUsize,
+    done: Mutex<HashMap<usize, Vec<Node>>>,
+}
+
+impl Pieces {
+    fn id(&self) -> usize {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn put(&self, id: usize, nodes: Vec<Node>) {
+        self.done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, nodes);
+    }
+
+    /// The items of piece `top` and of the pieces it refers to, depth first.
+    fn assemble(self, top: usize) -> Vec<Item> {
+        let mut done = self
+            .done
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut out = Vec::new();
+        let mut stack = vec![done.remove(&top).unwrap_or_default().into_iter()];
+        while let Some(nodes) = stack.last_mut() {
+            match nodes.next() {
+                Some(Node::Item(item)) => out.push(item),
+                Some(Node::Piece(id)) => {
+                    if let Some(p) = done.remove(&id) {
+                        stack.push(p.into_iter());
+                    }
+                }
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Map the open directory `dir` (named `path`) itself if directories are wanted, then,
+/// when recursing, hand its files (in chunks) and its subdirectories to tasks of their own.
+/// Everything stays on the filesystem `dev`.
+fn walk_dir<'s>(
+    s: &rayon::Scope<'s>,
+    pieces: &'s Pieces,
+    id: usize,
+    path: PathBuf,
+    dir: File,
+    dev: u64,
+    opts: &'s WalkOptions,
+) {
+    let mut nodes = Vec::new();
+    if opts.include_dirs {
+        match with_fiemap(|fm| map_open_file(fm, &dir, &path, opts.sync)) {
+            // A filesystem mounted below the root is neither mapped nor entered.
+            Ok(m) if m.dev != dev => return pieces.put(id, nodes),
+            r => nodes.push(Node::Item(r.map_err(item_error))),
+        }
+    } else {
+        match dir.metadata() {
+            Ok(m) if m.dev() != dev => return pieces.put(id, nodes),
+            Ok(_) => {}
+            Err(e) => {
+                nodes.push(Node::Item(Err(path_error(&path, e))));
+                return pieces.put(id, nodes);
+            }
+        }
+    }
+    if !opts.recursive {
+        return pieces.put(id, nodes);
+    }
+    let entries = match read_entries(&dir) {
+        Ok(v) => v,
+        Err(e) => {
+            nodes.push(Node::Item(Err(path_error(&path, e))));
+            return pieces.put(id, nodes);
+        }
+    };
+    let dir = Arc::new(dir);
+    let path = Arc::new(path);
+    let mut chunk: Vec<OsString> = Vec::new();
+    let flush = |chunk: &mut Vec<OsString>, nodes: &mut Vec<Node>| {
+        if chunk.is_empty() {
+            return;
+        }
+        let cid = pieces.id();
+        nodes.push(Node::Piece(cid));
+        let (names, dir, path) = (std::mem::take(chunk), Arc::clone(&dir), Arc::clone(&path));
+        s.spawn(move |_| {
+            let items = names
+                .iter()
+                .map(|name| {
+                    let name = Path::new(name);
+                    let child = path.join(name);
+                    let item =
+                        with_fiemap(|fm| map_file_at(fm, dir.as_fd(), name, &child, opts.sync));
+                    Node::Item(item.map_err(item_error))
+                })
+                .collect();
+            pieces.put(cid, items);
+        });
+    };
+    for (name, kind) in entries {
+        let kind = match kind {
+            Kind::Unknown => stat_kind(&dir, Path::new(&name)),
+            k => k,
+        };
+        match kind {
+            Kind::File => {
+                chunk.push(name);
+                if chunk.len() == CHUNK {
+                    flush(&mut chunk, &mut nodes);
+                }
+            }
+            Kind::Dir => {
+                flush(&mut chunk, &mut nodes);
+                let did = pieces.id();
+                nodes.push(Node::Piece(did));
+                let (parent, child) = (Arc::clone(&dir), path.join(&name));
+                s.spawn(move |s| match open_dir_at(&parent, Path::new(&name)) {
+                    Ok(f) => {
+                        drop(parent);
+                        walk_dir(s, pieces, did, child, f, dev, opts);
+                    }
+                    Err(e) => pieces.put(did, vec![Node::Item(Err(path_error(&child, e)))]),
+                });
+            }
+            Kind::Other | Kind::Unknown => {}
+        }
+    }
+    flush(&mut chunk, &mut nodes);
+    pieces.put(id, nodes);
 }
 
 /// Open a root read-only, following a symlink, without blocking on FIFOs.
@@ -222,74 +377,6 @@ fn stat_kind(dir: &File, name: &Path) -> Kind {
         },
         Err(_) => Kind::File, // let the open report the error
     }
-}
-
-/// Map the open directory `dir` (named `path`) itself if directories are wanted, then,
-/// if `descend`, everything below it on the filesystem `dev`, appending to `out` in walk
-/// order.
-fn map_dir(
-    path: &Path,
-    dir: &File,
-    dev: u64,
-    opts: &WalkOptions,
-    descend: bool,
-    out: &mut Vec<Item>,
-) {
-    if opts.include_dirs {
-        match with_fiemap(|fm| map_open_file(fm, dir, path, opts.sync)) {
-            // A filesystem mounted below the root is neither mapped nor entered.
-            Ok(m) if m.dev != dev => return,
-            r => out.push(r.map_err(item_error)),
-        }
-    } else {
-        match dir.metadata() {
-            Ok(m) if m.dev() != dev => return,
-            Ok(_) => {}
-            Err(e) => {
-                out.push(Err(path_error(path, e)));
-                return;
-            }
-        }
-    }
-    if !(descend && opts.recursive) {
-        return;
-    }
-    let entries = match read_entries(dir) {
-        Ok(v) => v,
-        Err(e) => {
-            out.push(Err(path_error(path, e)));
-            return;
-        }
-    };
-    let items: Vec<Item> = entries
-        .par_iter()
-        .flat_map_iter(|(name, kind)| {
-            let name = Path::new(name);
-            let child = path.join(name);
-            let kind = match kind {
-                Kind::Unknown => stat_kind(dir, name),
-                k => *k,
-            };
-            match kind {
-                Kind::File => {
-                    let item =
-                        with_fiemap(|fm| map_file_at(fm, dir.as_fd(), name, &child, opts.sync))
-                            .map_err(item_error);
-                    Either::Left(std::iter::once(item))
-                }
-                Kind::Dir => {
-                    let mut sub = Vec::new();
-                    match open_dir_at(dir, name) {
-                        Ok(f) => map_dir(&child, &f, dev, opts, true, &mut sub),
-                        Err(e) => sub.push(Err(path_error(&child, e))),
-                    }
-                    Either::Right(sub.into_iter())
-                }
-                Kind::Other | Kind::Unknown => Either::Right(Vec::new().into_iter()),
-            }
-        })
-        .collect();
-    out.extend(items);
 }
 
 /// Open the subdirectory `name` of `dir` read-only, without following a symlink.
