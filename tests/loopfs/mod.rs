@@ -1,7 +1,8 @@
 //! A scratch filesystem on a loop device for the block-map test and benchmark (as root):
 //! owns its directory, the image, the loop device and the mount, and releases all of them
 //! on drop, also when the test panics. Shared by `tests/blockmap_fiemap.rs` and
-//! `benches/blockmap.rs` (`#[path]` module), which make their own filesystems in it.
+//! `benches/blockmap.rs` (`#[path]` module), which make their own filesystems in it. A
+//! process that died without unwinding (killed, or aborted) is cleaned up by the next one.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -31,12 +32,44 @@ pub struct LoopFs {
     mounted: bool,
 }
 
+/// Where every LoopFs lives, as `NAME-PID`.
+const BASE: &str = "/var/tmp/fslab-test-blockmap";
+
+/// Release what test processes that died without unwinding (killed, aborted) left under
+/// [`BASE`]: their mounts, loop devices and directories. Directories of live processes are
+/// left alone.
+pub fn reclaim_dead() {
+    let Ok(entries) = std::fs::read_dir(BASE) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let dir = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.rsplit('-').next().and_then(|p| p.parse::<i32>().ok()) else {
+            continue;
+        };
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        if alive {
+            continue;
+        }
+        let mnt = dir.join("mnt");
+        let mounted = fslab::devices::mounts()
+            .iter()
+            .any(|m| m.mount_point == mnt);
+        if mounted {
+            let _ = Command::new("umount").arg(&mnt).status();
+        }
+        for l in fslab::devices::loops_backed_under(&dir) {
+            let _ = Command::new("losetup").arg("-d").arg(&l.device).status();
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 impl LoopFs {
     pub fn new(name: &str) -> LoopFs {
-        let dir = PathBuf::from(format!(
-            "/var/tmp/fslab-test-blockmap/{name}-{}",
-            std::process::id()
-        ));
+        reclaim_dead();
+        let dir = PathBuf::from(format!("{BASE}/{name}-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("mnt")).unwrap();
         LoopFs {
             image: dir.join("ext4.img"),
