@@ -3,7 +3,8 @@
 //! Mounted filesystems are mapped in process with FIEMAP (`fslab::blockmap::walk`); an
 //! unmounted ext2/3/4 image with `--debugfs IMAGE` through one debugfs process
 //! (`fslab::blockmap::debugfs`). Output: a table (default), `--json` (an array of objects
-//! with the field names of the rows), `--csv`, or `-o FILE.parquet`.
+//! with the field names of the rows), `--csv`, or `-o FILE.parquet`. The whole map is held
+//! in memory before it is written (about 1 KB per file at the peak).
 
 use anyhow::{bail, Context};
 use clap::Args as ClapArgs;
