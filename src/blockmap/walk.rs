@@ -112,62 +112,69 @@ fn item_error(e: BlockmapError) -> PathError {
 /// Map several roots; each keeps to its own filesystem. A root that does not exist is an
 /// error; anything below a root that cannot be mapped is listed in [`BlockMap::errors`].
 pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, BlockmapError> {
-    let work = || -> Result<Vec<Vec<Item>>, BlockmapError> {
-        roots.iter().map(|root| map_root(root, opts)).collect()
+    let mut out = BlockMap::default();
+    let mut work = || -> Result<(), BlockmapError> {
+        roots
+            .iter()
+            .try_for_each(|root| map_root(root, opts, &mut out))
     };
-    let per_root = match opts.threads {
+    match opts.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build()
             .map_err(|e| BlockmapError::Threads(e.to_string()))?
             .install(work)?,
         None => work()?,
-    };
+    }
+    Ok(out)
+}
 
-    let mut out = BlockMap::default();
-    let n: usize = per_root.iter().map(Vec::len).sum();
-    out.files.reserve(n);
-    out.extents.reserve(n);
-    for item in per_root.into_iter().flatten() {
+impl BlockMap {
+    /// Append one mapped file (or why it could not be mapped).
+    fn add(&mut self, item: Item) {
         match item {
             Ok(m) => {
-                out.files.push(FileEntry {
+                self.files.push(FileEntry {
                     path: m.path,
                     inode: Some(m.inode),
                     size_bytes: Some(m.size_bytes),
                     is_dir: m.is_dir,
                 });
-                out.extents.extend(m.extents);
+                self.extents.extend(m.extents);
             }
-            Err(e) => out.errors.push(e),
+            Err(e) => self.errors.push(e),
         }
     }
-    Ok(out)
 }
 
 /// A root: a file is mapped; a directory is mapped and walked. A symlink given as a root
 /// is followed (below the roots, symlinks are not).
-fn map_root(root: &Path, opts: &WalkOptions) -> Result<Vec<Item>, BlockmapError> {
+fn map_root(root: &Path, opts: &WalkOptions, out: &mut BlockMap) -> Result<(), BlockmapError> {
     let meta = std::fs::metadata(root).map_err(|source| BlockmapError::Io {
         path: root.to_path_buf(),
         source,
     })?;
     let wanted = meta.is_file() || meta.is_dir();
     if !wanted {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let file = match open_root(root) {
         Ok(f) => f,
-        Err(e) => return Ok(vec![Err(path_error(root, e))]),
+        Err(e) => {
+            out.add(Err(path_error(root, e)));
+            return Ok(());
+        }
     };
     if meta.is_file() {
         let item = with_fiemap(|fm| map_open_file(fm, &file, root, opts.sync)).map_err(item_error);
-        return Ok(vec![item]);
+        out.add(item);
+        return Ok(());
     }
     let pieces = Pieces::default();
     let top = pieces.id();
     rayon::scope(|s| walk_dir(s, &pieces, top, root.to_path_buf(), file, meta.dev(), opts));
-    Ok(pieces.assemble(top))
+    pieces.assemble(top, |item| out.add(item));
+    Ok(())
 }
 
 /// Files mapped per task.
@@ -201,17 +208,17 @@ impl Pieces {
             .insert(id, nodes);
     }
 
-    /// The items of piece `top` and of the pieces it refers to, depth first.
-    fn assemble(self, top: usize) -> Vec<Item> {
+    /// The items of piece `top` and of the pieces it refers to, depth first, each piece
+    /// freed as soon as it is used up.
+    fn assemble(self, top: usize, mut out: impl FnMut(Item)) {
         let mut done = self
             .done
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
-        let mut out = Vec::new();
         let mut stack = vec![done.remove(&top).unwrap_or_default().into_iter()];
         while let Some(nodes) = stack.last_mut() {
             match nodes.next() {
-                Some(Node::Item(item)) => out.push(item),
+                Some(Node::Item(item)) => out(item),
                 Some(Node::Piece(id)) => {
                     if let Some(p) = done.remove(&id) {
                         stack.push(p.into_iter());
@@ -222,7 +229,6 @@ impl Pieces {
                 }
             }
         }
-        out
     }
 }
 
