@@ -173,6 +173,9 @@ fn map_root(root: &Path, opts: &WalkOptions, out: &mut BlockMap) -> Result<(), B
     let pieces = Pieces::default();
     let top = pieces.id();
     rayon::scope(|s| walk_dir(s, &pieces, top, root.to_path_buf(), file, meta.dev(), opts));
+    let (files, extents) = pieces.counts();
+    out.files.reserve_exact(files);
+    out.extents.reserve_exact(extents);
     pieces.assemble(top, |item| out.add(item));
     Ok(())
 }
@@ -206,6 +209,16 @@ impl Pieces {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id, nodes);
+    }
+
+    /// How many files and extents the pieces hold (to size the block map once).
+    fn counts(&self) -> (usize, usize) {
+        let done = self.done.lock().unwrap_or_else(PoisonError::into_inner);
+        let mapped = done.values().flatten().filter_map(|n| match n {
+            Node::Item(Ok(m)) => Some(m.extents.len()),
+            _ => None,
+        });
+        mapped.fold((0, 0), |(f, e), n| (f + 1, e + n))
     }
 
     /// The items of piece `top` and of the pieces it refers to, depth first, each piece
