@@ -146,10 +146,7 @@ fn main() {
         "{bin} has no `blockmap` subcommand"
     );
 
-    let mut g = LoopFs::new("bench");
-    run("truncate", &["-s", "1G", g.img()]);
-    run("mkfs.ext4", &["-q", "-F", "-b", "4096", g.img()]);
-    g.attach_and_mount();
+    let g = LoopFs::ext4("bench", "1G", &["-b", "4096"]);
     let (dir, mnt) = (g.dir.clone(), g.mnt.clone());
 
     // 20,000 small files (1–16 KiB) in 100 directories.

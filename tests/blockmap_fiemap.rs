@@ -45,10 +45,7 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
     if !require_root() {
         return;
     }
-    let mut g = LoopFs::new("fiemap");
-    run("truncate", &["-s", "96M", g.img()]);
-    run("mkfs.ext4", &["-q", "-F", "-b", "4096", "-m", "0", g.img()]);
-    g.attach_and_mount();
+    let mut g = LoopFs::ext4("fiemap", "96M", &["-b", "4096", "-m", "0"]);
     let m = g.mnt.to_str().unwrap().to_string();
 
     // A fragmented file G: fill the fs with F, punch every other block of F's first 6000,
@@ -183,10 +180,7 @@ fn walk_does_not_cross_into_other_filesystems() {
     if !require_root() {
         return;
     }
-    let mut g = LoopFs::new("xdev");
-    run("truncate", &["-s", "32M", g.img()]);
-    run("mkfs.ext4", &["-q", "-F", g.img()]);
-    g.attach_and_mount();
+    let g = LoopFs::ext4("xdev", "32M", &[]);
     let m = g.mnt.to_str().unwrap().to_string();
     sh(&format!("mkdir {m}/inner && echo hi > {m}/outer.txt"));
     // A tmpfs over `inner` with a file in it.
@@ -223,10 +217,7 @@ fn walk_maps_deep_trees_in_order() {
     if !require_root() {
         return;
     }
-    let mut g = LoopFs::new("deep");
-    run("truncate", &["-s", "64M", g.img()]);
-    run("mkfs.ext4", &["-q", "-F", g.img()]);
-    g.attach_and_mount();
+    let g = LoopFs::ext4("deep", "64M", &[]);
     let m = g.mnt.to_str().unwrap().to_string();
     sh(&format!(
         "cd {m} && mkdir -p a 'a b' a-c a.d B && echo 1 > a/x && echo 2 > a-c/x && \

@@ -80,6 +80,19 @@ impl LoopFs {
         }
     }
 
+    /// A fresh ext4 of `size` (`truncate -s` syntax) made with `mkfs.ext4 -q -F EXTRA…`,
+    /// attached and mounted on `mnt`.
+    pub fn ext4(name: &str, size: &str, extra: &[&str]) -> LoopFs {
+        let mut g = LoopFs::new(name);
+        run("truncate", &["-s", size, g.img()]);
+        let mut args = vec!["-q", "-F"];
+        args.extend_from_slice(extra);
+        args.push(g.img());
+        run("mkfs.ext4", &args);
+        g.attach_and_mount();
+        g
+    }
+
     /// The image as a `&str` argument.
     pub fn img(&self) -> &str {
         self.image.to_str().unwrap()
