@@ -8,6 +8,7 @@
 //! extent reaches the file size.
 
 use super::{BlockmapError, Extent};
+use nix::fcntl::OFlag;
 use std::borrow::Cow;
 use std::fs::File;
 use std::os::fd::{AsRawFd, BorrowedFd};
@@ -226,19 +227,14 @@ pub struct FileMap {
 /// Open `path` (without following a final symlink) and map it. `sync` sets
 /// [`FIEMAP_FLAG_SYNC`].
 pub fn map_file(path: &Path, sync: bool) -> Result<FileMap, BlockmapError> {
-    map_file_with(&mut Fiemap::new(), path, sync)
-}
-
-/// [`map_file`] with a reusable request buffer.
-pub fn map_file_with(fm: &mut Fiemap, path: &Path, sync: bool) -> Result<FileMap, BlockmapError> {
-    let file = open_nofollow(None, path).map_err(|source| BlockmapError::Io {
+    let file = open_nofollow(None, path, OFlag::empty()).map_err(|source| BlockmapError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    map_open_file(fm, &file, path, sync)
+    map_open_file(&mut Fiemap::new(), &file, path, sync)
 }
 
-/// [`map_file_with`] for the entry `name` of the open directory `dir` (saves the kernel the
+/// [`map_file`] with a reusable request buffer, for the entry `name` of the open directory `dir` (saves the kernel the
 /// path walk from `/`); `path` is how the file is named in the rows.
 pub fn map_file_at(
     fm: &mut Fiemap,
@@ -247,19 +243,24 @@ pub fn map_file_at(
     path: &Path,
     sync: bool,
 ) -> Result<FileMap, BlockmapError> {
-    let file = open_nofollow(Some(dir), name).map_err(|source| BlockmapError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let file =
+        open_nofollow(Some(dir), name, OFlag::empty()).map_err(|source| BlockmapError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
     map_open_file(fm, &file, path, sync)
 }
 
 /// Open read-only without following a final symlink, without blocking on FIFOs, and with
-/// O_NOATIME when allowed (it needs ownership or CAP_FOWNER) so the walk dirties no inode.
-fn open_nofollow(dir: Option<BorrowedFd<'_>>, name: &Path) -> std::io::Result<File> {
-    use nix::fcntl::OFlag;
+/// O_NOATIME when allowed (it needs ownership or CAP_FOWNER) so the walk dirties no inode;
+/// `extra` adds flags (`O_DIRECTORY` for the walk's directories).
+pub(super) fn open_nofollow(
+    dir: Option<BorrowedFd<'_>>,
+    name: &Path,
+    extra: OFlag,
+) -> std::io::Result<File> {
     use nix::sys::stat::Mode;
-    let base = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+    let base = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC | extra;
     let open = |flags: OFlag| match dir {
         Some(d) => nix::fcntl::openat(d, name, flags, Mode::empty()),
         None => nix::fcntl::open(name, flags, Mode::empty()),

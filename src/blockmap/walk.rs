@@ -12,7 +12,7 @@
 //! and sockets are not mapped. A file that cannot be opened or mapped (vanished,
 //! permission, FIEMAP unsupported) becomes a [`PathError`] and the walk goes on.
 
-use super::fiemap::{map_file_at, map_open_file, Fiemap, FileMap};
+use super::fiemap::{map_file_at, map_open_file, open_nofollow, Fiemap, FileMap};
 use super::{BlockmapError, Extent, FileEntry};
 use serde::Serialize;
 use std::cell::RefCell;
@@ -400,21 +400,7 @@ fn stat_kind(dir: &File, name: &Path) -> Kind {
 
 /// Open the subdirectory `name` of `dir` read-only, without following a symlink.
 fn open_dir_at(dir: &File, name: &Path) -> std::io::Result<File> {
-    use nix::fcntl::OFlag;
-    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-    let fd = match nix::fcntl::openat(
-        dir.as_fd(),
-        name,
-        flags | OFlag::O_NOATIME,
-        nix::sys::stat::Mode::empty(),
-    ) {
-        Err(nix::Error::EPERM) => {
-            nix::fcntl::openat(dir.as_fd(), name, flags, nix::sys::stat::Mode::empty())
-        }
-        r => r,
-    }
-    .map_err(std::io::Error::from)?;
-    Ok(File::from(fd))
+    open_nofollow(Some(dir.as_fd()), name, nix::fcntl::OFlag::O_DIRECTORY)
 }
 
 /// Order of a depth-first walk with siblings sorted by name: byte order with `/` lowest.
