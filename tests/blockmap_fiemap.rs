@@ -5,7 +5,7 @@
 use fslab::blockmap::{debugfs, summary, walk, Extent};
 use fslab::parse::filefrag;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod loopfs;
@@ -257,6 +257,60 @@ fn walk_maps_deep_trees_in_order() {
     assert_eq!(bottom.len(), 1);
     assert_eq!(bottom[0].length_bytes, 1024);
     assert!(bottom[0].physical_bytes.is_some() && bottom[0].flags.contains("last"));
+}
+
+/// A symlink given as a root is followed (a directory is walked, a file is mapped) and is
+/// named as given; below the root, symlinks are not followed.
+#[test]
+fn a_symlink_given_as_root_is_followed() {
+    if !require_root() {
+        return;
+    }
+    let g = LoopFs::ext4("link", "32M", &[]);
+    let m = g.mnt.to_str().unwrap().to_string();
+    sh(&format!(
+        "cd {m} && mkdir real && echo a > real/f && ln -s real dirlink && ln -s real/f filelink \
+         && ln -s ../filelink real/inner && sync"
+    ));
+    let map = walk::map_tree(&g.mnt.join("dirlink"), &walk::WalkOptions::default()).unwrap();
+    assert!(map.errors.is_empty(), "{:?}", map.errors);
+    let paths: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, [format!("{m}/dirlink"), format!("{m}/dirlink/f")]);
+    let map = walk::map_tree(&g.mnt.join("filelink"), &walk::WalkOptions::default()).unwrap();
+    assert_eq!(map.files.len(), 1);
+    assert_eq!(map.files[0].path, format!("{m}/filelink"));
+    assert!(!map.files[0].is_dir && map.extents.len() == 1);
+}
+
+/// A test process that died without unwinding leaves its loop device, mount and directory;
+/// the next LoopFs releases them (and leaves live processes' alone).
+#[test]
+fn a_dead_test_processs_loop_fs_is_reclaimed() {
+    if !require_root() {
+        return;
+    }
+    // A PID that is certainly dead: a child that has exited and been waited for.
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let dir = PathBuf::from(format!("/var/tmp/fslab-test-blockmap/dead-{dead}"));
+    std::fs::create_dir_all(dir.join("mnt")).unwrap();
+    let img = dir.join("ext4.img");
+    run("truncate", &["-s", "16M", img.to_str().unwrap()]);
+    run("mkfs.ext4", &["-q", "-F", img.to_str().unwrap()]);
+    let dev = run("losetup", &["--find", "--show", img.to_str().unwrap()]);
+    run("mount", &[dev.trim(), dir.join("mnt").to_str().unwrap()]);
+    let live = LoopFs::new("alive"); // reclaims first
+    assert!(!dir.exists(), "{} is still there", dir.display());
+    // `losetup -d` of a device something (udev) still holds completes when it is closed.
+    for _ in 0..50 {
+        if !run("losetup", &["-a"]).contains(dir.to_str().unwrap()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_no_leftovers(&dir);
+    assert!(live.dir.exists(), "a live process's directory was removed");
 }
 
 fn assert_no_leftovers(base: &Path) {
