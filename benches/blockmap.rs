@@ -159,7 +159,7 @@ fn main() {
         let size = 1024 * (1 + (i * 7919) % 16);
         std::fs::write(d.join(format!("f{i:05}")), vec![(i % 251) as u8; size]).unwrap();
     }
-    run("sync", &[]);
+    run("sync", &["-f", mnt.to_str().unwrap()]);
     let setup = t.elapsed().as_secs_f64();
 
     let out = dir.join("extents.parquet");

@@ -58,11 +58,11 @@ fn fiemap_frame_equals_filefrag_and_debugfs_agrees() {
          dd if=/dev/urandom of=sparse bs=4k count=2 seek=50 status=none
          : > empty
          dd if=/dev/zero of=F bs=1M status=none 2>/dev/null || true
-         sync
+         sync -f .
          for ((b = 1; b < 6000; b += 2)); do echo \"fpunch $((b * 4096)) 4096\"; done | xfs_io F
-         sync
+         sync -f .
          dd if=/dev/zero of=G bs=4k status=none 2>/dev/null || true
-         sync"
+         sync -f ."
     ));
 
     // FIEMAP, in process, over the whole tree.
@@ -202,7 +202,9 @@ fn walk_does_not_cross_into_other_filesystems() {
         }
     }
     let _inner = Umount(format!("{m}/inner"));
-    sh(&format!("echo x > {m}/inner/hidden.txt && sync"));
+    sh(&format!(
+        "echo x > {m}/inner/hidden.txt && sync -f {m}/inner"
+    ));
     let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
     let paths: Vec<&str> = map.files.iter().map(|f| f.path.as_str()).collect();
     assert!(paths.iter().any(|p| p.ends_with("/outer.txt")), "{paths:?}");
@@ -222,7 +224,7 @@ fn walk_maps_deep_trees_in_order() {
     sh(&format!(
         "cd {m} && mkdir -p a 'a b' a-c a.d B && echo 1 > a/x && echo 2 > a-c/x && \
          echo 3 > 'a b/y' && ln -s a/x link && mkfifo fifo && \
-         for i in $(seq 1000); do mkdir d && cd d; done && echo deep > bottom && sync"
+         for i in $(seq 1000); do mkdir d && cd d; done && echo deep > bottom && sync -f ."
     ));
     let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
     assert!(map.errors.is_empty(), "{:?}", map.errors);
@@ -270,7 +272,7 @@ fn a_symlink_given_as_root_is_followed() {
     let m = g.mnt.to_str().unwrap().to_string();
     sh(&format!(
         "cd {m} && mkdir real && echo a > real/f && ln -s real dirlink && ln -s real/f filelink \
-         && ln -s ../filelink real/inner && sync"
+         && ln -s ../filelink real/inner && sync -f ."
     ));
     let map = walk::map_tree(&g.mnt.join("dirlink"), &walk::WalkOptions::default()).unwrap();
     assert!(map.errors.is_empty(), "{:?}", map.errors);
@@ -293,13 +295,18 @@ fn a_dead_test_processs_loop_fs_is_reclaimed() {
     let mut child = Command::new("true").spawn().unwrap();
     let dead = child.id();
     child.wait().unwrap();
-    let dir = PathBuf::from(format!("/var/tmp/fslab-test-blockmap/dead-{dead}"));
-    std::fs::create_dir_all(dir.join("mnt")).unwrap();
-    let img = dir.join("ext4.img");
+    // Set up under this (live) process's name, so that a LoopFs of a test running at the
+    // same time leaves it alone, then give it the dead process's name.
+    let base = PathBuf::from("/var/tmp/fslab-test-blockmap");
+    let setup = base.join(format!("setup-{}", std::process::id()));
+    std::fs::create_dir_all(setup.join("mnt")).unwrap();
+    let img = setup.join("ext4.img");
     run("truncate", &["-s", "16M", img.to_str().unwrap()]);
     run("mkfs.ext4", &["-q", "-F", img.to_str().unwrap()]);
     let dev = run("losetup", &["--find", "--show", img.to_str().unwrap()]);
-    run("mount", &[dev.trim(), dir.join("mnt").to_str().unwrap()]);
+    run("mount", &[dev.trim(), setup.join("mnt").to_str().unwrap()]);
+    let dir = base.join(format!("dead-{dead}"));
+    std::fs::rename(&setup, &dir).unwrap();
     let live = LoopFs::new("alive"); // reclaims first
     assert!(!dir.exists(), "{} is still there", dir.display());
     // `losetup -d` of a device something (udev) still holds completes when it is closed.

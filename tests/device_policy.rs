@@ -91,10 +91,13 @@ impl Drop for TestDisk {
 struct TestMount(PathBuf);
 
 impl TestMount {
+    /// Mounted read-only: fslab must refuse a mounted device either way, and a read-only
+    /// mount is never written by the kernel itself (a `sync` run by any concurrent test
+    /// rewrites a mounted ext2's superblock time, which the checksums would see).
     fn new(device: &str, tag: &str) -> TestMount {
         let at = Path::new(IMAGES).join(format!("mnt-{tag}-{:08x}", rand::random::<u32>()));
         std::fs::create_dir_all(&at).unwrap();
-        sh("mount", &[device, at.to_str().unwrap()]);
+        sh("mount", &["-o", "ro", device, at.to_str().unwrap()]);
         TestMount(at)
     }
 }
