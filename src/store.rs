@@ -37,6 +37,14 @@ pub enum StoreError {
     },
     #[error(transparent)]
     Frame(#[from] frames::FrameError),
+    #[error("{path}: another fslab process is writing this bundle; wait for it to finish (or stop it) and try again")]
+    Locked { path: PathBuf },
+    #[error("{path}:{line}: not a run row ({message}); the journal is damaged, and fslab will not guess which rows it held")]
+    Journal {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -52,16 +60,16 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
-        f.sync_all()?;
+        f.sync_all()
+    });
+    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
+        // No half-written file stays behind (a full filesystem, say).
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
-    std::fs::rename(&tmp, path)?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    std::fs::File::open(dir)?.sync_all()
 }
 
 /// Write a DataFrame as parquet, atomically.
@@ -253,13 +261,69 @@ pub fn runs_frame(rows: &[RunRow]) -> Result<DataFrame, StoreError> {
     Ok(df)
 }
 
-/// Writes a bundle as a run proceeds.
+/// Writes a bundle as a run proceeds. It holds an exclusive lock on the bundle's
+/// directory, so that two runs (or two `--resume`s) never write one bundle.
 #[derive(Debug)]
 pub struct BundleWriter {
     dir: PathBuf,
     manifest: Manifest,
     runs: Vec<RunRow>,
     tables: BTreeMap<String, Vec<DataFrame>>,
+    _lock: nix::fcntl::Flock<std::fs::File>,
+}
+
+/// Lock a bundle directory for writing, or say who holds it.
+fn lock_bundle(dir: &Path) -> Result<nix::fcntl::Flock<std::fs::File>, StoreError> {
+    let f = std::fs::File::open(dir).map_err(io(dir))?;
+    nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusiveNonblock).map_err(
+        |(_, e)| match e {
+            nix::errno::Errno::EWOULDBLOCK => StoreError::Locked {
+                path: dir.to_path_buf(),
+            },
+            e => io(dir)(e.into()),
+        },
+    )
+}
+
+/// Append one line to the journal so that it never tears: a tail left by a crash or
+/// a failed write (no newline yet, so never a committed row) is cut first, and a write
+/// or fsync that fails is undone, so the file always ends with a whole line.
+fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io(path))?;
+    let len = f.metadata().map_err(io(path))?.len();
+    // Where the last whole line ends: scan back from the end for a newline.
+    let mut keep = 0u64;
+    let mut end = len;
+    let mut buf = vec![0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let n = (end - start) as usize;
+        f.seek(SeekFrom::Start(start)).map_err(io(path))?;
+        f.read_exact(&mut buf[..n]).map_err(io(path))?;
+        if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+            keep = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if keep != len {
+        f.set_len(keep).map_err(io(path))?;
+    }
+    f.seek(SeekFrom::Start(keep)).map_err(io(path))?;
+    if let Err(e) = f.write_all(line).and_then(|()| f.sync_data()) {
+        // Nothing of this line may stay: the next append would glue onto it.
+        let _ = f.set_len(keep);
+        let _ = f.sync_data();
+        return Err(io(path)(e));
+    }
+    Ok(())
 }
 
 impl BundleWriter {
@@ -276,6 +340,7 @@ impl BundleWriter {
         let yaml_path = dir.join("experiment.yaml");
         atomic_write(&yaml_path, manifest.experiment.yaml.as_bytes()).map_err(io(&yaml_path))?;
         let w = BundleWriter {
+            _lock: lock_bundle(&dir)?,
             dir,
             manifest,
             runs: Vec::new(),
@@ -287,6 +352,7 @@ impl BundleWriter {
 
     /// Reopen a partial bundle to finish it (`--resume`).
     pub fn reopen(dir: &Path) -> Result<BundleWriter, StoreError> {
+        let lock = lock_bundle(dir)?;
         let b = Bundle::open(dir)?;
         let runs = read_journal(&dir.join("runs.jsonl"))?;
         let mut tables = BTreeMap::new();
@@ -300,6 +366,7 @@ impl BundleWriter {
             manifest: b.manifest,
             runs,
             tables,
+            _lock: lock,
         })
     }
 
@@ -326,15 +393,9 @@ impl BundleWriter {
     /// rewritten, both before this returns.
     pub fn append_run(&mut self, row: RunRow) -> Result<(), StoreError> {
         let journal = self.dir.join("runs.jsonl");
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&journal)
-            .map_err(io(&journal))?;
         let mut line = serde_json::to_vec(&row).unwrap_or_default();
         line.push(b'\n');
-        f.write_all(&line).map_err(io(&journal))?;
-        f.sync_all().map_err(io(&journal))?;
+        append_line(&journal, &line)?;
         self.runs.push(row);
         let df = runs_frame(&self.runs)?;
         write_parquet(&self.dir.join("runs.parquet"), &df)
@@ -468,11 +529,29 @@ fn read_journal(path: &Path) -> Result<Vec<RunRow>, StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io(path)(e)),
     };
-    // A torn last line (crash mid-write) is dropped; every complete line is kept.
-    Ok(text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<RunRow>(l).ok())
-        .collect())
+    parse_journal(&text).map_err(|(line, message)| StoreError::Journal {
+        path: path.to_path_buf(),
+        line,
+        message,
+    })
+}
+
+/// The rows of a journal. A last line without its newline is a write that never
+/// finished (a crash mid-write; its row was never reported written) and is dropped;
+/// any other line that is not a row is an error, with its 1-based number.
+fn parse_journal(text: &str) -> Result<Vec<RunRow>, (usize, String)> {
+    let complete = match text.rfind('\n') {
+        Some(i) => &text[..=i],
+        None => "",
+    };
+    let mut out = Vec::new();
+    for (n, l) in complete.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        out.push(serde_json::from_str::<RunRow>(l).map_err(|e| (n + 1, e.to_string()))?);
+    }
+    Ok(out)
 }
 
 /// A result bundle on disk, for reading.
@@ -621,8 +700,73 @@ mod tests {
         let mut text = std::fs::read_to_string(&j).unwrap();
         text.push_str("{\"experiment\":");
         std::fs::write(&j, text).unwrap();
-        let r = BundleWriter::reopen(w.dir()).unwrap();
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        let r = BundleWriter::reopen(&dir).unwrap();
         assert_eq!(r.runs().len(), 2);
+    }
+
+    fn new_writer(root: &Path) -> BundleWriter {
+        let m = Manifest {
+            experiment: ExperimentInfo {
+                id: "e".into(),
+                ..Default::default()
+            },
+            status: "running".into(),
+            ..Default::default()
+        };
+        BundleWriter::create(root, m).unwrap()
+    }
+
+    #[test]
+    fn a_row_appended_after_a_torn_tail_is_kept() {
+        // A write that failed half-way (ENOSPC) or a crash left part of a line; the next
+        // row must not be glued onto it and lost.
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        w.append_run(row(1, 1.0)).unwrap();
+        let j = w.dir().join("runs.jsonl");
+        let mut f = std::fs::OpenOptions::new().append(true).open(&j).unwrap();
+        f.write_all(b"{\"experiment\":\"e\",\"point_id\":\"fs=ext")
+            .unwrap();
+        drop(f);
+        w.append_run(row(2, 2.0)).unwrap();
+        w.append_run(row(3, 3.0)).unwrap();
+        let text = std::fs::read_to_string(&j).unwrap();
+        assert!(text.ends_with('\n') && text.lines().count() == 3, "{text}");
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        let r = BundleWriter::reopen(&dir).unwrap();
+        let its: Vec<u32> = r.runs().iter().map(|r| r.iteration).collect();
+        assert_eq!(its, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_damaged_line_inside_the_journal_is_an_error_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        w.append_run(row(1, 1.0)).unwrap();
+        w.append_run(row(2, 2.0)).unwrap();
+        let j = w.dir().join("runs.jsonl");
+        let text = std::fs::read_to_string(&j).unwrap();
+        let (first, rest) = text.split_once('\n').unwrap();
+        std::fs::write(&j, format!("{first}\n{{\"garbage\n{rest}")).unwrap();
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        let e = BundleWriter::reopen(&dir).unwrap_err();
+        assert!(matches!(e, StoreError::Journal { line: 2, .. }), "{e}");
+        assert!(e.to_string().contains("runs.jsonl:2"), "{e}");
+    }
+
+    #[test]
+    fn a_bundle_has_one_writer_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let w = new_writer(tmp.path());
+        let e = BundleWriter::reopen(w.dir()).unwrap_err();
+        assert!(matches!(e, StoreError::Locked { .. }), "{e}");
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        BundleWriter::reopen(&dir).unwrap();
     }
 
     #[test]

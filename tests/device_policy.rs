@@ -395,3 +395,43 @@ fn a_mapped_device_left_mounted_by_a_killed_run_is_unmounted_by_the_next_run_not
     assert!(disk.attached(), "fslab detached the user's device");
     assert!(s.loops().is_empty() && s.mounts().is_empty());
 }
+
+#[test]
+fn a_list_entry_that_now_names_another_device_is_refused_before_the_point() {
+    use fslab::devices::policy::{approve, recheck, Listed, ScratchList};
+    let a = TestDisk::new("relist-a", 16);
+    let b = TestDisk::new("relist-b", 16);
+    // The list names a stable link (like /dev/disk/by-id/…), the user gives the node.
+    let link = Path::new(IMAGES).join(format!("by-id-{:08x}", rand::random::<u32>()));
+    std::os::unix::fs::symlink(&a.device, &link).unwrap();
+    let list = ScratchList {
+        entries: vec![Listed {
+            path: link.clone(),
+            origin: "test".into(),
+        }],
+        consulted: vec!["test".into()],
+    };
+    let m = approve("data", &a.device, &list).unwrap();
+    assert_eq!(m.listed, link);
+    assert!(
+        m.diskseq.is_some(),
+        "this kernel reports diskseq for loop devices"
+    );
+    recheck(&m).unwrap();
+    // The disk behind the link changed: the node the user gave is no longer the one
+    // the list allows.
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&b.device, &link).unwrap();
+    let e = recheck(&m).unwrap_err().to_string();
+    assert!(e.contains("scratch list's entry"), "{e}");
+    // Another medium behind the same device number (detached and reattached): the
+    // disk sequence number says so.
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&a.device, &link).unwrap();
+    sh("losetup", &["-d", a.path()]);
+    sh("losetup", &[a.path(), b.image.to_str().unwrap()]);
+    let e = recheck(&m).unwrap_err().to_string();
+    sh("losetup", &["-d", a.path()]);
+    assert!(e.contains("disk sequence number changed"), "{e}");
+    let _ = std::fs::remove_file(&link);
+}

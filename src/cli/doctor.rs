@@ -24,7 +24,7 @@ pub struct Args {
     /// When to probe kernel features by using them.
     #[arg(long, value_enum, default_value = "auto")]
     pub probe: ProbeArg,
-    /// Where a probe puts its image files (default: $FSLAB_WORK_DIR or /var/tmp/fslab).
+    /// Where a probe puts its image files (default: $FSLAB_WORK_DIR or /var/lib/fslab).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
 }

@@ -19,7 +19,7 @@ pub struct Args {
     /// Where result bundles go (default: $FSLAB_RESULTS_DIR or ./results).
     #[arg(long)]
     pub results: Option<PathBuf>,
-    /// fslab's work directory for images and mount points (default: $FSLAB_WORK_DIR or /var/tmp/fslab).
+    /// fslab's work directory for images and mount points (default: $FSLAB_WORK_DIR or /var/lib/fslab).
     #[arg(long)]
     pub work_dir: Option<PathBuf>,
     /// Stop at the first point that fails.

@@ -1,5 +1,6 @@
 //! Loop devices, through util-linux `losetup`.
 
+use super::workdir::FileId;
 use super::{run_tool, DeviceError};
 use std::path::{Path, PathBuf};
 
@@ -41,28 +42,69 @@ pub fn loop_backing_file(device: &Path) -> Option<PathBuf> {
     Some(PathBuf::from(t))
 }
 
-/// Detach `device`, but only while it is still backed by `image` (a loop device number
-/// can be reused by someone else once it is free).
-pub fn detach(device: &Path, image: &Path) -> Result<(), DeviceError> {
-    match loop_backing_file(device) {
-        Some(b) if b == image => {}
-        _ => return Ok(()),
+/// `struct loop_info64` of `<linux/loop.h>`.
+#[repr(C)]
+struct LoopInfo64 {
+    lo_device: u64,
+    lo_inode: u64,
+    lo_rdevice: u64,
+    lo_offset: u64,
+    lo_sizelimit: u64,
+    lo_number: u32,
+    lo_encrypt_type: u32,
+    lo_encrypt_key_size: u32,
+    lo_flags: u32,
+    lo_file_name: [u8; 64],
+    lo_crypt_name: [u8; 64],
+    lo_encrypt_key: [u8; 32],
+    lo_init: [u64; 2],
+}
+
+nix::ioctl_read_bad!(loop_get_status64, 0x4C05, LoopInfo64);
+
+/// The identity (device and inode numbers) of a loop device's backing file, from the
+/// kernel (`LOOP_GET_STATUS64`); None when it is not attached. Unlike the backing
+/// file's path, this does not depend on how the path was spelled.
+pub fn backing_id(device: &Path) -> Option<FileId> {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(device).ok()?;
+    // SAFETY: an all-zero loop_info64 is valid; the kernel fills it.
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // SAFETY: the descriptor is open for the call, and `info` has the kernel's layout.
+    unsafe { loop_get_status64(f.as_raw_fd(), &mut info) }.ok()?;
+    Some(FileId {
+        dev: info.lo_device,
+        ino: info.lo_inode,
+    })
+}
+
+/// Detach `device`, but only while it is still backed by the file `image` (a loop
+/// device number can be reused by someone else once it is free). A device that stays
+/// attached (`losetup -d` of a busy device only marks it to detach on last close) is
+/// an error.
+pub fn detach(device: &Path, image: FileId) -> Result<(), DeviceError> {
+    let ours = || backing_id(device) == Some(image);
+    if !ours() {
+        return Ok(());
     }
     let mut last = None;
-    for attempt in 0..20 {
+    for attempt in 0..10 {
         match run_tool("losetup", &["-d".into(), device.display().to_string()]) {
-            Ok(()) => return Ok(()),
+            Ok(()) => {}
             Err(e) => last = Some(e),
         }
-        if loop_backing_file(device).is_none_or(|b| b != image) {
+        if !ours() {
             return Ok(());
         }
         std::thread::sleep(std::time::Duration::from_millis(50 * (attempt + 1)));
     }
-    Err(last.unwrap_or(DeviceError::Release {
+    Err(DeviceError::Release {
         what: device.display().to_string(),
-        message: "busy".into(),
-    }))
+        message: match last {
+            Some(e) => format!("it stays attached: {e}"),
+            None => "it stays attached (still in use: a mount or an open file holds it)".into(),
+        },
+    })
 }
 
 /// Every attached loop device whose backing file is under `dir`.

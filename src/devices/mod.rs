@@ -7,14 +7,18 @@
 //! [`PointDevices`]' `Drop` (success, error, panic) or by [`reclaim`] in the next run
 //! (SIGKILL, power cut).
 
+pub mod cgroup;
 mod loopdev;
 mod mounts;
 mod ownership;
 pub mod policy;
+mod workdir;
 
-pub use loopdev::{attach, detach, loop_backing_file, loops_backed_under, LoopDevice};
+pub use cgroup::PointCgroup;
+pub use loopdev::{attach, backing_id, detach, loop_backing_file, loops_backed_under, LoopDevice};
 pub use mounts::{mounts, unmount, MountEntry};
 pub use ownership::{reclaim, OwnershipRecord, Reclaimed};
+pub use workdir::{FileId, WorkDir, WorkLock, DEFAULT_WORK_DIR};
 
 use crate::plan::DevicePlan;
 use crate::spec::Backing;
@@ -39,6 +43,8 @@ pub enum DeviceError {
     Config { path: PathBuf, message: String },
     #[error("--device {given}: {message}")]
     Mapping { given: String, message: String },
+    #[error("refusing work directory {path}: {reason} (set another with --work-dir or $FSLAB_WORK_DIR; it must be owned by root and writable by root alone)")]
+    UntrustedWorkDir { path: PathBuf, reason: String },
 }
 
 fn io_err<'a>(
@@ -60,6 +66,8 @@ pub struct ProvisionedDevice {
     pub name: String,
     /// The image file (empty for a mapped device).
     pub image: PathBuf,
+    /// The image file's identity (None for a mapped device).
+    pub image_id: Option<FileId>,
     pub device: PathBuf,
     pub size_bytes: u64,
     pub backing: Backing,
@@ -74,8 +82,11 @@ pub struct ProvisionedDevice {
 #[derive(Debug)]
 pub struct PointDevices {
     dir: PathBuf,
+    /// The work directory's filesystem: deletion never leaves it.
+    work_dev: u64,
     devices: Vec<ProvisionedDevice>,
     tmpfs: Vec<PathBuf>,
+    cgroup: PointCgroup,
     record: OwnershipRecord,
     released: bool,
 }
@@ -84,30 +95,58 @@ impl PointDevices {
     /// Create `dir` (with `mnt/` and `work/`), and for each planned device a sparse image
     /// file (on a fresh tmpfs for `backing: tmpfs`) attached to a loop device.
     pub fn provision(
-        work_root: &Path,
+        work: &WorkDir,
         dir: PathBuf,
         plans: &[DevicePlan],
     ) -> Result<PointDevices, DeviceError> {
-        Self::provision_mapped(work_root, dir, plans, &[])
+        Self::provision_mapped(work, dir, plans, &[])
     }
 
     /// As [`provision`](Self::provision), but a planned device named in `mapped` is the
     /// user's real device instead of a loop device (checked again here, right before
     /// use, by [`policy::recheck`]).
+    ///
+    /// The work directory's lock is held from writing the record until every device is
+    /// attached and recorded, so that a concurrent reclaim never sees this point
+    /// half-way. The point's cgroup is recorded, then made.
     pub fn provision_mapped(
-        work_root: &Path,
+        work: &WorkDir,
         dir: PathBuf,
         plans: &[DevicePlan],
         mapped: &[policy::MappedDevice],
     ) -> Result<PointDevices, DeviceError> {
-        let record = OwnershipRecord::create(work_root, &dir)?;
+        let _lock = work.lock()?;
+        let mut record = OwnershipRecord::create(work, &dir)?;
+        let cg_dirs = cgroup::planned_dirs(&record.cgroup_name());
+        if let Err(e) = record.add_cgroups(&cg_dirs) {
+            record.remove();
+            return Err(e);
+        }
+        let cgroup = match PointCgroup::create(&cg_dirs) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = cgroup::remove_dirs(&cg_dirs);
+                record.remove();
+                return Err(e);
+            }
+        };
         let mut this = PointDevices {
             dir,
+            work_dev: work.id().dev,
             devices: Vec::new(),
             tmpfs: Vec::new(),
+            cgroup,
             record,
             released: false,
         };
+        // The point's directory is new and root's alone.
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(&this.dir)
+                .map_err(io_err("create", &this.dir))?;
+        }
         for sub in ["mnt", "work", "images"] {
             let p = this.dir.join(sub);
             std::fs::create_dir_all(&p).map_err(io_err("create", &p))?;
@@ -123,6 +162,7 @@ impl PointDevices {
                 this.devices.push(ProvisionedDevice {
                     name: plan.name.clone(),
                     image: PathBuf::new(),
+                    image_id: None,
                     device: m.device.clone(),
                     size_bytes: m.size_bytes,
                     backing: plan.backing,
@@ -146,11 +186,17 @@ impl PointDevices {
             f.set_len(plan.size_bytes).map_err(io_err("size", &image))?;
             drop(f);
             this.record.add_image(&image)?;
+            let image_id = FileId::of(&image).map_err(io_err("stat", &image))?;
             let lo = attach(&image)?;
-            this.record.add_loop(&lo.device, &image)?;
+            if let Err(e) = this.record.add_loop(&lo.device, &image, image_id) {
+                // Unrecorded, it would outlive a crash: release it now.
+                let _ = detach(&lo.device, image_id);
+                return Err(e);
+            }
             this.devices.push(ProvisionedDevice {
                 name: plan.name.clone(),
                 image,
+                image_id: Some(image_id),
                 device: lo.device,
                 size_bytes: plan.size_bytes,
                 backing: plan.backing,
@@ -168,6 +214,10 @@ impl PointDevices {
     }
     pub fn work(&self) -> PathBuf {
         self.dir.join("work")
+    }
+    /// The point's cgroup: every command of the point runs in it.
+    pub fn cgroup(&self) -> &PointCgroup {
+        &self.cgroup
     }
     pub fn devices(&self) -> &[ProvisionedDevice] {
         &self.devices
@@ -232,20 +282,29 @@ impl PointDevices {
         run_tool("mount", &args)
     }
 
-    /// Release everything; safe to call more than once.
+    /// Release everything; safe to call more than once. In order: every process left
+    /// in the point's cgroup, mounts (deepest first; a busy one is an error, never
+    /// detached lazily), loop devices (checked detached), the tmpfs that backed
+    /// images, the point's directory (never across a filesystem boundary), and the
+    /// ownership record last. On error the record stays for `fslab cleanup`.
     pub fn release(&mut self) -> Result<(), DeviceError> {
         if self.released {
             return Ok(());
         }
         let mut first_err = None;
+        if let Err(e) = self.cgroup.remove() {
+            first_err.get_or_insert(e);
+        }
         let loops: Vec<PathBuf> = self.devices.iter().map(|d| d.device.clone()).collect();
-        if let Err(e) = mounts::unmount_all_under(&self.dir, &loops) {
+        if let Err(e) = mounts::unmount_all_under(&self.dir, &loops, &self.tmpfs) {
             first_err.get_or_insert(e);
         }
         // Mapped devices are the user's: unmounted above, never detached.
-        for d in self.devices.iter().rev().filter(|d| d.mapped.is_none()) {
-            if let Err(e) = detach(&d.device, &d.image) {
-                first_err.get_or_insert(e);
+        for d in self.devices.iter().rev() {
+            if let Some(id) = d.image_id {
+                if let Err(e) = detach(&d.device, id) {
+                    first_err.get_or_insert(e);
+                }
             }
         }
         for t in self.tmpfs.iter().rev() {
@@ -255,12 +314,20 @@ impl PointDevices {
         }
         if first_err.is_none() {
             // Images and scratch data go; the ownership record last.
-            let _ = std::fs::remove_dir_all(&self.dir);
-            self.record.remove();
-            self.released = true;
+            let left = workdir::remove_tree(&self.dir, self.work_dev);
+            if !left.is_empty() {
+                first_err.get_or_insert(DeviceError::Release {
+                    what: self.dir.display().to_string(),
+                    message: left.join("; "),
+                });
+            }
         }
         match first_err {
-            None => Ok(()),
+            None => {
+                self.record.remove();
+                self.released = true;
+                Ok(())
+            }
             Some(e) => Err(e),
         }
     }

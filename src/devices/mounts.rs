@@ -65,14 +65,18 @@ pub(crate) fn parse_mountinfo(text: &str) -> Vec<MountEntry> {
         .collect()
 }
 
-/// Unmount `path`, retrying while busy, then lazily as a last resort.
+/// Unmount `path`, retrying while busy. A mount that stays busy is an error: it is
+/// never detached lazily, which would leave the filesystem (and its loop device) alive
+/// behind a process that still uses it while reporting it released.
 pub fn unmount(path: &Path) -> Result<(), DeviceError> {
-    for attempt in 0..20 {
+    let mut last = nix::errno::Errno::EBUSY;
+    for attempt in 0..16 {
         match umount2(path, MntFlags::empty()) {
             Ok(()) => return Ok(()),
             Err(nix::errno::Errno::EINVAL) | Err(nix::errno::Errno::ENOENT) => return Ok(()),
-            Err(nix::errno::Errno::EBUSY) => {
-                std::thread::sleep(std::time::Duration::from_millis(50 * (attempt + 1)));
+            Err(e @ nix::errno::Errno::EBUSY) => {
+                last = e;
+                std::thread::sleep(std::time::Duration::from_millis(25 * (attempt + 1)));
             }
             Err(e) => {
                 return Err(DeviceError::Release {
@@ -82,14 +86,20 @@ pub fn unmount(path: &Path) -> Result<(), DeviceError> {
             }
         }
     }
-    umount2(path, MntFlags::MNT_DETACH).map_err(|e| DeviceError::Release {
+    Err(DeviceError::Release {
         what: path.display().to_string(),
-        message: format!("busy, and lazy unmount failed: {e}"),
+        message: format!("{last}: a process still uses it"),
     })
 }
 
-/// Unmount every mount under `dir` or whose source is one of `devices`, deepest first.
-pub fn unmount_all_under(dir: &Path, devices: &[PathBuf]) -> Result<(), DeviceError> {
+/// Unmount every mount under `dir` or whose source is one of `devices`, deepest first,
+/// except the mount points in `keep` (the tmpfs that back images, unmounted after their
+/// loop devices are detached). Mounts that steps made, tmpfs included, all go.
+pub fn unmount_all_under(
+    dir: &Path,
+    devices: &[PathBuf],
+    keep: &[PathBuf],
+) -> Result<(), DeviceError> {
     let mut first_err = None;
     // The kernel's device numbers too: a mount's source may be another name of the node.
     let devnos: Vec<(u64, u64)> = devices
@@ -110,7 +120,7 @@ pub fn unmount_all_under(dir: &Path, devices: &[PathBuf]) -> Result<(), DeviceEr
         let mut mine: Vec<MountEntry> = mounts()
             .into_iter()
             .filter(|m| {
-                (m.mount_point.starts_with(dir) && m.fstype != "tmpfs")
+                (m.mount_point.starts_with(dir) && !keep.contains(&m.mount_point))
                     || devices.iter().any(|d| Path::new(&m.source) == d)
                     || m.devno.is_some_and(|d| devnos.contains(&d))
             })
@@ -123,6 +133,10 @@ pub fn unmount_all_under(dir: &Path, devices: &[PathBuf]) -> Result<(), DeviceEr
             if let Err(e) = unmount(&m.mount_point) {
                 first_err.get_or_insert(e);
             }
+        }
+        // A busy mount stays busy: another round would only wait again.
+        if first_err.is_some() {
+            break;
         }
     }
     match first_err {

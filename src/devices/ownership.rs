@@ -1,14 +1,69 @@
-//! The ownership record: what one fslab process attached, mounted and created, written
-//! before it is used, so that a later process can release it if this one dies.
+//! The ownership record: what one fslab process attached, mounted, created and
+//! started, written before it is used, so that a later process can release it if this
+//! one dies.
+//!
+//! Records are only believed where they cannot have been planted: they live in the
+//! trusted work directory ([`WorkDir`]), and a record whose directory, images, mounts
+//! or cgroups lie outside `<work>/p/` (or outside fslab's cgroups) is ignored with a
+//! warning. Reclaim holds the work directory's lock throughout.
 
-use super::loopdev::{detach, loops_backed_under};
+use super::cgroup;
+use super::loopdev::{backing_id, detach, loops_backed_under};
 use super::mounts::{mounts, unmount, unmount_all_under};
+use super::workdir::{remove_tree, strictly_under, FileId, WorkDir};
 use super::DeviceError;
 use serde::{Deserialize, Serialize};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static SEQ: AtomicUsize = AtomicUsize::new(0);
+
+/// A loop device fslab attached, and the image file behind it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+enum LoopEntry {
+    Full {
+        device: PathBuf,
+        image: PathBuf,
+        /// The image's identity: the loop is ours only while it is backed by this file
+        /// (paths differ when a directory is reached through a symlink).
+        file: FileId,
+    },
+    /// Records written by fslab before 0.1.1: `[device, image]`.
+    Old(PathBuf, PathBuf),
+}
+
+impl LoopEntry {
+    fn device(&self) -> &Path {
+        match self {
+            LoopEntry::Full { device, .. } | LoopEntry::Old(device, _) => device,
+        }
+    }
+    fn image(&self) -> &Path {
+        match self {
+            LoopEntry::Full { image, .. } | LoopEntry::Old(_, image) => image,
+        }
+    }
+    /// Is the loop device still backed by the recorded image?
+    fn attached(&self) -> bool {
+        match self {
+            LoopEntry::Full { device, file, .. } => backing_id(device) == Some(*file),
+            LoopEntry::Old(device, image) => {
+                super::loop_backing_file(device).is_some_and(|b| &b == image)
+            }
+        }
+    }
+    fn detach(&self) -> Result<(), DeviceError> {
+        match self {
+            LoopEntry::Full { device, file, .. } => detach(device, *file),
+            LoopEntry::Old(device, image) => match FileId::of(image) {
+                Ok(id) => detach(device, id),
+                Err(_) => Ok(()),
+            },
+        }
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 struct RecordData {
@@ -17,11 +72,14 @@ struct RecordData {
     start_ticks: u64,
     dir: PathBuf,
     images: Vec<PathBuf>,
-    loops: Vec<(PathBuf, PathBuf)>,
+    loops: Vec<LoopEntry>,
     tmpfs: Vec<PathBuf>,
     /// Real devices mapped with `--device`: never detached; their mounts are under `dir`.
     #[serde(default)]
     mapped: Vec<PathBuf>,
+    /// The point's cgroups (one directory per hierarchy), recorded before they are made.
+    #[serde(default)]
+    cgroups: Vec<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -30,11 +88,7 @@ pub struct OwnershipRecord {
     data: RecordData,
 }
 
-fn owned_dir(work_root: &Path) -> PathBuf {
-    work_root.join("owned")
-}
-
-fn start_ticks(pid: u32) -> Option<u64> {
+pub(crate) fn start_ticks(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Field 22, counted after the parenthesised command name (which may hold spaces).
     let after = &stat[stat.rfind(')')? + 2..];
@@ -42,11 +96,20 @@ fn start_ticks(pid: u32) -> Option<u64> {
 }
 
 impl OwnershipRecord {
-    pub fn create(work_root: &Path, dir: &Path) -> Result<OwnershipRecord, DeviceError> {
-        let owned = owned_dir(work_root);
-        std::fs::create_dir_all(&owned).map_err(super::io_err("create", &owned))?;
+    /// Write a new record for a point whose directory is `dir` (under `<work>/p/`).
+    pub fn create(work: &WorkDir, dir: &Path) -> Result<OwnershipRecord, DeviceError> {
+        if !work.is_point_dir(dir) {
+            return Err(DeviceError::Refused {
+                device: dir.display().to_string(),
+                reason: format!(
+                    "a point's directory must be directly under {}",
+                    work.points().display()
+                ),
+            });
+        }
         let pid = std::process::id();
-        let path = owned.join(format!("{pid}-{}.json", SEQ.fetch_add(1, Ordering::SeqCst)));
+        let seq = SEQ.fetch_add(1, Ordering::SeqCst);
+        let path = work.owned().join(format!("{pid}-{seq}.json"));
         let rec = OwnershipRecord {
             path,
             data: RecordData {
@@ -64,6 +127,16 @@ impl OwnershipRecord {
         &self.path
     }
 
+    /// A name for this record's cgroups, unique on the machine.
+    pub fn cgroup_name(&self) -> String {
+        let stem = self
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("0");
+        format!("{stem}-{}", self.data.start_ticks)
+    }
+
     fn save(&self) -> Result<(), DeviceError> {
         let text = serde_json::to_vec_pretty(&self.data).unwrap_or_default();
         crate::store::atomic_write(&self.path, &text).map_err(super::io_err("write", &self.path))
@@ -73,10 +146,12 @@ impl OwnershipRecord {
         self.data.images.push(p.to_path_buf());
         self.save()
     }
-    pub fn add_loop(&mut self, dev: &Path, image: &Path) -> Result<(), DeviceError> {
-        self.data
-            .loops
-            .push((dev.to_path_buf(), image.to_path_buf()));
+    pub fn add_loop(&mut self, dev: &Path, image: &Path, file: FileId) -> Result<(), DeviceError> {
+        self.data.loops.push(LoopEntry::Full {
+            device: dev.to_path_buf(),
+            image: image.to_path_buf(),
+            file,
+        });
         self.save()
     }
     pub fn add_mapped(&mut self, dev: &Path) -> Result<(), DeviceError> {
@@ -87,23 +162,40 @@ impl OwnershipRecord {
         self.data.tmpfs.push(p.to_path_buf());
         self.save()
     }
+    pub fn add_cgroups(&mut self, dirs: &[PathBuf]) -> Result<(), DeviceError> {
+        self.data.cgroups.extend(dirs.iter().cloned());
+        self.save()
+    }
     pub fn remove(&self) {
         let _ = std::fs::remove_file(&self.path);
     }
 }
 
-/// What [`reclaim`] released.
+/// What [`reclaim`] released, and what it could not.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Reclaimed {
     pub records: usize,
     pub mounts: usize,
     pub loops: usize,
     pub dirs: usize,
+    /// Processes of dead runs that were still running, killed.
+    pub processes: usize,
+    pub cgroups: usize,
+    /// What could not be released (a busy mount, a loop device that stays attached);
+    /// their records are kept for the next try.
+    pub kept: Vec<String>,
+    /// Records that were not believed (they name paths outside the work directory).
+    pub ignored: Vec<String>,
 }
 
 impl Reclaimed {
+    /// Nothing was released.
     pub fn is_empty(&self) -> bool {
-        self.records + self.mounts + self.loops + self.dirs == 0
+        self.records + self.mounts + self.loops + self.dirs + self.processes + self.cgroups == 0
+    }
+    /// Everything found was released, and every record was believed.
+    pub fn is_clean(&self) -> bool {
+        self.kept.is_empty() && self.ignored.is_empty()
     }
 }
 
@@ -114,105 +206,221 @@ fn alive(data: &RecordData) -> bool {
     }
 }
 
+/// Why a dead run's record is not believed, if it is not: everything it names must lie
+/// inside its own point directory, which must be directly under `<work>/p/`.
+fn implausible(work: &WorkDir, d: &RecordData) -> Option<String> {
+    if !work.is_point_dir(&d.dir) {
+        return Some(format!(
+            "its directory {} is not directly under {}",
+            d.dir.display(),
+            work.points().display()
+        ));
+    }
+    let inside = |p: &Path| strictly_under(p, &d.dir);
+    if let Some(p) = d.images.iter().find(|p| !inside(p)) {
+        return Some(format!(
+            "its image {} is outside {}",
+            p.display(),
+            d.dir.display()
+        ));
+    }
+    if let Some(l) = d.loops.iter().find(|l| !inside(l.image())) {
+        return Some(format!(
+            "the image {} of {} is outside {}",
+            l.image().display(),
+            l.device().display(),
+            d.dir.display()
+        ));
+    }
+    if let Some(l) = d.loops.iter().find(|l| {
+        !l.device()
+            .to_str()
+            .is_some_and(|s| s.starts_with("/dev/loop"))
+    }) {
+        return Some(format!("{} is not a loop device", l.device().display()));
+    }
+    if let Some(p) = d.tmpfs.iter().find(|p| !inside(p)) {
+        return Some(format!(
+            "its tmpfs {} is outside {}",
+            p.display(),
+            d.dir.display()
+        ));
+    }
+    if let Some(c) = d.cgroups.iter().find(|c| !cgroup::is_fslab_cgroup(c)) {
+        return Some(format!("{} is not one of fslab's cgroups", c.display()));
+    }
+    None
+}
+
+/// Read one record: a regular file owned by root (or us), not a symlink.
+fn read_record(path: &Path) -> Result<RecordData, String> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| e.to_string())?;
+    let m = f.metadata().map_err(|e| e.to_string())?;
+    if !m.is_file() {
+        return Err("not a regular file".into());
+    }
+    if m.uid() != 0 && m.uid() != nix::unistd::geteuid().as_raw() {
+        return Err(format!("owned by uid {}, not root", m.uid()));
+    }
+    serde_json::from_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
+}
+
 /// Release everything recorded by fslab processes that no longer run, and any loop
-/// device backed by an image under `work_root` that no live process records.
-pub fn reclaim(work_root: &Path) -> Result<Reclaimed, DeviceError> {
+/// device backed by an image under the work directory that no live process records.
+/// Holds the work directory's lock throughout, so no run provisions meanwhile.
+pub fn reclaim(work: &WorkDir) -> Result<Reclaimed, DeviceError> {
+    let _lock = work.lock()?;
     let mut done = Reclaimed::default();
     let mut live_dirs = Vec::new();
-    let owned = owned_dir(work_root);
+    let owned = work.owned();
     let mut records: Vec<(PathBuf, RecordData)> = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&owned) {
-        for e in entries.flatten() {
-            let path = e.path();
-            if path.extension().is_some_and(|x| x == "json") {
-                match std::fs::read(&path)
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<RecordData>(&b).ok())
-                {
-                    Some(d) => records.push((path, d)),
-                    None => {
-                        let _ = std::fs::remove_file(&path);
-                    }
-                }
-            }
+    let entries = std::fs::read_dir(&owned).map_err(super::io_err("read", &owned))?;
+    for e in entries.flatten() {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        match read_record(&path) {
+            Ok(d) => records.push((path, d)),
+            Err(why) => done
+                .ignored
+                .push(format!("record {}: {why}; ignored", path.display())),
         }
     }
-    let mut first_err = None;
     for (path, data) in records {
         if alive(&data) {
             live_dirs.push(data.dir.clone());
             continue;
         }
-        // Only loop devices still backed by the recorded image: a free number may have
-        // been reused by someone else since. Mapped devices are not listed: their
-        // mounts are under `dir`, and a mount made later by their owner is not ours.
+        if let Some(why) = implausible(work, &data) {
+            done.ignored
+                .push(format!("record {}: {why}; ignored", path.display()));
+            continue;
+        }
+        let mut kept: Vec<String> = Vec::new();
+        // 1. Whatever the dead run left running goes first: it may hold the mounts.
+        let cgs: Vec<PathBuf> = data
+            .cgroups
+            .iter()
+            .filter(|c| c.is_dir())
+            .cloned()
+            .collect();
+        let procs = cgs
+            .iter()
+            .map(|c| std::fs::read_to_string(c.join("cgroup.procs")).unwrap_or_default())
+            .map(|t| t.lines().count())
+            .max()
+            .unwrap_or(0);
+        match cgroup::kill_dirs(&cgs).and_then(|()| cgroup::remove_dirs(&cgs)) {
+            Ok(()) => {
+                done.processes += procs;
+                done.cgroups += cgs.len();
+            }
+            Err(e) => kept.push(e.to_string()),
+        }
+        // 2. Mounts under its directory or of its loop devices (not lazily: a busy
+        // mount stays, and is reported).
         let devs: Vec<PathBuf> = data
             .loops
             .iter()
-            .filter(|(d, image)| super::loop_backing_file(d).is_some_and(|b| &b == image))
-            .map(|(d, _)| d.clone())
+            .filter(|l| l.attached())
+            .map(|l| l.device().to_path_buf())
             .collect();
-        let before = count_mounts(&data.dir, &devs);
-        let mut ok = true;
-        if let Err(e) = unmount_all_under(&data.dir, &devs) {
-            ok = false;
-            first_err.get_or_insert(e);
+        let before = count_mounts(&data.dir, &devs, &data.tmpfs);
+        if let Err(e) = unmount_all_under(&data.dir, &devs, &data.tmpfs) {
+            kept.push(e.to_string());
         }
-        done.mounts += before;
-        for (dev, image) in data.loops.iter().rev() {
-            let attached = super::loop_backing_file(dev).is_some_and(|b| &b == image);
-            match detach(dev, image) {
-                Ok(()) => done.loops += usize::from(attached),
-                Err(e) => {
-                    ok = false;
-                    first_err.get_or_insert(e);
-                }
+        done.mounts += before.saturating_sub(count_mounts(&data.dir, &devs, &data.tmpfs));
+        // 3. Loop devices, checked detached (not while a mount of theirs stays: that
+        // would only mark them to go on last close).
+        let unmounted = kept.is_empty();
+        for l in data.loops.iter().rev().filter(|_| unmounted) {
+            let was = l.attached();
+            match l.detach() {
+                Ok(()) => done.loops += usize::from(was),
+                Err(e) => kept.push(e.to_string()),
             }
         }
+        // 4. The tmpfs that backed images.
         for t in data.tmpfs.iter().rev() {
             if let Err(e) = unmount(t) {
-                ok = false;
-                first_err.get_or_insert(e);
+                kept.push(e.to_string());
             }
         }
-        if ok {
-            if data.dir.exists() {
-                let _ = std::fs::remove_dir_all(&data.dir);
+        // 5. Its directory: never across a filesystem boundary, never through a link.
+        if kept.is_empty() && data.dir.exists() {
+            let left = remove_tree(&data.dir, work.id().dev);
+            if left.is_empty() {
                 done.dirs += 1;
+            } else {
+                kept.extend(left);
             }
+        }
+        if kept.is_empty() {
             let _ = std::fs::remove_file(&path);
             done.records += 1;
+        } else {
+            done.kept.push(format!(
+                "record {} (pid {}): {}; kept for the next `fslab cleanup`",
+                path.display(),
+                data.pid,
+                kept.join("; ")
+            ));
         }
     }
-    // Loops attached under the work root that no live record covers (a crash between
-    // attaching and recording).
-    for lo in loops_backed_under(work_root) {
+    // Loops attached under the work directory that no live record covers (a crash
+    // between attaching and recording).
+    for lo in loops_backed_under(work.path()) {
         if live_dirs.iter().any(|d| lo.image.starts_with(d)) {
             continue;
         }
+        let Some(id) = backing_id(&lo.device) else {
+            continue;
+        };
         let _ = unmount_all_under(
             Path::new("/nonexistent-fslab"),
             std::slice::from_ref(&lo.device),
+            &[],
         );
-        match detach(&lo.device, &lo.image) {
+        match detach(&lo.device, id) {
             Ok(()) => done.loops += 1,
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
+            Err(e) => done.kept.push(e.to_string()),
         }
     }
-    match first_err {
-        Some(e) if done.is_empty() => Err(e),
-        _ => Ok(done),
-    }
+    Ok(done)
 }
 
-fn count_mounts(dir: &Path, loops: &[PathBuf]) -> usize {
+fn count_mounts(dir: &Path, loops: &[PathBuf], backing_tmpfs: &[PathBuf]) -> usize {
     mounts()
         .iter()
         .filter(|m| {
-            (m.mount_point.starts_with(dir) && m.fstype != "tmpfs")
+            (m.mount_point.starts_with(dir) && !backing_tmpfs.contains(&m.mount_point))
                 || loops.iter().any(|d| Path::new(&m.source) == d)
         })
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_records_still_read() {
+        let old = r#"{"pid":1,"start_ticks":0,"dir":"/w/p/ab","images":["/w/p/ab/images/d.img"],
+            "loops":[["/dev/loop3","/w/p/ab/images/d.img"]],"tmpfs":[]}"#;
+        let d: RecordData = serde_json::from_str(old).unwrap();
+        assert_eq!(d.loops[0].device(), Path::new("/dev/loop3"));
+        assert!(d.cgroups.is_empty());
+        let new = LoopEntry::Full {
+            device: "/dev/loop4".into(),
+            image: "/w/p/ab/images/d.img".into(),
+            file: FileId { dev: 1, ino: 2 },
+        };
+        let back: LoopEntry = serde_json::from_str(&serde_json::to_string(&new).unwrap()).unwrap();
+        assert_eq!(back, new);
+    }
 }

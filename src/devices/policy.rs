@@ -58,6 +58,13 @@ pub struct MappedDevice {
     pub device: PathBuf,
     pub devno: DevNo,
     pub size_bytes: u64,
+    /// The entry of the scratch list that allowed it (as written there, e.g. a
+    /// `/dev/disk/by-id/…` link): re-resolved before each point.
+    pub listed: PathBuf,
+    /// The kernel's sequence number of the disk (`/sys/dev/block/M:m/diskseq`), which
+    /// changes when another medium takes the same device number; None where the kernel
+    /// has none.
+    pub diskseq: Option<u64>,
 }
 
 pub const ENV_LIST: &str = "FSLAB_SCRATCH_DEVICES";
@@ -295,12 +302,20 @@ pub fn approve(name: &str, given: &Path, list: &ScratchList) -> Result<MappedDev
         .map_err(|r| refuse(given, r))?;
     let dev = identify(&canonical).map_err(|r| refuse(given, r))?;
     check_unused(&dev).map_err(|r| refuse(given, r))?;
+    let listed = list
+        .entries
+        .iter()
+        .find(|l| std::fs::canonicalize(&l.path).is_ok_and(|c| c == canonical))
+        .map(|l| l.path.clone())
+        .unwrap_or_else(|| canonical.clone());
     Ok(MappedDevice {
         name: name.to_string(),
         given: given.to_path_buf(),
         device: canonical,
         devno: dev.devno,
         size_bytes: dev.size_bytes,
+        listed,
+        diskseq: dev.diskseq,
     })
 }
 
@@ -336,7 +351,31 @@ pub fn recheck(m: &MappedDevice) -> Result<(), DeviceError> {
             ),
         ));
     }
+    // The list entry that allowed it must still name this device (a by-id link follows
+    // its disk; if the disk went, the device node is someone else's now).
+    let listed_now = std::fs::canonicalize(&m.listed).ok();
+    if listed_now.as_deref() != Some(m.device.as_path()) {
+        return Err(refuse(
+            &m.given,
+            format!(
+                "the scratch list's entry {} resolved to {} when the run started and now resolves to {}",
+                m.listed.display(),
+                m.device.display(),
+                listed_now.map_or("nothing".into(), |p| p.display().to_string())
+            ),
+        ));
+    }
     let dev = identify(&m.device).map_err(|r| refuse(&m.given, r))?;
+    if dev.diskseq != m.diskseq {
+        return Err(refuse(
+            &m.given,
+            format!(
+                "its disk sequence number changed from {} to {} since the run started: another medium is behind the same device",
+                m.diskseq.map_or("none".into(), |d| d.to_string()),
+                dev.diskseq.map_or("none".into(), |d| d.to_string())
+            ),
+        ));
+    }
     if dev.devno != m.devno {
         return Err(refuse(
             &m.given,
@@ -358,6 +397,7 @@ struct BlockDev {
     name: String,
     sysfs: PathBuf,
     size_bytes: u64,
+    diskseq: Option<u64>,
 }
 
 fn devno_of(rdev: u64) -> DevNo {
@@ -400,12 +440,16 @@ fn identify(path: &Path) -> Result<BlockDev, String> {
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(0);
+    let diskseq = std::fs::read_to_string(sysfs.join("diskseq"))
+        .ok()
+        .and_then(|s| s.trim().parse().ok());
     Ok(BlockDev {
         path: path.to_path_buf(),
         devno,
         name,
         sysfs,
         size_bytes: sectors * 512,
+        diskseq,
     })
 }
 
@@ -639,6 +683,7 @@ fn check_unused(dev: &BlockDev) -> Result<(), String> {
                     name: name.clone(),
                     sysfs,
                     size_bytes: 0,
+                    diskseq: None,
                 };
                 if let Some(why) = in_use(&family(&other), &mount_table) {
                     return Err(format!(
@@ -794,6 +839,8 @@ mod tests {
             device: "/dev/sdb".into(),
             devno: (8, 16),
             size_bytes: 1 << 30,
+            listed: "/dev/sdb".into(),
+            diskseq: None,
         };
         assert!(check_size(&m, 1 << 30).is_ok());
         let e = check_size(&m, 2 << 30).unwrap_err();

@@ -257,11 +257,12 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
     let Some(mkfs) = host.which("mkfs.xfs") else {
         return ProbeResult::Inconclusive("mkfs.xfs is not installed (xfsprogs)".into());
     };
-    if let Err(e) = std::fs::create_dir_all(work_dir) {
-        return ProbeResult::Inconclusive(format!("{}: {e}", work_dir.display()));
-    }
-    let dir = work_dir
-        .join("p")
+    let work = match devices::WorkDir::open(work_dir) {
+        Ok(w) => w,
+        Err(e) => return ProbeResult::Inconclusive(e.to_string()),
+    };
+    let dir = work
+        .points()
         .join(format!("probe-rt-{}", std::process::id()));
     let plans = [
         DevicePlan {
@@ -275,7 +276,7 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
             backing: Backing::File,
         },
     ];
-    let mut devs = match PointDevices::provision(work_dir, dir, &plans) {
+    let mut devs = match PointDevices::provision(&work, dir, &plans) {
         Ok(d) => d,
         Err(e) => return ProbeResult::Inconclusive(format!("cannot attach loop devices: {e}")),
     };

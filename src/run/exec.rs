@@ -1,7 +1,13 @@
-//! Running one command: its own process group, stdout/stderr to files, wall clock and
-//! the CPU time of its whole process tree from the kernel's RUSAGE_CHILDREN accounting,
-//! a timeout, and cancellation (SIGINT/SIGTERM to fslab).
+//! Running one command: its own process group (and the point's cgroup), stdout/stderr
+//! to files, wall clock and the CPU time of its whole process tree from the kernel's
+//! RUSAGE_CHILDREN accounting, a timeout, and cancellation (SIGINT/SIGTERM to fslab).
+//!
+//! fslab is a child subreaper (`PR_SET_CHILD_SUBREAPER`): a process that a command
+//! started and left behind (a `setsid` daemon) becomes fslab's child when its parent
+//! exits. When the command ends, whatever it left in the point's cgroup is killed and
+//! reaped, so its CPU time is counted with the command's and nothing outlives the step.
 
+use crate::devices::PointCgroup;
 use nix::sys::resource::{getrusage, UsageWho};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -67,7 +73,31 @@ fn children_cpu() -> (Duration, Duration) {
     }
 }
 
-/// Run `argv`, appending its stdout and stderr to the given files.
+/// Become a child subreaper, once per process.
+fn become_subreaper() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes one integer argument.
+        let _ = unsafe { nix::libc::prctl(nix::libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    });
+}
+
+/// Kill what a finished command left in `cg` and reap those of them that became our
+/// children, so that their CPU time reaches RUSAGE_CHILDREN.
+fn kill_leftovers(cg: &PointCgroup) {
+    let left = cg.pids();
+    if left.is_empty() {
+        return;
+    }
+    let _ = cg.kill_all();
+    for p in left {
+        let _ = nix::sys::wait::waitpid(Pid::from_raw(p), None);
+    }
+}
+
+/// Run `argv`, appending its stdout and stderr to the given files. With `cgroup`, the
+/// command (and everything it starts) runs in it, and whatever is left there when the
+/// command ends is killed.
 ///
 /// Only one command runs at a time per fslab process, so the RUSAGE_CHILDREN delta
 /// around it is exactly its process tree's CPU time (every descendant that was waited
@@ -79,6 +109,7 @@ pub fn exec(
     stderr: &Path,
     timeout: Option<Duration>,
     cancel: &AtomicBool,
+    cgroup: Option<&PointCgroup>,
 ) -> std::io::Result<ExecOutcome> {
     let Some((program, args)) = argv.split_first() else {
         return Ok(ExecOutcome {
@@ -88,14 +119,21 @@ pub fn exec(
     };
     let out = OpenOptions::new().create(true).append(true).open(stdout)?;
     let err = OpenOptions::new().create(true).append(true).open(stderr)?;
+    become_subreaper();
+    let procs = cgroup.map(PointCgroup::procs_paths).unwrap_or_default();
     let expr = duct::cmd(program, args)
         .dir(cwd)
         .stdin_null()
         .stdout_file(out)
         .stderr_file(err)
         .unchecked()
-        .before_spawn(|c| {
+        .before_spawn(move |c| {
             c.process_group(0);
+            let procs = procs.clone();
+            // SAFETY: the closure only opens and writes files (async-signal-safe).
+            unsafe {
+                c.pre_exec(move || crate::devices::cgroup::join_procs(&procs));
+            }
             Ok(())
         });
     let (user0, sys0) = children_cpu();
@@ -153,9 +191,13 @@ pub fn exec(
         }
     };
     let _ = waiter.join();
-    // Whatever the command left running in its group goes too.
+    // Whatever the command left running in its group goes too, and in its cgroup
+    // (where a `setsid` escapee still is).
     if let Some(g) = pgid {
         let _ = killpg(g, Signal::SIGKILL);
+    }
+    if let Some(cg) = cgroup {
+        kill_leftovers(cg);
     }
     let (user1, sys1) = children_cpu();
     let status = status?;
@@ -190,7 +232,7 @@ mod tests {
             "-c",
             "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'; echo out; echo err >&2",
         ]);
-        let r = exec(&argv, d.path(), &o, &e, None, &no).unwrap();
+        let r = exec(&argv, d.path(), &o, &e, None, &no, None).unwrap();
         assert_eq!(r.exit_code, Some(0));
         assert!(r.user + r.sys > Duration::from_millis(50), "{r:?}");
         assert!(r.wall >= r.user.min(r.wall));
@@ -203,7 +245,16 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (o, e) = (d.path().join("o"), d.path().join("e"));
         let no = AtomicBool::new(false);
-        let r = exec(&words(&["sh", "-c", "exit 3"]), d.path(), &o, &e, None, &no).unwrap();
+        let r = exec(
+            &words(&["sh", "-c", "exit 3"]),
+            d.path(),
+            &o,
+            &e,
+            None,
+            &no,
+            None,
+        )
+        .unwrap();
         assert_eq!(r.exit_code, Some(3));
         let r = exec(
             &words(&["sleep", "30"]),
@@ -212,11 +263,21 @@ mod tests {
             &e,
             Some(Duration::from_millis(200)),
             &no,
+            None,
         )
         .unwrap();
         assert!(r.timed_out && r.signal == Some(15), "{r:?}");
         assert!(r.wall < Duration::from_secs(10));
-        let r = exec(&words(&["/nonexistent/prog"]), d.path(), &o, &e, None, &no).unwrap();
+        let r = exec(
+            &words(&["/nonexistent/prog"]),
+            d.path(),
+            &o,
+            &e,
+            None,
+            &no,
+            None,
+        )
+        .unwrap();
         assert!(r.spawn_error.is_some());
         assert_eq!(r.code_for_table(), 127);
     }
@@ -234,6 +295,7 @@ mod tests {
             &e,
             None,
             &AtomicBool::new(false),
+            None,
         )
         .unwrap();
         assert!(r.success());

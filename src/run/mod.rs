@@ -117,11 +117,13 @@ impl std::fmt::Debug for RunOptions {
     }
 }
 
-/// The default work directory: `$FSLAB_WORK_DIR` or `/var/tmp/fslab`.
+/// The default work directory: `$FSLAB_WORK_DIR` or [`devices::DEFAULT_WORK_DIR`]
+/// (`/var/lib/fslab`). Whichever it is, [`devices::WorkDir::open`] refuses one that
+/// another user owns or can write to.
 pub fn default_work_dir() -> PathBuf {
     std::env::var_os("FSLAB_WORK_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/tmp/fslab"))
+        .unwrap_or_else(|| PathBuf::from(devices::DEFAULT_WORK_DIR))
 }
 
 impl Default for RunOptions {
@@ -145,7 +147,12 @@ impl RunOptions {
     /// SIGINT and SIGTERM set `cancel`: the runner then stops the running command,
     /// releases every device and mount, and returns [`RunError::Interrupted`].
     pub fn with_signal_handlers(self) -> std::io::Result<Self> {
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // SIGHUP too: a closed terminal or ssh session must not leave devices behind.
+        for sig in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
             signal_hook::flag::register(sig, Arc::clone(&self.cancel))?;
         }
         Ok(self)
@@ -167,9 +174,11 @@ impl RunOptions {
     }
 }
 
-/// Release what killed fslab runs left behind under `work_dir`.
+/// Release what killed fslab runs left behind under `work_dir` (which must be a
+/// trusted directory: see [`devices::WorkDir`]).
 pub fn cleanup(work_dir: &Path) -> Result<devices::Reclaimed, RunError> {
-    Ok(devices::reclaim(work_dir)?)
+    let work = devices::WorkDir::open(work_dir)?;
+    Ok(devices::reclaim(&work)?)
 }
 
 /// Every program the plan runs (first word of each command at each point).
@@ -307,28 +316,35 @@ fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
         .collect()
 }
 
-/// Check for root, create the work directory and reclaim what killed runs left there.
-fn prepare(opts: &RunOptions) -> Result<(), RunError> {
+/// Check for root, open (create, resolve, check) the work directory and reclaim what
+/// killed runs left there.
+fn prepare(opts: &RunOptions) -> Result<devices::WorkDir, RunError> {
     let uid = nix::unistd::Uid::effective();
     if !uid.is_root() {
         return Err(RunError::NotRoot { uid: uid.as_raw() });
     }
-    std::fs::create_dir_all(&opts.work_dir)?;
-    let reclaimed = devices::reclaim(&opts.work_dir)?;
+    let work = devices::WorkDir::open(&opts.work_dir)?;
+    let reclaimed = devices::reclaim(&work)?;
+    for w in reclaimed.kept.iter().chain(&reclaimed.ignored) {
+        opts.emit(Event::Warning(w.clone()));
+    }
     if !reclaimed.is_empty() {
         opts.emit(Event::Reclaimed(reclaimed));
     }
-    Ok(())
+    Ok(work)
 }
 
 /// Run every point of `plan`. Returns the bundle, also when some points failed (their
 /// status says so); returns an error only when nothing sensible can continue.
 pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
-    prepare(opts)?;
+    let work = prepare(opts)?;
     // After reclaiming: a mapped device that a killed run left mounted is free again.
     let mapped = approve_mappings(plan, opts)?;
     let exp = &plan.experiment;
-    let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
+    let preflight = crate::doctor::check(
+        plan,
+        &SystemHost::new(opts.probe, work.path().to_path_buf()),
+    );
     let mut environment = env::capture_environment(&programs(plan));
     let mut tools = std::collections::BTreeMap::new();
     for (name, t) in &plan.tools {
@@ -396,7 +412,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         tools,
     };
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
-    run_points(plan, opts, &mut writer, &mapped)
+    run_points(plan, opts, &work, &mut writer, &mapped)
 }
 
 /// The plan a bundle was started with: its saved `experiment.yaml`, profile and
@@ -486,7 +502,7 @@ fn short(sha: &str) -> &str {
 /// whole or not at all: its partial rows are dropped (its old logs are kept aside as
 /// `logs/<point>.interrupted-N/`), and each iteration appears exactly once.
 pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundle, RunError> {
-    prepare(opts)?;
+    let work = prepare(opts)?;
     {
         let b = Bundle::open(bundle_dir)?;
         check_resumable(plan, b.manifest(), bundle_dir)?;
@@ -506,7 +522,10 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
             writer.set_aside_logs(p.index, &p.id)?;
         }
     }
-    let preflight = crate::doctor::check(plan, &SystemHost::new(opts.probe, opts.work_dir.clone()));
+    let preflight = crate::doctor::check(
+        plan,
+        &SystemHost::new(opts.probe, work.path().to_path_buf()),
+    );
     for p in &mut writer.manifest_mut().points {
         if p.status == "pending" {
             if let Some(reason) = preflight.point(p.index).and_then(|c| c.reason()) {
@@ -520,12 +539,13 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     if !mapped.is_empty() {
         writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
     }
-    run_points(plan, opts, &mut writer, &mapped)
+    run_points(plan, opts, &work, &mut writer, &mapped)
 }
 
 fn run_points(
     plan: &Plan,
     opts: &RunOptions,
+    work: &devices::WorkDir,
     writer: &mut BundleWriter,
     mapped: &[MappedDevice],
 ) -> Result<Bundle, RunError> {
@@ -571,8 +591,8 @@ fn run_points(
         let short: String = (0..6)
             .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
             .collect();
-        let dir = opts.work_dir.join("p").join(short);
-        let outcome = run_point(plan, point, opts, writer, dir, mapped);
+        let dir = work.points().join(short);
+        let outcome = run_point(plan, point, opts, work, writer, dir, mapped);
         let (status, reason, iterations, repeat_stop) = match outcome {
             Ok(o) => (o.status, o.reason, o.iterations, o.repeat_stop),
             Err(e) => ("failed".to_string(), Some(e.to_string()), 0, None),
@@ -780,6 +800,7 @@ impl Ctx<'_> {
                     &stderr,
                     timeout,
                     &self.opts.cancel,
+                    Some(self.devs.cgroup()),
                 )
                 .map_err(|e| fail(e.to_string()))?
             } else {
@@ -974,11 +995,12 @@ fn run_point(
     plan: &Plan,
     point: &Point,
     opts: &RunOptions,
+    work: &devices::WorkDir,
     writer: &mut BundleWriter,
     dir: PathBuf,
     mapped: &[MappedDevice],
 ) -> Result<PointOutcome, RunError> {
-    let mut devs = PointDevices::provision_mapped(&opts.work_dir, dir, &point.devices, mapped)?;
+    let mut devs = PointDevices::provision_mapped(work, dir, &point.devices, mapped)?;
     let log_dir = writer.log_dir(point.index, &point.id)?;
     let ctx = Ctx {
         plan,
@@ -1135,7 +1157,15 @@ fn run_point(
         }
     }
     drop(ctx);
-    devs.release()?;
+    // The point was measured: its rows stand whatever happens now. A release that
+    // fails (a process that would not die, a busy mount) is said, and its record stays
+    // for `fslab cleanup`.
+    if let Err(e) = devs.release() {
+        warn(format!(
+            "{}: could not release its devices: {e}; run `fslab cleanup` once what holds them is gone",
+            point.id
+        ));
+    }
     Ok(PointOutcome {
         status,
         reason,

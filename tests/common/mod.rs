@@ -61,7 +61,9 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         // Whatever a failing test left: release it the way `fslab cleanup` would.
-        let _ = fslab::devices::reclaim(&self.work());
+        if let Ok(w) = fslab::devices::WorkDir::open(&self.work()) {
+            let _ = fslab::devices::reclaim(&w);
+        }
         for m in self.mounts().into_iter().rev() {
             let _ = fslab::devices::unmount(Path::new(&m));
         }
