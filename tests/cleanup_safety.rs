@@ -431,3 +431,128 @@ workload:
     assert_eq!(journal.lines().count(), 9, "journal:\n{journal}");
     assert!(journal.ends_with('\n'));
 }
+
+#[test]
+fn a_setsid_escapee_is_killed_and_its_cpu_counted() {
+    let s = Scratch::new("esc");
+    let pids = s.root.join("pids");
+    // One escapee burns CPU and ends by itself while its parent still runs (its CPU
+    // time belongs to the iteration); the other would sleep on after the step.
+    let exp = write_exp(
+        &s,
+        "escape",
+        &format!(
+            r#"id: escape
+title: setsid escapees
+workload:
+  run: ["sh", "-c", "setsid sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done' & setsid sleep 600 & echo $! > {p}; sleep 3"]
+"#,
+            p = pids.display()
+        ),
+    );
+    let o = s.run(&["run", exp.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let sleeper: i32 = std::fs::read_to_string(&pids)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!alive(sleeper), "the setsid sleeper outlived its step");
+    let bundle = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+    let runs = fslab::Bundle::open(&bundle).unwrap().runs().unwrap();
+    let cpu: f64 = ["user_s", "sys_s"]
+        .iter()
+        .map(|c| runs.column(c).unwrap().f64().unwrap().get(0).unwrap())
+        .sum();
+    // The parent shell and sleep use next to nothing; the busy loop takes a good part
+    // of a second of CPU on any machine.
+    assert!(cpu > 0.2, "the escapee's CPU time was not counted: {cpu} s");
+}
+
+#[test]
+fn a_release_that_fails_keeps_the_measured_point_and_its_record() {
+    let s = Scratch::new("busy");
+    let exp = tiny(&s, "sleep 2");
+    let mut child = s
+        .fslab()
+        .args(["run", exp.to_str().unwrap(), "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for("the mount", Duration::from_secs(60), || {
+        !s.mounts().is_empty()
+    });
+    // The test itself (outside the point's cgroup) holds the mount busy.
+    let mnt = PathBuf::from(s.mounts().pop().unwrap());
+    let holder = std::fs::File::create(mnt.join("held")).unwrap();
+    // The teardown's umount fails (busy): it is a warning, the release fails too.
+    let o = {
+        let t0 = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(120),
+                "fslab did not finish"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        child.wait_with_output().unwrap()
+    };
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let bundle = s.bundles("tiny").pop().unwrap();
+    let m = fslab::Bundle::open(&bundle).unwrap().manifest().clone();
+    assert_eq!(m.points[0].status, "ok", "{:?}\n{err}", m.points);
+    assert_eq!(m.points[0].iterations, 1);
+    assert!(err.contains("could not release"), "{err}");
+    assert!(
+        !s.loops().is_empty(),
+        "the busy mount's loop device was detached anyway"
+    );
+    drop(holder);
+    let o = s.run(&["cleanup"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("1 records"),
+        "{}",
+        text(&o)
+    );
+    assert!(s.mounts().is_empty() && s.loops().is_empty());
+}
+
+#[test]
+fn a_tmpfs_a_step_mounted_is_released_and_sighup_is_an_interrupt() {
+    let s = Scratch::new("hup");
+    let exp = write_exp(
+        &s,
+        "steptmpfs",
+        "id: steptmpfs\ntitle: a step mounts a tmpfs\ndevices:\n  data: { size: 8MiB }\nsetup:\n  - run: mkfs.ext2 -F -q {{dev.data}}\n  - mount: data\n  - mkdir: \"{{mnt}}/t\"\n  - run: mount -t tmpfs fslab-step-tmpfs {{mnt}}/t\n  - run: touch {{mnt}}/t/x\nworkload:\n  run: sleep 600\n",
+    );
+    let mut child = s
+        .fslab()
+        .args(["run", exp.to_str().unwrap(), "--quiet"])
+        .spawn()
+        .unwrap();
+    wait_for("the step's tmpfs", Duration::from_secs(60), || {
+        s.mounts().len() >= 2
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGHUP,
+    )
+    .unwrap();
+    let t0 = Instant::now();
+    let st = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "SIGHUP did not stop fslab"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(st.code(), Some(130), "an interrupted run exits 130: {st:?}");
+    assert!(s.mounts().is_empty(), "mounts left: {:?}", s.mounts());
+    assert!(s.loops().is_empty(), "loop devices left: {:?}", s.loops());
+}

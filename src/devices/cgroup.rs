@@ -168,8 +168,7 @@ impl PointCgroup {
 
     /// Kill everything in it and remove its directories.
     pub fn remove(&mut self) -> Result<(), DeviceError> {
-        kill_dirs(&self.dirs)?;
-        remove_dirs(&self.dirs)?;
+        kill_and_remove(&self.dirs)?;
         self.dirs.clear();
         self.procs.clear();
         Ok(())
@@ -206,81 +205,110 @@ fn pids_in(dirs: &[PathBuf]) -> Vec<i32> {
     out
 }
 
-/// Kill every member of the cgroups at `dirs` and wait until none is left. After a
-/// SIGKILL a process leaves its cgroup when it exits, even before it is reaped.
-pub fn kill_dirs(dirs: &[PathBuf]) -> Result<(), DeviceError> {
-    let live: Vec<&PathBuf> = dirs.iter().filter(|d| d.is_dir()).collect();
-    if live.is_empty() {
-        return Ok(());
+/// Signal every member of the cgroups at `dirs` once: `cgroup.kill` where the kernel
+/// has it (v2), else freeze, SIGKILL each member, thaw. Returns the members seen.
+fn kill_once(dirs: &[PathBuf]) -> Vec<i32> {
+    let pids = pids_in(dirs);
+    if pids.is_empty() {
+        return pids;
     }
-    let owned: Vec<PathBuf> = live.iter().map(|d| (*d).clone()).collect();
-    let t0 = Instant::now();
-    let v2_kill = live
+    if let Some(k) = dirs
         .iter()
         .map(|d| d.join("cgroup.kill"))
-        .find(|k| k.exists());
-    let freezer = live
+        .find(|k| k.exists())
+    {
+        let _ = std::fs::write(k, "1\n");
+        return pids;
+    }
+    // Freeze first so that nothing forks between reading and killing; SIGKILL reaches
+    // a frozen task once it is thawed.
+    let freezer = dirs
         .iter()
         .map(|d| d.join("freezer.state"))
         .find(|k| k.exists());
+    if let Some(f) = &freezer {
+        let _ = std::fs::write(f, "FROZEN\n");
+    }
+    for p in &pids {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    if let Some(f) = &freezer {
+        let _ = std::fs::write(f, "THAWED\n");
+    }
+    pids
+}
+
+fn still_there(dirs: &[PathBuf], pids: &[i32]) -> DeviceError {
+    cg_err(
+        dirs.first().map_or(Path::new("?"), |d| d.as_path()),
+        format!(
+            "processes {pids:?} are still in it 10 s after SIGKILL (stuck in the kernel, for example on a dead FUSE mount)"
+        ),
+    )
+}
+
+/// Kill every member of the cgroups at `dirs` and wait (up to 10 s) until none is
+/// left. After a SIGKILL a process leaves its cgroup when it exits, even before it is
+/// reaped. Members' children are members from the moment they are forked.
+pub fn kill_dirs(dirs: &[PathBuf]) -> Result<(), DeviceError> {
+    let t0 = Instant::now();
     loop {
-        let pids = pids_in(&owned);
+        let pids = kill_once(dirs);
         if pids.is_empty() {
-            if let Some(f) = &freezer {
-                let _ = std::fs::write(f, "THAWED\n");
-            }
             return Ok(());
         }
         if t0.elapsed() > Duration::from_secs(10) {
-            return Err(cg_err(
-                live[0],
-                format!(
-                    "processes {pids:?} are still in it 10 s after SIGKILL (stuck in the kernel, for example on a dead FUSE mount)"
-                ),
-            ));
-        }
-        match &v2_kill {
-            Some(k) => {
-                let _ = std::fs::write(k, "1\n");
-            }
-            None => {
-                // Freeze first so that nothing forks between reading and killing;
-                // SIGKILL reaches a frozen task once it is thawed.
-                if let Some(f) = &freezer {
-                    let _ = std::fs::write(f, "FROZEN\n");
-                }
-                for p in &pids {
-                    let _ = nix::sys::signal::kill(
-                        nix::unistd::Pid::from_raw(*p),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
-                if let Some(f) = &freezer {
-                    let _ = std::fs::write(f, "THAWED\n");
-                }
-            }
+            return Err(still_there(dirs, &pids));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-/// Remove the (empty) cgroups at `dirs`; a missing one is fine.
-pub fn remove_dirs(dirs: &[PathBuf]) -> Result<(), DeviceError> {
-    for d in dirs {
-        let mut tries = 0;
-        loop {
-            match std::fs::remove_dir(d) {
-                Ok(()) => break,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-                // EBUSY for a moment after the last member exits.
-                Err(e) if tries < 50 => {
-                    let _ = e;
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Err(e) => return Err(cg_err(d, e.to_string())),
+/// Kill everything in the cgroups at `dirs` and remove them (a missing one is fine);
+/// returns how many processes were killed. A process that fslab forked joins its
+/// cgroup between fork and exec: when fslab died in that instant, it may join after a
+/// first kill, so killing and removing repeat until the directories are gone (a
+/// cgroup with a member cannot be removed; one removed first makes the join fail, and
+/// the process ends before it runs anything). Up to 10 s.
+pub fn kill_and_remove(dirs: &[PathBuf]) -> Result<usize, DeviceError> {
+    let t0 = Instant::now();
+    let mut seen: Vec<i32> = Vec::new();
+    let mut left: Vec<PathBuf> = dirs.to_vec();
+    loop {
+        for p in kill_once(&left) {
+            if !seen.contains(&p) {
+                seen.push(p);
             }
         }
+        let mut last_err = None;
+        left.retain(|d| match std::fs::remove_dir(d) {
+            Ok(()) => false,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => {
+                last_err = Some(e);
+                true
+            }
+        });
+        if left.is_empty() {
+            return Ok(seen.len());
+        }
+        if t0.elapsed() > Duration::from_secs(10) {
+            let pids = pids_in(&left);
+            return Err(if pids.is_empty() {
+                cg_err(
+                    &left[0],
+                    format!(
+                        "{} 10 s after its last process was killed",
+                        last_err.map_or("busy".to_string(), |e| e.to_string())
+                    ),
+                )
+            } else {
+                still_there(&left, &pids)
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(())
 }

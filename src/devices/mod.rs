@@ -125,7 +125,7 @@ impl PointDevices {
         let cgroup = match PointCgroup::create(&cg_dirs) {
             Ok(c) => c,
             Err(e) => {
-                let _ = cgroup::remove_dirs(&cg_dirs);
+                let _ = cgroup::kill_and_remove(&cg_dirs);
                 record.remove();
                 return Err(e);
             }

@@ -309,15 +309,9 @@ pub fn reclaim(work: &WorkDir) -> Result<Reclaimed, DeviceError> {
             .filter(|c| c.is_dir())
             .cloned()
             .collect();
-        let procs = cgs
-            .iter()
-            .map(|c| std::fs::read_to_string(c.join("cgroup.procs")).unwrap_or_default())
-            .map(|t| t.lines().count())
-            .max()
-            .unwrap_or(0);
-        match cgroup::kill_dirs(&cgs).and_then(|()| cgroup::remove_dirs(&cgs)) {
-            Ok(()) => {
-                done.processes += procs;
+        match cgroup::kill_and_remove(&cgs) {
+            Ok(killed) => {
+                done.processes += killed;
                 done.cgroups += cgs.len();
             }
             Err(e) => kept.push(e.to_string()),

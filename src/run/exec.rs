@@ -82,16 +82,19 @@ fn become_subreaper() {
     });
 }
 
-/// Kill what a finished command left in `cg` and reap those of them that became our
-/// children, so that their CPU time reaches RUSAGE_CHILDREN.
+/// Kill what a finished command left in `cg`, then reap every child of fslab that
+/// has exited: as a subreaper, fslab inherits what the command orphaned, and reaping
+/// puts their CPU time into RUSAGE_CHILDREN (and leaves no zombie). fslab runs one
+/// command at a time, so no other child's exit status is taken from its waiter.
 fn kill_leftovers(cg: &PointCgroup) {
-    let left = cg.pids();
-    if left.is_empty() {
-        return;
+    use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
+    if !cg.pids().is_empty() {
+        let _ = cg.kill_all();
     }
-    let _ = cg.kill_all();
-    for p in left {
-        let _ = nix::sys::wait::waitpid(Pid::from_raw(p), None);
+    while let Ok(st) = waitpid(Pid::from_raw(-1), Some(WaitPidFlag::WNOHANG)) {
+        if st == WaitStatus::StillAlive {
+            break;
+        }
     }
 }
 
