@@ -593,6 +593,8 @@ fn run_points(
             .collect();
         let dir = work.points().join(short);
         let outcome = run_point(plan, point, opts, work, writer, dir, mapped);
+        // The point's rows and tables as parquet, before its status says it is done.
+        writer.flush()?;
         let (status, reason, iterations, repeat_stop) = match outcome {
             Ok(o) => (o.status, o.reason, o.iterations, o.repeat_stop),
             Err(e) => ("failed".to_string(), Some(e.to_string()), 0, None),
@@ -616,6 +618,7 @@ fn run_points(
             break;
         }
     }
+    writer.flush()?;
     let m = writer.manifest_mut();
     m.finished_at = Some(now());
     m.status = if interrupted {
