@@ -1122,3 +1122,214 @@ fn dispatch_gives_frames_of_the_same_rows() {
     let p = parse::parse_json(Kind::E2fsck, &fixture("e2fsck", "ext4-f-n-tt")).unwrap();
     assert_eq!(p.json[6]["files_total"], serde_json::json!(131_072));
 }
+
+// ------------------------------------------------------------------------- fio
+
+/// Every fio JSON fixture: each row equals fio's own JSON, read here independently with
+/// serde_json, field by field (latencies in ns, sizes in bytes).
+#[test]
+fn fio_json_rows_equal_fios_own_numbers() {
+    use fslab::parse::fio;
+    for name in ["randrw-2jobs-json", "seqread-jsonplus", "global-write-json"] {
+        let text = fixture("fio", name);
+        let rows = fio::parse_json(&text).unwrap().rows;
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut expected = 0;
+        for (index, job) in doc["jobs"].as_array().unwrap().iter().enumerate() {
+            for dir in ["read", "write", "trim"] {
+                let d = &job[dir];
+                if d["total_ios"].as_u64().unwrap_or(0) == 0 {
+                    continue;
+                }
+                expected += 1;
+                let name_ = job["jobname"].as_str().unwrap();
+                let r = rows
+                    .iter()
+                    .find(|r| r.job == index as u64 && r.direction == dir)
+                    .unwrap_or_else(|| panic!("{name}: no row for {name_} {dir}"));
+                assert_eq!(r.jobname, name_);
+                assert_eq!(r.groupid, job["groupid"].as_i64().unwrap());
+                assert_eq!(r.fio_version.as_deref(), doc["fio version"].as_str());
+                assert_eq!(r.iops, d["iops"].as_f64().unwrap(), "{name} iops");
+                assert_eq!(r.bw_bytes_per_s, d["bw_bytes"].as_f64().unwrap());
+                assert_eq!(r.io_bytes, d["io_bytes"].as_u64().unwrap());
+                assert_eq!(r.runtime_ms, d["runtime"].as_u64().unwrap());
+                assert_eq!(r.total_ios, d["total_ios"].as_u64());
+                assert_eq!(r.error, job["error"].as_i64().unwrap());
+                for (lat, got) in [
+                    (
+                        "slat_ns",
+                        [
+                            r.slat_min_ns,
+                            r.slat_max_ns,
+                            r.slat_mean_ns,
+                            r.slat_stddev_ns,
+                        ],
+                    ),
+                    (
+                        "clat_ns",
+                        [
+                            r.clat_min_ns,
+                            r.clat_max_ns,
+                            r.clat_mean_ns,
+                            r.clat_stddev_ns,
+                        ],
+                    ),
+                    (
+                        "lat_ns",
+                        [r.lat_min_ns, r.lat_max_ns, r.lat_mean_ns, r.lat_stddev_ns],
+                    ),
+                ] {
+                    for (field, g) in ["min", "max", "mean", "stddev"].iter().zip(got) {
+                        assert_eq!(g, d[lat][field].as_f64(), "{name} {dir} {lat}.{field}");
+                    }
+                }
+                let pct = d["clat_ns"]["percentile"].as_object().unwrap();
+                assert_eq!(r.clat_percentiles.len(), pct.len());
+                for (k, v) in pct {
+                    let col = fio::percentile_column(k);
+                    assert_eq!(
+                        r.clat_percentiles[&col],
+                        v.as_f64().unwrap(),
+                        "{name} {col}"
+                    );
+                }
+                let opt = |k: &str| {
+                    job["job options"][k]
+                        .as_str()
+                        .or(doc["global options"][k].as_str())
+                        .map(str::to_string)
+                };
+                assert_eq!(r.rw, opt("rw"));
+                assert_eq!(r.bs, opt("bs"));
+                assert_eq!(r.iodepth, opt("iodepth"));
+                assert_eq!(r.ioengine, opt("ioengine"));
+                assert_eq!(r.direct, opt("direct"));
+                assert_eq!(r.numjobs, opt("numjobs"));
+                assert_eq!(r.size, opt("size"));
+            }
+        }
+        assert_eq!(rows.len(), expected, "{name}");
+    }
+    // Spot checks written out from the fixture text.
+    let rows = fio::parse_json(&fixture("fio", "global-write-json"))
+        .unwrap()
+        .rows;
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].ioengine.as_deref(), Some("libaio"));
+    assert_eq!(rows[1].bs.as_deref(), Some("64k"));
+    assert!(rows[0].clat_percentiles.contains_key("clat_p99_9_ns"));
+}
+
+/// Terse v3: the fields by position, read here independently (µs → ns, KiB → bytes).
+#[test]
+fn fio_terse_rows_equal_the_fields() {
+    use fslab::parse::fio;
+    for name in ["randread-terse", "randrw-terse"] {
+        let text = fixture("fio", name);
+        let rows = fio::parse_terse(&text).unwrap().rows;
+        let mut n = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let f: Vec<&str> = line.split(';').collect();
+            for (d, dir) in ["read", "write"].iter().enumerate() {
+                let b = 5 + d * 41;
+                let num = |i: usize| f[b + i].trim_end_matches('%').parse::<f64>().unwrap();
+                if num(0) == 0.0 {
+                    continue;
+                }
+                let r = &rows[n];
+                n += 1;
+                assert_eq!((r.jobname.as_str(), r.direction.as_str()), (f[2], *dir));
+                assert_eq!(r.io_bytes as f64, num(0) * 1024.0);
+                assert_eq!(r.bw_bytes_per_s, num(1) * 1024.0);
+                assert_eq!(r.iops, num(2));
+                assert_eq!(r.runtime_ms as f64, num(3));
+                assert_eq!(r.clat_mean_ns, Some(num(10) * 1000.0));
+                assert_eq!(r.lat_max_ns, Some(num(33) * 1000.0));
+                let (p, v) = f[b + 12 + 12].split_once('=').unwrap();
+                assert_eq!(p, "99.000000%");
+                assert_eq!(
+                    r.clat_percentiles["clat_p99_ns"],
+                    v.parse::<f64>().unwrap() * 1000.0
+                );
+            }
+        }
+        assert_eq!(rows.len(), n, "{name}");
+        assert!(n >= 1);
+    }
+    let mixed = fio::parse_terse(&fixture("fio", "randrw-terse"))
+        .unwrap()
+        .rows;
+    assert_eq!(mixed.len(), 4, "two jobs, both directions");
+}
+
+#[test]
+fn fio_through_the_generic_parse_gives_the_fio_table() {
+    let p = parse::parse(Kind::Fio, &fixture("fio", "randrw-2jobs-json")).unwrap();
+    assert_eq!(Kind::Fio.table(), "fio");
+    assert_eq!(p.frame.height(), 4);
+    for c in [
+        "iops",
+        "bw_bytes_per_s",
+        "clat_p99_ns",
+        "clat_p50_ns",
+        "iodepth",
+        "direction",
+    ] {
+        assert!(p.frame.column(c).is_ok(), "no column {c}");
+    }
+    let t = parse::parse(Kind::FioTerse, &fixture("fio", "randread-terse")).unwrap();
+    assert_eq!(t.frame.height(), 1);
+}
+
+// ------------------------------------------------------------------------- perf stat
+
+#[test]
+fn perf_stat_rows_equal_the_csv_fields() {
+    use fslab::parse::perf_stat::{self, CounterStatus};
+    let out = perf_stat::parse(&fixture("perf_stat", "dd-default")).unwrap();
+    // dd's own three lines are warnings, not rows.
+    assert_eq!(out.warnings.len(), 3);
+    let r = &out.rows;
+    assert_eq!(r.len(), 5);
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].unit.as_deref()),
+        ("task-clock", Some(4.55), Some("msec"))
+    );
+    assert_eq!(r[0].run_time_ns, Some(4547686));
+    assert_eq!(r[0].run_pct, Some(100.0));
+    assert_eq!(r[0].metric_value, Some(0.808));
+    assert_eq!(r[0].metric_unit.as_deref(), Some("CPUs utilized"));
+    assert_eq!(
+        (r[2].event.as_str(), r[2].value),
+        ("page-faults", Some(336.0))
+    );
+    assert_eq!(r[3].status, CounterStatus::NotSupported);
+    assert_eq!(r[3].value, None);
+
+    let r = perf_stat::parse(&fixture("perf_stat", "repeat-3"))
+        .unwrap()
+        .rows;
+    assert_eq!(r[0].variance_pct, Some(0.25));
+    assert_eq!(r[1].variance_pct, Some(5.77));
+    assert_eq!(r[1].run_time_ns, Some(26204163));
+
+    let r = perf_stat::parse(&fixture("perf_stat", "per-cpu-block"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 4);
+    assert_eq!(r[1].cpu.as_deref(), Some("CPU1"));
+    assert_eq!(r[1].value, Some(33.0));
+    assert_eq!(r[3].event, "block:block_rq_complete");
+
+    let r = perf_stat::parse(&fixture("perf_stat", "interval-semicolon"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 6);
+    assert_eq!(r[2].time_s, Some(0.205492498));
+    assert_eq!(r[2].value, Some(31.84));
+    assert_eq!(r[3].event, "page-faults");
+    let p = parse::parse(Kind::PerfStat, &fixture("perf_stat", "dd-default")).unwrap();
+    assert_eq!(Kind::PerfStat.table(), "perf_stat");
+    assert_eq!(p.frame.height(), 5);
+}

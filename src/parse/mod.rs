@@ -14,7 +14,9 @@ pub mod debugfs;
 pub mod e2fsck;
 pub mod ext;
 pub mod filefrag;
+pub mod fio;
 pub mod fsmark;
+pub mod perf_stat;
 mod text;
 pub mod time;
 pub mod xfs;
@@ -38,10 +40,16 @@ pub enum Kind {
     FsMark,
     /// `fslab blockmap --json` (FIEMAP or batched debugfs, done by fslab itself).
     Blockmap,
+    /// `fio --output-format=json` (or `json+`).
+    Fio,
+    /// `fio --output-format=terse --terse-version=3` (`--minimal`).
+    FioTerse,
+    /// `perf stat -x,` (CSV).
+    PerfStat,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 16] = [
         Kind::MkfsXfs,
         Kind::XfsInfo,
         Kind::Mke2fs,
@@ -55,6 +63,9 @@ impl Kind {
         Kind::XfsIoFiemap,
         Kind::FsMark,
         Kind::Blockmap,
+        Kind::Fio,
+        Kind::FioTerse,
+        Kind::PerfStat,
     ];
 
     /// The name used on the command line and in experiment files.
@@ -73,6 +84,9 @@ impl Kind {
             Kind::XfsIoFiemap => "xfs_io-fiemap",
             Kind::FsMark => "fs_mark",
             Kind::Blockmap => "blockmap",
+            Kind::Fio => "fio",
+            Kind::FioTerse => "fio-terse",
+            Kind::PerfStat => "perf-stat",
         }
     }
 
@@ -89,6 +103,8 @@ impl Kind {
             | Kind::XfsIoFiemap
             | Kind::Blockmap => "extents",
             Kind::FsMark => "fsmark",
+            Kind::Fio | Kind::FioTerse => "fio",
+            Kind::PerfStat => "perf_stat",
         }
     }
 }
@@ -240,6 +256,9 @@ fn parse_inner(kind: Kind, text: &str, j: bool) -> Result<Parsed, ParseError> {
         Kind::XfsIoFiemap => finish_extents(kind, xfs_bmap::parse_fiemap(text)?, j),
         Kind::FsMark => finish(kind, fsmark::parse(text)?, j),
         Kind::Blockmap => finish_extents(kind, blockmap::parse(text)?, j),
+        Kind::Fio => finish(kind, fio::parse_json(text)?, j),
+        Kind::FioTerse => finish(kind, fio::parse_terse(text)?, j),
+        Kind::PerfStat => finish(kind, perf_stat::parse(text)?, j),
     }
 }
 

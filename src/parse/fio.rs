@@ -1,0 +1,421 @@
+//! fio results: `--output-format=json` (and `json+`) and the terse format v3 that old
+//! mails contain (`--output-format=terse --terse-version=3`, or `--minimal`). One
+//! [`FioRow`] per job and data direction (`read`, `write`, `trim`) that did any I/O.
+//!
+//! Units are fio's own where fio states them, and one unit per column otherwise:
+//! bytes and bytes/s for sizes and bandwidth, nanoseconds for latencies, milliseconds
+//! for the runtime. JSON of fio ≥ 3 gives latencies in ns (`clat_ns`, `slat_ns`,
+//! `lat_ns`); fio 2's JSON (`clat`, `slat`, `lat`) and the terse format give µs, which are
+//! multiplied by 1000 (exact). Terse sizes are KiB (× 1024).
+//!
+//! Completion-latency percentiles become columns `clat_p<percent>_ns`, the percent
+//! written with `_` for its point and without trailing zeros (`99.900000` →
+//! `clat_p99_9_ns`): whatever list fio printed (`--percentile_list`), each value as fio
+//! gave it. json+'s histogram bins are not kept. A job's options are its own
+//! `job options` over the file's `global options`.
+
+use super::{Output, ParseError, Warning};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One job's results in one direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct FioRow {
+    /// `fio-3.33`.
+    pub fio_version: Option<String>,
+    /// 0-based position of the job in the output (`numjobs=2` gives two jobs of one name).
+    pub job: u64,
+    pub jobname: String,
+    pub groupid: i64,
+    /// fio's error code for the job (0: none).
+    pub error: i64,
+    /// `read`, `write` or `trim`.
+    pub direction: String,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub io_bytes: u64,
+    pub runtime_ms: u64,
+    /// Completed I/Os (JSON only).
+    pub total_ios: Option<u64>,
+    pub slat_min_ns: Option<f64>,
+    pub slat_max_ns: Option<f64>,
+    pub slat_mean_ns: Option<f64>,
+    pub slat_stddev_ns: Option<f64>,
+    pub clat_min_ns: Option<f64>,
+    pub clat_max_ns: Option<f64>,
+    pub clat_mean_ns: Option<f64>,
+    pub clat_stddev_ns: Option<f64>,
+    /// Total latency (submission + completion), when fio printed it.
+    pub lat_min_ns: Option<f64>,
+    pub lat_max_ns: Option<f64>,
+    pub lat_mean_ns: Option<f64>,
+    pub lat_stddev_ns: Option<f64>,
+    pub rw: Option<String>,
+    pub bs: Option<String>,
+    pub iodepth: Option<String>,
+    pub ioengine: Option<String>,
+    pub direct: Option<String>,
+    pub numjobs: Option<String>,
+    pub size: Option<String>,
+    /// `clat_p<percent>_ns` → value, in the order fio printed them.
+    #[serde(flatten)]
+    pub clat_percentiles: BTreeMap<String, f64>,
+}
+
+const KIND: &str = "fio";
+const KIND_TERSE: &str = "fio-terse";
+
+fn malformed(kind: &'static str, line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::Malformed {
+        kind,
+        line,
+        message: message.into(),
+    }
+}
+
+/// `99.900000` → `clat_p99_9_ns`.
+pub fn percentile_column(percent: &str) -> String {
+    let p = percent.trim().trim_end_matches('%');
+    let p = if p.contains('.') {
+        p.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        p
+    };
+    format!("clat_p{}_ns", p.replace('.', "_"))
+}
+
+fn f(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn u(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().map(|x| x.max(0.0) as u64)),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn opt_str(opts: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    opts.get(key).map(|v| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// fio prints warnings and errors before the JSON document (`fio: ...` lines); the
+/// document is the first line that is exactly `{`.
+fn json_start(text: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        if line.trim_end() == "{" {
+            return Some((offset, n));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Parse fio's JSON or json+ output.
+pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
+    let Some((start, skipped)) = json_start(text) else {
+        return Err(ParseError::NothingRecognised {
+            kind: KIND,
+            expected: "a JSON document from `fio --output-format=json`",
+        });
+    };
+    let mut out = Output::default();
+    for (n, line) in text.lines().take(skipped).enumerate() {
+        if !line.trim().is_empty() {
+            out.warnings.push(Warning {
+                line: n + 1,
+                text: line.to_string(),
+                reason: "printed by fio before its JSON".into(),
+            });
+        }
+    }
+    let doc: Value = serde_json::from_str(&text[start..]).map_err(|e| {
+        malformed(
+            KIND,
+            skipped + e.line(),
+            format!("not fio's JSON: {e} (column {})", e.column()),
+        )
+    })?;
+    let version = doc
+        .get("fio version")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let global = doc
+        .get("global options")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let Some(jobs) = doc.get("jobs").and_then(Value::as_array) else {
+        return Err(malformed(
+            KIND,
+            skipped + 1,
+            "the document has no `jobs` list",
+        ));
+    };
+    for (i, job) in jobs.iter().enumerate() {
+        let mut opts = global.clone();
+        if let Some(o) = job.get("job options").and_then(Value::as_object) {
+            opts.extend(o.clone());
+        }
+        let jobname = job
+            .get("jobname")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| malformed(KIND, skipped + 1, format!("job {i} has no jobname")))?;
+        for dir in ["read", "write", "trim"] {
+            let Some(d) = job.get(dir) else { continue };
+            let io_bytes = d
+                .get("io_bytes")
+                .and_then(u)
+                .or_else(|| d.get("io_kbytes").and_then(u).map(|k| k * 1024))
+                .unwrap_or(0);
+            let total_ios = d.get("total_ios").and_then(u);
+            if io_bytes == 0 && total_ios.unwrap_or(0) == 0 {
+                continue;
+            }
+            // fio ≥ 3: `<x>_ns` in ns; fio 2: `<x>` in µs.
+            let lat = |name: &str| -> (Option<&Value>, f64) {
+                match d.get(format!("{name}_ns")) {
+                    Some(v) => (Some(v), 1.0),
+                    None => (d.get(name), 1000.0),
+                }
+            };
+            let stat = |name: &str, field: &str| -> Option<f64> {
+                let (v, scale) = lat(name);
+                v.and_then(|v| v.get(field)).and_then(f).map(|x| x * scale)
+            };
+            let mut row = FioRow {
+                fio_version: version.clone(),
+                job: i as u64,
+                jobname: jobname.clone(),
+                groupid: job.get("groupid").and_then(Value::as_i64).unwrap_or(0),
+                error: job.get("error").and_then(Value::as_i64).unwrap_or(0),
+                direction: dir.to_string(),
+                iops: d.get("iops").and_then(f).unwrap_or(0.0),
+                bw_bytes_per_s: d
+                    .get("bw_bytes")
+                    .and_then(f)
+                    .or_else(|| d.get("bw").and_then(f).map(|k| k * 1024.0))
+                    .unwrap_or(0.0),
+                io_bytes,
+                runtime_ms: d.get("runtime").and_then(u).unwrap_or(0),
+                total_ios,
+                slat_min_ns: stat("slat", "min"),
+                slat_max_ns: stat("slat", "max"),
+                slat_mean_ns: stat("slat", "mean"),
+                slat_stddev_ns: stat("slat", "stddev"),
+                clat_min_ns: stat("clat", "min"),
+                clat_max_ns: stat("clat", "max"),
+                clat_mean_ns: stat("clat", "mean"),
+                clat_stddev_ns: stat("clat", "stddev"),
+                lat_min_ns: stat("lat", "min"),
+                lat_max_ns: stat("lat", "max"),
+                lat_mean_ns: stat("lat", "mean"),
+                lat_stddev_ns: stat("lat", "stddev"),
+                rw: opt_str(&opts, "rw").or_else(|| opt_str(&opts, "readwrite")),
+                bs: opt_str(&opts, "bs").or_else(|| opt_str(&opts, "blocksize")),
+                iodepth: opt_str(&opts, "iodepth"),
+                ioengine: opt_str(&opts, "ioengine"),
+                direct: opt_str(&opts, "direct"),
+                numjobs: opt_str(&opts, "numjobs"),
+                size: opt_str(&opts, "size"),
+                clat_percentiles: BTreeMap::new(),
+            };
+            let (clat, scale) = lat("clat");
+            if let Some(p) = clat
+                .and_then(|c| c.get("percentile"))
+                .and_then(Value::as_object)
+            {
+                for (k, v) in p {
+                    if let Some(x) = f(v) {
+                        row.clat_percentiles.insert(percentile_column(k), x * scale);
+                    }
+                }
+            }
+            out.rows.push(row);
+        }
+    }
+    if out.rows.is_empty() && jobs.is_empty() {
+        return Err(malformed(KIND, skipped + 1, "the `jobs` list is empty"));
+    }
+    Ok(out)
+}
+
+/// The fields of one direction in terse v3: total KiB, KiB/s, IOPS, runtime ms;
+/// slat, clat (min, max, mean, stddev, µs); 20 clat percentiles `P%=V`; total latency
+/// (4); bandwidth (min, max, aggregate %, mean, stddev).
+const TERSE_DIR_FIELDS: usize = 4 + 4 + 4 + 20 + 4 + 5;
+
+/// Parse terse (`--minimal`) output, version 3: one line per job, `;`-separated.
+pub fn parse_terse(text: &str) -> Result<Output<FioRow>, ParseError> {
+    let mut out = Output::default();
+    let mut job = 0u64;
+    for (n, line) in text.lines().enumerate() {
+        let line_no = n + 1;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = t.split(';').collect();
+        if fields.len() < 5 + 2 * TERSE_DIR_FIELDS || fields[0].parse::<u32>().is_err() {
+            out.warnings.push(Warning {
+                line: line_no,
+                text: line.to_string(),
+                reason: "not a terse result line".into(),
+            });
+            continue;
+        }
+        match fields[0] {
+            "3" => {}
+            v => {
+                return Err(malformed(
+                    KIND_TERSE,
+                    line_no,
+                    format!("terse version {v}; this parser reads version 3 (`--terse-version=3`)"),
+                ))
+            }
+        }
+        let num = |i: usize| -> Result<f64, ParseError> {
+            fields[i].trim_end_matches('%').parse::<f64>().map_err(|_| {
+                malformed(
+                    KIND_TERSE,
+                    line_no,
+                    format!("field {} is `{}`, not a number", i + 1, fields[i]),
+                )
+            })
+        };
+        let jobname = fields[2].to_string();
+        let groupid = num(3)? as i64;
+        let error = num(4)? as i64;
+        for (d, dir) in ["read", "write"].into_iter().enumerate() {
+            let b = 5 + d * TERSE_DIR_FIELDS;
+            let kib = num(b)?;
+            if kib == 0.0 {
+                continue;
+            }
+            let us = |i: usize| num(b + i).map(|v| Some(v * 1000.0));
+            let mut row = FioRow {
+                fio_version: Some(fields[1].to_string()),
+                job,
+                jobname: jobname.clone(),
+                groupid,
+                error,
+                direction: dir.to_string(),
+                io_bytes: (kib * 1024.0) as u64,
+                bw_bytes_per_s: num(b + 1)? * 1024.0,
+                iops: num(b + 2)?,
+                runtime_ms: num(b + 3)? as u64,
+                slat_min_ns: us(4)?,
+                slat_max_ns: us(5)?,
+                slat_mean_ns: us(6)?,
+                slat_stddev_ns: us(7)?,
+                clat_min_ns: us(8)?,
+                clat_max_ns: us(9)?,
+                clat_mean_ns: us(10)?,
+                clat_stddev_ns: us(11)?,
+                lat_min_ns: us(32)?,
+                lat_max_ns: us(33)?,
+                lat_mean_ns: us(34)?,
+                lat_stddev_ns: us(35)?,
+                ..Default::default()
+            };
+            for i in 12..32 {
+                let Some((p, v)) = fields[b + i].split_once('=') else {
+                    return Err(malformed(
+                        KIND_TERSE,
+                        line_no,
+                        format!(
+                            "field {} is `{}`, not a percentile `P%=V`",
+                            b + i + 1,
+                            fields[b + i]
+                        ),
+                    ));
+                };
+                // Unused slots print as `0%=0`.
+                if p.trim_end_matches('%')
+                    .parse::<f64>()
+                    .is_ok_and(|x| x > 0.0)
+                {
+                    let v: f64 = v.parse().map_err(|_| {
+                        malformed(
+                            KIND_TERSE,
+                            line_no,
+                            format!("percentile `{}`", fields[b + i]),
+                        )
+                    })?;
+                    row.clat_percentiles
+                        .insert(percentile_column(p), v * 1000.0);
+                }
+            }
+            out.rows.push(row);
+        }
+        job += 1;
+    }
+    if out.rows.is_empty()
+        && out.warnings.len() == text.lines().filter(|l| !l.trim().is_empty()).count()
+    {
+        return Err(ParseError::NothingRecognised {
+            kind: KIND_TERSE,
+            expected: "`3;fio-…;job;…` lines from `fio --output-format=terse --terse-version=3`",
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_columns() {
+        assert_eq!(percentile_column("99.900000"), "clat_p99_9_ns");
+        assert_eq!(percentile_column("50.000000"), "clat_p50_ns");
+        assert_eq!(percentile_column("99.990000%"), "clat_p99_99_ns");
+        assert_eq!(percentile_column("5"), "clat_p5_ns");
+    }
+
+    #[test]
+    fn fio_2_json_latencies_are_in_microseconds() {
+        let text = r#"{
+  "fio version" : "fio-2.2.10",
+  "jobs" : [ { "jobname" : "j", "groupid" : 0, "error" : 0,
+    "read" : { "io_bytes" : 4096, "bw" : 4, "iops" : 1.0, "runtime" : 1000,
+      "slat" : { "min" : 1, "max" : 2, "mean" : 1.5, "stddev" : 0.5 },
+      "clat" : { "min" : 10, "max" : 20, "mean" : 15.0, "stddev" : 5.0,
+        "percentile" : { "50.000000" : 14, "99.000000" : 20 } },
+      "lat" : { "min" : 11, "max" : 22, "mean" : 16.5, "stddev" : 5.5 } },
+    "write" : { "io_bytes" : 0, "bw" : 0, "iops" : 0.0, "runtime" : 0 } } ]
+}"#;
+        let out = parse_json(text).unwrap();
+        assert_eq!(out.rows.len(), 1);
+        let r = &out.rows[0];
+        assert_eq!(r.clat_mean_ns, Some(15_000.0));
+        assert_eq!(r.clat_percentiles["clat_p50_ns"], 14_000.0);
+        assert_eq!(r.lat_max_ns, Some(22_000.0));
+        assert_eq!(r.bw_bytes_per_s, 4096.0);
+    }
+
+    #[test]
+    fn not_fio_output_is_a_clear_error() {
+        assert!(matches!(
+            parse_json("hello\n"),
+            Err(ParseError::NothingRecognised { .. })
+        ));
+        let e = parse_json("fio: warn\n{\n  \"jobs\" : [ \n").unwrap_err();
+        assert!(e.to_string().contains("not fio's JSON"), "{e}");
+        assert!(matches!(
+            parse_terse("nothing here\n"),
+            Err(ParseError::NothingRecognised { .. })
+        ));
+    }
+}
