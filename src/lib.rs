@@ -10,7 +10,9 @@ pub mod blockmap;
 pub mod devices;
 pub mod doctor;
 pub mod error;
+pub mod extent;
 pub mod frames;
+pub mod host;
 pub mod notebook;
 pub mod parse;
 pub mod plan;
@@ -24,6 +26,7 @@ pub mod stress;
 
 pub use error::{Error, Result};
 pub use plan::{Plan, Point};
+pub use run::run;
 pub use spec::Experiment;
 pub use store::Bundle;
 

@@ -123,6 +123,15 @@ pub enum Backing {
     Tmpfs,
 }
 
+/// One device a point asks for: the experiment's `devices:` entry with its size
+/// resolved at the point (what `plan` makes and `devices` provides).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DevicePlan {
+    pub name: String,
+    pub size_bytes: u64,
+    pub backing: Backing,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceSpec {
@@ -501,6 +510,14 @@ impl Step {
             None => Ok(Vec::new()),
             Some(c) => c.templates(),
         }
+    }
+
+    /// The program a `run:` step starts, its first word rendered with `lookup`; None for
+    /// other steps and when it is not known before the run (e.g. `{{dev.data}}`).
+    pub fn program(&self, lookup: &dyn Fn(&str) -> Option<Value>) -> Option<String> {
+        let argv = self.argv_templates().ok()?;
+        let w = argv.first()?.render_partial(lookup).into_iter().next()?;
+        (!w.contains("{{") && !w.is_empty()).then_some(w)
     }
 
     /// Every template string in the step (for checking names).
@@ -1619,7 +1636,7 @@ fn validate_requirement(
                 }
             }
             if let Some(v) = &r.min_version {
-                if crate::doctor::Version::parse(v).is_none() {
+                if crate::host::Version::parse(v).is_none() {
                     return Err(fail(
                         value_pos("min_version"),
                         format!("`min_version: {v}` is not a version"),

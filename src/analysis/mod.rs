@@ -9,7 +9,7 @@
 //! - [`adaptive`]: when to stop repeating an iteration (min, max, target CV);
 //! - [`input`]: reading a bundle directory (runs.parquet + manifest.json).
 //!
-//! Analysis never draws: charts live in [`crate::plot`].
+//! Analysis never draws: charts live in the `plot` module, which uses this one.
 
 pub mod adaptive;
 pub mod claims;

@@ -117,14 +117,7 @@ impl std::fmt::Debug for RunOptions {
     }
 }
 
-/// The default work directory: `$FSLAB_WORK_DIR` or [`devices::DEFAULT_WORK_DIR`]
-/// (`/var/lib/fslab`). Whichever it is, [`devices::WorkDir::open`] refuses one that
-/// another user owns or can write to.
-pub fn default_work_dir() -> PathBuf {
-    std::env::var_os("FSLAB_WORK_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(devices::DEFAULT_WORK_DIR))
-}
+pub use crate::host::default_work_dir;
 
 impl Default for RunOptions {
     fn default() -> Self {
