@@ -361,6 +361,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     }
     environment.devices = device_infos(plan, &mapped);
     let manifest = Manifest {
+        format_version: crate::store::FORMAT_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
         experiment: ExperimentInfo {
             id: exp.id().to_string(),
