@@ -7,7 +7,7 @@
 //! pictures.
 
 use crate::analysis::compare::environment_facts;
-use crate::analysis::table::{frame_to_text, render_table, Align};
+use crate::analysis::text_grid::{frame_to_text, render_grid, Align};
 use crate::analysis::{
     compare_runs, fmt_sig, metric_label, point_stats_rows, AnalysisError, CompareOptions,
     Comparison, PointStatsRow, StatsOptions, Warmup,
@@ -394,7 +394,7 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
         .iter()
         .map(|(k, v)| vec![k.clone(), v.clone()])
         .collect();
-    s.push_str(&render_table(
+    s.push_str(&render_grid(
         &["property", "value"],
         &[Align::Left, Align::Left],
         &rows,
@@ -402,7 +402,7 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
     s.push_str("```\n");
     if !c.point_status.is_empty() {
         s.push_str("\n## Points that did not complete\n\n```\n");
-        s.push_str(&render_table(
+        s.push_str(&render_grid(
             &["point", "status", "reason"],
             &[Align::Left; 3],
             &c.point_status,
@@ -416,7 +416,7 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
     for (metric, rows) in &c.stats {
         s.push_str(&format!("\n### {}\n\n```\n", metric_label(metric)));
         let cells: Vec<Vec<String>> = rows.iter().map(mail_cells).collect();
-        s.push_str(&render_table(
+        s.push_str(&render_grid(
             &MAIL_HEADERS,
             &stats_aligns(MAIL_HEADERS.len()),
             &cells,

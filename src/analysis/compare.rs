@@ -8,7 +8,7 @@
 //! `***` p < α/50 (0.05, 0.01, 0.001 by default).
 
 use super::stats::{mean, samples_by_point, std_dev, welch_t_test, Warmup};
-use super::table::{render_table, Align};
+use super::text_grid::{render_grid, Align};
 use super::{fmt_sig, metric_label, AnalysisError};
 use crate::frames::from_records;
 use crate::store::Manifest;
@@ -312,7 +312,7 @@ impl Comparison {
                     ]
                 })
                 .collect();
-            let table = render_table(&["key", "base", "", "new"], &[Align::Left; 4], &rows);
+            let table = render_grid(&["key", "base", "", "new"], &[Align::Left; 4], &rows);
             for line in table.lines().skip(2) {
                 out.push_str("  ");
                 out.push_str(line);
@@ -362,7 +362,7 @@ impl Comparison {
             })
             .collect();
         use Align::{Left as L, Right as R};
-        out.push_str(&render_table(
+        out.push_str(&render_grid(
             &[
                 "base", "σ%", "n", "%change", "", "new", "σ%", "n", "p", "point",
             ],

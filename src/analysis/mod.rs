@@ -16,7 +16,7 @@ pub mod claims;
 pub mod compare;
 pub mod reshape;
 pub mod stats;
-pub mod table;
+pub mod text_grid;
 pub mod views;
 
 pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};

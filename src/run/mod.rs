@@ -180,16 +180,9 @@ pub fn programs(plan: &Plan) -> Vec<String> {
     for point in &plan.points {
         for phase in Phase::ALL {
             for step in plan.steps(point, phase) {
-                if let Ok(argv) = step.argv_templates() {
-                    if let Some(first) = argv.first() {
-                        let word = first
-                            .render_partial(&|n| point.vars.get(n).cloned())
-                            .into_iter()
-                            .next()
-                            .unwrap_or_default();
-                        if !word.contains("{{") && !out.contains(&word) {
-                            out.push(word);
-                        }
+                if let Some(word) = step.program(&|n| point.vars.get(n).cloned()) {
+                    if !out.contains(&word) {
+                        out.push(word);
                     }
                 }
             }

@@ -90,11 +90,9 @@ impl Experiment {
     pub fn programs(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for step in self.all_steps() {
-            if let Ok(argv) = step.argv_templates() {
-                if let Some(Some(lit)) = argv.first().map(Template::literal) {
-                    if !out.contains(&lit) {
-                        out.push(lit);
-                    }
+            if let Some(lit) = step.program(&|_| None) {
+                if !out.contains(&lit) {
+                    out.push(lit);
                 }
             }
         }
