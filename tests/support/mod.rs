@@ -186,6 +186,7 @@ pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
         ..Manifest::default()
     };
     let mut writer = BundleWriter::create(root, manifest).unwrap();
+    let mut rows = Vec::new();
     for (index, (fs, mkfs)) in POINTS.iter().enumerate() {
         for iteration in 1..=iterations {
             let f = std::fs::File::create(&image).unwrap();
@@ -202,21 +203,23 @@ pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
                 .unwrap_or_else(|e| panic!("{mkfs}: {e}"));
             let wall = t0.elapsed().as_secs_f64();
             let (u1, s1) = children_cpu();
-            writer
-                .append_run(run_row(
-                    "mkfs-time",
-                    &format!("fs={fs}"),
-                    index,
-                    fs,
-                    iteration,
-                    (wall, u1 - u0, s1 - s0),
-                    status.code().unwrap_or(-1) as i64,
-                    at,
-                ))
-                .unwrap();
+            rows.push(run_row(
+                "mkfs-time",
+                &format!("fs={fs}"),
+                index,
+                fs,
+                iteration,
+                (wall, u1 - u0, s1 - s0),
+                status.code().unwrap_or(-1) as i64,
+                at,
+            ));
         }
     }
     let _ = std::fs::remove_file(&image);
+    // Written once measured, so that the writer's fsyncs do not fall between timings.
+    for row in rows {
+        writer.append_run(row).unwrap();
+    }
     let m = writer.manifest_mut();
     m.finished_at = Some(chrono::Utc::now().to_rfc3339());
     m.status = "complete".into();
