@@ -1,16 +1,22 @@
 //! fslab: reproducible filesystem experiments.
 //!
-//! Data flows one way (see `docs/architecture.md`):
-//! `spec` (YAML) → `plan` (points, argv) → `run` + `devices` (the only system-touching
-//! modules) → `store` (result bundle on disk) → `parse` / `blockmap` / `frames` →
-//! `analysis` → `plot` → `notebook` (evcxr display) and the `fslab` CLI.
+//! Data flows one way (see `docs/architecture.md`, whose module graph
+//! `tests/architecture.rs` checks against the code, with no cycles):
+//! `spec` (YAML) → `plan` (points, argv) → `run` (`fslab::run(&plan, &opts)`) with
+//! `devices` → `store` (result bundle on disk) → `parse` / `blockmap` / `frames` →
+//! `analysis` → `plot` → `notebook` (evcxr display) and the `fslab` CLI. `host` (probing
+//! the machine) and `extent` (the extent row) are leaves that many of them use.
+//! What touches the system: `devices`, `run`, `host`, `doctor`'s loop-device probe,
+//! `blockmap` (FIEMAP ioctl, debugfs) and `stress`.
 
 pub mod analysis;
 pub mod blockmap;
 pub mod devices;
 pub mod doctor;
 pub mod error;
+pub mod extent;
 pub mod frames;
+pub mod host;
 pub mod notebook;
 pub mod parse;
 pub mod plan;
@@ -24,6 +30,7 @@ pub mod stress;
 
 pub use error::{Error, Result};
 pub use plan::{Plan, Point};
+pub use run::run;
 pub use spec::Experiment;
 pub use store::Bundle;
 

@@ -1,7 +1,8 @@
 //! Matrix expansion: experiment × profile × `--set` overrides → points. Runs nothing.
 
-use crate::doctor::{Host, Probe, SystemHost};
-use crate::spec::{parse_size, Backing, Experiment, RepeatSpec, Step, Template, Value};
+use crate::host::{check_kernel, check_program, check_version, Findings, Host, Machine, Version};
+pub use crate::spec::DevicePlan;
+use crate::spec::{parse_size, Experiment, RepeatSpec, Requirement, Step, Template, Value};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -42,14 +43,6 @@ pub enum PlanError {
     },
     #[error("{experiment}: every point of the matrix is excluded; nothing to run")]
     Empty { experiment: String },
-}
-
-/// One device a point needs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DevicePlan {
-    pub name: String,
-    pub size_bytes: u64,
-    pub backing: Backing,
 }
 
 /// One point of the matrix with every variable resolved.
@@ -192,7 +185,7 @@ pub fn fslab_executable() -> PathBuf {
             }
         }
     }
-    crate::run::env::which("fslab").unwrap_or_else(|| PathBuf::from("fslab"))
+    crate::host::which("fslab").unwrap_or_else(|| PathBuf::from("fslab"))
 }
 
 impl Plan {
@@ -203,7 +196,7 @@ impl Plan {
         profile: Option<&str>,
         overrides: &[(String, Value)],
     ) -> Result<Plan, PlanError> {
-        let host = SystemHost::new(Probe::Never, crate::run::default_work_dir());
+        let host = Machine::new();
         Plan::with_host(exp, profile, overrides, &host)
     }
 
@@ -496,8 +489,9 @@ fn resolve_tools(
             let mut problems = Vec::new();
             if path.is_some() {
                 for r in choice.requires() {
-                    let (p, _) = crate::doctor::requirement_problems(r, vars, host);
-                    problems.extend(p);
+                    let mut found = Findings::default();
+                    check_requirement(r, vars, host, &mut found);
+                    problems.extend(found.problems);
                 }
             }
             let mut notes: Vec<String> = choice.note().map(str::to_string).into_iter().collect();
@@ -555,6 +549,46 @@ fn resolve_tools(
     out
 }
 
+/// Check one `requires:` entry for these variables (its `tool:` may be a template).
+pub fn check_requirement(
+    r: &Requirement,
+    vars: &IndexMap<String, Value>,
+    host: &dyn Host,
+    found: &mut Findings,
+) {
+    let why = r
+        .reason
+        .as_ref()
+        .map(|w| format!(" ({w})"))
+        .unwrap_or_default();
+    if let Some(tool) = &r.tool {
+        let program = Template::parse(tool)
+            .ok()
+            .map(|t| t.render_partial(&|n| vars.get(n).cloned()))
+            .and_then(|w| w.into_iter().next())
+            .unwrap_or_else(|| tool.clone());
+        let Some(path) = host.which(&program) else {
+            check_program(&program, r.package.as_deref(), host, found);
+            return;
+        };
+        if let Some(min) = r.min_version.as_deref().and_then(Version::parse) {
+            check_version(
+                &program,
+                &path,
+                &min,
+                r.package.as_deref(),
+                &why,
+                host,
+                found,
+            );
+        }
+        return;
+    }
+    if let Some(feature) = &r.kernel {
+        check_kernel(feature, &why, host, found);
+    }
+}
+
 /// A step's repetition count (`times:`) at a point.
 pub fn step_times(step: &Step, point: &Point) -> Option<u32> {
     match &step.times {
@@ -606,16 +640,6 @@ impl Experiment {
     /// The plan for `profile` (None: the default profile) with no overrides.
     pub fn plan(&self, profile: Option<&str>) -> Result<Plan, PlanError> {
         Plan::new(self, profile, &[])
-    }
-}
-
-impl Plan {
-    /// Run this plan (see [`crate::run::run`]).
-    pub fn run(
-        &self,
-        opts: &crate::run::RunOptions,
-    ) -> Result<crate::store::Bundle, crate::run::RunError> {
-        crate::run::run(self, opts)
     }
 }
 

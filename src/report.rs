@@ -7,12 +7,13 @@
 //! pictures.
 
 use crate::analysis::compare::environment_facts;
-use crate::analysis::table::{frame_to_text, render_table, Align};
+use crate::analysis::text_grid::{frame_to_text, render_grid, Align};
 use crate::analysis::{
-    compare_runs, fmt_sig, metric_label, point_stats_rows, AnalysisError, BundleData,
-    CompareOptions, Comparison, PointStatsRow, StatsOptions, Warmup,
+    compare_runs, fmt_sig, metric_label, point_stats_rows, AnalysisError, CompareOptions,
+    Comparison, PointStatsRow, StatsOptions, Warmup,
 };
 use crate::plot::{Chart, PlotError};
+use crate::store::{Bundle, StoreError};
 use polars::prelude::DataFrame;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,8 @@ pub enum ReportError {
     Analysis(#[from] AnalysisError),
     #[error(transparent)]
     Plot(#[from] PlotError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -111,35 +114,33 @@ fn human_bytes(v: &str) -> String {
 }
 
 fn gather(
-    bundle: &BundleData,
-    other: Option<&BundleData>,
+    bundle: &Bundle,
+    other: Option<&Bundle>,
     opts: &ReportOptions,
 ) -> Result<Content, ReportError> {
-    let m = &bundle.manifest;
-    let title = text(m.pointer("/experiment/title"))
-        .or_else(|| text(m.pointer("/experiment/id")))
-        .unwrap_or_else(|| bundle.label());
-    let mut subtitle = vec![("bundle".to_string(), bundle.dir.display().to_string())];
-    for (label, ptr) in [
-        ("experiment", "/experiment/id"),
-        ("experiment file", "/experiment/file"),
-        ("profile", "/profile"),
-        ("started", "/started_at"),
-        ("finished", "/finished_at"),
-        ("fslab", "/fslab_version"),
+    let m = bundle.manifest();
+    let runs = bundle.runs()?;
+    let title = m.experiment.title.clone();
+    let mut subtitle = vec![("bundle".to_string(), bundle.path().display().to_string())];
+    for (label, value) in [
+        ("experiment", Some(&m.experiment.id)),
+        ("experiment file", m.experiment.file.as_ref()),
+        ("profile", m.profile.as_ref()),
+        ("started", Some(&m.started_at)),
+        ("finished", m.finished_at.as_ref()),
+        ("fslab", Some(&m.fslab_version)),
     ] {
-        if let Some(v) = text(m.pointer(ptr)).filter(|v| !v.is_empty()) {
-            subtitle.push((label.to_string(), v));
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            subtitle.push((label.to_string(), v.clone()));
         }
     }
-    if let Some(Value::Object(o)) = m.get("overrides") {
-        if !o.is_empty() {
-            let list: Vec<String> = o
-                .iter()
-                .map(|(k, v)| format!("{k}={}", text(Some(v)).unwrap_or_default()))
-                .collect();
-            subtitle.push(("overrides".to_string(), list.join(" ")));
-        }
+    if !m.overrides.is_empty() {
+        let list: Vec<String> = m
+            .overrides
+            .iter()
+            .map(|(k, v)| format!("{k}={}", text(Some(v)).unwrap_or_default()))
+            .collect();
+        subtitle.push(("overrides".to_string(), list.join(" ")));
     }
     let environment = environment_facts(m)
         .into_iter()
@@ -154,23 +155,21 @@ fn gather(
             (key, v)
         })
         .collect();
-    let point_status = match m.get("points") {
-        Some(Value::Array(points)) => points
-            .iter()
-            .filter(|p| text(p.get("status")).as_deref().is_some_and(|s| s != "ok"))
-            .map(|p| {
-                vec![
-                    text(p.get("id")).unwrap_or_default(),
-                    text(p.get("status")).unwrap_or_default(),
-                    text(p.get("reason")).unwrap_or_default(),
-                ]
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let point_status = m
+        .points
+        .iter()
+        .filter(|p| p.status != "ok")
+        .map(|p| {
+            vec![
+                p.id.clone(),
+                p.status.clone(),
+                p.reason.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
     let mut metrics = vec![opts.metric.clone()];
     for extra in ["wall_s", "user_s", "sys_s"] {
-        if !metrics.iter().any(|m| m == extra) && bundle.runs.column(extra).is_ok() {
+        if !metrics.iter().any(|m| m == extra) && runs.column(extra).is_ok() {
             metrics.push(extra.to_string());
         }
     }
@@ -181,22 +180,23 @@ fn gather(
             warmup: opts.warmup,
             ..StatsOptions::default()
         };
-        stats.push((metric.clone(), point_stats_rows(&bundle.runs, &sopts)?));
+        stats.push((metric.clone(), point_stats_rows(&runs, &sopts)?));
     }
-    let claims = bundle.table("claims")?;
-    let comparison = match other {
-        Some(o) => Some(compare_runs(
-            &o.runs,
-            &bundle.runs,
-            Some(&o.manifest),
-            Some(&bundle.manifest),
+    let claims = bundle.table_if_present("claims")?;
+    let other_runs = other.map(Bundle::runs).transpose()?;
+    let comparison = match (other, &other_runs) {
+        (Some(o), Some(o_runs)) => Some(compare_runs(
+            o_runs,
+            &runs,
+            Some(o.manifest()),
+            Some(m),
             &CompareOptions {
                 metric: opts.metric.clone(),
                 warmup: opts.warmup,
                 alpha: opts.alpha,
             },
         )?),
-        None => None,
+        _ => None,
     };
     let comparison = comparison.map(|mut c| {
         if let Some(o) = other {
@@ -210,7 +210,7 @@ fn gather(
         warmup: opts.warmup,
         ..StatsOptions::default()
     };
-    let stats_frame = crate::analysis::point_stats(&bundle.runs, &sopts)?;
+    let stats_frame = crate::analysis::point_stats(&runs, &sopts)?;
     let mut charts = vec![
         (
             "Steady-state mean per point with its 95 % confidence interval; the triangle is the first iteration.".to_string(),
@@ -218,16 +218,16 @@ fn gather(
         ),
         (
             "Every iteration in order: warm-up and drift.".to_string(),
-            Chart::iterations(&bundle.runs, &opts.metric)?,
+            Chart::iterations(&runs, &opts.metric)?,
         ),
         (
             "Distribution per point: box of the steady state (quartiles, whiskers within 1.5 IQR), every iteration as a dot.".to_string(),
-            Chart::distribution(&bundle.runs, &sopts)?,
+            Chart::distribution(&runs, &sopts)?,
         ),
     ];
-    if let Some(o) = other {
-        let base_stats = crate::analysis::point_stats(&o.runs, &sopts)?;
-        let first_id = crate::analysis::samples_by_point(&bundle.runs, &opts.metric)?
+    if let (Some(o), Some(o_runs)) = (other, &other_runs) {
+        let base_stats = crate::analysis::point_stats(o_runs, &sopts)?;
+        let first_id = crate::analysis::samples_by_point(&runs, &opts.metric)?
             .first()
             .map(|p| p.point_id.clone());
         if let Some(baseline) = first_id {
@@ -247,7 +247,7 @@ fn gather(
             }
         }
     }
-    if let Some(extents) = bundle.table("extents")? {
+    if let Some(extents) = bundle.table_if_present("extents")? {
         match Chart::extents(&extents) {
             Ok(chart) => charts.push((
                 "Extent layout: where each file's data lies on the device.".to_string(),
@@ -355,8 +355,8 @@ fn warmup_note(w: Warmup) -> String {
 
 /// Render the report as a string.
 pub fn render_report(
-    bundle: &BundleData,
-    compare_with: Option<&BundleData>,
+    bundle: &Bundle,
+    compare_with: Option<&Bundle>,
     opts: &ReportOptions,
     format: ReportFormat,
 ) -> Result<String, ReportError> {
@@ -369,8 +369,8 @@ pub fn render_report(
 
 /// Render the report into `path` (`.html` or `.md`).
 pub fn write_report(
-    bundle: &BundleData,
-    compare_with: Option<&BundleData>,
+    bundle: &Bundle,
+    compare_with: Option<&Bundle>,
     opts: &ReportOptions,
     path: &Path,
 ) -> Result<(), ReportError> {
@@ -394,7 +394,7 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
         .iter()
         .map(|(k, v)| vec![k.clone(), v.clone()])
         .collect();
-    s.push_str(&render_table(
+    s.push_str(&render_grid(
         &["property", "value"],
         &[Align::Left, Align::Left],
         &rows,
@@ -402,7 +402,7 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
     s.push_str("```\n");
     if !c.point_status.is_empty() {
         s.push_str("\n## Points that did not complete\n\n```\n");
-        s.push_str(&render_table(
+        s.push_str(&render_grid(
             &["point", "status", "reason"],
             &[Align::Left; 3],
             &c.point_status,
@@ -416,7 +416,7 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
     for (metric, rows) in &c.stats {
         s.push_str(&format!("\n### {}\n\n```\n", metric_label(metric)));
         let cells: Vec<Vec<String>> = rows.iter().map(mail_cells).collect();
-        s.push_str(&render_table(
+        s.push_str(&render_grid(
             &MAIL_HEADERS,
             &stats_aligns(MAIL_HEADERS.len()),
             &cells,

@@ -162,8 +162,22 @@ pub struct ToolRecord {
     pub notes: Vec<String>,
 }
 
+/// The bundle format this fslab writes, recorded as `format_version` in
+/// `manifest.json`. Version 1 is the layout described above; bundles written before
+/// the field existed have that layout and read as version 1. A bundle of a higher
+/// version (from a newer fslab) is refused rather than misread.
+pub const FORMAT_VERSION: u32 = 1;
+
+fn format_version_1() -> u32 {
+    1
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
+    /// The bundle format ([`FORMAT_VERSION`]); absent in bundles written before it was
+    /// recorded, which are version 1.
+    #[serde(default = "format_version_1")]
+    pub format_version: u32,
     pub fslab_version: String,
     pub experiment: ExperimentInfo,
     pub profile: Option<String>,
@@ -341,7 +355,10 @@ fn append_line(path: &Path, line: &[u8]) -> Result<(), StoreError> {
 
 impl BundleWriter {
     /// Create `results_root/<experiment-id>/<UTC timestamp>-<short id>/`.
-    pub fn create(results_root: &Path, manifest: Manifest) -> Result<BundleWriter, StoreError> {
+    /// A new bundle under `results_root/<experiment id>/`, in the current format
+    /// ([`FORMAT_VERSION`], whatever `manifest` says).
+    pub fn create(results_root: &Path, mut manifest: Manifest) -> Result<BundleWriter, StoreError> {
+        manifest.format_version = FORMAT_VERSION;
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         let short: String = (0..6)
             .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
@@ -626,6 +643,15 @@ impl Bundle {
                 path: dir.to_path_buf(),
                 reason: format!("manifest.json: {e}"),
             })?;
+        if manifest.format_version > FORMAT_VERSION {
+            return Err(StoreError::NotABundle {
+                path: dir.to_path_buf(),
+                reason: format!(
+                    "manifest.json has format_version {}; this fslab reads bundles up to version {FORMAT_VERSION}: use a newer fslab",
+                    manifest.format_version
+                ),
+            });
+        }
         Ok(Bundle {
             dir: dir.to_path_buf(),
             manifest,
@@ -692,6 +718,41 @@ impl Bundle {
             .collect();
         entries.sort();
         entries.last().and_then(|p| Bundle::open(p).ok())
+    }
+
+    /// A table by name when the bundle has it (`claims`, `extents`, …), else None.
+    pub fn table_if_present(&self, name: &str) -> Result<Option<DataFrame>, StoreError> {
+        let path = self.dir.join(format!("{name}.parquet"));
+        if !path.exists() {
+            return Ok(None);
+        }
+        read_parquet(&path).map(Some)
+    }
+
+    /// A short name for the bundle: its directory name, with the experiment id when
+    /// the directory name does not already contain it.
+    pub fn label(&self) -> String {
+        let dir = self
+            .dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.dir.display().to_string());
+        let id = &self.manifest.experiment.id;
+        if dir.contains(id.as_str()) {
+            dir
+        } else {
+            format!("{dir} ({id})")
+        }
+    }
+
+    /// The directory, experiment and start time, for headings.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}, experiment {}, started {}",
+            self.dir.display(),
+            self.manifest.experiment.id,
+            self.manifest.started_at
+        )
     }
 }
 

@@ -5,8 +5,9 @@
 
 mod support;
 
-use fslab::analysis::{point_stats, read_bundle, StatsOptions};
+use fslab::analysis::{point_stats, StatsOptions};
 use fslab::plot::Chart;
+use fslab::Bundle;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 use std::collections::{BTreeMap, BTreeSet};
@@ -189,8 +190,8 @@ const RED: &str = "#E15759";
 #[test]
 fn mean_with_ci_whiskers_from_a_real_bundle() {
     let (a, _) = support::real_bundles();
-    let bundle = read_bundle(&a).unwrap();
-    let stats = point_stats(&bundle.runs, &StatsOptions::default()).unwrap();
+    let runs = Bundle::open(&a).unwrap().runs().unwrap();
+    let stats = point_stats(&runs, &StatsOptions::default()).unwrap();
     let chart = Chart::mean_ci(&stats).unwrap();
     assert_eq!(chart.series_names(), ["mean, 95% CI", "first iteration"]);
     let svg = render(&chart, "mean_ci");
@@ -230,8 +231,8 @@ fn mean_with_ci_whiskers_from_a_real_bundle() {
 #[test]
 fn time_against_iteration_one_line_per_point() {
     let (a, _) = support::real_bundles();
-    let bundle = read_bundle(&a).unwrap();
-    let chart = Chart::iterations(&bundle.runs, "wall_s").unwrap();
+    let runs = Bundle::open(&a).unwrap().runs().unwrap();
+    let chart = Chart::iterations(&runs, "wall_s").unwrap();
     assert_eq!(chart.series_names(), ["fs=ext4", "fs=xfs"]);
     let svg = render(&chart, "iterations");
     // Each point's line has one vertex per iteration (6), in its own colour.
@@ -253,7 +254,9 @@ fn time_against_iteration_one_line_per_point() {
 #[test]
 fn extent_layout_coloured_by_file_from_a_real_block_map() {
     let (a, _) = support::real_bundles();
-    let extents = fslab::analysis::read_table(&a, "extents")
+    let extents = Bundle::open(&a)
+        .unwrap()
+        .table_if_present("extents")
         .unwrap()
         .expect("extents table");
     let n_extents = extents.height();
@@ -284,8 +287,16 @@ fn extent_layout_coloured_by_file_from_a_real_block_map() {
 #[test]
 fn published_against_rerun_normalised_to_each_baseline() {
     let (a, b) = support::real_bundles();
-    let sa = point_stats(&read_bundle(&a).unwrap().runs, &StatsOptions::default()).unwrap();
-    let sb = point_stats(&read_bundle(&b).unwrap().runs, &StatsOptions::default()).unwrap();
+    let sa = point_stats(
+        &Bundle::open(&a).unwrap().runs().unwrap(),
+        &StatsOptions::default(),
+    )
+    .unwrap();
+    let sb = point_stats(
+        &Bundle::open(&b).unwrap().runs().unwrap(),
+        &StatsOptions::default(),
+    )
+    .unwrap();
     let chart =
         Chart::normalised(&[("run A", &sa, "mean"), ("run B", &sb, "mean")], "fs=ext4").unwrap();
     assert_eq!(chart.series_names(), ["run A", "run B"]);
@@ -351,8 +362,8 @@ fn distribution_per_point_with_warmup_and_outliers() {
     assert_eq!(svg.polylines.iter().filter(|(_, n)| *n == 5).count(), 2);
 
     let (a, _) = support::real_bundles();
-    let bundle = read_bundle(&a).unwrap();
-    let chart = Chart::distribution(&bundle.runs, &StatsOptions::default()).unwrap();
+    let runs = Bundle::open(&a).unwrap().runs().unwrap();
+    let chart = Chart::distribution(&runs, &StatsOptions::default()).unwrap();
     let svg = render(&chart, "distribution");
     assert!(svg.has_text("fs=ext4") && svg.has_text("fs=xfs") && svg.has_text("wall time (s)"));
     assert_eq!(svg.polylines.iter().filter(|(_, n)| *n == 5).count(), 2);

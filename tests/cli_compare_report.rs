@@ -4,6 +4,7 @@
 mod support;
 
 use fslab::polars::prelude::*;
+use fslab::store::{Environment, ExperimentInfo, Manifest};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -59,17 +60,27 @@ fn seed_bundle(name: &str, factor: f64, extra_point: bool) -> PathBuf {
             .unwrap();
         runs.vstack_mut(&extra).unwrap();
     }
-    let file = std::fs::File::create(dir.join("runs.parquet")).unwrap();
-    ParquetWriter::new(file).finish(&mut runs).unwrap();
     let kernel = if extra_point { "6.18.0" } else { "6.1.0" };
-    let manifest = json!({
-        "fslab_version": "0.1.0",
-        "experiment": {"id": "xfs-parent-pointers", "title": "Seed 000: XFS parent pointers"},
-        "started_at": "2025-12-02T00:00:00Z",
-        "environment": {"kernel": kernel, "tools": {"mkfs.xfs": "mkfs.xfs version 6.18.0"}},
-        "points": [],
-    });
-    std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    let manifest = Manifest {
+        fslab_version: "0.1.0".into(),
+        experiment: ExperimentInfo {
+            id: "xfs-parent-pointers".into(),
+            title: "Seed 000: XFS parent pointers".into(),
+            ..ExperimentInfo::default()
+        },
+        started_at: "2025-12-02T00:00:00Z".into(),
+        environment: Environment {
+            kernel: kernel.into(),
+            tools: [(
+                "mkfs.xfs".to_string(),
+                "mkfs.xfs version 6.18.0".to_string(),
+            )]
+            .into(),
+            ..Environment::default()
+        },
+        ..Manifest::default()
+    };
+    support::write_bundle(&dir, &manifest, &runs);
     dir
 }
 

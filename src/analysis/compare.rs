@@ -8,9 +8,10 @@
 //! `***` p < α/50 (0.05, 0.01, 0.001 by default).
 
 use super::stats::{mean, samples_by_point, std_dev, welch_t_test, Warmup};
-use super::table::{render_table, Align};
+use super::text_grid::{render_grid, Align};
 use super::{fmt_sig, metric_label, AnalysisError};
 use crate::frames::from_records;
+use crate::store::Manifest;
 use indexmap::IndexMap;
 use polars::prelude::*;
 use serde::Serialize;
@@ -97,8 +98,8 @@ fn mark(p: Option<f64>, alpha: f64) -> &'static str {
 pub fn compare_runs(
     base: &DataFrame,
     new: &DataFrame,
-    base_manifest: Option<&Value>,
-    new_manifest: Option<&Value>,
+    base_manifest: Option<&Manifest>,
+    new_manifest: Option<&Manifest>,
     opts: &CompareOptions,
 ) -> Result<Comparison, AnalysisError> {
     if !(opts.alpha > 0.0 && opts.alpha < 1.0) {
@@ -158,10 +159,8 @@ pub fn compare_runs(
         (Some(a), Some(b)) => environment_diff(a, b),
         _ => Vec::new(),
     };
-    let label = |m: Option<&Value>, default: &str| {
-        m.and_then(|m| m.pointer("/started_at"))
-            .and_then(Value::as_str)
-            .map(|s| format!("{default} ({s})"))
+    let label = |m: Option<&Manifest>, default: &str| {
+        m.map(|m| format!("{default} ({})", m.started_at))
             .unwrap_or_else(|| default.to_string())
     };
     Ok(Comparison {
@@ -185,55 +184,51 @@ fn scalar_text(v: &Value) -> Option<String> {
     }
 }
 
-/// The environment facts of a manifest as dotted keys → text. Unknown fields are
-/// ignored, missing ones are simply absent.
-pub fn environment_facts(manifest: &Value) -> IndexMap<String, String> {
+/// The environment facts of a manifest as dotted keys → text (a fact that is not
+/// recorded, such as an unset profile, is absent).
+pub fn environment_facts(manifest: &Manifest) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
-    let mut put = |key: String, v: Option<&Value>| {
-        if let Some(text) = v.and_then(scalar_text) {
+    let mut put = |key: String, v: Option<String>| {
+        if let Some(text) = v {
             out.insert(key, text);
         }
     };
-    put("fslab_version".into(), manifest.get("fslab_version"));
-    put("experiment.id".into(), manifest.pointer("/experiment/id"));
+    put("fslab_version".into(), Some(manifest.fslab_version.clone()));
+    put("experiment.id".into(), Some(manifest.experiment.id.clone()));
     put(
         "experiment.sha256".into(),
-        manifest.pointer("/experiment/sha256"),
+        Some(manifest.experiment.sha256.clone()),
     );
-    put("profile".into(), manifest.get("profile"));
-    if let Some(Value::Object(o)) = manifest.get("overrides") {
-        for (k, v) in o {
-            put(format!("overrides.{k}"), Some(v));
-        }
+    put("profile".into(), manifest.profile.clone());
+    for (k, v) in &manifest.overrides {
+        put(format!("overrides.{k}"), scalar_text(v));
     }
-    if let Some(env) = manifest.get("environment") {
-        for key in [
-            "kernel",
-            "distribution",
-            "cpu_model",
-            "cores",
-            "memory_bytes",
-            "hostname",
-        ] {
-            put(format!("environment.{key}"), env.get(key));
-        }
-        if let Some(Value::Object(tools)) = env.get("tools") {
-            for (k, v) in tools {
-                put(format!("environment.tools.{k}"), Some(v));
-            }
-        }
-        if let Some(Value::Array(devices)) = env.get("devices") {
-            for (i, d) in devices.iter().enumerate() {
-                let name = d
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| i.to_string());
-                for key in ["backing", "size_bytes"] {
-                    put(format!("environment.devices.{name}.{key}"), d.get(key));
-                }
-            }
-        }
+    let env = &manifest.environment;
+    put("environment.kernel".into(), Some(env.kernel.clone()));
+    put(
+        "environment.distribution".into(),
+        Some(env.distribution.clone()),
+    );
+    put("environment.cpu_model".into(), Some(env.cpu_model.clone()));
+    put("environment.cores".into(), Some(env.cores.to_string()));
+    put(
+        "environment.memory_bytes".into(),
+        Some(env.memory_bytes.to_string()),
+    );
+    put("environment.hostname".into(), Some(env.hostname.clone()));
+    for (k, v) in &env.tools {
+        put(format!("environment.tools.{k}"), Some(v.clone()));
+    }
+    for d in &env.devices {
+        let name = &d.name;
+        put(
+            format!("environment.devices.{name}.backing"),
+            Some(d.backing.clone()),
+        );
+        put(
+            format!("environment.devices.{name}.size_bytes"),
+            Some(d.size_bytes.to_string()),
+        );
     }
     out
 }
@@ -241,7 +236,7 @@ pub fn environment_facts(manifest: &Value) -> IndexMap<String, String> {
 /// The environment facts that differ between two manifests (kernel, distribution, CPU,
 /// memory, host, tool versions, device backing and size, experiment file, profile,
 /// overrides), base order first.
-pub fn environment_diff(base: &Value, new: &Value) -> Vec<EnvDiff> {
+pub fn environment_diff(base: &Manifest, new: &Manifest) -> Vec<EnvDiff> {
     let a = environment_facts(base);
     let b = environment_facts(new);
     let mut keys: Vec<&String> = a.keys().collect();
@@ -317,7 +312,7 @@ impl Comparison {
                     ]
                 })
                 .collect();
-            let table = render_table(&["key", "base", "", "new"], &[Align::Left; 4], &rows);
+            let table = render_grid(&["key", "base", "", "new"], &[Align::Left; 4], &rows);
             for line in table.lines().skip(2) {
                 out.push_str("  ");
                 out.push_str(line);
@@ -367,7 +362,7 @@ impl Comparison {
             })
             .collect();
         use Align::{Left as L, Right as R};
-        out.push_str(&render_table(
+        out.push_str(&render_grid(
             &[
                 "base", "σ%", "n", "%change", "", "new", "σ%", "n", "p", "point",
             ],
@@ -390,7 +385,6 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn runs(points: &[(&str, &[f64])]) -> DataFrame {
         let mut ids = Vec::new();
@@ -450,20 +444,41 @@ mod tests {
 
     #[test]
     fn environment_differences_come_from_the_manifests() {
-        let a = json!({
-            "fslab_version": "0.1.0",
-            "experiment": {"id": "e", "sha256": "aa"},
-            "environment": {"kernel": "6.1.0", "cpu_model": "X", "cores": 2,
-                "tools": {"mkfs.xfs": "mkfs.xfs version 6.1.0"},
-                "devices": [{"name": "loop0", "size_bytes": 1024, "backing": "/var/tmp/a.img"}]}
-        });
-        let b = json!({
-            "fslab_version": "0.1.0",
-            "experiment": {"id": "e", "sha256": "aa"},
-            "environment": {"kernel": "6.12.0", "cpu_model": "X", "cores": 2,
-                "tools": {"mkfs.xfs": "mkfs.xfs version 6.13.0", "fsck": "1.47"},
-                "devices": [{"name": "loop0", "size_bytes": 1024, "backing": "tmpfs"}]}
-        });
+        use crate::store::{DeviceInfo, Environment, ExperimentInfo};
+        let manifest = |kernel: &str, tools: &[(&str, &str)], backing: &str| Manifest {
+            fslab_version: "0.1.0".into(),
+            experiment: ExperimentInfo {
+                id: "e".into(),
+                sha256: "aa".into(),
+                ..ExperimentInfo::default()
+            },
+            environment: Environment {
+                kernel: kernel.into(),
+                cpu_model: "X".into(),
+                cores: 2,
+                tools: tools
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                devices: vec![DeviceInfo {
+                    name: "loop0".into(),
+                    size_bytes: 1024,
+                    backing: backing.into(),
+                }],
+                ..Environment::default()
+            },
+            ..Manifest::default()
+        };
+        let a = manifest(
+            "6.1.0",
+            &[("mkfs.xfs", "mkfs.xfs version 6.1.0")],
+            "/var/tmp/a.img",
+        );
+        let b = manifest(
+            "6.12.0",
+            &[("mkfs.xfs", "mkfs.xfs version 6.13.0"), ("fsck", "1.47")],
+            "tmpfs",
+        );
         let d = environment_diff(&a, &b);
         let keys: Vec<&str> = d.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(
@@ -478,6 +493,9 @@ mod tests {
         assert_eq!(d[3].base, None);
         assert!(environment_diff(&a, &a).is_empty());
         // Tolerates manifests that lack everything.
-        assert_eq!(environment_diff(&json!({}), &json!(null)).len(), 0);
+        assert_eq!(
+            environment_diff(&Manifest::default(), &Manifest::default()).len(),
+            0
+        );
     }
 }

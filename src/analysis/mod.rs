@@ -9,22 +9,20 @@
 //! - [`adaptive`]: when to stop repeating an iteration (min, max, target CV);
 //! - [`input`]: reading a bundle directory (runs.parquet + manifest.json).
 //!
-//! Analysis never draws: charts live in [`crate::plot`].
+//! Analysis never draws: charts live in the `plot` module, which uses this one.
 
 pub mod adaptive;
 pub mod claims;
 pub mod compare;
-pub mod input;
 pub mod reshape;
 pub mod stats;
-pub mod table;
+pub mod text_grid;
 pub mod views;
 
 pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};
 pub use compare::{
     compare_runs, environment_diff, CompareOptions, Comparison, ComparisonRow, EnvDiff,
 };
-pub use input::{read_bundle, read_table, BundleData};
 pub use reshape::{filter_eq, group_mean, overlay, relative_to, with_point_id};
 pub use stats::{
     point_stats, point_stats_rows, samples_by_point, summarize, welch_t_test, with_outliers,
@@ -37,7 +35,6 @@ pub use views::{
 use crate::frames::FrameError;
 use polars::prelude::*;
 use serde_json::Value;
-use std::path::PathBuf;
 
 /// Columns of `runs.parquet` that are not matrix variables. The matrix variables sit
 /// between `point_index` and `iteration`.
@@ -61,24 +58,6 @@ pub enum AnalysisError {
     InvalidOption(String),
     #[error("published data: {0}")]
     Published(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}: invalid JSON: {source}")]
-    Json {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
-    #[error("{path}: {source}")]
-    Parquet {
-        path: PathBuf,
-        #[source]
-        source: PolarsError,
-    },
     #[error(transparent)]
     Frame(#[from] FrameError),
     #[error(transparent)]

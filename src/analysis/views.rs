@@ -173,7 +173,7 @@ fn largest_per_point(extents: &DataFrame) -> Result<Vec<FileRows>, AnalysisError
 /// The data extents of each point's largest file (by data bytes; in seed 001, the
 /// largest directory), in logical order, with `path` set to `POINT: FILE` (`FILE` is
 /// the path, or `inode N` when the block map came from `debugfs stat`) so that
-/// [`crate::plot::Chart::extents`] draws one series per point. Columns: `point_id`,
+/// `plot::Chart::extents` draws one series per point. Columns: `point_id`,
 /// `point_index`, `path`, `inode`, `index`, `logical_bytes`, `physical_bytes`,
 /// `length_bytes`, `flags`. Metadata rows (indirect and extent-tree blocks) are left
 /// out here and counted in [`largest_file_summary`].

@@ -6,15 +6,15 @@
 //!   process → [`debugfs::ImageMap`];
 //! - [`summary`]: per-file and per-filesystem fragmentation derived from the rows.
 //!
-//! Every source yields [`Extent`] rows (the `extents` table); see [`Extent`] for the flags.
+//! Every source yields [`Extent`] rows (the `extents` table, defined in [`crate::extent`]
+//! because the text parsers make them too); see [`Extent`] for the flags.
 
 pub mod debugfs;
-mod extent;
 pub mod fiemap;
 pub mod summary;
 pub mod walk;
 
-pub use extent::{flags, Extent};
+pub use crate::extent::{extents_frame, flags, Extent};
 
 use serde::Serialize;
 use std::path::PathBuf;
@@ -52,43 +52,6 @@ pub enum BlockmapError {
     Parse(#[from] crate::parse::ParseError),
     #[error(transparent)]
     Frame(#[from] crate::frames::FrameError),
-}
-
-/// Extent rows as a DataFrame with a fixed schema: `path` (str), `inode` (i64, null when
-/// unknown), `index`, `logical_bytes` (i64), `physical_bytes` (i64, null without a
-/// location), `length_bytes` (i64), `flags` (str). Built column by column (the same
-/// columns and types [`crate::frames::from_records`] infers, without its per-row JSON
-/// detour, which matters for trees of many files; an all-null column stays i64 here).
-pub fn extents_frame(extents: &[Extent]) -> Result<polars::prelude::DataFrame, BlockmapError> {
-    use polars::prelude::{Column, DataFrame};
-    let i = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-    let n = extents.len();
-    let mut path = Vec::with_capacity(n);
-    let mut inode = Vec::with_capacity(n);
-    let mut index = Vec::with_capacity(n);
-    let mut logical = Vec::with_capacity(n);
-    let mut physical = Vec::with_capacity(n);
-    let mut length = Vec::with_capacity(n);
-    let mut flags = Vec::with_capacity(n);
-    for e in extents {
-        path.push(&*e.path);
-        inode.push(e.inode.map(i));
-        index.push(i(e.index));
-        logical.push(i(e.logical_bytes));
-        physical.push(e.physical_bytes.map(i));
-        length.push(i(e.length_bytes));
-        flags.push(&*e.flags);
-    }
-    let columns = vec![
-        Column::new("path".into(), path),
-        Column::new("inode".into(), inode),
-        Column::new("index".into(), index),
-        Column::new("logical_bytes".into(), logical),
-        Column::new("physical_bytes".into(), physical),
-        Column::new("length_bytes".into(), length),
-        Column::new("flags".into(), flags),
-    ];
-    DataFrame::new(n, columns).map_err(|e| BlockmapError::Frame(e.into()))
 }
 
 /// The frames of one block-map capture, ready for a bundle (`extents.parquet` …).
@@ -133,38 +96,4 @@ pub fn capture_mounted(
 pub fn capture_image(image: &std::path::Path, roots: &[&str]) -> Result<Capture, BlockmapError> {
     let m = debugfs::map_image_tree(image, roots)?;
     capture_of(&m.files, &m.extents, m.errors)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn extents_frame_matches_from_records() {
-        let rows = vec![
-            Extent {
-                path: "a".into(),
-                inode: Some(12),
-                index: 0,
-                logical_bytes: 0,
-                physical_bytes: Some(4096),
-                length_bytes: 8192,
-                flags: "".into(),
-            },
-            Extent {
-                path: "a".into(),
-                inode: Some(12),
-                index: 1,
-                logical_bytes: 8192,
-                physical_bytes: None,
-                length_bytes: 4096,
-                flags: "last,unknown_loc,delalloc,eof".into(),
-            },
-        ];
-        let direct = extents_frame(&rows).unwrap();
-        let generic = crate::frames::from_records(&rows).unwrap();
-        assert_eq!(direct.schema(), generic.schema());
-        assert!(direct == generic);
-        assert_eq!(extents_frame(&[]).unwrap().width(), 7);
-    }
 }

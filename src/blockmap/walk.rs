@@ -70,7 +70,7 @@ pub struct BlockMap {
 impl BlockMap {
     /// The extents as a DataFrame (the `extents` table).
     pub fn extents_frame(&self) -> Result<polars::prelude::DataFrame, BlockmapError> {
-        super::extents_frame(&self.extents)
+        Ok(super::extents_frame(&self.extents)?)
     }
 }
 

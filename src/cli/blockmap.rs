@@ -96,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     } else {
         emit(&args, &mapped.extents, || {
-            blockmap::extents_frame(&mapped.extents)
+            Ok(blockmap::extents_frame(&mapped.extents)?)
         })?;
     }
     Ok(if mapped.errors.is_empty() {

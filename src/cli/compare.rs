@@ -1,7 +1,8 @@
 //! `fslab compare A B`: two bundles side by side (lkp ncompare style).
 
 use anyhow::Context;
-use fslab::analysis::{compare_runs, read_bundle, CompareOptions, Warmup};
+use fslab::analysis::{compare_runs, CompareOptions, Warmup};
+use fslab::Bundle;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,8 +29,14 @@ pub struct CompareArgs {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let base =
-        read_bundle(&args.base).with_context(|| format!("reading {}", args.base.display()))?;
-    let new = read_bundle(&args.new).with_context(|| format!("reading {}", args.new.display()))?;
+        Bundle::open(&args.base).with_context(|| format!("reading {}", args.base.display()))?;
+    let new = Bundle::open(&args.new).with_context(|| format!("reading {}", args.new.display()))?;
+    let base_runs = base
+        .runs()
+        .with_context(|| format!("reading {}", args.base.display()))?;
+    let new_runs = new
+        .runs()
+        .with_context(|| format!("reading {}", args.new.display()))?;
     let opts = CompareOptions {
         metric: args.metric,
         warmup: if args.warmup == 0 {
@@ -40,10 +47,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         alpha: args.alpha,
     };
     let mut comparison = compare_runs(
-        &base.runs,
-        &new.runs,
-        Some(&base.manifest),
-        Some(&new.manifest),
+        &base_runs,
+        &new_runs,
+        Some(base.manifest()),
+        Some(new.manifest()),
         &opts,
     )?;
     comparison.base_label = base.describe();

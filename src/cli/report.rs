@@ -1,8 +1,9 @@
 //! `fslab report BUNDLE [--compare B] -o FILE.html|FILE.md`.
 
 use anyhow::Context;
-use fslab::analysis::{read_bundle, Warmup};
+use fslab::analysis::Warmup;
 use fslab::report::{write_report, ReportOptions};
+use fslab::Bundle;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,9 +27,9 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let bundle =
-        read_bundle(&args.bundle).with_context(|| format!("reading {}", args.bundle.display()))?;
+        Bundle::open(&args.bundle).with_context(|| format!("reading {}", args.bundle.display()))?;
     let other = match &args.compare {
-        Some(p) => Some(read_bundle(p).with_context(|| format!("reading {}", p.display()))?),
+        Some(p) => Some(Bundle::open(p).with_context(|| format!("reading {}", p.display()))?),
         None => None,
     };
     let opts = ReportOptions {

@@ -20,8 +20,7 @@ pub use mounts::{mounts, unmount, MountEntry};
 pub use ownership::{reclaim, OwnershipRecord, Reclaimed};
 pub use workdir::{FileId, WorkDir, WorkLock, DEFAULT_WORK_DIR};
 
-use crate::plan::DevicePlan;
-use crate::spec::Backing;
+use crate::spec::{Backing, DevicePlan};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]

@@ -18,9 +18,7 @@ use nix::fcntl::{Flock, FlockArg};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
-/// The default work directory when neither `--work-dir` nor `$FSLAB_WORK_DIR` says
-/// otherwise: root's state directory, not world-writable `/var/tmp`.
-pub const DEFAULT_WORK_DIR: &str = "/var/lib/fslab";
+pub use crate::host::DEFAULT_WORK_DIR;
 
 /// A file's identity: device and inode numbers (what `stat` reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -5,7 +5,7 @@
 //! batched debugfs reader on an unmounted ext image (`--debugfs {{dev.data}}`).
 
 use super::{Output, ParseError};
-use crate::blockmap::Extent;
+use crate::extent::Extent;
 
 /// Parse `fslab blockmap --json` output.
 pub fn parse(text: &str) -> Result<Output<Extent>, ParseError> {

@@ -47,7 +47,7 @@
 //! empty). Comment lines `# …` (which debugfs echoes from the command file) are skipped.
 
 use super::{Output, ParseError, Warning};
-use crate::blockmap::Extent;
+use crate::extent::Extent;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -31,7 +31,7 @@
 //! error messages merged from stderr become warnings.
 
 use super::{Output, ParseError, Warning};
-use crate::blockmap::Extent;
+use crate::extent::Extent;
 use serde::Serialize;
 
 const KIND: &str = "filefrag";
@@ -221,7 +221,7 @@ impl State {
             logical_bytes: logical,
             physical_bytes: if no_location { None } else { Some(physical) },
             length_bytes: length,
-            flags: crate::blockmap::flags(row.flags),
+            flags: crate::extent::flags(row.flags),
         });
     }
 

@@ -197,14 +197,14 @@ pub fn finish<T: Serialize>(kind: Kind, out: Output<T>, json: bool) -> Result<Pa
     Ok(assemble(kind, out, frame, json))
 }
 
-/// Extent rows: the frame is built column by column (`blockmap::extents_frame`), which
+/// Extent rows: the frame is built column by column (`extent::extents_frame`), which
 /// is ~15× faster than the generic path on block maps of many files.
 fn finish_extents(
     kind: Kind,
-    out: Output<crate::blockmap::Extent>,
+    out: Output<crate::extent::Extent>,
     json: bool,
 ) -> Result<Parsed, ParseError> {
-    let frame = crate::blockmap::extents_frame(&out.rows).map_err(|e| ParseError::Malformed {
+    let frame = crate::extent::extents_frame(&out.rows).map_err(|e| ParseError::Malformed {
         kind: kind.name(),
         line: 0,
         message: e.to_string(),

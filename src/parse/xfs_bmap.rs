@@ -1,5 +1,5 @@
 //! Block maps as `xfs_bmap` and `xfs_io -c "fiemap"` print them, into
-//! [`Extent`](crate::blockmap::Extent) rows:
+//! [`Extent`](crate::extent::Extent) rows:
 //!
 //! ```text
 //! mnt/holes:
@@ -36,7 +36,7 @@
 
 use super::text::{numbered, parse_hex, parse_u64, warning};
 use super::{Output, ParseError};
-use crate::blockmap::Extent;
+use crate::extent::Extent;
 
 /// Parse `xfs_bmap` output (any of `-v`, `-vp`, `-vv`, `-l`, `-e`).
 pub fn parse_bmap(text: &str) -> Result<Output<Extent>, ParseError> {
@@ -248,7 +248,7 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                 logical_bytes: p.logical.0.saturating_mul(SECTOR),
                 physical_bytes: physical,
                 length_bytes: units.saturating_mul(SECTOR),
-                flags: crate::blockmap::flags(&flags),
+                flags: crate::extent::flags(&flags),
             });
             index += 1;
             continue;

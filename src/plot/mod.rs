@@ -17,8 +17,10 @@
 //!   outliers marked (from [`crate::analysis::with_outliers`]).
 //!
 //! Text needs a TrueType font at run time (see [`fonts`]): Debian's `fonts-dejavu-core`.
-//! Plot computes no statistics of its own: whatever it shows comes from
-//! [`crate::analysis`].
+//! Statistics come from [`crate::analysis`] (means, confidence intervals, outliers,
+//! quantiles). Plot derives only what a chart's geometry needs from them: the box plot's
+//! whiskers (the furthest values within 1.5 IQR of the quartiles) and, in
+//! [`Chart::normalised`], each series divided by its baseline point.
 
 mod draw;
 pub mod fonts;

@@ -117,14 +117,7 @@ impl std::fmt::Debug for RunOptions {
     }
 }
 
-/// The default work directory: `$FSLAB_WORK_DIR` or [`devices::DEFAULT_WORK_DIR`]
-/// (`/var/lib/fslab`). Whichever it is, [`devices::WorkDir::open`] refuses one that
-/// another user owns or can write to.
-pub fn default_work_dir() -> PathBuf {
-    std::env::var_os("FSLAB_WORK_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(devices::DEFAULT_WORK_DIR))
-}
+pub use crate::host::default_work_dir;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -187,16 +180,9 @@ pub fn programs(plan: &Plan) -> Vec<String> {
     for point in &plan.points {
         for phase in Phase::ALL {
             for step in plan.steps(point, phase) {
-                if let Ok(argv) = step.argv_templates() {
-                    if let Some(first) = argv.first() {
-                        let word = first
-                            .render_partial(&|n| point.vars.get(n).cloned())
-                            .into_iter()
-                            .next()
-                            .unwrap_or_default();
-                        if !word.contains("{{") && !out.contains(&word) {
-                            out.push(word);
-                        }
+                if let Some(word) = step.program(&|n| point.vars.get(n).cloned()) {
+                    if !out.contains(&word) {
+                        out.push(word);
                     }
                 }
             }
@@ -368,6 +354,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     }
     environment.devices = device_infos(plan, &mapped);
     let manifest = Manifest {
+        format_version: crate::store::FORMAT_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
         experiment: ExperimentInfo {
             id: exp.id().to_string(),

@@ -12,7 +12,7 @@
 //! differ from fsstress's for the same seed, and it implements a subset of the operations
 //! ([`Op::ALL`]); without `-z` it runs only those, with fsstress's default weights.
 //!
-//! Cost: each process keeps its own table of the names it created (type lists + parent
+//! Cost: each process keeps its own list of the names it created (type lists + parent
 //! links), so picking a random entry is O(1) and building a path O(depth); operations are
 //! `*at` system calls relative to the process directory. fsstress instead scans its lists
 //! to resolve parent ids and to fix up children after a directory rename.
@@ -31,7 +31,7 @@
 //! ```
 
 mod config;
-mod table;
+mod names;
 mod worker;
 
 pub use config::{Config, ConfigError, Workers};

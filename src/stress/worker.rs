@@ -1,6 +1,6 @@
 //! One fsstress process: `ops_per_proc` operations in `DIR/p<id>` with its own generator.
 
-use super::table::{Ft, Table, ANY, DIRS, NOT_DIR, REGS};
+use super::names::{Ft, NameList, ANY, DIRS, NOT_DIR, REGS};
 use super::{Config, Op, OpStats, StressError};
 use nix::errno::Errno;
 use nix::fcntl::{openat, renameat, OFlag};
@@ -54,24 +54,24 @@ pub(crate) fn run_proc(
     }
     let root: OwnedFd = File::open(&dir).map_err(io(&dir))?.into();
 
-    let table: Vec<Op> = Op::ALL
+    let ops: Vec<Op> = Op::ALL
         .iter()
         .flat_map(|&op| std::iter::repeat_n(op, cfg.freq(op) as usize))
         .collect();
-    if table.is_empty() {
+    if ops.is_empty() {
         return Err(StressError::Config(super::ConfigError::NoOps));
     }
     let mut p = Proc {
         rng: ChaCha8Rng::seed_from_u64(seed.wrapping_add(u64::from(id))),
         root,
-        table: Table::default(),
+        names: NameList::default(),
         path: String::new(),
         path2: String::new(),
         buf: Vec::new(),
         stats: BTreeMap::new(),
     };
     for opno in 0..cfg.ops_per_proc {
-        let op = table[(p.rng.next_u32() as usize) % table.len()];
+        let op = ops[(p.rng.next_u32() as usize) % ops.len()];
         let r = p.rng.next_u64();
         let outcome = p.step(op, r);
         let s = p.stats.entry(op).or_default();
@@ -158,7 +158,7 @@ struct Stat {
 struct Proc {
     rng: ChaCha8Rng,
     root: OwnedFd,
-    table: Table,
+    names: NameList,
     /// The op's (first) path, and the second one for link/rename; reused buffers.
     path: String,
     path2: String,
@@ -188,9 +188,9 @@ impl Proc {
     /// creat/mkdir/mknod/symlink: a new name in a random directory (the process
     /// directory while there is none), as fsstress.
     fn create(&mut self, ft: Ft, r: u64) -> Outcome {
-        let parent = self.table.pick(DIRS, r);
-        let name = self.table.new_name();
-        self.table.child_path(parent, ft, name, &mut self.path);
+        let parent = self.names.pick(DIRS, r);
+        let name = self.names.new_name();
+        self.names.child_path(parent, ft, name, &mut self.path);
         let path = self.path.as_str();
         let res = match ft {
             Ft::Reg => openat(
@@ -229,14 +229,14 @@ impl Proc {
     }
 
     fn link(&mut self, r: u64) -> Outcome {
-        let Some(src) = self.table.pick(NOT_DIR, r) else {
+        let Some(src) = self.names.pick(NOT_DIR, r) else {
             return Outcome::Skipped;
         };
-        let parent = self.table.pick(DIRS, self.rng.next_u64());
-        let ft = self.table.ft(src);
-        let name = self.table.new_name();
-        self.table.path(src, &mut self.path);
-        self.table.child_path(parent, ft, name, &mut self.path2);
+        let parent = self.names.pick(DIRS, self.rng.next_u64());
+        let ft = self.names.ft(src);
+        let name = self.names.new_name();
+        self.names.path(src, &mut self.path);
+        self.names.child_path(parent, ft, name, &mut self.path2);
         let res = linkat(
             &self.root,
             self.path.as_str(),
@@ -250,14 +250,14 @@ impl Proc {
     }
 
     fn rename(&mut self, r: u64) -> Outcome {
-        let Some(src) = self.table.pick(ANY, r) else {
+        let Some(src) = self.names.pick(ANY, r) else {
             return Outcome::Skipped;
         };
-        let parent = self.table.pick(DIRS, self.rng.next_u64());
-        let ft = self.table.ft(src);
-        let name = self.table.new_name();
-        self.table.path(src, &mut self.path);
-        self.table.child_path(parent, ft, name, &mut self.path2);
+        let parent = self.names.pick(DIRS, self.rng.next_u64());
+        let ft = self.names.ft(src);
+        let name = self.names.new_name();
+        self.names.path(src, &mut self.path);
+        self.names.child_path(parent, ft, name, &mut self.path2);
         let res = renameat(
             &self.root,
             self.path.as_str(),
@@ -269,10 +269,10 @@ impl Proc {
 
     /// rmdir (`DIRS`) or unlink (`NOT_DIR`) of a random entry.
     fn remove(&mut self, mask: u8, r: u64) -> Outcome {
-        let Some(key) = self.table.pick(mask, r) else {
+        let Some(key) = self.names.pick(mask, r) else {
             return Outcome::Skipped;
         };
-        self.table.path(key, &mut self.path);
+        self.names.path(key, &mut self.path);
         let how = if mask == DIRS {
             UnlinkatFlags::RemoveDir
         } else {
@@ -283,10 +283,10 @@ impl Proc {
     }
 
     fn open_file(&mut self, r: u64) -> Result<Option<File>, Errno> {
-        let Some(key) = self.table.pick(REGS, r) else {
+        let Some(key) = self.names.pick(REGS, r) else {
             return Ok(None);
         };
-        self.table.path(key, &mut self.path);
+        self.names.path(key, &mut self.path);
         let fd = openat(
             &self.root,
             self.path.as_str(),
@@ -309,7 +309,7 @@ impl Proc {
         let off = (self.rng.next_u64() >> 1) % (size + OFFSET_SLACK);
         let len = (self.rng.next_u64() % WRITE_MAX + 1) as usize;
         // fsstress fills with the low byte of its name counter.
-        let fill = (self.table.name_seq() & 0xff) as u8;
+        let fill = (self.names.name_seq() & 0xff) as u8;
         self.buf.clear();
         self.buf.resize(len, fill);
         match file.write_at(&self.buf, off) {
@@ -347,10 +347,10 @@ impl Proc {
         }
     }
 
-    fn finish(&mut self, res: nix::Result<()>, on_ok: impl FnOnce(&mut Table)) -> Outcome {
+    fn finish(&mut self, res: nix::Result<()>, on_ok: impl FnOnce(&mut NameList)) -> Outcome {
         match res {
             Ok(()) => {
-                on_ok(&mut self.table);
+                on_ok(&mut self.names);
                 Outcome::Ok
             }
             Err(e) => Outcome::Err(e),

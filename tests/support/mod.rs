@@ -1,19 +1,23 @@
 //! Real result bundles for the analysis, chart and CLI tests, measured on this machine.
 //!
-//! A bundle here is what the runner will write (see the bundle contract in
-//! `src/analysis/input.rs`): `manifest.json` with the real environment and
-//! `runs.parquet` with real timings of real commands, `mkfs.ext4` and `mkfs.xfs` on
-//! sparse image files (no loop device, nothing mounted), plus `extents.parquet` with the
-//! real block map of an ext3 image populated by `debugfs -w` (a large directory grown
-//! between its files' data, as in seed 001) read back with `debugfs -R "stat …"`.
+//! A bundle here is written by the store itself (`fslab::store::BundleWriter`, with the
+//! store's `Manifest` and `RunRow` types), as the runner writes one: `manifest.json`
+//! with the real environment and `runs.parquet` with real timings of real commands,
+//! `mkfs.ext4` and `mkfs.xfs` on sparse image files (no loop device, nothing mounted),
+//! plus `extents.parquet` with the real block map of an ext3 image populated by
+//! `debugfs -w` (a large directory grown between its files' data, as in seed 001) read
+//! back with `debugfs -R "stat …"`.
 //! Everything lives under /var/tmp/fslab-test-stats/<test binary>/.
 #![allow(dead_code)]
 
 use fslab::blockmap::Extent;
 use fslab::frames::from_records;
 use fslab::polars::prelude::*;
-use serde::Serialize;
-use serde_json::{json, Value};
+use fslab::store::{
+    runs_frame, write_parquet, BundleWriter, DeviceInfo, Environment, ExperimentInfo, Manifest,
+    PointRecord, RunRow,
+};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
@@ -32,19 +36,34 @@ pub fn scratch() -> PathBuf {
     dir
 }
 
-#[derive(Serialize)]
-struct RunRow {
-    experiment: String,
-    point_id: String,
-    point_index: i64,
-    fs: String,
-    iteration: i64,
-    wall_s: f64,
-    user_s: f64,
-    sys_s: f64,
+/// A runs row of `experiment` at the point `point_id` whose one matrix variable is
+/// `fs`.
+#[allow(clippy::too_many_arguments)]
+fn run_row(
+    experiment: &str,
+    point_id: &str,
+    point_index: usize,
+    fs: &str,
+    iteration: u32,
+    (wall_s, user_s, sys_s): (f64, f64, f64),
     exit_code: i64,
-    status: String,
     started_at: String,
+) -> RunRow {
+    let mut vars = serde_json::Map::new();
+    vars.insert("fs".into(), json!(fs));
+    RunRow {
+        experiment: experiment.into(),
+        point_id: point_id.into(),
+        point_index,
+        vars,
+        iteration,
+        wall_s,
+        user_s,
+        sys_s,
+        exit_code,
+        status: if exit_code == 0 { "ok" } else { "failed" }.into(),
+        started_at,
+    }
 }
 
 fn children_cpu() -> (f64, f64) {
@@ -77,8 +96,8 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
-/// The machine's environment in the manifest's shape.
-pub fn environment(image: &Path, image_size: u64) -> Value {
+/// The machine's environment, as the store records it.
+pub fn environment(image: &Path, image_size: u64) -> Environment {
     let cpu_model = read("/proc/cpuinfo")
         .lines()
         .find(|l| l.starts_with("model name"))
@@ -97,30 +116,76 @@ pub fn environment(image: &Path, image_size: u64) -> Value {
         .find_map(|l| l.strip_prefix("PRETTY_NAME="))
         .map(|v| v.trim_matches('"').to_string())
         .unwrap_or_default();
-    json!({
-        "kernel": read("/proc/sys/kernel/osrelease").trim(),
-        "distribution": distribution,
-        "cpu_model": cpu_model,
-        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        "memory_bytes": memory_bytes,
-        "hostname": read("/proc/sys/kernel/hostname").trim(),
-        "tools": {
-            "mkfs.xfs": tool_version("mkfs.xfs", "-V"),
-            "mkfs.ext4": tool_version("mkfs.ext4", "-V"),
-        },
-        "devices": [{"name": "image0", "size_bytes": image_size, "backing": image.display().to_string()}],
-    })
+    Environment {
+        kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
+        distribution,
+        cpu_model,
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        memory_bytes,
+        hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+        tools: [
+            ("mkfs.xfs", tool_version("mkfs.xfs", "-V")),
+            ("mkfs.ext4", tool_version("mkfs.ext4", "-V")),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
+        devices: vec![DeviceInfo {
+            name: "image0".into(),
+            size_bytes: image_size,
+            backing: image.display().to_string(),
+        }],
+    }
 }
 
 const POINTS: [(&str, &str); 2] = [("ext4", "mkfs.ext4"), ("xfs", "mkfs.xfs")];
 
 /// Measure `iterations` runs of mkfs.ext4 and mkfs.xfs on a 512 MiB sparse image and
-/// write a bundle at `dir`.
-pub fn measure_bundle(dir: &Path, iterations: i64) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let image = dir.join("image0.img");
+/// write a bundle with the store's writer under `root` (`root/mkfs-time/<stamp>`, whose
+/// path is returned).
+pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
+    std::fs::create_dir_all(root).unwrap();
+    let image = root.join("image0.img");
     let size: u64 = 512 << 20;
-    let started = chrono::Utc::now().to_rfc3339();
+    let mut overrides = serde_json::Map::new();
+    overrides.insert("iterations".into(), json!(iterations));
+    let manifest = Manifest {
+        fslab_version: env!("CARGO_PKG_VERSION").into(),
+        experiment: ExperimentInfo {
+            id: "mkfs-time".into(),
+            title: "mkfs time per filesystem".into(),
+            file: Some("tests/support/mod.rs".into()),
+            sha256: String::new(),
+            yaml: String::new(),
+        },
+        profile: Some("test".into()),
+        overrides,
+        matrix_axes: vec!["fs".into()],
+        started_at: chrono::Utc::now().to_rfc3339(),
+        finished_at: None,
+        status: "running".into(),
+        environment: environment(&image, size),
+        points: POINTS
+            .iter()
+            .enumerate()
+            .map(|(i, (fs, _))| {
+                let mut vars = serde_json::Map::new();
+                vars.insert("fs".into(), json!(fs));
+                PointRecord {
+                    id: format!("fs={fs}"),
+                    index: i,
+                    vars,
+                    status: "ok".into(),
+                    iterations,
+                    ..PointRecord::default()
+                }
+            })
+            .collect(),
+        ..Manifest::default()
+    };
+    let mut writer = BundleWriter::create(root, manifest).unwrap();
     let mut rows = Vec::new();
     for (index, (fs, mkfs)) in POINTS.iter().enumerate() {
         for iteration in 1..=iterations {
@@ -138,44 +203,28 @@ pub fn measure_bundle(dir: &Path, iterations: i64) -> PathBuf {
                 .unwrap_or_else(|e| panic!("{mkfs}: {e}"));
             let wall = t0.elapsed().as_secs_f64();
             let (u1, s1) = children_cpu();
-            rows.push(RunRow {
-                experiment: "mkfs-time".into(),
-                point_id: format!("fs={fs}"),
-                point_index: index as i64,
-                fs: fs.to_string(),
+            rows.push(run_row(
+                "mkfs-time",
+                &format!("fs={fs}"),
+                index,
+                fs,
                 iteration,
-                wall_s: wall,
-                user_s: u1 - u0,
-                sys_s: s1 - s0,
-                exit_code: status.code().unwrap_or(-1) as i64,
-                status: if status.success() { "ok" } else { "failed" }.into(),
-                started_at: at,
-            });
+                (wall, u1 - u0, s1 - s0),
+                status.code().unwrap_or(-1) as i64,
+                at,
+            ));
         }
     }
     let _ = std::fs::remove_file(&image);
-    let mut runs = from_records(&rows).unwrap();
-    let file = std::fs::File::create(dir.join("runs.parquet")).unwrap();
-    ParquetWriter::new(file).finish(&mut runs).unwrap();
-    let manifest = json!({
-        "fslab_version": env!("CARGO_PKG_VERSION"),
-        "experiment": {"id": "mkfs-time", "title": "mkfs time per filesystem", "file": "tests/support/mod.rs",
-            "sha256": "", "yaml": ""},
-        "profile": "test",
-        "overrides": {"iterations": iterations},
-        "started_at": started,
-        "finished_at": chrono::Utc::now().to_rfc3339(),
-        "environment": environment(&image, size),
-        "points": POINTS.iter().enumerate().map(|(i, (fs, _))| json!({
-            "id": format!("fs={fs}"), "index": i, "vars": {"fs": fs}, "status": "ok", "reason": null
-        })).collect::<Vec<_>>(),
-    });
-    std::fs::write(
-        dir.join("manifest.json"),
-        serde_json::to_string_pretty(&manifest).unwrap(),
-    )
-    .unwrap();
-    dir.to_path_buf()
+    // Written once measured, so that the writer's fsyncs do not fall between timings.
+    for row in rows {
+        writer.append_run(row).unwrap();
+    }
+    let m = writer.manifest_mut();
+    m.finished_at = Some(chrono::Utc::now().to_rfc3339());
+    m.status = "complete".into();
+    writer.save_manifest().unwrap();
+    writer.dir().to_path_buf()
 }
 
 /// The data extents of `debugfs -R "stat PATH"` output, through fslab's debugfs parser
@@ -287,27 +336,39 @@ pub const SEED_000: [(&str, [Time; 10]); 2] = [
     ),
 ];
 
-/// Seed 000 as a runs frame.
+/// Seed 000 as a runs frame (the store's `RunRow`s).
 pub fn seed_000_runs() -> DataFrame {
     let mut rows = Vec::new();
     for (index, (id, iterations)) in SEED_000.iter().enumerate() {
-        for (k, (real, user, sys)) in iterations.iter().enumerate() {
-            rows.push(RunRow {
-                experiment: "xfs-parent-pointers".into(),
-                point_id: id.to_string(),
-                point_index: index as i64,
-                fs: "xfs".into(),
-                iteration: k as i64 + 1,
-                wall_s: *real,
-                user_s: *user,
-                sys_s: *sys,
-                exit_code: 0,
-                status: "ok".into(),
-                started_at: String::new(),
-            });
+        for (k, time) in iterations.iter().enumerate() {
+            rows.push(run_row(
+                "xfs-parent-pointers",
+                id,
+                index,
+                "xfs",
+                k as u32 + 1,
+                *time,
+                0,
+                String::new(),
+            ));
         }
     }
-    from_records(&rows).unwrap()
+    runs_frame(&rows).unwrap()
+}
+
+/// Write `manifest` and `runs` as a bundle at `dir` (for runs frames made by hand).
+pub fn write_bundle(dir: &Path, manifest: &Manifest, runs: &DataFrame) {
+    std::fs::create_dir_all(dir).unwrap();
+    write_parquet(&dir.join("runs.parquet"), runs).unwrap();
+    let manifest = Manifest {
+        format_version: fslab::store::FORMAT_VERSION,
+        ..manifest.clone()
+    };
+    fslab::store::atomic_write(
+        &dir.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest).unwrap().as_bytes(),
+    )
+    .unwrap();
 }
 
 static BUNDLES: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
@@ -322,9 +383,8 @@ pub fn real_bundles() -> (PathBuf, PathBuf) {
             let root = scratch();
             let a = measure_bundle(&root.join("bundle-a"), 6);
             let b = measure_bundle(&root.join("bundle-b"), 6);
-            let mut extents = ext3_extents(&root.join("ext3"));
-            let file = std::fs::File::create(a.join("extents.parquet")).unwrap();
-            ParquetWriter::new(file).finish(&mut extents).unwrap();
+            let extents = ext3_extents(&root.join("ext3"));
+            write_parquet(&a.join("extents.parquet"), &extents).unwrap();
             (a, b)
         })
         .clone()

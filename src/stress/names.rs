@@ -1,4 +1,4 @@
-//! One process's table of the names it created (fsstress's `flist`), with O(1) random
+//! One process's list of the names it created (fsstress's `flist`), with O(1) random
 //! picks and O(depth) path building — no directory scans, no linear id lookups.
 
 /// Entry types, in fsstress's order (which fixes how a pick over several types maps).
@@ -33,7 +33,7 @@ pub(crate) const REGS: u8 = 2;
 pub(crate) const NOT_DIR: u8 = 2 | 4 | 8;
 pub(crate) const ANY: u8 = 1 | 2 | 4 | 8;
 
-/// A handle on an entry: an index into `Table::entries`, stable for the entry's life
+/// A handle on an entry: an index into `NameList::entries`, stable for the entry's life
 /// (renames keep it, so the children of a renamed directory need no fix-up).
 pub(crate) type Key = u32;
 
@@ -49,14 +49,14 @@ struct Entry {
 }
 
 #[derive(Debug, Default)]
-pub(crate) struct Table {
+pub(crate) struct NameList {
     entries: Vec<Entry>,
     lists: [Vec<Key>; 4],
     next_name: u32,
     scratch: Vec<Key>,
 }
 
-impl Table {
+impl NameList {
     /// The next name number (fsstress's `nameseq++`).
     pub(crate) fn new_name(&mut self) -> u32 {
         let n = self.next_name;
@@ -145,7 +145,7 @@ impl Table {
         out.clear();
         self.scratch.clear();
         let mut cur = Some(key);
-        // A chain longer than the table would be a cycle: impossible, but never loop.
+        // A chain longer than the list would be a cycle: impossible, but never loop.
         while let Some(k) = cur {
             if self.scratch.len() > self.entries.len() {
                 break;
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn paths_follow_renamed_parents() {
-        let mut t = Table::default();
+        let mut t = NameList::default();
         let n0 = t.new_name();
         let d0 = t.add(Ft::Dir, n0, None);
         let n1 = t.new_name();
@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn pick_and_remove_keep_lists_consistent() {
-        let mut t = Table::default();
+        let mut t = NameList::default();
         let keys: Vec<Key> = (0..10)
             .map(|i| {
                 let ft = if i % 2 == 0 { Ft::Reg } else { Ft::Dev };

@@ -1,10 +1,22 @@
-//! What the doctor asks of the machine, behind a trait so that the verdict logic can be
-//! tested against a made-up host. [`SystemHost`] answers for the real one and caches
-//! every answer (a plan asks about the same tool at every point).
+//! Probing the host: which program is installed and its version, kernel features, the
+//! default work directory, running a tool and capturing what it prints.
+//!
+//! A leaf: it uses no other module of fslab, so that `spec`, `plan`, `doctor`,
+//! `devices` and `run` can all ask it. The questions are a trait, [`Host`], so that the
+//! verdicts built on them ([`checks`], the doctor, tool choices) can be tested against a
+//! made-up host; [`Machine`] answers for the real one and caches every answer (a plan
+//! asks about the same tool at every point).
 
-use crate::devices::{self, PointDevices};
-use crate::plan::DevicePlan;
-use crate::spec::Backing;
+pub mod checks;
+pub mod tools;
+pub mod version;
+
+pub use checks::{
+    check_kernel, check_program, check_version, debian_package, Findings, Problem, ProblemKind,
+};
+pub use tools::{capture, tool_version, version_line, which};
+pub use version::Version;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -44,7 +56,7 @@ pub enum Probe {
     Always,
 }
 
-/// The questions the doctor asks.
+/// The questions fslab asks about the machine it runs on.
 pub trait Host {
     /// Where `program` is installed (a path is checked as it is).
     fn which(&self, program: &str) -> Option<PathBuf>;
@@ -68,42 +80,37 @@ pub trait Host {
     }
 }
 
-/// The machine fslab runs on.
-pub struct SystemHost {
-    probe: Probe,
-    work_dir: PathBuf,
+/// The default work directory when neither `--work-dir` nor `$FSLAB_WORK_DIR` says
+/// otherwise: root's state directory, not world-writable `/var/tmp`.
+pub const DEFAULT_WORK_DIR: &str = "/var/lib/fslab";
+
+/// The default work directory: `$FSLAB_WORK_DIR` or [`DEFAULT_WORK_DIR`]
+/// (`/var/lib/fslab`). Whichever it is, `devices::WorkDir::open` refuses one that
+/// another user owns or can write to.
+pub fn default_work_dir() -> PathBuf {
+    std::env::var_os("FSLAB_WORK_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_WORK_DIR))
+}
+
+/// The machine fslab runs on. It never tries a feature by using it (that needs loop
+/// devices: see `doctor::SystemHost`).
+#[derive(Default)]
+pub struct Machine {
     which: Mutex<HashMap<String, Option<PathBuf>>>,
     versions: Mutex<HashMap<PathBuf, Option<String>>>,
     config: Mutex<Option<(Option<String>, String)>>,
-    rt_probe: Mutex<Option<ProbeResult>>,
 }
 
-impl std::fmt::Debug for SystemHost {
+impl std::fmt::Debug for Machine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SystemHost")
-            .field("probe", &self.probe)
-            .field("work_dir", &self.work_dir)
-            .finish_non_exhaustive()
+        f.debug_struct("Machine").finish_non_exhaustive()
     }
 }
 
-impl Default for SystemHost {
-    fn default() -> Self {
-        SystemHost::new(Probe::default(), crate::run::default_work_dir())
-    }
-}
-
-impl SystemHost {
-    /// `work_dir` is where a probe puts its image files (as `fslab run` does).
-    pub fn new(probe: Probe, work_dir: PathBuf) -> SystemHost {
-        SystemHost {
-            probe,
-            work_dir,
-            which: Mutex::new(HashMap::new()),
-            versions: Mutex::new(HashMap::new()),
-            config: Mutex::new(None),
-            rt_probe: Mutex::new(None),
-        }
+impl Machine {
+    pub fn new() -> Machine {
+        Machine::default()
     }
 
     /// The kernel configuration text and where it was read from.
@@ -171,14 +178,14 @@ pub fn config_lookup(text: &str, key: &str) -> ConfigValue {
     ConfigValue::NotSet
 }
 
-impl Host for SystemHost {
+impl Host for Machine {
     fn which(&self, program: &str) -> Option<PathBuf> {
         let mut m = match self.which.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
         m.entry(program.to_string())
-            .or_insert_with(|| crate::run::env::which(program))
+            .or_insert_with(|| tools::which(program))
             .clone()
     }
 
@@ -188,7 +195,7 @@ impl Host for SystemHost {
             Err(p) => p.into_inner(),
         };
         m.entry(path.to_path_buf())
-            .or_insert_with(|| crate::run::env::version_line(path))
+            .or_insert_with(|| tools::version_line(path))
             .clone()
     }
 
@@ -228,110 +235,6 @@ impl Host for SystemHost {
                     .is_some_and(|n| n.split('.').next() == Some(fstype) && n.contains(".ko"))
             })
     }
-
-    fn probe_mode(&self) -> Probe {
-        self.probe
-    }
-
-    fn probe_xfs_rt(&self) -> ProbeResult {
-        let mut guard = match self.rt_probe.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        if let Some(r) = guard.as_ref() {
-            return r.clone();
-        }
-        let r = probe_xfs_rt(&self.work_dir, self);
-        *guard = Some(r.clone());
-        r
-    }
-}
-
-/// Make a small XFS with a realtime device on two loop devices and mount it.
-fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
-    if !nix::unistd::Uid::effective().is_root() {
-        return ProbeResult::Inconclusive(
-            "probing needs root (loop devices and mount)".to_string(),
-        );
-    }
-    let Some(mkfs) = host.which("mkfs.xfs") else {
-        return ProbeResult::Inconclusive("mkfs.xfs is not installed (xfsprogs)".into());
-    };
-    let work = match devices::WorkDir::open(work_dir) {
-        Ok(w) => w,
-        Err(e) => return ProbeResult::Inconclusive(e.to_string()),
-    };
-    let dir = work
-        .points()
-        .join(format!("probe-rt-{}", std::process::id()));
-    let plans = [
-        DevicePlan {
-            name: "data".into(),
-            size_bytes: 512 << 20,
-            backing: Backing::File,
-        },
-        DevicePlan {
-            name: "rt".into(),
-            size_bytes: 64 << 20,
-            backing: Backing::File,
-        },
-    ];
-    let mut devs = match PointDevices::provision(&work, dir, &plans) {
-        Ok(d) => d,
-        Err(e) => return ProbeResult::Inconclusive(format!("cannot attach loop devices: {e}")),
-    };
-    let (Some(data), Some(rt)) = (devs.device("data").cloned(), devs.device("rt").cloned()) else {
-        return ProbeResult::Inconclusive("loop devices missing after provisioning".into());
-    };
-    let rtdev = rt.device.display().to_string();
-    let made = duct::cmd(
-        mkfs,
-        [
-            "-f".to_string(),
-            "-r".to_string(),
-            format!("rtdev={rtdev}"),
-            data.device.display().to_string(),
-        ],
-    )
-    .stdin_null()
-    .stdout_null()
-    .stderr_capture()
-    .unchecked()
-    .run();
-    let result = match made {
-        Ok(o) if o.status.success() => {
-            match devs.mount(
-                &data.device,
-                &devs.mnt(),
-                Some("xfs"),
-                Some(&format!("rtdev={rtdev}")),
-            ) {
-                Ok(()) => {
-                    let _ = devices::unmount(&devs.mnt());
-                    ProbeResult::Works
-                }
-                Err(e) => {
-                    let text = e.to_string();
-                    ProbeResult::Fails(if text.contains("Function not implemented") {
-                        "mount -o rtdev= failed with ENOSYS (Function not implemented)".into()
-                    } else {
-                        text.lines().next().unwrap_or_default().to_string()
-                    })
-                }
-            }
-        }
-        Ok(o) => ProbeResult::Inconclusive(format!(
-            "mkfs.xfs -r rtdev= failed: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Err(e) => ProbeResult::Inconclusive(format!("cannot run mkfs.xfs: {e}")),
-    };
-    if let Err(e) = devs.release() {
-        return ProbeResult::Inconclusive(format!(
-            "{result:?}, but releasing the probe failed: {e}"
-        ));
-    }
-    result
 }
 
 #[cfg(test)]

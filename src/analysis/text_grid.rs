@@ -1,4 +1,5 @@
-//! Fixed-width plain-text tables, for terminals and mail.
+//! Fixed-width plain-text grids (columns under headers), for terminals and mail. Not to
+//! be confused with a bundle's tables (`<name>.parquet`).
 
 use super::fmt_sig;
 use polars::prelude::*;
@@ -12,7 +13,7 @@ pub enum Align {
 
 /// Render rows under headers, columns separated by two spaces, widths from the content
 /// (in characters), no trailing spaces.
-pub fn render_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> String {
+pub fn render_grid(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> String {
     let ncols = headers.len();
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
@@ -88,7 +89,7 @@ pub fn frame_to_text(df: &DataFrame, columns: Option<&[&str]>, sig: usize) -> St
     let rows: Vec<Vec<String>> = (0..df.height())
         .map(|r| cols.iter().map(|c| cell_text(c, r, sig)).collect())
         .collect();
-    render_table(&headers, &aligns, &rows)
+    render_grid(&headers, &aligns, &rows)
 }
 
 #[cfg(test)]
@@ -97,7 +98,7 @@ mod tests {
 
     #[test]
     fn fixed_width_columns() {
-        let t = render_table(
+        let t = render_grid(
             &["point", "mean"],
             &[Align::Left, Align::Right],
             &[

@@ -1,664 +1,9 @@
-//! Experiment files: the YAML schema, loading, and located errors.
-//!
-//! An experiment names logical devices, a parameter matrix, profiles, and the steps to
-//! run at each matrix point. Loading checks everything that can be checked without
-//! touching the system: unknown keys, types, `{{name}}` references, empty matrix axes,
-//! profiles naming unknown variables, literal device paths. Every error carries the
-//! file, line and column of the offending text.
+//! Checks on a deserialised experiment: names, references, counts, devices, steps and
+//! requirements, each error located in the file.
 
+use super::locate::{closest, suggest, Locator};
+use super::*;
 use crate::parse::Kind;
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::path::{Path, PathBuf};
-
-mod locate;
-mod template;
-mod value;
-use locate::{closest, suggest, yaml_error, Locator};
-pub use template::{Piece, Template};
-pub use value::Value;
-
-/// Names every experiment can use in its commands besides its own variables.
-pub const BUILTIN_NAMES: &[(&str, &str)] = &[
-    ("mnt", "the point's mount directory (created by fslab)"),
-    (
-        "work",
-        "a scratch directory for the point (created by fslab)",
-    ),
-    ("point", "the point id, e.g. `fs=ext4`"),
-    (
-        "iteration",
-        "the workload iteration, 1-based (workload and before_each only)",
-    ),
-    ("i", "the repetition index of a step with `times:`, 0-based"),
-    (
-        "fslab",
-        "the fslab executable itself (e.g. `{{fslab}} stress`); see `plan::fslab_executable`",
-    ),
-];
-
-/// A loaded, validated experiment.
-#[derive(Debug, Clone, Serialize)]
-pub struct Experiment {
-    #[serde(flatten)]
-    pub def: ExperimentDef,
-    /// Where it was loaded from (None when loaded from a string).
-    pub file: Option<PathBuf>,
-    /// The exact text it was loaded from.
-    pub source_text: String,
-}
-
-/// The document as written.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ExperimentDef {
-    pub id: String,
-    pub title: String,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub source: Vec<Citation>,
-    #[serde(default)]
-    pub devices: IndexMap<String, DeviceSpec>,
-    /// Scalar variables (defaults that profiles and `--set` may change).
-    #[serde(default)]
-    pub vars: IndexMap<String, Value>,
-    /// Variable → values; the points are the cartesian product.
-    #[serde(default)]
-    pub matrix: IndexMap<String, Vec<Value>>,
-    /// Combinations to leave out: each entry matches points whose variables equal all given values.
-    #[serde(default)]
-    pub exclude: Vec<IndexMap<String, Value>>,
-    #[serde(default)]
-    pub profiles: IndexMap<String, IndexMap<String, Value>>,
-    /// Programs with alternatives (`{{name}}` becomes the first available choice's words).
-    #[serde(default)]
-    pub tools: IndexMap<String, ToolDef>,
-    /// What the machine must have for a point to run (checked by `fslab doctor` and
-    /// before `fslab run`); each entry may carry its own `when:`.
-    #[serde(default)]
-    pub requires: Vec<Requirement>,
-    /// Profile used when none is given (defaults to `quick` when it exists).
-    #[serde(default)]
-    pub default_profile: Option<String>,
-    #[serde(default)]
-    pub setup: Vec<Step>,
-    /// The timed command; `repeat` and `before_each` apply here only.
-    pub workload: Step,
-    #[serde(default)]
-    pub capture: Vec<Step>,
-    #[serde(default)]
-    pub teardown: Vec<Step>,
-    /// Claims the source makes, checked against results (see `analysis`).
-    #[serde(default)]
-    pub claims: Vec<Claim>,
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Citation {
-    #[serde(default)]
-    pub author: Option<String>,
-    #[serde(default)]
-    pub date: Option<String>,
-    #[serde(default)]
-    pub message_id: Option<String>,
-    #[serde(default)]
-    pub url: Option<String>,
-    /// File name of the seed post (`data/published/posts/`) the experiment comes from.
-    #[serde(default)]
-    pub seed: Option<String>,
-    #[serde(default)]
-    pub note: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Backing {
-    /// A sparse image file in the work directory (default).
-    #[default]
-    File,
-    /// An image file on a tmpfs that fslab mounts for the point.
-    Tmpfs,
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct DeviceSpec {
-    /// e.g. `512MiB`, `2GiB`; may be a `{{var}}`.
-    pub size: String,
-    #[serde(default)]
-    pub backing: Backing,
-}
-
-/// One step. Exactly one action key (`run`, `mount`, `umount`, `mkdir`, `drop_caches`, `sync`).
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Step {
-    /// A label for logs (default: the program's name).
-    #[serde(default)]
-    pub name: Option<String>,
-    /// A command: a string split like a shell would split words (no shell runs), or a list.
-    #[serde(default)]
-    pub run: Option<CommandSpec>,
-    /// Mount a device at `{{mnt}}` (or `at`).
-    #[serde(default)]
-    pub mount: Option<MountSpec>,
-    /// Unmount a path (usually `{{mnt}}`).
-    #[serde(default)]
-    pub umount: Option<String>,
-    /// Create a directory (and its parents).
-    #[serde(default)]
-    pub mkdir: Option<String>,
-    /// `sync` then drop page, dentry and inode caches.
-    #[serde(default)]
-    pub drop_caches: Option<bool>,
-    /// `sync(2)`.
-    #[serde(default)]
-    pub sync: Option<bool>,
-    /// Run only at points whose variables match (value or list of values).
-    #[serde(default)]
-    pub when: IndexMap<String, Value>,
-    /// Run the step this many times (`{{i}}` counts from 0); may be a `{{var}}`.
-    #[serde(default)]
-    pub times: Option<Value>,
-    /// Kill the step's process tree after this many seconds.
-    #[serde(default)]
-    pub timeout: Option<f64>,
-    /// Parse the step's stdout (and stderr) as this tool's output into a bundle table.
-    #[serde(default)]
-    pub parse: Option<String>,
-    /// Keep going when the command fails.
-    #[serde(default)]
-    pub ignore_errors: bool,
-    /// Workload only: timed iterations per point (default 1): a count (or `{{var}}`), or
-    /// `{min, max, target_cv}` to repeat until the steady-state coefficient of variation
-    /// is at most `target_cv` percent.
-    #[serde(default)]
-    pub repeat: Option<RepeatSpec>,
-    /// Workload only: untimed steps before each iteration (e.g. `drop_caches: true`).
-    #[serde(default)]
-    pub before_each: Vec<Step>,
-    /// What this step needs from the machine, checked for every point the step runs at.
-    #[serde(default)]
-    pub requires: Vec<Requirement>,
-}
-
-/// A need of an experiment, a step or a tool choice: one of `tool:` or `kernel:`.
-///
-/// ```yaml
-/// requires:
-///   - { tool: mkfs.xfs, min_version: "6.10", package: xfsprogs, when: { parent: 1 },
-///       reason: "mkfs.xfs -n parent= (parent pointers) is new in xfsprogs 6.10" }
-///   - { kernel: xfs_rt }
-/// ```
-#[derive(Debug, Clone, Deserialize, Serialize, Default, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Requirement {
-    /// A program (name on PATH, path, or `{{tool}}`) that must be installed.
-    #[serde(default)]
-    pub tool: Option<String>,
-    /// The lowest version of `tool` that works (compared numerically, `6.10` > `6.9`).
-    #[serde(default)]
-    pub min_version: Option<String>,
-    /// The Debian package that provides `tool` (defaults to fslab's table).
-    #[serde(default)]
-    pub package: Option<String>,
-    /// A kernel feature: `xfs_rt` (CONFIG_XFS_RT), or `fs:TYPE` (e.g. `fs:ext3`).
-    #[serde(default)]
-    pub kernel: Option<String>,
-    /// Why it is needed, shown with the verdict.
-    #[serde(default)]
-    pub reason: Option<String>,
-    /// Only at points whose variables match (as a step's `when:`).
-    #[serde(default)]
-    pub when: IndexMap<String, Value>,
-}
-
-impl Requirement {
-    /// Does it apply at a point with these variables?
-    pub fn applies(&self, vars: &IndexMap<String, Value>) -> bool {
-        self.when
-            .iter()
-            .all(|(k, cond)| vars.get(k).is_some_and(|v| v.matches(cond)))
-    }
-}
-
-/// Kernel features a requirement can name besides `fs:TYPE`.
-pub const KERNEL_FEATURES: &[(&str, &str)] = &[
-    (
-        "xfs_rt",
-        "XFS realtime devices (CONFIG_XFS_RT); without it mounting with rtdev= fails with ENOSYS",
-    ),
-    ("loop", "loop devices (CONFIG_BLK_DEV_LOOP)"),
-];
-
-/// A program with alternatives, e.g. the real `fsstress` or fslab's built-in stand-in.
-///
-/// ```yaml
-/// tools:
-///   fsstress:
-///     description: the fsstress metadata workload
-///     choices:
-///       - fsstress
-///       - run: "{{fslab}} stress"
-///         stand_in: fslab's built-in fsstress-compatible workload
-/// ```
-/// The plan takes the first choice whose program is installed and whose `requires:`
-/// hold; `--set NAME=COMMAND` picks a command instead.
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct ToolDef {
-    #[serde(default)]
-    pub description: Option<String>,
-    pub choices: Vec<ToolChoiceDef>,
-}
-
-/// One alternative: a command (string or list), or the long form.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum ToolChoiceDef {
-    Command(CommandSpec),
-    Full(ToolChoiceFull),
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct ToolChoiceFull {
-    pub run: Option<CommandSpec>,
-    /// Set when this choice is not the program the source used: says what it is instead.
-    /// Claim verdicts mention it.
-    #[serde(default)]
-    pub stand_in: Option<String>,
-    /// A note recorded in the bundle when this choice is taken.
-    #[serde(default)]
-    pub note: Option<String>,
-    /// This choice is taken only when these hold (e.g. a minimum version).
-    #[serde(default)]
-    pub requires: Vec<Requirement>,
-}
-
-impl ToolChoiceDef {
-    pub fn command(&self) -> Option<&CommandSpec> {
-        match self {
-            ToolChoiceDef::Command(c) => Some(c),
-            ToolChoiceDef::Full(f) => f.run.as_ref(),
-        }
-    }
-    pub fn stand_in(&self) -> Option<&str> {
-        match self {
-            ToolChoiceDef::Command(_) => None,
-            ToolChoiceDef::Full(f) => f.stand_in.as_deref(),
-        }
-    }
-    pub fn note(&self) -> Option<&str> {
-        match self {
-            ToolChoiceDef::Command(_) => None,
-            ToolChoiceDef::Full(f) => f.note.as_deref(),
-        }
-    }
-    pub fn requires(&self) -> &[Requirement] {
-        match self {
-            ToolChoiceDef::Command(_) => &[],
-            ToolChoiceDef::Full(f) => &f.requires,
-        }
-    }
-}
-
-impl CommandSpec {
-    /// The command's words before substitution.
-    pub fn templates(&self) -> Result<Vec<Template>, String> {
-        let words = match self {
-            CommandSpec::Argv(v) => v.clone(),
-            CommandSpec::Line(line) => shell_words::split(line)
-                .map_err(|e| format!("cannot split command `{line}` into words: {e}"))?,
-        };
-        words.iter().map(|w| Template::parse(w)).collect()
-    }
-}
-
-/// How many timed iterations a point gets.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum RepeatSpec {
-    Adaptive(AdaptiveRepeat),
-    Count(Value),
-}
-
-/// Repeat until the steady state is stable enough (as the Phoronix suite does).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct AdaptiveRepeat {
-    /// At least this many iterations (count or `{{var}}`).
-    pub min: Value,
-    /// At most this many.
-    pub max: Value,
-    /// Target coefficient of variation of the steady-state iterations, in percent.
-    pub target_cv: f64,
-    /// The runs column it is computed on (`wall_s`, `user_s`, `sys_s`; default `wall_s`).
-    #[serde(default)]
-    pub metric: Option<String>,
-    /// Leading iterations left out of the CV (default 1).
-    #[serde(default)]
-    pub warmup: Option<u32>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum CommandSpec {
-    Line(String),
-    Argv(Vec<String>),
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum MountSpec {
-    Device(String),
-    Full(MountFull),
-}
-
-// Hand-written so that a mistake gets a message about what was written rather than
-// serde's "did not match any variant of untagged enum".
-impl<'de> Deserialize<'de> for CommandSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let v = serde_yaml::Value::deserialize(d)?;
-        match v {
-            serde_yaml::Value::String(s) => Ok(CommandSpec::Line(s)),
-            serde_yaml::Value::Sequence(items) => items
-                .iter()
-                .map(|i| match i {
-                    serde_yaml::Value::String(s) => Ok(s.clone()),
-                    serde_yaml::Value::Number(n) => Ok(n.to_string()),
-                    serde_yaml::Value::Bool(b) => Ok(b.to_string()),
-                    other => Err(D::Error::custom(format!(
-                        "a command word must be text, not {}",
-                        value::yaml_kind(other)
-                    ))),
-                })
-                .collect::<Result<_, _>>()
-                .map(CommandSpec::Argv),
-            other => Err(D::Error::custom(format!(
-                "invalid type: {}, expected a command: a line of words (`run: mkfs.xfs -f {{{{dev.data}}}}`) or a list of words",
-                value::yaml_kind(&other)
-            ))),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for MountSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let v = serde_yaml::Value::deserialize(d)?;
-        match v {
-            serde_yaml::Value::String(s) => Ok(MountSpec::Device(s)),
-            serde_yaml::Value::Mapping(_) => MountFull::deserialize(v)
-                .map(MountSpec::Full)
-                .map_err(|e| D::Error::custom(strip_yaml_location(&e.to_string()))),
-            other => Err(D::Error::custom(format!(
-                "invalid type: {}, expected a device name (`mount: data`) or a mapping with `device`, `at`, `options`, `type`",
-                value::yaml_kind(&other)
-            ))),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ToolChoiceDef {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let v = serde_yaml::Value::deserialize(d)?;
-        match v {
-            serde_yaml::Value::Mapping(_) => ToolChoiceFull::deserialize(v)
-                .map(ToolChoiceDef::Full)
-                .map_err(|e| D::Error::custom(strip_yaml_location(&e.to_string()))),
-            serde_yaml::Value::String(_) | serde_yaml::Value::Sequence(_) => {
-                CommandSpec::deserialize(v)
-                    .map(ToolChoiceDef::Command)
-                    .map_err(|e| D::Error::custom(strip_yaml_location(&e.to_string())))
-            }
-            other => Err(D::Error::custom(format!(
-                "invalid type: {}, expected a tool choice: a command (`- fsstress -n 100`) or a mapping with `run`, `stand_in`, `note`, `requires`",
-                value::yaml_kind(&other)
-            ))),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for RepeatSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let v = serde_yaml::Value::deserialize(d)?;
-        match v {
-            serde_yaml::Value::Mapping(_) => AdaptiveRepeat::deserialize(v)
-                .map(RepeatSpec::Adaptive)
-                .map_err(|e| D::Error::custom(strip_yaml_location(&e.to_string()))),
-            other => Value::from_yaml(&other)
-                .map(RepeatSpec::Count)
-                .map_err(D::Error::custom),
-        }
-    }
-}
-
-/// serde_yaml's message without its trailing " at line L column C".
-fn strip_yaml_location(raw: &str) -> String {
-    match raw.find(" at line ") {
-        Some(i) => raw[..i].to_string(),
-        None => raw.to_string(),
-    }
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct MountFull {
-    pub device: String,
-    #[serde(default)]
-    pub at: Option<String>,
-    #[serde(default)]
-    pub options: Option<String>,
-    #[serde(default, rename = "type")]
-    pub fstype: Option<String>,
-}
-
-/// A claim made by the source, with a checkable form.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Claim {
-    pub id: String,
-    /// The claim in words, as the source makes it.
-    pub text: String,
-    /// Where in the source it is made (quote or section).
-    #[serde(default)]
-    pub quote: Option<String>,
-    /// The checkable statement; interpreted by `analysis::claims`.
-    #[serde(default)]
-    pub check: Option<serde_yaml::Value>,
-}
-
-impl Step {
-    /// The action key this step uses, for messages.
-    pub fn action(&self) -> &'static str {
-        if self.run.is_some() {
-            "run"
-        } else if self.mount.is_some() {
-            "mount"
-        } else if self.umount.is_some() {
-            "umount"
-        } else if self.mkdir.is_some() {
-            "mkdir"
-        } else if self.drop_caches.is_some() {
-            "drop_caches"
-        } else if self.sync.is_some() {
-            "sync"
-        } else {
-            "none"
-        }
-    }
-
-    /// The command's words before substitution.
-    pub fn argv_templates(&self) -> Result<Vec<Template>, String> {
-        match &self.run {
-            None => Ok(Vec::new()),
-            Some(c) => c.templates(),
-        }
-    }
-
-    /// Every template string in the step (for checking names).
-    pub fn templates(&self) -> Result<Vec<Template>, String> {
-        let mut out = self.argv_templates()?;
-        let mut push = |s: &str| -> Result<(), String> {
-            out.push(Template::parse(s)?);
-            Ok(())
-        };
-        if let Some(m) = &self.mount {
-            match m {
-                MountSpec::Device(d) => push(d)?,
-                MountSpec::Full(f) => {
-                    push(&f.device)?;
-                    if let Some(a) = &f.at {
-                        push(a)?;
-                    }
-                    if let Some(o) = &f.options {
-                        push(o)?;
-                    }
-                }
-            }
-        }
-        for s in [&self.umount, &self.mkdir].into_iter().flatten() {
-            push(s)?;
-        }
-        if let Some(Value::Str(s)) = &self.times {
-            push(s)?;
-        }
-        Ok(out)
-    }
-}
-
-/// A problem in an experiment file, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecError {
-    pub file: String,
-    /// 1-based; 0 when unknown.
-    pub line: usize,
-    /// 1-based; 0 when unknown.
-    pub column: usize,
-    pub message: String,
-    /// The offending line of the file.
-    pub snippet: Option<String>,
-    /// What would be right.
-    pub help: Option<String>,
-}
-
-impl std::error::Error for SpecError {}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line > 0 {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.column, self.message
-            )?;
-        } else {
-            write!(f, "{}: {}", self.file, self.message)?;
-        }
-        if let Some(snippet) = &self.snippet {
-            let gutter = self.line.to_string();
-            write!(f, "\n {gutter} | {snippet}")?;
-            if self.column > 0 {
-                let pad = " ".repeat(gutter.len());
-                let caret_pad: String = snippet
-                    .chars()
-                    .take(self.column - 1)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                write!(f, "\n {pad} | {caret_pad}^")?;
-            }
-        }
-        if let Some(help) = &self.help {
-            write!(f, "\n  help: {help}")?;
-        }
-        Ok(())
-    }
-}
-
-impl Experiment {
-    /// Load and validate an experiment file.
-    pub fn load(path: impl AsRef<Path>) -> Result<Experiment, SpecError> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError {
-            file: path.display().to_string(),
-            line: 0,
-            column: 0,
-            message: format!("cannot read experiment file: {e}"),
-            snippet: None,
-            help: None,
-        })?;
-        let mut exp = Self::from_str_named(&text, &path.display().to_string())?;
-        exp.file = Some(path.to_path_buf());
-        Ok(exp)
-    }
-
-    /// Load from text; `name` is used in error messages in place of a file name.
-    pub fn from_str_named(text: &str, name: &str) -> Result<Experiment, SpecError> {
-        let loc = Locator::new(name, text);
-        let def: ExperimentDef = serde_yaml::from_str(text).map_err(|e| yaml_error(&loc, &e))?;
-        validate(&def, &loc)?;
-        Ok(Experiment {
-            def,
-            file: None,
-            source_text: text.to_string(),
-        })
-    }
-
-    pub fn id(&self) -> &str {
-        &self.def.id
-    }
-
-    pub fn title(&self) -> &str {
-        &self.def.title
-    }
-
-    /// The profile used when none is named.
-    pub fn default_profile(&self) -> Option<&str> {
-        self.def
-            .default_profile
-            .as_deref()
-            .or_else(|| self.def.profiles.contains_key("quick").then_some("quick"))
-    }
-
-    /// Every program the experiment runs (first word of each `run`), for version capture.
-    pub fn programs(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for step in self.all_steps() {
-            if let Ok(argv) = step.argv_templates() {
-                if let Some(Some(lit)) = argv.first().map(Template::literal) {
-                    if !out.contains(&lit) {
-                        out.push(lit);
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// All steps in run order.
-    pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
-        let d = &self.def;
-        d.setup
-            .iter()
-            .chain(d.workload.before_each.iter())
-            .chain(std::iter::once(&d.workload))
-            .chain(d.capture.iter())
-            .chain(d.teardown.iter())
-    }
-
-    pub fn display_name(&self) -> String {
-        self.file
-            .as_ref()
-            .map_or_else(|| "<experiment>".to_string(), |p| p.display().to_string())
-    }
-}
 
 /// Device paths an experiment may name literally (they are not storage).
 pub const HARMLESS_DEV_PATHS: &[&str] = &[
@@ -819,39 +164,81 @@ fn check_count(
     }
 }
 
-fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
-    let names = Names { def };
-    let fail = |pos: (usize, usize), msg: String, help: Option<String>| {
-        let mut e = loc.at_pos(pos, msg);
+/// Where a check points in the file, and the names the experiment defines.
+struct Checker<'a> {
+    def: &'a ExperimentDef,
+    loc: &'a Locator<'a>,
+    names: Names<'a>,
+}
+
+impl Checker<'_> {
+    fn fail(&self, pos: (usize, usize), msg: String, help: Option<String>) -> SpecError {
+        let mut e = self.loc.at_pos(pos, msg);
         e.help = help;
         e
-    };
-    let section_start = |s: &str| loc.section(s).map(|r| loc.start_of(&r)).unwrap_or((0, 0));
-    let key_in_section = |s: &str, key: &str| -> (usize, usize) {
+    }
+
+    fn section_start(&self, s: &str) -> (usize, usize) {
+        let loc = self.loc;
+        loc.section(s).map(|r| loc.start_of(&r)).unwrap_or((0, 0))
+    }
+
+    fn key_in_section(&self, s: &str, key: &str) -> (usize, usize) {
+        let loc = self.loc;
         loc.section(s)
             .and_then(|r| loc.key_in(r, key))
             .unwrap_or_else(|| loc.find_key(key, Some(s)))
-    };
-    let value_in_section = |s: &str, key: &str| -> (usize, usize) {
+    }
+
+    fn value_in_section(&self, s: &str, key: &str) -> (usize, usize) {
+        let loc = self.loc;
         loc.section(s)
             .and_then(|r| loc.value_in(r, key))
-            .unwrap_or_else(|| section_start(s))
-    };
+            .unwrap_or_else(|| self.section_start(s))
+    }
+}
 
+/// Check a deserialised experiment; the first problem found is the error.
+pub(super) fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
+    let c = Checker {
+        def,
+        loc,
+        names: Names { def },
+    };
+    check_id(&c)?;
+    check_devices(&c)?;
+    check_names(&c)?;
+    check_tools(&c)?;
+    check_requires(&c)?;
+    check_excludes(&c)?;
+    check_profiles(&c)?;
+    check_steps(&c)?;
+    check_repeat(&c)?;
+    Ok(())
+}
+
+/// The experiment id is a plain name.
+fn check_id(c: &Checker<'_>) -> Result<(), SpecError> {
+    let def = c.def;
     if !plain_name(&def.id) {
-        return Err(fail(
-            value_in_section("id", "id"),
+        return Err(c.fail(
+            c.value_in_section("id", "id"),
             format!("experiment id `{}` is not a plain name", def.id),
             Some("use letters, digits, `-` and `_` only (it names the results directory)".into()),
         ));
     }
+    Ok(())
+}
 
+/// Devices: plain names, sizes that parse or use known variables.
+fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc, names) = (c.def, c.loc, &c.names);
     // Devices: plain names, sizes that parse or use known variables.
     for (name, dev) in &def.devices {
         let block = loc.section("devices").and_then(|r| loc.block(r, name));
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.is_empty() {
-            return Err(fail(
-                key_in_section("devices", name),
+            return Err(c.fail(
+                c.key_in_section("devices", name),
                 format!("device name `{name}` is not a plain name"),
                 Some("use letters, digits and `_` (it is written `{{dev.NAME}}`)".into()),
             ));
@@ -859,7 +246,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
         let size_pos = block
             .clone()
             .and_then(|b| loc.value_in(b, "size"))
-            .unwrap_or_else(|| key_in_section("devices", name));
+            .unwrap_or_else(|| c.key_in_section("devices", name));
         if dev.size.contains("{{") {
             let t = Template::parse(&dev.size).map_err(|m| loc.at_pos(size_pos, m))?;
             for n in t.names() {
@@ -868,7 +255,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                         .clone()
                         .and_then(|b| loc.template_use_in(b, n))
                         .unwrap_or(size_pos);
-                    return Err(fail(
+                    return Err(c.fail(
                         pos,
                         format!("undefined name `{{{{{n}}}}}` in the size of device `{name}`"),
                         suggest(n, names.vars().into_iter()).or_else(|| {
@@ -880,10 +267,15 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                 }
             }
         } else {
-            parse_size(&dev.size).map_err(|m| fail(size_pos, m, None))?;
+            parse_size(&dev.size).map_err(|m| c.fail(size_pos, m, None))?;
         }
     }
+    Ok(())
+}
 
+/// Variable and axis names, and the matrix axes' values.
+fn check_names(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc) = (c.def, c.loc);
     // Variable and axis names.
     for (kind, section, keys) in [
         (
@@ -894,23 +286,23 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
         ("variable", "vars", def.vars.keys().collect::<Vec<_>>()),
     ] {
         for name in keys {
-            let pos = key_in_section(section, name);
+            let pos = c.key_in_section(section, name);
             if !plain_name(name) {
-                return Err(fail(
+                return Err(c.fail(
                     pos,
                     format!("{kind} name `{name}` is not a plain name"),
                     Some("use letters, digits, `_` and `-` (it is written `{{NAME}}` and names a column)".into()),
                 ));
             }
             if let Some((_, what)) = BUILTIN_NAMES.iter().find(|(b, _)| *b == name.as_str()) {
-                return Err(fail(
+                return Err(c.fail(
                     pos,
                     format!("{kind} `{name}` has the name of one fslab provides: {what}"),
                     Some(format!("rename it, e.g. `my_{name}`")),
                 ));
             }
             if crate::store::RUN_COLUMNS.contains(&name.as_str()) {
-                return Err(fail(
+                return Err(c.fail(
                     pos,
                     format!(
                         "{kind} `{name}` has the name of a column fslab writes in runs.parquet"
@@ -925,8 +317,8 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
     }
     for name in def.matrix.keys() {
         if def.vars.contains_key(name) {
-            return Err(fail(
-                key_in_section("vars", name),
+            return Err(c.fail(
+                c.key_in_section("vars", name),
                 format!("`{name}` is both a variable and a matrix axis"),
                 Some("keep it in one place: a matrix axis with one value, or a var".into()),
             ));
@@ -935,8 +327,8 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
     for (name, values) in &def.matrix {
         let block = loc.section("matrix").and_then(|r| loc.block(r, name));
         if values.is_empty() {
-            return Err(fail(
-                key_in_section("matrix", name),
+            return Err(c.fail(
+                c.key_in_section("matrix", name),
                 format!("matrix axis `{name}` has no values"),
                 Some(format!("give at least one value, e.g. `{name}: [a, b]`")),
             ));
@@ -952,7 +344,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                             .map_or(b.start, |(l, c)| loc.offset(l, c));
                         loc.token_in(from..b.end, &label, 1)
                     })
-                    .unwrap_or_else(|| key_in_section("matrix", name));
+                    .unwrap_or_else(|| c.key_in_section("matrix", name));
                 let same = if first == v {
                     String::new()
                 } else {
@@ -962,7 +354,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                         yaml_text(v)
                     )
                 };
-                return Err(fail(
+                return Err(c.fail(
                     pos,
                     format!("matrix axis `{name}` lists `{label}` twice{same}, which would make duplicate points"),
                     Some("remove one: a point is named by its values' text".into()),
@@ -970,6 +362,12 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             }
         }
     }
+    Ok(())
+}
+
+/// Tools: plain names of their own, each choice a command using vars, axes and `{{fslab}}` only.
+fn check_tools(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc, names) = (c.def, c.loc, &c.names);
     // Tools: plain names of their own, each choice a command using vars, axes and
     // `{{fslab}}` only.
     let tools_section = loc.section("tools");
@@ -984,15 +382,15 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             None
         };
         if let Some(what) = clash {
-            return Err(fail(
-                key_in_section("tools", name),
+            return Err(c.fail(
+                c.key_in_section("tools", name),
                 format!("tool `{name}` is also {what}"),
                 Some("give the tool its own name".into()),
             ));
         }
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(fail(
-                key_in_section("tools", name),
+            return Err(c.fail(
+                c.key_in_section("tools", name),
                 format!("tool name `{name}` is not a plain name"),
                 Some("use letters, digits and `_` (it is written `{{NAME}}`)".into()),
             ));
@@ -1000,10 +398,10 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
     }
     for (name, tool) in &def.tools {
         let tool_block = tools_section.clone().and_then(|r| loc.block(r, name));
-        let tool_pos = key_in_section("tools", name);
+        let tool_pos = c.key_in_section("tools", name);
         let choices_block = tool_block.clone().and_then(|b| loc.block(b, "choices"));
         if tool.choices.is_empty() {
-            return Err(fail(
+            return Err(c.fail(
                 tool_block
                     .clone()
                     .and_then(|b| loc.value_in(b, "choices"))
@@ -1021,7 +419,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                 .or_else(|| tool_block.clone().and_then(|b| loc.key_in(b, "choices")))
                 .unwrap_or(tool_pos);
             let Some(cmd) = choice.command() else {
-                return Err(fail(
+                return Err(c.fail(
                     item_pos,
                     format!("{what} has no `run:` command"),
                     Some("give the choice a command: `- run: PROGRAM ARGS`, or just `- PROGRAM ARGS`".into()),
@@ -1036,22 +434,18 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             };
             if let CommandSpec::Line(line) = cmd {
                 if let Err((_, m)) = Template::parse_at(line) {
-                    return Err(fail(
-                        cmd_pos,
-                        format!("{what}: {m}"),
-                        Some(template_help(&m)),
-                    ));
+                    return Err(c.fail(cmd_pos, format!("{what}: {m}"), Some(template_help(&m))));
                 }
             }
             let templates = cmd.templates().map_err(|m| {
-                fail(
+                c.fail(
                     cmd_pos,
                     format!("{what}: {m}"),
                     Some("quotes pair up as in a shell (no shell runs); give the command as a list of words".into()),
                 )
             })?;
             if templates.is_empty() {
-                return Err(fail(
+                return Err(c.fail(
                     cmd_pos,
                     format!("{what} is an empty command"),
                     Some("give the program to run, e.g. `- fsstress`".into()),
@@ -1064,7 +458,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                             .clone()
                             .and_then(|r| loc.template_use_in(r, n))
                             .unwrap_or(cmd_pos);
-                        return Err(fail(
+                        return Err(c.fail(
                             pos,
                             format!("{what}: undefined name `{{{{{n}}}}}`"),
                             suggest(n, names.vars().into_iter().chain(["fslab"])).or_else(|| Some(
@@ -1078,22 +472,34 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             let requires = item.clone().and_then(|r| loc.block(r, "requires"));
             for (j, r) in choice.requires().iter().enumerate() {
                 let at = requires.clone().and_then(|b| loc.item(b, j));
-                validate_requirement(r, &what, &names, at, item_pos, loc)?;
+                validate_requirement(r, &what, names, at, item_pos, loc)?;
             }
         }
     }
+    Ok(())
+}
+
+/// The experiment-wide `requires:`.
+fn check_requires(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc, names) = (c.def, c.loc, &c.names);
     let requires = loc.section("requires");
     for (i, r) in def.requires.iter().enumerate() {
         let at = requires.clone().and_then(|b| loc.item(b, i));
         validate_requirement(
             r,
             &format!("requires entry {}", i + 1),
-            &names,
+            names,
             at,
-            section_start("requires"),
+            c.section_start("requires"),
             loc,
         )?;
     }
+    Ok(())
+}
+
+/// `exclude:` names matrix axes only.
+fn check_excludes(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc) = (c.def, c.loc);
     for (i, ex) in def.exclude.iter().enumerate() {
         let item = loc.section("exclude").and_then(|r| loc.item(r, i));
         for k in ex.keys() {
@@ -1101,8 +507,8 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                 let pos = item
                     .clone()
                     .and_then(|r| loc.key_in(r, k))
-                    .unwrap_or_else(|| key_in_section("exclude", k));
-                return Err(fail(
+                    .unwrap_or_else(|| c.key_in_section("exclude", k));
+                return Err(c.fail(
                     pos,
                     format!(
                         "exclude entry {} names `{k}`, which is not a matrix axis",
@@ -1118,6 +524,12 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             }
         }
     }
+    Ok(())
+}
+
+/// Profiles set known variables; the default profile exists.
+fn check_profiles(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc, names) = (c.def, c.loc, &c.names);
     for (pname, settings) in &def.profiles {
         let block = loc.section("profiles").and_then(|r| loc.block(r, pname));
         for k in settings.keys() {
@@ -1125,8 +537,8 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                 let pos = block
                     .clone()
                     .and_then(|b| loc.key_in(b, k))
-                    .unwrap_or_else(|| key_in_section("profiles", k));
-                return Err(fail(
+                    .unwrap_or_else(|| c.key_in_section("profiles", k));
+                return Err(c.fail(
                     pos,
                     format!(
                         "profile `{pname}` sets `{k}`, which is neither a var nor a matrix axis"
@@ -1144,8 +556,8 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
     if let Some(p) = &def.default_profile {
         if !def.profiles.contains_key(p) {
             let known = def.profiles.keys().cloned().collect::<Vec<_>>().join(", ");
-            return Err(fail(
-                value_in_section("default_profile", "default_profile"),
+            return Err(c.fail(
+                c.value_in_section("default_profile", "default_profile"),
                 format!("default_profile `{p}` is not defined under `profiles`"),
                 suggest(p, def.profiles.keys().map(String::as_str)).or_else(|| {
                     Some(if known.is_empty() {
@@ -1157,7 +569,12 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
             ));
         }
     }
+    Ok(())
+}
 
+/// Every step of every phase.
+fn check_steps(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc, names) = (c.def, c.loc, &c.names);
     let sections: [(&str, &[Step]); 5] = [
         ("setup", &def.setup),
         ("before_each", &def.workload.before_each),
@@ -1167,17 +584,23 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
     ];
     for (section, steps) in sections {
         for (i, step) in steps.iter().enumerate() {
-            validate_step(step, section, i, &names, loc)?;
+            validate_step(step, section, i, names, loc)?;
         }
     }
+    Ok(())
+}
+
+/// The workload's `repeat:` (a count, or adaptive bounds).
+fn check_repeat(c: &Checker<'_>) -> Result<(), SpecError> {
+    let (def, loc, names) = (c.def, c.loc, &c.names);
     if let Some(r) = &def.workload.repeat {
         let workload = loc.section("workload");
         let pos = workload
             .clone()
             .and_then(|w| loc.value_in(w, "repeat"))
-            .unwrap_or_else(|| section_start("workload"));
+            .unwrap_or_else(|| c.section_start("workload"));
         match r {
-            RepeatSpec::Count(v) => check_count(v, "repeat", &names, pos, loc)?,
+            RepeatSpec::Count(v) => check_count(v, "repeat", names, pos, loc)?,
             RepeatSpec::Adaptive(a) => {
                 let block = workload.and_then(|w| loc.block(w, "repeat"));
                 let at = |k: &str| {
@@ -1186,11 +609,11 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                         .and_then(|b| loc.value_in(b, k))
                         .unwrap_or(pos)
                 };
-                check_count(&a.min, "min", &names, at("min"), loc)?;
-                check_count(&a.max, "max", &names, at("max"), loc)?;
+                check_count(&a.min, "min", names, at("min"), loc)?;
+                check_count(&a.max, "max", names, at("max"), loc)?;
                 if let (Some(min), Some(max)) = (a.min.as_u64(), a.max.as_u64()) {
                     if min > max {
-                        return Err(fail(
+                        return Err(c.fail(
                             at("max"),
                             format!("`repeat`: `max` ({max}) is below `min` ({min})"),
                             Some("e.g. `repeat: { min: 3, max: 20, target_cv: 2 }`".into()),
@@ -1198,7 +621,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                     }
                 }
                 if !(a.target_cv > 0.0 && a.target_cv.is_finite()) {
-                    return Err(fail(
+                    return Err(c.fail(
                         at("target_cv"),
                         format!(
                             "`repeat`: `target_cv` is a percentage above 0, not {}",
@@ -1213,7 +636,7 @@ fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
                 if let Some(m) = &a.metric {
                     const METRICS: [&str; 3] = ["wall_s", "user_s", "sys_s"];
                     if !METRICS.contains(&m.as_str()) {
-                        return Err(fail(
+                        return Err(c.fail(
                             at("metric"),
                             format!(
                                 "`repeat`: `metric` must be wall_s, user_s or sys_s, not `{m}`"
@@ -1619,7 +1042,7 @@ fn validate_requirement(
                 }
             }
             if let Some(v) = &r.min_version {
-                if crate::doctor::Version::parse(v).is_none() {
+                if crate::host::Version::parse(v).is_none() {
                     return Err(fail(
                         value_pos("min_version"),
                         format!("`min_version: {v}` is not a version"),
@@ -1654,16 +1077,3 @@ fn template_help(message: &str) -> String {
         "write a reference as `{{name}}`; fslab has no expressions (an integer can be formatted: `{{name:02x}}`)".into()
     }
 }
-
-/// Parse a size such as `512MiB`, `1 GiB`, `300M` or `4096` (bytes).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<bytesize::ByteSize>()
-        .map(|b| b.as_u64())
-        .map_err(|_| {
-            format!("`{s}` is not a size; write e.g. `512MiB`, `2GiB` or a number of bytes")
-        })
-}
-
-#[cfg(test)]
-mod tests;

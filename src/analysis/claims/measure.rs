@@ -1,0 +1,467 @@
+//! The four kinds of check, each measured on the bundle and on the published data.
+
+use super::*;
+
+pub(super) fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, String> {
+    let num_v = selected_values(ev, &c.table, &c.metric, &c.numerator)?;
+    let den_v = selected_values(ev, &c.table, &c.metric, &c.denominator)?;
+    let (Some(n), Some(d)) = (c.stat.apply(&num_v), c.stat.apply(&den_v)) else {
+        return Err("missing data: nothing to summarise".into());
+    };
+    if d == 0.0 {
+        return Err(format!(
+            "the denominator ({}) is 0",
+            sel_label(&c.denominator)
+        ));
+    }
+    Ok(Measure {
+        value: n / d,
+        details: vec![
+            format!(
+                "{} of {} over {}: {} ({} rows)",
+                stat_name(c.stat),
+                c.metric,
+                sel_label(&c.numerator),
+                num(n),
+                num_v.len()
+            ),
+            format!(
+                "{} of {} over {}: {} ({} rows)",
+                stat_name(c.stat),
+                c.metric,
+                sel_label(&c.denominator),
+                num(d),
+                den_v.len()
+            ),
+        ],
+    })
+}
+
+pub(super) fn stat_name(s: Stat) -> &'static str {
+    match s {
+        Stat::Mean => "mean",
+        Stat::Median => "median",
+        Stat::Min => "min",
+        Stat::Max => "max",
+        Stat::Sum => "sum",
+        Stat::Count => "count",
+    }
+}
+
+pub(super) fn published_ratio(p: &PublishedRatio, ev: &Evidence) -> Result<f64, String> {
+    let n = published_selected(ev, &p.dataset, &p.metric, &p.numerator)?;
+    let d = published_selected(ev, &p.dataset, &p.metric, &p.denominator)?;
+    match (p.stat.apply(&n), p.stat.apply(&d)) {
+        (Some(n), Some(d)) if d != 0.0 => Ok(n / d),
+        _ => Err("the published denominator is 0 or empty".into()),
+    }
+}
+
+/// Series of (iteration, value) per group key.
+pub(super) fn series(
+    df: &DataFrame,
+    keys: &[String],
+    iteration: &str,
+    metric: &str,
+    what: &str,
+) -> Result<BTreeMap<String, Vec<(f64, f64)>>, String> {
+    let it = values_opt(df, iteration, what)?;
+    let v = values_opt(df, metric, what)?;
+    let key_cols: Vec<Vec<Option<String>>> = keys
+        .iter()
+        .map(|k| str_values(df, "claims", k).map_err(|e| format!("{what}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for row in 0..df.height() {
+        let (Some(i), Some(x)) = (it[row], v[row]) else {
+            continue;
+        };
+        let key = keys
+            .iter()
+            .zip(&key_cols)
+            .map(|(k, col)| {
+                let v = col[row].clone().unwrap_or_default();
+                // A point id already reads `axis=value,…`.
+                if k == "point_id" {
+                    v
+                } else {
+                    format!("{k}={v}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        out.entry(key).or_default().push((i, x));
+    }
+    for s in out.values_mut() {
+        s.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    Ok(out)
+}
+
+pub(super) fn values_opt(
+    df: &DataFrame,
+    col: &str,
+    what: &str,
+) -> Result<Vec<Option<f64>>, String> {
+    f64_values(df, "claims", col).map_err(|e| match e {
+        AnalysisError::MissingColumn { available, .. } => {
+            format!("missing data: {what} has no column `{col}` (columns: {available})")
+        }
+        other => other.to_string(),
+    })
+}
+
+/// First ÷ mean of the rest, per series.
+pub(super) fn first_vs_rest(
+    series: &BTreeMap<String, Vec<(f64, f64)>>,
+) -> Vec<(String, f64, usize)> {
+    series
+        .iter()
+        .filter(|(_, s)| s.len() >= 2)
+        .filter_map(|(k, s)| {
+            let first = s[0].1;
+            let rest: Vec<f64> = s[1..].iter().map(|x| x.1).collect();
+            let mean = rest.iter().sum::<f64>() / rest.len() as f64;
+            (mean != 0.0).then(|| (k.clone(), first / mean, s.len()))
+        })
+        .collect()
+}
+
+pub(super) fn measure_first_vs_rest(
+    c: &FirstVsRestCheck,
+    ev: &Evidence,
+) -> Result<Measure, String> {
+    let df = table(ev, &c.table)?;
+    let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
+    if rows.height() == 0 {
+        return Err(explain_empty(ev, &c.table, &c.select));
+    }
+    let s = series(
+        &rows,
+        &["point_id".to_string()],
+        "iteration",
+        &c.metric,
+        &format!("the `{}` table", c.table),
+    )?;
+    let ratios = first_vs_rest(&s);
+    if ratios.is_empty() {
+        return Err("missing data: no point has two or more iterations to compare".into());
+    }
+    let vals: Vec<f64> = ratios.iter().map(|r| r.1).collect();
+    let value = c
+        .expect
+        .decisive(&vals)
+        .ok_or_else(|| "no finite values".to_string())?;
+    Ok(Measure {
+        value,
+        details: ratios
+            .iter()
+            .map(|(k, r, n)| format!("{k}: first ÷ mean of the {} later = {}", n - 1, num(*r)))
+            .collect(),
+    })
+}
+
+pub(super) fn published_first_vs_rest(
+    p: &PublishedFirstVsRest,
+    expect: &Expect,
+    ev: &Evidence,
+) -> Result<f64, String> {
+    let df = (ev.published)(&p.dataset)?;
+    let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
+    // Convert to seconds first so that mixed units compare.
+    let secs = published_values(&rows, &p.metric)?;
+    if secs.len() != rows.height() {
+        return Err("published rows without a value".into());
+    }
+    let mut rows = rows;
+    rows.with_column(Column::new("__v".into(), secs))
+        .map_err(|e| e.to_string())?;
+    let s = series(
+        &rows,
+        &p.by,
+        &p.iteration,
+        "__v",
+        &format!("published dataset {}", p.dataset),
+    )?;
+    let vals: Vec<f64> = first_vs_rest(&s).iter().map(|r| r.1).collect();
+    expect
+        .decisive(&vals)
+        .ok_or_else(|| "no published series with two or more runs".into())
+}
+
+pub(super) fn flat_groups(
+    df: &DataFrame,
+    across: &str,
+    metric: &str,
+    stat: Stat,
+    what: &str,
+) -> Result<Vec<(String, f64)>, String> {
+    let keys = str_values(df, "claims", across).map_err(|e| format!("{what}: {e}"))?;
+    let v = values_opt(df, metric, what)?;
+    let mut groups: IndexMap<String, Vec<f64>> = IndexMap::new();
+    for (k, x) in keys.into_iter().zip(v) {
+        if let (Some(k), Some(x)) = (k, x) {
+            groups.entry(k).or_default().push(x);
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .filter_map(|(k, xs)| stat.apply(&xs).map(|s| (k, s)))
+        .collect())
+}
+
+pub(super) fn max_over_min(groups: &[(String, f64)]) -> Option<f64> {
+    let max = groups.iter().map(|g| g.1).fold(f64::NEG_INFINITY, f64::max);
+    let min = groups.iter().map(|g| g.1).fold(f64::INFINITY, f64::min);
+    (groups.len() >= 2 && min > 0.0).then(|| max / min)
+}
+
+pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, String> {
+    let df = table(ev, &c.table)?;
+    let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
+    if rows.height() == 0 {
+        return Err(explain_empty(ev, &c.table, &c.select));
+    }
+    let groups = flat_groups(
+        &rows,
+        &c.across,
+        &c.metric,
+        c.stat,
+        &format!("the `{}` table", c.table),
+    )?;
+    let value = max_over_min(&groups).ok_or_else(|| {
+        let ran: Vec<&str> = groups.iter().map(|g| g.0.as_str()).collect();
+        let why = explain_empty(ev, &c.table, &c.select);
+        format!(
+            "needs two or more values of `{}` with data; only {} ran ({why})",
+            c.across,
+            if ran.is_empty() {
+                "none".to_string()
+            } else {
+                ran.join(", ")
+            }
+        )
+    })?;
+    Ok(Measure {
+        value,
+        details: groups
+            .iter()
+            .map(|(k, s)| {
+                format!(
+                    "{}={k}: {} {} = {}",
+                    c.across,
+                    stat_name(c.stat),
+                    c.metric,
+                    num(*s)
+                )
+            })
+            .collect(),
+    })
+}
+
+pub(super) fn published_flat(p: &PublishedFlat, ev: &Evidence) -> Result<f64, String> {
+    let df = (ev.published)(&p.dataset)?;
+    let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
+    let secs = published_values(&rows, &p.metric)?;
+    let mut rows = rows;
+    rows.with_column(Column::new("__v".into(), secs))
+        .map_err(|e| e.to_string())?;
+    let groups = flat_groups(&rows, &p.across, "__v", p.stat, "published")?;
+    max_over_min(&groups).ok_or_else(|| "fewer than two published groups".into())
+}
+
+/// One block run of a file: logical start, physical start, length (all in blocks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Run {
+    pub logical: f64,
+    pub physical: f64,
+    pub length: f64,
+}
+
+/// Blocks, the share of consecutive block pairs (in logical order) that are not
+/// physically adjacent, and the contiguous pieces, over one listing. Several segments
+/// (a listing with its middle left out) are measured each on its own and summed.
+///
+/// The pieces are blockmap's fragments ([`file_summary`], filefrag's rule) of the runs
+/// taken as extents in block units; each fragment boundary is one discontiguous pair
+/// among the `blocks - 1` pairs of a segment.
+pub fn discontiguity(segments: &[Vec<Run>]) -> Option<(f64, f64, usize)> {
+    let mut pairs = 0.0;
+    let mut breaks = 0.0;
+    let mut blocks = 0.0;
+    let mut fragments = 0usize;
+    for seg in segments {
+        if seg.is_empty() {
+            continue;
+        }
+        let rows: Vec<Extent> = seg
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Extent {
+                index: i as u64,
+                logical_bytes: r.logical.round() as u64,
+                physical_bytes: Some(r.physical.round() as u64),
+                length_bytes: r.length.round() as u64,
+                ..Extent::default()
+            })
+            .collect();
+        let refs: Vec<&Extent> = rows.iter().collect();
+        let summary = file_summary("", &refs);
+        let n: f64 = seg.iter().map(|r| r.length).sum();
+        blocks += n;
+        pairs += n - 1.0;
+        fragments += summary.fragments as usize;
+        breaks += summary.fragments.saturating_sub(1) as f64;
+    }
+    (pairs > 0.0).then(|| (breaks / pairs, blocks, fragments))
+}
+
+pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, String> {
+    let df = table(ev, &c.table)?;
+    let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
+    if rows.height() == 0 {
+        return Err(explain_empty(ev, &c.table, &c.select));
+    }
+    let what = format!("the `{}` table", c.table);
+    let pidx = values_opt(&rows, "point_index", &what)?;
+    let pid = str_values(&rows, "claims", "point_id").map_err(|e| e.to_string())?;
+    let capture =
+        str_values(&rows, "claims", "capture").unwrap_or_else(|_| vec![None; rows.height()]);
+    let inode = str_values(&rows, "claims", "inode").unwrap_or_else(|_| vec![None; rows.height()]);
+    let path = str_values(&rows, "claims", "path").unwrap_or_else(|_| vec![None; rows.height()]);
+    let flags = str_values(&rows, "claims", "flags").unwrap_or_else(|_| vec![None; rows.height()]);
+    let logical = values_opt(&rows, "logical_bytes", &what)?;
+    let physical = values_opt(&rows, "physical_bytes", &what)?;
+    let length = values_opt(&rows, "length_bytes", &what)?;
+    let bs = c.block_bytes.max(1) as f64;
+    // point → file → runs
+    let mut files: BTreeMap<(i64, String), BTreeMap<String, Vec<Run>>> = BTreeMap::new();
+    for r in 0..rows.height() {
+        if flags[r]
+            .as_deref()
+            .is_some_and(|f| f.split(',').any(|x| x.trim() == "metadata"))
+        {
+            continue;
+        }
+        let (Some(l), Some(p), Some(n)) = (logical[r], physical[r], length[r]) else {
+            continue;
+        };
+        let point = (
+            pidx[r].unwrap_or(-1.0) as i64,
+            pid[r].clone().unwrap_or_default(),
+        );
+        let file = format!(
+            "{}:{}:{}",
+            capture[r].clone().unwrap_or_default(),
+            inode[r].clone().unwrap_or_default(),
+            path[r].clone().unwrap_or_default()
+        );
+        files
+            .entry(point)
+            .or_default()
+            .entry(file)
+            .or_default()
+            .push(Run {
+                logical: l / bs,
+                physical: p / bs,
+                length: n / bs,
+            });
+    }
+    if files.is_empty() {
+        return Err("missing data: no data extents in the selection".into());
+    }
+    let mut vals = Vec::new();
+    let mut details = Vec::new();
+    let mut too_small = Vec::new();
+    for ((_, id), fs) in &files {
+        let Some((name, runs)) = fs.iter().max_by(|a, b| {
+            let sa: f64 = a.1.iter().map(|r| r.length).sum();
+            let sb: f64 = b.1.iter().map(|r| r.length).sum();
+            sa.total_cmp(&sb)
+        }) else {
+            continue;
+        };
+        let blocks: f64 = runs.iter().map(|r| r.length).sum();
+        let label = name
+            .split(':')
+            .nth(2)
+            .filter(|s| !s.is_empty())
+            .map_or_else(
+                || format!("inode {}", name.split(':').nth(1).unwrap_or("?")),
+                str::to_string,
+            );
+        if blocks < c.min_blocks as f64 || blocks < 2.0 {
+            too_small.push(format!(
+                "{id}: largest file ({label}) has {} blocks",
+                num(blocks)
+            ));
+            continue;
+        }
+        if let Some((d, b, frags)) = discontiguity(std::slice::from_ref(runs)) {
+            vals.push(d);
+            details.push(format!(
+                "{id}: largest file {label}: {} blocks in {frags} contiguous runs, discontiguity {}",
+                num(b),
+                num(d)
+            ));
+        }
+    }
+    if vals.is_empty() {
+        return Err(format!(
+            "the files are too small to show a layout (need ≥ {} blocks): {}",
+            c.min_blocks.max(2),
+            too_small.join("; ")
+        ));
+    }
+    details.extend(too_small);
+    let value = c
+        .expect
+        .decisive(&vals)
+        .ok_or_else(|| "no finite values".to_string())?;
+    Ok(Measure { value, details })
+}
+
+pub(super) fn published_layout(
+    p: &PublishedLayout,
+    expect: &Expect,
+    ev: &Evidence,
+) -> Result<f64, String> {
+    let df = (ev.published)(&p.dataset)?;
+    let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
+    let what = format!("published dataset {}", p.dataset);
+    let kind = str_values(&rows, "claims", "kind").map_err(|e| format!("{what}: {e}"))?;
+    let seg = str_values(&rows, "claims", "segment").map_err(|e| format!("{what}: {e}"))?;
+    let fs = str_values(&rows, "claims", "fs").unwrap_or_else(|_| vec![None; rows.height()]);
+    let l = values_opt(&rows, "logical_start", &what)?;
+    let ph = values_opt(&rows, "physical_start", &what)?;
+    let n = values_opt(&rows, "length", &what)?;
+    let mut by_fs: BTreeMap<String, BTreeMap<String, Vec<Run>>> = BTreeMap::new();
+    for r in 0..rows.height() {
+        if kind[r].as_deref() != Some("data") {
+            continue;
+        }
+        let (Some(l), Some(p), Some(n)) = (l[r], ph[r], n[r]) else {
+            continue;
+        };
+        by_fs
+            .entry(fs[r].clone().unwrap_or_default())
+            .or_default()
+            .entry(seg[r].clone().unwrap_or_default())
+            .or_default()
+            .push(Run {
+                logical: l,
+                physical: p,
+                length: n,
+            });
+    }
+    let vals: Vec<f64> = by_fs
+        .values()
+        .filter_map(|segs| {
+            let v: Vec<Vec<Run>> = segs.values().cloned().collect();
+            discontiguity(&v).map(|d| d.0)
+        })
+        .collect();
+    expect
+        .decisive(&vals)
+        .ok_or_else(|| "no published block listing in the selection".into())
+}

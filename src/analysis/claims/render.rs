@@ -1,0 +1,98 @@
+//! Verdicts for people and frames.
+
+use super::*;
+
+/// A number for people: 4 significant digits, no trailing zeros after the point.
+pub(super) fn num(v: f64) -> String {
+    let s = crate::analysis::fmt_sig(v, 4);
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// One row per claim: `claim`, `kind`, `verdict`, `measured`, `published`, `expected`,
+/// `unit`, `reason`, `text`, `details`.
+pub fn verdicts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
+    DataFrame::new_infer_height(vec![
+        Column::new(
+            "claim".into(),
+            v.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "kind".into(),
+            v.iter().map(|c| c.kind.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "verdict".into(),
+            v.iter().map(|c| c.verdict.label()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "measured".into(),
+            v.iter().map(|c| c.measured).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "published".into(),
+            v.iter().map(|c| c.published).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "expected".into(),
+            v.iter().map(|c| c.expected.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "unit".into(),
+            v.iter().map(|c| c.unit.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "reason".into(),
+            v.iter().map(|c| c.reason.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "text".into(),
+            v.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "details".into(),
+            v.iter().map(|c| c.details.join("; ")).collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// The verdicts as text for a terminal.
+pub fn render(v: &[ClaimVerdict]) -> String {
+    let mut out = String::new();
+    for c in v {
+        let show = |x: Option<f64>| x.map_or_else(|| "—".to_string(), num);
+        out.push_str(&format!(
+            "{} — {}\n",
+            c.id,
+            c.verdict.label().to_uppercase()
+        ));
+        out.push_str(&format!("  claim:     {}\n", c.text));
+        if !c.kind.is_empty() {
+            out.push_str(&format!(
+                "  measured:  {}   published: {}   expected: {}   ({}, {})\n",
+                show(c.measured),
+                show(c.published),
+                c.expected,
+                c.kind,
+                c.unit
+            ));
+        }
+        out.push_str(&format!("  why:       {}\n", c.reason));
+        for d in &c.details {
+            out.push_str(&format!("             · {d}\n"));
+        }
+        out.push('\n');
+    }
+    let count = |w: Verdict| v.iter().filter(|c| c.verdict == w).count();
+    out.push_str(&format!(
+        "{} claims: {} reproduced, {} not reproduced, {} not applicable\n",
+        v.len(),
+        count(Verdict::Reproduced),
+        count(Verdict::NotReproduced),
+        count(Verdict::NotApplicable)
+    ));
+    out
+}

@@ -1,0 +1,242 @@
+//! Selecting rows: tables by name, conditions on columns, why a selection is empty.
+
+use super::*;
+
+pub(super) fn cond_label(c: &Cond) -> String {
+    match c {
+        Cond::Value(v) => v.label(),
+        Cond::Range(r) => match (r.min, r.max) {
+            (Some(a), Some(b)) => format!("{}..{}", num(a), num(b)),
+            (Some(a), None) => format!("≥{}", num(a)),
+            (None, Some(b)) => format!("≤{}", num(b)),
+            (None, None) => "any".into(),
+        },
+    }
+}
+
+pub(super) fn sel_label(sel: &Selection) -> String {
+    if sel.is_empty() {
+        return "all rows".into();
+    }
+    sel.iter()
+        .map(|(k, c)| format!("{k}={}", cond_label(c)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+pub(super) fn text_matches(cell: Option<&str>, cond: &Cond) -> bool {
+    let Some(cell) = cell else { return false };
+    match cond {
+        Cond::Range(r) => cell
+            .trim()
+            .parse::<f64>()
+            .is_ok_and(|x| r.min.is_none_or(|m| x >= m) && r.max.is_none_or(|m| x <= m)),
+        Cond::Value(SpecValue::List(options)) => options
+            .iter()
+            .any(|o| text_matches(Some(cell), &Cond::Value(o.clone()))),
+        Cond::Value(v) => {
+            let want = v.label();
+            if cell == want {
+                return true;
+            }
+            matches!((cell.trim().parse::<f64>(), want.trim().parse::<f64>()), (Ok(a), Ok(b)) if a == b)
+        }
+    }
+}
+
+pub(super) fn json_label(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The table with the manifest's matrix values added as columns (when missing) and, for
+/// runs, only the `ok` rows.
+pub(super) fn table(ev: &Evidence, name: &str) -> Result<DataFrame, String> {
+    let df = ev.tables.get(name).ok_or_else(|| {
+        let have: Vec<&str> = ev.tables.keys().map(String::as_str).collect();
+        format!(
+            "missing data: the bundle has no `{name}` table (it has: {})",
+            if have.is_empty() {
+                "none".to_string()
+            } else {
+                have.join(", ")
+            }
+        )
+    })?;
+    let mut df = df.clone();
+    if let (Ok(idx), false) = (
+        crate::analysis::i64_values(&df, "claims", "point_index"),
+        ev.manifest.matrix_axes.is_empty(),
+    ) {
+        for axis in &ev.manifest.matrix_axes {
+            if df.column(axis).is_ok() {
+                continue;
+            }
+            let values: Vec<Option<String>> = idx
+                .iter()
+                .map(|i| {
+                    i.and_then(|i| {
+                        ev.manifest
+                            .points
+                            .iter()
+                            .find(|p| p.index as i64 == i)
+                            .and_then(|p| p.vars.get(axis))
+                            .map(json_label)
+                    })
+                })
+                .collect();
+            df.with_column(Column::new(axis.as_str().into(), values))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    if name == "runs" {
+        if let Ok(status) = str_values(&df, "runs", "status") {
+            let mask: BooleanChunked = status
+                .iter()
+                .map(|s| Some(s.as_deref() == Some("ok")))
+                .collect();
+            df = df.filter(&mask).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(df)
+}
+
+pub(super) fn select(df: &DataFrame, sel: &Selection, what: &str) -> Result<DataFrame, String> {
+    let mut mask = vec![true; df.height()];
+    for (col, cond) in sel {
+        let cells = str_values(df, "claims", col).map_err(|e| match e {
+            AnalysisError::MissingColumn { available, .. } => {
+                format!("missing data: {what} has no column `{col}` (columns: {available})")
+            }
+            other => other.to_string(),
+        })?;
+        for (m, c) in mask.iter_mut().zip(cells.iter()) {
+            *m = *m && text_matches(c.as_deref(), cond);
+        }
+    }
+    let mask: BooleanChunked = mask.into_iter().map(Some).collect();
+    df.filter(&mask).map_err(|e| e.to_string())
+}
+
+/// Why a selection of a bundle table has no rows: the matching points were unsupported,
+/// failed, absent from the plan, or simply produced no rows.
+pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> String {
+    let axes = &ev.manifest.matrix_axes;
+    let points: Vec<_> = ev
+        .manifest
+        .points
+        .iter()
+        .filter(|p| {
+            sel.iter()
+                .filter(|(k, _)| axes.contains(k))
+                .all(|(k, c)| text_matches(p.vars.get(k).map(json_label).as_deref(), c))
+        })
+        .collect();
+    if points.is_empty() {
+        return format!(
+            "no point of this bundle has {} (the profile or --set left it out)",
+            sel_label(sel)
+        );
+    }
+    // Points with the same status and reason are named together.
+    let mut groups: IndexMap<(String, Option<String>), Vec<&str>> = IndexMap::new();
+    for p in points.iter().filter(|p| p.status != "ok") {
+        groups
+            .entry((p.status.clone(), p.reason.clone()))
+            .or_default()
+            .push(p.id.as_str());
+    }
+    let not_ok: Vec<String> = groups
+        .iter()
+        .map(|((status, reason), ids)| {
+            let label = match status.as_str() {
+                "unsupported" => "unsupported here".to_string(),
+                other => other.to_string(),
+            };
+            format!(
+                "{} {label}{}",
+                ids.join(", "),
+                reason
+                    .as_ref()
+                    .map(|r| format!(" ({r})"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    if !not_ok.is_empty() {
+        let unsupported = points.iter().any(|p| p.status == "unsupported");
+        let head = if unsupported {
+            "unsupported here"
+        } else {
+            "no data"
+        };
+        return format!("{head}: {}", not_ok.join("; "));
+    }
+    format!(
+        "missing data: no rows of `{table}` match {} although the points ran",
+        sel_label(sel)
+    )
+}
+
+pub(super) fn values(df: &DataFrame, metric: &str, what: &str) -> Result<Vec<f64>, String> {
+    let v = f64_values(df, "claims", metric).map_err(|e| match e {
+        AnalysisError::MissingColumn { available, .. } => {
+            format!("missing data: {what} has no column `{metric}` (columns: {available})")
+        }
+        other => other.to_string(),
+    })?;
+    Ok(v.into_iter().flatten().filter(|x| x.is_finite()).collect())
+}
+
+pub(super) fn selected_values(
+    ev: &Evidence,
+    table_name: &str,
+    metric: &str,
+    sel: &Selection,
+) -> Result<Vec<f64>, String> {
+    let df = table(ev, table_name)?;
+    let rows = select(&df, sel, &format!("the `{table_name}` table"))?;
+    let v = values(&rows, metric, &format!("the `{table_name}` table"))?;
+    if v.is_empty() {
+        return Err(explain_empty(ev, table_name, sel));
+    }
+    Ok(v)
+}
+
+/// Published values in seconds when the dataset says their time unit.
+pub(super) fn published_values(df: &DataFrame, metric: &str) -> Result<Vec<f64>, String> {
+    let v = f64_values(df, "published", metric).map_err(|e| e.to_string())?;
+    let units = str_values(df, "published", "unit").ok();
+    let mut out = Vec::new();
+    for (i, x) in v.iter().enumerate() {
+        let Some(x) = x else { continue };
+        let factor = match units.as_ref().and_then(|u| u[i].as_deref()) {
+            Some("ms") => 0.001,
+            Some("min") => 60.0,
+            Some("h") => 3600.0,
+            _ => 1.0,
+        };
+        out.push(x * factor);
+    }
+    Ok(out)
+}
+
+pub(super) fn published_selected(
+    ev: &Evidence,
+    dataset: &str,
+    metric: &str,
+    sel: &Selection,
+) -> Result<Vec<f64>, String> {
+    let df = (ev.published)(dataset)?;
+    let rows = select(&df, sel, &format!("published dataset {dataset}"))?;
+    let v = published_values(&rows, metric)?;
+    if v.is_empty() {
+        return Err(format!(
+            "published dataset {dataset} has no rows with {}",
+            sel_label(sel)
+        ));
+    }
+    Ok(v)
+}

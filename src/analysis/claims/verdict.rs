@@ -1,0 +1,256 @@
+//! Verdicts: the evidence a bundle offers and how one claim is decided on it.
+
+use super::*;
+
+/// The outcome of checking one claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Reproduced,
+    NotReproduced,
+    NotApplicable,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Reproduced => "reproduced",
+            Verdict::NotReproduced => "not reproduced",
+            Verdict::NotApplicable => "not applicable",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// One claim's verdict, with the numbers side by side.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimVerdict {
+    pub id: String,
+    pub text: String,
+    pub kind: String,
+    pub verdict: Verdict,
+    /// The number measured in the bundle (also when not applicable, if it exists).
+    pub measured: Option<f64>,
+    /// The same number computed from the published data.
+    pub published: Option<f64>,
+    /// What the claim expects of the number, e.g. `≤ 1.1`.
+    pub expected: String,
+    pub unit: String,
+    /// Why this verdict, in words.
+    pub reason: String,
+    /// Per-point values and other particulars.
+    pub details: Vec<String>,
+}
+
+/// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
+pub type PublishedLoader = Box<dyn Fn(&str) -> Result<DataFrame, String>>;
+
+/// Everything a verdict is computed from.
+pub struct Evidence {
+    pub manifest: Manifest,
+    /// Tables by name (`runs`, `extents`, `fsck`, …).
+    pub tables: BTreeMap<String, DataFrame>,
+    /// The scalar variables the bundle ran with (after profile and `--set`).
+    pub vars: IndexMap<String, SpecValue>,
+    pub published: PublishedLoader,
+}
+
+impl fmt::Debug for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Evidence")
+            .field("experiment", &self.manifest.experiment.id)
+            .field("tables", &self.tables.keys().collect::<Vec<_>>())
+            .field("vars", &self.vars)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Evidence {
+    /// Read every table of a bundle; published data from `data/published/`.
+    pub fn from_bundle(b: &Bundle) -> Result<Evidence, ClaimsError> {
+        let mut tables = BTreeMap::new();
+        for name in b.tables()? {
+            let df = if name == "runs" {
+                b.runs()?
+            } else {
+                b.table(&name)?
+            };
+            tables.insert(name, df);
+        }
+        let manifest = b.manifest().clone();
+        let vars = bundle_vars(&manifest);
+        Ok(Evidence {
+            manifest,
+            tables,
+            vars,
+            published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        })
+    }
+}
+
+/// The scalar vars of the bundle's experiment after its profile and overrides.
+pub(super) fn bundle_vars(m: &Manifest) -> IndexMap<String, SpecValue> {
+    let Ok(exp) = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
+    else {
+        return IndexMap::new();
+    };
+    let def = exp.def;
+    let mut vars = def.vars.clone();
+    if let Some(p) = m.profile.as_ref().and_then(|p| def.profiles.get(p)) {
+        for (k, v) in p {
+            if let Some(slot) = vars.get_mut(k) {
+                *slot = v.clone();
+            }
+        }
+    }
+    for (k, v) in &m.overrides {
+        if let Some(slot) = vars.get_mut(k) {
+            if let Ok(val) = serde_json::from_value::<SpecValue>(v.clone()) {
+                *slot = val;
+            }
+        }
+    }
+    vars
+}
+
+/// Check every claim of the bundle's experiment (as embedded in the bundle).
+pub fn check_bundle(b: &Bundle) -> Result<Vec<ClaimVerdict>, ClaimsError> {
+    let exp = crate::spec::Experiment::from_str_named(
+        &b.manifest().experiment.yaml,
+        &b.path().join("experiment.yaml").display().to_string(),
+    )?;
+    let ev = Evidence::from_bundle(b)?;
+    Ok(check_claims(&exp.def.claims, &ev))
+}
+
+/// [`check_bundle`] as a DataFrame (see [`verdicts_frame`]).
+pub fn claims_frame(b: &Bundle) -> Result<DataFrame, ClaimsError> {
+    Ok(verdicts_frame(&check_bundle(b)?)?)
+}
+
+pub fn check_claims(claims: &[Claim], ev: &Evidence) -> Vec<ClaimVerdict> {
+    claims.iter().map(|c| check_claim(c, ev)).collect()
+}
+
+/// What a check computes before the verdict.
+pub(super) struct Measure {
+    pub(super) value: f64,
+    pub(super) details: Vec<String>,
+}
+
+/// Check one claim.
+pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
+    let mut v = ClaimVerdict {
+        id: claim.id.clone(),
+        text: claim.text.clone(),
+        kind: String::new(),
+        verdict: Verdict::NotApplicable,
+        measured: None,
+        published: None,
+        expected: String::new(),
+        unit: String::new(),
+        reason: String::new(),
+        details: Vec::new(),
+    };
+    let Some(raw) = &claim.check else {
+        v.reason = "the claim has no `check:`; it is not checked".into();
+        return v;
+    };
+    let check: Check = match serde_yaml::from_value(raw.clone()) {
+        Ok(c) => c,
+        Err(e) => {
+            v.reason = format!("its `check:` cannot be read: {e}");
+            return v;
+        }
+    };
+    v.kind = check.kind().to_string();
+    let Stated {
+        expect,
+        at_scale,
+        unit,
+        note,
+    } = check.stated();
+    let (measured, published) = (check.measure(ev), check.published(ev));
+    v.expected = expect.to_string();
+    v.unit = unit.to_string();
+    let mut extra: Vec<String> = Vec::new();
+    match published {
+        Some(Ok(p)) => v.published = Some(p),
+        Some(Err(e)) => extra.push(format!("published value unavailable: {e}")),
+        None => {}
+    }
+    let scale = scale_gap(at_scale, &ev.vars);
+    match measured {
+        Err(why) => {
+            v.verdict = Verdict::NotApplicable;
+            v.reason = why;
+        }
+        Ok(m) => {
+            v.measured = Some(m.value);
+            v.details = m.details;
+            if let Some(gap) = scale {
+                v.verdict = Verdict::NotApplicable;
+                v.reason = format!(
+                    "scale differs: {gap}; measured {} here only for reference",
+                    num(m.value)
+                );
+            } else if expect.holds(m.value) {
+                v.verdict = Verdict::Reproduced;
+                v.reason = format!("measured {} is {expect}", num(m.value));
+            } else {
+                v.verdict = Verdict::NotReproduced;
+                v.reason = format!("measured {}, expected {expect}", num(m.value));
+            }
+        }
+    }
+    for (name, t) in &ev.manifest.tools {
+        if let Some(si) = &t.stand_in {
+            extra.push(format!(
+                "stand-in workload used: {name} ran as `{}` ({si})",
+                t.command.replace("{{fslab}}", "fslab")
+            ));
+        }
+    }
+    if let Some(n) = note {
+        extra.push(n.to_string());
+    }
+    for e in extra {
+        v.reason.push_str("; ");
+        v.reason.push_str(&e);
+    }
+    v
+}
+
+/// Why the bundle is not at the claim's scale (None when it is).
+pub(super) fn scale_gap(
+    at_scale: &IndexMap<String, f64>,
+    vars: &IndexMap<String, SpecValue>,
+) -> Option<String> {
+    let mut gaps = Vec::new();
+    for (k, want) in at_scale {
+        let have = vars.get(k).and_then(|v| match v {
+            SpecValue::Int(i) => Some(*i as f64),
+            SpecValue::Float(f) => Some(*f),
+            SpecValue::Str(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        });
+        match have {
+            Some(h) if h >= *want => {}
+            Some(h) => gaps.push(format!(
+                "{k}={} here, {} at the published scale",
+                num(h),
+                num(*want)
+            )),
+            None => gaps.push(format!(
+                "cannot tell `{k}` of this bundle ({} at the published scale)",
+                num(*want)
+            )),
+        }
+    }
+    (!gaps.is_empty()).then(|| gaps.join(", "))
+}

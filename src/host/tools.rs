@@ -1,0 +1,165 @@
+//! Programs on this machine: where they are installed, the versions they report, and
+//! running one to capture what it prints.
+
+use std::time::Duration;
+
+/// The child in a process group of its own, so that a terminal's Ctrl-C reaches fslab
+/// alone and fslab decides what to stop.
+pub(crate) fn own_group(expr: duct::Expression) -> duct::Expression {
+    expr.before_spawn(|c| {
+        std::os::unix::process::CommandExt::process_group(c, 0);
+        Ok(())
+    })
+}
+
+/// Programs whose version flag is known; others get their Debian package version.
+const VERSION_FLAGS: &[(&str, &[&str])] = &[
+    ("mkfs.xfs", &["-V"]),
+    ("xfs_io", &["-V"]),
+    ("xfs_info", &["-V"]),
+    ("xfs_bmap", &["-V"]),
+    ("xfs_repair", &["-V"]),
+    ("xfs_db", &["-V"]),
+    ("mkfs.ext2", &["-V"]),
+    ("mkfs.ext3", &["-V"]),
+    ("mkfs.ext4", &["-V"]),
+    ("mke2fs", &["-V"]),
+    ("e2fsck", &["-V"]),
+    ("fsck.ext3", &["-V"]),
+    ("fsck.ext4", &["-V"]),
+    ("debugfs", &["-V"]),
+    ("dumpe2fs", &["-V"]),
+    ("tune2fs", &["-V"]),
+    ("filefrag", &["-V"]),
+    ("mkfs.btrfs", &["--version"]),
+    ("btrfs", &["--version"]),
+    ("dd", &["--version"]),
+    ("fio", &["--version"]),
+    ("mount", &["--version"]),
+    ("losetup", &["--version"]),
+];
+
+fn first_line(s: &str) -> Option<String> {
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+/// Run `program` with `args` in a process group of its own, with no input, and return
+/// the first non-empty line it prints (stdout, then stderr); None when it cannot start
+/// or takes longer than 5 s (it is then killed).
+pub fn capture(program: &str, args: &[&str]) -> Option<String> {
+    capture_inner(program, args, false)
+}
+
+fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<String> {
+    let out = own_group(duct::cmd(program, args))
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .start()
+        .ok()?;
+    // Version queries are quick; never let one hang a run.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok(Some(o)) = out.try_wait() {
+            if need_success && !o.status.success() {
+                return None;
+            }
+            let text = format!(
+                "{}\n{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            return first_line(&text);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = out.kill();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The path `program` resolves to: itself when it contains a `/`, else the first match
+/// on `$PATH`, `/usr/sbin` or `/sbin` (root tools live there and `PATH` may lack them).
+pub fn which(program: &str) -> Option<std::path::PathBuf> {
+    if program.contains('/') {
+        let p = std::path::PathBuf::from(program);
+        return p.is_file().then_some(p);
+    }
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(["/usr/sbin".into(), "/sbin".into()])
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+fn dpkg_package(path: &std::path::Path) -> Option<String> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let name = path.file_name()?.to_string_lossy().to_string();
+    // Debian 12 merged /usr, but dpkg may know a file under its old /sbin or /bin path.
+    let candidates = [
+        path.to_path_buf(),
+        real,
+        std::path::PathBuf::from("/sbin").join(&name),
+        std::path::PathBuf::from("/bin").join(&name),
+    ];
+    for p in candidates {
+        if let Some(line) = capture_inner("dpkg", &["-S", &p.display().to_string()], true) {
+            if let Some((pkg, _)) = line.split_once(':') {
+                let pkg = pkg.trim().to_string();
+                if let Some(v) =
+                    capture_inner("dpkg-query", &["-W", "-f", "${Version}", &pkg], true)
+                {
+                    return Some(format!("{pkg} {v}"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// What `program --version` (or its known version flag) prints first, e.g.
+/// `mkfs.xfs version 6.1.0`; None when it prints nothing or cannot run.
+pub fn version_line(path: &std::path::Path) -> Option<String> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    let shown = path.display().to_string();
+    match VERSION_FLAGS.iter().find(|(n, _)| *n == name) {
+        Some((_, flags)) => capture(&shown, flags),
+        None => capture_inner(&shown, &["--version"], true)
+            .or_else(|| capture_inner(&shown, &["-V"], true)),
+    }
+}
+
+/// The version of one program as fslab records it.
+pub fn tool_version(program: &str) -> String {
+    let name = std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(program);
+    if name == "fslab" {
+        return format!("fslab {}", env!("CARGO_PKG_VERSION"));
+    }
+    let Some(path) = which(program) else {
+        return "not installed".into();
+    };
+    let flag_version = VERSION_FLAGS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, flags)| capture(&path.display().to_string(), flags));
+    let pkg = dpkg_package(&path);
+    match (flag_version, pkg) {
+        (Some(v), Some(p)) => format!("{v} ({p})"),
+        (Some(v), None) => v,
+        (None, Some(p)) => p,
+        (None, None) => format!("{} (version unknown)", path.display()),
+    }
+}

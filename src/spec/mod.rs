@@ -1,0 +1,131 @@
+//! Experiment files: the YAML schema, loading, and located errors.
+//!
+//! An experiment names logical devices, a parameter matrix, profiles, and the steps to
+//! run at each matrix point. Loading checks everything that can be checked without
+//! touching the system: unknown keys, types, `{{name}}` references, empty matrix axes,
+//! profiles naming unknown variables, literal device paths. Every error carries the
+//! file, line and column of the offending text.
+
+//!
+//! - [`schema`]: the types an experiment file deserialises into;
+//! - [`validate`](mod@validate): the checks after deserialising;
+//! - [`SpecError`]: a located error;
+//! - `locate`, `template`, `value`: positions in the YAML text, `{{name}}` templates,
+//!   and variable values.
+
+mod error;
+mod locate;
+pub mod schema;
+mod template;
+mod validate;
+mod value;
+
+pub use error::SpecError;
+pub use schema::*;
+pub use template::{Piece, Template};
+pub use validate::HARMLESS_DEV_PATHS;
+pub use value::Value;
+
+use locate::{yaml_error, Locator};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// A loaded, validated experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct Experiment {
+    #[serde(flatten)]
+    pub def: ExperimentDef,
+    /// Where it was loaded from (None when loaded from a string).
+    pub file: Option<PathBuf>,
+    /// The exact text it was loaded from.
+    pub source_text: String,
+}
+
+impl Experiment {
+    /// Load and validate an experiment file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Experiment, SpecError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| SpecError {
+            file: path.display().to_string(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read experiment file: {e}"),
+            snippet: None,
+            help: None,
+        })?;
+        let mut exp = Self::from_str_named(&text, &path.display().to_string())?;
+        exp.file = Some(path.to_path_buf());
+        Ok(exp)
+    }
+
+    /// Load from text; `name` is used in error messages in place of a file name.
+    pub fn from_str_named(text: &str, name: &str) -> Result<Experiment, SpecError> {
+        let loc = Locator::new(name, text);
+        let def: ExperimentDef = serde_yaml::from_str(text).map_err(|e| yaml_error(&loc, &e))?;
+        validate::validate(&def, &loc)?;
+        Ok(Experiment {
+            def,
+            file: None,
+            source_text: text.to_string(),
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.def.id
+    }
+
+    pub fn title(&self) -> &str {
+        &self.def.title
+    }
+
+    /// The profile used when none is named.
+    pub fn default_profile(&self) -> Option<&str> {
+        self.def
+            .default_profile
+            .as_deref()
+            .or_else(|| self.def.profiles.contains_key("quick").then_some("quick"))
+    }
+
+    /// Every program the experiment runs (first word of each `run`), for version capture.
+    pub fn programs(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for step in self.all_steps() {
+            if let Some(lit) = step.program(&|_| None) {
+                if !out.contains(&lit) {
+                    out.push(lit);
+                }
+            }
+        }
+        out
+    }
+
+    /// All steps in run order.
+    pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
+        let d = &self.def;
+        d.setup
+            .iter()
+            .chain(d.workload.before_each.iter())
+            .chain(std::iter::once(&d.workload))
+            .chain(d.capture.iter())
+            .chain(d.teardown.iter())
+    }
+
+    pub fn display_name(&self) -> String {
+        self.file
+            .as_ref()
+            .map_or_else(|| "<experiment>".to_string(), |p| p.display().to_string())
+    }
+}
+
+/// Parse a size such as `512MiB`, `1 GiB`, `300M` or `4096` (bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|_| {
+            format!("`{s}` is not a size; write e.g. `512MiB`, `2GiB` or a number of bytes")
+        })
+}
+
+#[cfg(test)]
+mod tests;

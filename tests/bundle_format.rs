@@ -1,0 +1,90 @@
+//! The bundle format: `format_version` in the manifest, old bundles still open, newer
+//! ones are refused with a clear message.
+
+use fslab::store::{Bundle, BundleWriter, ExperimentInfo, Manifest, FORMAT_VERSION};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn old_bundle() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles/v0-tiny")
+}
+
+#[test]
+fn a_bundle_written_before_format_version_opens_as_version_1() {
+    let text = std::fs::read_to_string(old_bundle().join("manifest.json")).unwrap();
+    assert!(
+        !text.contains("\"format_version\""),
+        "the fixture must stay old"
+    );
+    let b = Bundle::open(old_bundle()).unwrap();
+    let m = b.manifest();
+    assert_eq!(m.format_version, 1);
+    assert_eq!(m.experiment.id, "tiny");
+    assert_eq!(m.matrix_axes, ["n"]);
+    assert_eq!(m.points.len(), 2);
+    assert!(m
+        .points
+        .iter()
+        .all(|p| p.status == "ok" && p.iterations == 2));
+    let runs = b.runs().unwrap();
+    assert_eq!(runs.height(), 4);
+    assert!(runs.column("n").is_ok());
+    assert_eq!(b.tables().unwrap(), ["runs"]);
+    assert_eq!(b.table_if_present("claims").unwrap(), None);
+}
+
+#[test]
+fn compare_and_report_read_an_old_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.md");
+    let bundle = old_bundle().display().to_string();
+    let bin = env!("CARGO_BIN_EXE_fslab");
+    let o = Command::new(bin)
+        .args(["compare", &bundle, &bundle])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("n=1"));
+    let o = Command::new(bin)
+        .args(["report", &bundle, "-o", report.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        md.contains("A bundle written before format_version"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_new_bundle_records_the_format_version() {
+    let root = tempfile::tempdir().unwrap();
+    let manifest = Manifest {
+        experiment: ExperimentInfo {
+            id: "fmt".into(),
+            ..ExperimentInfo::default()
+        },
+        ..Manifest::default()
+    };
+    let w = BundleWriter::create(root.path(), manifest).unwrap();
+    let text = std::fs::read_to_string(w.dir().join("manifest.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["format_version"], FORMAT_VERSION);
+    assert_eq!(Bundle::open(w.dir()).unwrap().manifest().format_version, 1);
+}
+
+#[test]
+fn a_bundle_of_a_newer_format_is_refused_with_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(old_bundle().join("manifest.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["format_version"] = (FORMAT_VERSION + 1).into();
+    std::fs::write(dir.path().join("manifest.json"), v.to_string()).unwrap();
+    let err = Bundle::open(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("format_version {}", FORMAT_VERSION + 1))
+            && err.contains("newer fslab"),
+        "{err}"
+    );
+}
