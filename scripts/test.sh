@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
 # The report test must really render the report in headless Chromium (install-deps installs it).
 export FSLAB_REQUIRE_CHROMIUM=1
+# The notebook tests must really run Jupyter with the evcxr kernel (install-deps installs both).
+export FSLAB_REQUIRE_JUPYTER=1
 
 # Test output kept for inspection (bundles, screenshots): keep a day's worth.
 if [ -d /var/tmp/fslab-test-stats ]; then

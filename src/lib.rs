@@ -17,6 +17,7 @@ pub mod error;
 pub mod extent;
 pub mod frames;
 pub mod host;
+pub mod ipynb;
 pub mod notebook;
 pub mod parse;
 pub mod plan;

@@ -11,6 +11,7 @@ mod cleanup;
 mod compare;
 mod doctor;
 mod list;
+mod notebook;
 mod parse;
 mod plan;
 mod report;
@@ -51,6 +52,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Block maps of files: FIEMAP on a mounted tree, or debugfs on an unmounted ext image.
     Blockmap(blockmap::Args),
+    /// Notebooks: `fslab notebook run NB.ipynb -p NAME VALUE … [-o OUT] [--html OUT.html] [--bundle DIR]`.
+    Notebook(notebook::Args),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -67,6 +70,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Blockmap(args) => blockmap::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report::run(args),
+        Command::Notebook(a) => notebook::main(a),
     }
 }
 

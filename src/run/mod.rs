@@ -3,6 +3,7 @@
 
 pub mod env;
 pub mod exec;
+pub mod notebook;
 
 use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
 use crate::devices::policy::{self, MappedDevice, ScratchList};
