@@ -54,11 +54,18 @@ fn code_sources(nb: &Value) -> Vec<(Vec<String>, String)> {
         .collect()
 }
 
+/// One test, so that two evcxr kernels never share `EVCXR_TMPDIR` at once (a second
+/// kernel on a busy build directory dies at start).
 #[test]
-fn a_cell_error_names_the_cell_and_parameters_are_injected() {
+fn notebooks_run_with_parameters_name_failing_cells_and_travel_with_bundles() {
     if !jupyter_ready() {
         return;
     }
+    a_cell_error_names_the_cell_and_parameters_are_injected();
+    getting_started_on_an_existing_bundle_travels_with_it();
+}
+
+fn a_cell_error_names_the_cell_and_parameters_are_injected() {
     let s = Scratch::new("nbe");
     let nb = s.root.join("broken.ipynb");
     let doc = serde_json::json!({
@@ -97,11 +104,7 @@ fn a_cell_error_names_the_cell_and_parameters_are_injected() {
     assert!(printed.contains("n is 5"), "{printed}");
 }
 
-#[test]
 fn getting_started_on_an_existing_bundle_travels_with_it() {
-    if !jupyter_ready() {
-        return;
-    }
     let s = Scratch::new("nbb");
     let o = s.run(&["run", "smallfiles", "--quiet"]);
     assert!(o.status.success(), "{}", text(&o));
