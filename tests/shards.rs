@@ -197,7 +197,7 @@ fn fake_shard(root: &Path, k: usize, n: usize, tweak: impl FnOnce(&mut Manifest)
         experiment: ExperimentInfo {
             id: "e".into(),
             sha256: "a".repeat(64),
-            yaml: "id: e\n".into(),
+            yaml: include_str!("../experiments/smallfiles.yaml").into(),
             ..Default::default()
         },
         profile: Some("quick".into()),
@@ -267,6 +267,28 @@ fn merge_refuses_differing_plans_overlaps_and_missing_shards_naming_why() {
         diffs[0].contains("[fs=ext4, fs=btrfs] (shard 1/2) and [fs=xfs] (shard 2/2)"),
         "{diffs:?}"
     );
+    // `fslab compare` and `fslab claims` say that the points ran on different machines.
+    for args in [
+        vec![
+            "compare",
+            out.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--warmup",
+            "0",
+        ],
+        vec!["claims", out.to_str().unwrap()],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_fslab"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("warning: points [fs=ext4, fs=btrfs] (shard 1/2) and [fs=xfs] (shard 2/2) ran on differing hardware or software: host `node1` vs `node2`"),
+            "{args:?}: {}",
+            text(&o)
+        );
+    }
     // Into an existing directory: no.
     let e = fslab::store::merge::merge(&[a.clone(), b.clone()], &out, false).unwrap_err();
     assert!(e.to_string().contains("already exists"), "{e}");

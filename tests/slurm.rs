@@ -100,6 +100,29 @@ fn slurm_runs_the_example_as_two_shards_and_merges_them() {
     assert!(shape.contains_key("geometry"), "{shape:?}");
     assert_eq!(shape, table_shape(&whole));
 
+    // A shard that fails: the merge can never run; --wait says so (and cancels it).
+    let bad = s.root.join("bad");
+    let o = s.run(&[
+        "slurm",
+        "smallfiles",
+        "--shards",
+        "2",
+        "--fslab",
+        "/bin/false",
+        "--results",
+        bad.to_str().unwrap(),
+        "--submit",
+        "--wait",
+    ]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("a shard failed"),
+        "{}",
+        text(&o)
+    );
+    let queue = Command::new("squeue").arg("-h").output().unwrap();
+    assert!(queue.stdout.is_empty(), "{}", text(&queue));
+
     drop(cluster);
     let left = daemons();
     assert!(left.is_empty(), "left running after down: {left:?}");
