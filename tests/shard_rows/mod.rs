@@ -6,9 +6,10 @@ use fslab::Bundle;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// (point_id, iteration) of every row, sorted.
+/// (point_id, iteration) of every row of the bundle's `runs.parquet` file, sorted.
 pub fn keys(b: &Path) -> Vec<(String, u32)> {
-    let df = Bundle::open(b).unwrap().runs().unwrap();
+    Bundle::open(b).unwrap();
+    let df = fslab::store::read_parquet(&b.join("runs.parquet")).unwrap();
     let ids = df.column("point_id").unwrap().str().unwrap().clone();
     let its = df
         .column("iteration")
