@@ -91,11 +91,6 @@ fn two_shards_merged_hold_the_rows_and_tables_of_an_unsharded_run() {
     assert_eq!(mi.shards[1].points, [1]);
     assert!(!mi.shards[1].environment.kernel.is_empty());
     assert!(mi.shards[1].environment.tools.contains_key("fs_mark"));
-    assert!(
-        mi.shards[1].executables.contains_key("mkfs.xfs"),
-        "{:?}",
-        mi.shards[1].executables
-    );
     assert!(!mi.partial);
     // The merged bundle reads like any other: claims and compare run on it.
     let o = s.run(&["claims", out.to_str().unwrap()]);

@@ -8,7 +8,7 @@
 
 use super::{
     atomic_write, frames, io, read_journal, read_parquet, runs_frame, write_parquet, Bundle,
-    Environment, ExecutableRecord, Manifest, PointRecord, RunRow, StoreError, ToolRecord,
+    Environment, Manifest, PointRecord, RunRow, StoreError, ToolRecord,
 };
 use crate::shard::Shard;
 use polars::prelude::DataFrame;
@@ -60,9 +60,6 @@ pub struct MergedShard {
     pub environment: Environment,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, ToolRecord>,
-    /// The executables this shard's steps started (path, version, provenance).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub executables: BTreeMap<String, ExecutableRecord>,
     /// Plan indices of the points this shard ran.
     pub points: Vec<usize>,
 }
@@ -213,7 +210,6 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             finished_at: b.manifest.finished_at.clone(),
             environment: b.manifest.environment.clone(),
             tools: b.manifest.tools.clone(),
-            executables: b.manifest.executables.clone(),
             points: b
                 .manifest
                 .points
