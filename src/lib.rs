@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod blockmap;
+pub mod cluster;
 pub mod devices;
 pub mod doctor;
 pub mod error;
@@ -25,6 +26,7 @@ pub mod plot;
 pub mod published;
 pub mod report;
 pub mod run;
+pub mod shard;
 pub mod spec;
 pub mod store;
 pub mod stress;

@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+pub mod merge;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{path}: {source}")]
@@ -192,6 +194,13 @@ pub struct Manifest {
     /// Tool name → the alternative the run used (see the experiment's `tools:`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tools: BTreeMap<String, ToolRecord>,
+    /// Set when the bundle ran one shard of the plan (`fslab run --shard K/N`); the
+    /// other shards' points have status `other-shard`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<merge::ShardInfo>,
+    /// Set on a bundle that `fslab merge` made from shards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<merge::MergeInfo>,
 }
 
 /// One timed iteration: a row of `runs.parquet`.
@@ -517,7 +526,7 @@ impl BundleWriter {
             self.tables.insert(name, vec![kept]);
         }
         for p in &mut self.manifest.points {
-            if !done.contains(&p.index) {
+            if !done.contains(&p.index) && p.status != merge::OTHER_SHARD {
                 p.status = "pending".into();
                 p.reason = None;
                 p.iterations = 0;

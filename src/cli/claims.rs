@@ -26,6 +26,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             claims::check_claims(&exp.def.claims, &ev)
         }
     };
+    // Claims compare points; points measured on differing machines are said so.
+    for w in fslab::store::merge::shard_differences(bundle.manifest()) {
+        eprintln!("fslab: warning: {w}");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&verdicts)?);
     } else {

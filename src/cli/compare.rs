@@ -53,6 +53,19 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         Some(new.manifest()),
         &opts,
     )?;
+    // Measurements from differing machines or tool versions: said, not hidden.
+    if let (Ok(b), Ok(n)) = (
+        fslab::Bundle::open(&args.base),
+        fslab::Bundle::open(&args.new),
+    ) {
+        let (b, n) = (b.manifest(), n.manifest());
+        let mut warnings = fslab::store::merge::compared_differences(b, n);
+        warnings.extend(fslab::store::merge::shard_differences(b));
+        warnings.extend(fslab::store::merge::shard_differences(n));
+        for w in warnings {
+            eprintln!("fslab: warning: {w}");
+        }
+    }
     comparison.base_label = base.describe();
     comparison.new_label = new.describe();
     let text = if args.json {

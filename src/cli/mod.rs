@@ -10,13 +10,16 @@ mod claims;
 mod cleanup;
 mod compare;
 mod doctor;
+mod k8s;
 mod list;
+mod merge;
 mod notebook;
 mod parse;
 mod plan;
 mod report;
 mod run;
 mod show;
+mod slurm;
 pub mod stress;
 
 #[derive(Debug, Parser)]
@@ -54,6 +57,12 @@ pub enum Command {
     Blockmap(blockmap::Args),
     /// Notebooks: `fslab notebook run NB.ipynb -p NAME VALUE … [-o OUT] [--html OUT.html] [--bundle DIR]`.
     Notebook(notebook::Args),
+    /// Merge the bundles of an experiment's shards (`run --shard K/N`) into one.
+    Merge(merge::Args),
+    /// Write (and --submit) a Slurm job array of shards and a merge job.
+    Slurm(slurm::Args),
+    /// Print Kubernetes Jobs (Indexed shards, then a merge) for an experiment.
+    K8s(k8s::Args),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -71,6 +80,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report::run(args),
         Command::Notebook(a) => notebook::main(a),
+        Command::Merge(a) => merge::main(a),
+        Command::Slurm(a) => slurm::main(a),
+        Command::K8s(a) => k8s::main(a),
     }
 }
 

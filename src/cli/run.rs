@@ -33,6 +33,10 @@ pub struct Args {
     /// Finish an interrupted bundle instead of starting a new one.
     #[arg(long, value_name = "BUNDLE")]
     pub resume: Option<PathBuf>,
+    /// Run only shard K of N of the plan's points (round-robin in plan order: point i
+    /// runs in shard i mod N + 1); merge the shards' bundles with `fslab merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<fslab::shard::Shard>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -64,6 +68,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         opts.work_dir = w;
     }
     opts.fail_fast = args.fail_fast;
+    opts.shard = args.shard;
     opts.device_map = args
         .device
         .iter()
@@ -154,15 +159,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 .iter()
                 .filter(|p| p.status == "unsupported")
                 .count();
-            let failed = m
+            let other = m
                 .points
                 .iter()
-                .filter(|p| p.status != "ok" && p.status != "unsupported")
+                .filter(|p| p.status == fslab::store::merge::OTHER_SHARD)
                 .count();
+            let failed = m.points.len()
+                - other
+                - unsupported
+                - m.points.iter().filter(|p| p.status == "ok").count();
+            let shard = m
+                .shard
+                .as_ref()
+                .map(|s| format!(" (shard {}; {other} in other shards)", s.shard))
+                .unwrap_or_default();
             eprintln!(
-                "fslab: {} points, {} ok, {} unsupported here, {} not ok ({})",
-                m.points.len(),
-                m.points.len() - failed - unsupported,
+                "fslab: {} points{shard}, {} ok, {} unsupported here, {} not ok ({})",
+                m.points.len() - other,
+                m.points.len() - other - failed - unsupported,
                 unsupported,
                 failed,
                 m.status

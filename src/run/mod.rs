@@ -12,6 +12,7 @@ use crate::doctor::{Probe, SystemHost};
 use crate::parse::Kind;
 use crate::plan::{step_times, Phase, Plan, Point};
 use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
+use crate::store::merge::{ShardInfo, OTHER_SHARD};
 use crate::store::{
     Bundle, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord, RunRow, StoreError,
     ToolRecord,
@@ -104,6 +105,9 @@ pub struct RunOptions {
     /// The scratch device list; None: read it from the environment and the user's
     /// config ([`ScratchList::from_env`]) when `device_map` is not empty.
     pub scratch: Option<ScratchList>,
+    /// Run only this shard's points (`--shard K/N`, see [`crate::shard`]); the others are
+    /// recorded as `other-shard`.
+    pub shard: Option<crate::shard::Shard>,
     pub on_event: Option<EventSink>,
 }
 
@@ -114,6 +118,7 @@ impl std::fmt::Debug for RunOptions {
             .field("work_dir", &self.work_dir)
             .field("fail_fast", &self.fail_fast)
             .field("device_map", &self.device_map)
+            .field("shard", &self.shard)
             .finish_non_exhaustive()
     }
 }
@@ -132,6 +137,7 @@ impl Default for RunOptions {
             probe: Probe::default(),
             device_map: Vec::new(),
             scratch: None,
+            shard: None,
             on_event: None,
         }
     }
@@ -398,9 +404,33 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
             })
             .collect(),
         tools,
+        shard: None,
+        merged: None,
     };
+    let manifest = mark_shard(manifest, opts.shard);
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
     run_points(plan, opts, &work, &mut writer, &mapped)
+}
+
+/// Record the shard in the manifest and mark the other shards' points.
+fn mark_shard(mut m: Manifest, shard: Option<crate::shard::Shard>) -> Manifest {
+    let Some(shard) = shard else { return m };
+    m.shard = Some(ShardInfo::new(
+        shard,
+        m.points.iter().map(|p| p.id.clone()).collect(),
+    ));
+    for p in &mut m.points {
+        if !shard.owns(p.index) {
+            p.status = OTHER_SHARD.into();
+            p.reason = Some(format!(
+                "runs in shard {}/{}",
+                crate::shard::shard_of(p.index, shard.n()),
+                shard.n()
+            ));
+            p.notes.clear();
+        }
+    }
+    m
 }
 
 /// The plan a bundle was started with: its saved `experiment.yaml`, profile and
@@ -494,6 +524,18 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     {
         let b = Bundle::open(bundle_dir)?;
         check_resumable(plan, b.manifest(), bundle_dir)?;
+        let theirs = b.manifest().shard.as_ref().map(|s| s.shard.clone());
+        if let Some(mine) = opts.shard {
+            if theirs.as_deref() != Some(mine.to_string().as_str()) {
+                return Err(RunError::Resume {
+                    bundle: bundle_dir.to_path_buf(),
+                    message: format!(
+                        "it ran {}, not shard {mine}",
+                        theirs.map_or("the whole plan".to_string(), |s| format!("shard {s}"))
+                    ),
+                });
+            }
+        }
         if b.manifest().status == "complete" {
             return Err(RunError::Resume {
                 bundle: bundle_dir.to_path_buf(),
@@ -541,11 +583,12 @@ fn run_points(
         .points
         .iter()
         .filter(|p| {
-            writer
-                .manifest()
-                .points
-                .get(p.index)
-                .is_none_or(|r| !matches!(r.status.as_str(), "ok" | "skipped" | "unsupported"))
+            writer.manifest().points.get(p.index).is_none_or(|r| {
+                !matches!(
+                    r.status.as_str(),
+                    "ok" | "skipped" | "unsupported" | OTHER_SHARD
+                )
+            })
         })
         .collect();
     for r in writer.manifest().points.clone() {
@@ -611,7 +654,11 @@ fn run_points(
     m.finished_at = Some(now());
     m.status = if interrupted {
         "interrupted".into()
-    } else if m.points.iter().all(|p| p.status == "ok") {
+    } else if m
+        .points
+        .iter()
+        .all(|p| p.status == "ok" || p.status == OTHER_SHARD)
+    {
         "complete".into()
     } else {
         "partial".into()
