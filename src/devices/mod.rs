@@ -9,6 +9,7 @@
 
 pub mod cgroup;
 mod loopdev;
+pub mod medium;
 mod mounts;
 mod ownership;
 pub mod policy;
