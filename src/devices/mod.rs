@@ -13,6 +13,7 @@ pub mod medium;
 mod mounts;
 mod ownership;
 pub mod policy;
+pub mod throttle;
 mod workdir;
 
 pub use cgroup::PointCgroup;
