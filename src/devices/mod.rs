@@ -14,6 +14,7 @@ mod mounts;
 mod ownership;
 pub mod policy;
 pub mod throttle;
+pub mod trace;
 mod workdir;
 
 pub use cgroup::PointCgroup;
