@@ -310,7 +310,7 @@ mod tests {
         assert!((r.t_s - 0.5).abs() < 1e-9);
         assert_eq!((r.device.as_str(), r.sector, r.bytes), ("7:3", 2048, 4096));
         assert!((r.latency_s.unwrap() - 0.001).abs() < 1e-9);
-        assert!((out.rows[1].latency_s.unwrap() - 0.0029).abs() < 1e-9);
+        assert!((out.rows[1].latency_s.unwrap() - 0.1029).abs() < 1e-9);
         assert!(
             out.rows[3].latency_s.is_none(),
             "the flush never completed here"
