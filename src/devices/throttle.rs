@@ -15,57 +15,7 @@
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// The limits; None leaves a direction unlimited.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Throttle {
-    #[serde(default)]
-    pub read_iops: Option<u64>,
-    #[serde(default)]
-    pub write_iops: Option<u64>,
-    #[serde(default)]
-    pub read_bps: Option<u64>,
-    #[serde(default)]
-    pub write_bps: Option<u64>,
-}
-
-impl Throttle {
-    pub fn is_empty(&self) -> bool {
-        self.read_iops.is_none()
-            && self.write_iops.is_none()
-            && self.read_bps.is_none()
-            && self.write_bps.is_none()
-    }
-
-    /// The v2 `io.max` line for `dev` (keys left out stay as they are).
-    pub fn io_max_line(&self, (major, minor): (u32, u32)) -> String {
-        let mut line = format!("{major}:{minor}");
-        for (key, v) in [
-            ("rbps", self.read_bps),
-            ("wbps", self.write_bps),
-            ("riops", self.read_iops),
-            ("wiops", self.write_iops),
-        ] {
-            if let Some(v) = v {
-                line.push_str(&format!(" {key}={v}"));
-            }
-        }
-        line
-    }
-
-    /// The v1 files and the line each gets, for `dev`.
-    pub fn v1_lines(&self, (major, minor): (u32, u32)) -> Vec<(&'static str, String)> {
-        [
-            ("blkio.throttle.read_iops_device", self.read_iops),
-            ("blkio.throttle.write_iops_device", self.write_iops),
-            ("blkio.throttle.read_bps_device", self.read_bps),
-            ("blkio.throttle.write_bps_device", self.write_bps),
-        ]
-        .into_iter()
-        .filter_map(|(f, v)| v.map(|v| (f, format!("{major}:{minor} {v}"))))
-        .collect()
-    }
-}
+pub use crate::spec::media::Throttle;
 
 /// Which interface a cgroup directory offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -113,6 +113,13 @@ pub struct DeviceSpec {
     pub size: String,
     #[serde(default)]
     pub backing: Backing,
+    /// A modelled disk (`hdd-2008`, `laptop-5400`, `none`, or explicit parameters): the
+    /// image is served through fslab's FUSE model (docs/media.md).
+    #[serde(default)]
+    pub medium: Option<super::media::Medium>,
+    /// Block throttling of this device for the point's cgroup.
+    #[serde(default)]
+    pub throttle: Option<super::media::Throttle>,
 }
 
 /// One step. Exactly one action key (`run`, `mount`, `umount`, `mkdir`, `drop_caches`, `sync`).
@@ -166,6 +173,9 @@ pub struct Step {
     /// What this step needs from the machine, checked for every point the step runs at.
     #[serde(default)]
     pub requires: Vec<Requirement>,
+    /// Record while the step runs: `io` = every block request of the point's devices.
+    #[serde(default)]
+    pub trace: Option<super::media::TraceKind>,
 }
 
 /// A need of an experiment, a step or a tool choice: one of `tool:` or `kernel:`.

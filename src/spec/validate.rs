@@ -269,6 +269,19 @@ fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
         } else {
             parse_size(&dev.size).map_err(|m| c.fail(size_pos, m, None))?;
         }
+        if let Some(p) = dev.medium.as_ref().and_then(|m| m.params()) {
+            let pos = block
+                .clone()
+                .and_then(|b| loc.value_in(b, "medium"))
+                .unwrap_or(size_pos);
+            p.validate().map_err(|e| {
+                c.fail(
+                    pos,
+                    format!("medium of device `{name}`: {e}"),
+                    Some("see docs/media.md for the model and its parameters".into()),
+                )
+            })?;
+        }
     }
     Ok(())
 }

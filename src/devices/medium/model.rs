@@ -22,186 +22,7 @@
 //! when that is cheaper than seeking. Writes are charged like reads and are never cached
 //! (write-through: no write-back cache is modelled).
 
-use serde::{Deserialize, Serialize};
-
-/// A medium as the experiment file names it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Medium {
-    Named(NamedMedium),
-    Explicit(DiskParams),
-}
-
-/// The named models. Their parameters and sources: [`NamedMedium::params`] and
-/// docs/media.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum NamedMedium {
-    /// A 7200 rpm 3.5" SATA disk of 2008 (the class of Seagate's Barracuda 7200.11).
-    #[serde(rename = "hdd-2008")]
-    Hdd2008,
-    /// A 5400 rpm 2.5" laptop disk of the same years.
-    #[serde(rename = "laptop-5400")]
-    Laptop5400,
-    /// No model: requests cost nothing beyond what the host takes.
-    #[serde(rename = "none")]
-    None,
-}
-
-impl NamedMedium {
-    pub const ALL: [NamedMedium; 3] = [Self::Hdd2008, Self::Laptop5400, Self::None];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Hdd2008 => "hdd-2008",
-            Self::Laptop5400 => "laptop-5400",
-            Self::None => "none",
-        }
-    }
-
-    /// The parameters, or None for `none`.
-    ///
-    /// `hdd-2008`: average read seek 8.5 ms, 7200 rpm (4.17 ms half rotation), 32 MB
-    /// cache, about 100 MB/s: the figures of a 2008 7200 rpm SATA datasheet (Barracuda
-    /// 7200.11: "average seek, read 8.5 ms", "average latency 4.16 ms", 32 MB cache,
-    /// 105 MB/s maximum sustained; 100 MB/s is taken as a whole-disk rate). The full
-    /// stroke, 15 ms, is NOT from that datasheet: it is chosen so that the √distance curve
-    /// through the average gives a settle time of about 1 ms, the era's track-to-track
-    /// seek.
-    ///
-    /// `laptop-5400`: average seek 12 ms, full stroke 22 ms, 5400 rpm (5.56 ms half
-    /// rotation), 8 MB cache: the figures of a 2008 5400 rpm 2.5" datasheet (WD Scorpio
-    /// Blue class). The media rate, 60 MB/s, is an assumption (such datasheets give only
-    /// the interface rate).
-    pub fn params(self) -> Option<DiskParams> {
-        match self {
-            Self::Hdd2008 => Some(DiskParams {
-                seek_avg_ms: 8.5,
-                seek_full_ms: 15.0,
-                rpm: 7200.0,
-                mb_per_s: 100.0,
-                cache_mb: 32.0,
-            }),
-            Self::Laptop5400 => Some(DiskParams {
-                seek_avg_ms: 12.0,
-                seek_full_ms: 22.0,
-                rpm: 5400.0,
-                mb_per_s: 60.0,
-                cache_mb: 8.0,
-            }),
-            Self::None => None,
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<NamedMedium> {
-        Self::ALL.into_iter().find(|m| m.name() == s)
-    }
-}
-
-impl Medium {
-    /// The disk parameters, or None when nothing is modelled.
-    pub fn params(&self) -> Option<DiskParams> {
-        match self {
-            Medium::Named(n) => n.params(),
-            Medium::Explicit(p) => Some(*p),
-        }
-    }
-
-    /// A short label: the model's name, or `custom`.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Medium::Named(n) => n.name(),
-            Medium::Explicit(_) => "custom",
-        }
-    }
-}
-
-/// Explicit parameters (`medium: { seek_avg_ms, seek_full_ms, rpm, mb_per_s, cache_mb }`).
-/// Megabytes are 10⁶ bytes, as disk datasheets count them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiskParams {
-    pub seek_avg_ms: f64,
-    pub seek_full_ms: f64,
-    pub rpm: f64,
-    pub mb_per_s: f64,
-    #[serde(default)]
-    pub cache_mb: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ModelError {
-    #[error("{field} must be a positive finite number, not {value}")]
-    NotPositive { field: &'static str, value: f64 },
-    #[error("cache_mb must be 0 or more, not {0}")]
-    NegativeCache(f64),
-    #[error(
-        "seek_full_ms {full} is too long for seek_avg_ms {avg}: a settle + √distance curve \
-         through that average reaches at most {max:.2} ms (15/8 × the average) at full stroke"
-    )]
-    FullStrokeTooLong { avg: f64, full: f64, max: f64 },
-    #[error(
-        "seek_full_ms {full} is shorter than seek_avg_ms {avg}: the full stroke is the longest seek"
-    )]
-    FullStrokeTooShort { avg: f64, full: f64 },
-    #[error("a modelled device needs a size above 0 bytes")]
-    EmptyDevice,
-}
-
-/// E[√u] for the distance u = |x − y| of two independent uniform positions on [0, 1]:
-/// ∫₀¹ 2(1 − u)√u du = 8/15.
-pub const MEAN_SQRT_DISTANCE: f64 = 8.0 / 15.0;
-
-impl DiskParams {
-    pub fn validate(&self) -> Result<(), ModelError> {
-        for (field, value) in [
-            ("seek_avg_ms", self.seek_avg_ms),
-            ("seek_full_ms", self.seek_full_ms),
-            ("rpm", self.rpm),
-            ("mb_per_s", self.mb_per_s),
-        ] {
-            if !(value.is_finite() && value > 0.0) {
-                return Err(ModelError::NotPositive { field, value });
-            }
-        }
-        if !(self.cache_mb.is_finite() && self.cache_mb >= 0.0) {
-            return Err(ModelError::NegativeCache(self.cache_mb));
-        }
-        if self.seek_full_ms < self.seek_avg_ms {
-            return Err(ModelError::FullStrokeTooShort {
-                avg: self.seek_avg_ms,
-                full: self.seek_full_ms,
-            });
-        }
-        let max = self.seek_avg_ms / MEAN_SQRT_DISTANCE;
-        if self.seek_full_ms > max + 1e-9 {
-            return Err(ModelError::FullStrokeTooLong {
-                avg: self.seek_avg_ms,
-                full: self.seek_full_ms,
-                max,
-            });
-        }
-        Ok(())
-    }
-
-    /// The settle time (a seek of the shortest nonzero distance), in ms: the curve's
-    /// constant so that its mean over random pairs is `seek_avg_ms`.
-    pub fn settle_ms(&self) -> f64 {
-        (self.seek_avg_ms - self.seek_full_ms * MEAN_SQRT_DISTANCE) / (1.0 - MEAN_SQRT_DISTANCE)
-    }
-
-    /// Half a rotation, in ms: the expected rotational latency.
-    pub fn half_rotation_ms(&self) -> f64 {
-        30_000.0 / self.rpm
-    }
-
-    pub fn bytes_per_s(&self) -> f64 {
-        self.mb_per_s * 1e6
-    }
-
-    pub fn cache_bytes(&self) -> u64 {
-        (self.cache_mb * 1e6) as u64
-    }
-}
+pub use crate::spec::media::{DiskParams, Medium, ModelError, NamedMedium, MEAN_SQRT_DISTANCE};
 
 /// Read or write: the model charges both alike; only reads are served from the buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -621,7 +442,13 @@ mod tests {
                 .unwrap();
         assert_eq!(m.params().unwrap().cache_mb, 0.0);
         assert_eq!(m.label(), "custom");
-        assert!(serde_yaml::from_str::<Medium>("floppy").is_err());
+        let e = serde_yaml::from_str::<Medium>("floppy")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("unknown medium `floppy`") && e.contains("hdd-2008"),
+            "{e}"
+        );
         assert_eq!(Medium::Named(NamedMedium::None).params(), None);
     }
 }
