@@ -375,6 +375,8 @@ impl Plan {
                     name: name.clone(),
                     size_bytes,
                     backing: spec.backing,
+                    medium: spec.medium,
+                    throttle: spec.throttle,
                 });
             }
             points.push(Point {

@@ -119,6 +119,33 @@ pub fn apply(
     Ok(iface)
 }
 
+/// Apply `t` for `device` in the point's cgroup, given as its directories (one per
+/// hierarchy): the v2 one when it has `io.max`, else the v1 blkio one.
+pub fn apply_to_cgroup(
+    dirs: &[PathBuf],
+    device: &Path,
+    t: &Throttle,
+) -> Result<ThrottleInterface, super::DeviceError> {
+    let config = |message: String| super::DeviceError::Config {
+        path: device.to_path_buf(),
+        message,
+    };
+    let dev = device_numbers(device).map_err(|e| config(e.to_string()))?;
+    let dir = [ThrottleInterface::V2IoMax, ThrottleInterface::V1Blkio]
+        .into_iter()
+        .find_map(|want| dirs.iter().find(|d| interface(d) == Some(want)))
+        .ok_or_else(|| {
+            config(format!(
+                "throttle: the point's cgroup ({}) has neither io.max nor blkio.throttle.*",
+                dirs.iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    apply(dir, dev, t).map_err(|e| config(format!("throttle: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

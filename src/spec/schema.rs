@@ -99,11 +99,16 @@ pub enum Backing {
 
 /// One device a point asks for: the experiment's `devices:` entry with its size
 /// resolved at the point (what `plan` makes and `devices` provides).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DevicePlan {
     pub name: String,
     pub size_bytes: u64,
     pub backing: Backing,
+    /// Served through the disk model (docs/media.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub medium: Option<super::media::Medium>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<super::media::Throttle>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
