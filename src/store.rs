@@ -115,6 +115,10 @@ pub struct DeviceInfo {
     pub name: String,
     pub size_bytes: u64,
     pub backing: String,
+    /// The disk model the device was served through, with its parameters (a modelled
+    /// medium is a substitution for the post's disk: docs/media.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub medium: Option<crate::spec::media::MediumRecord>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -36,6 +36,15 @@ fn a_traced_workload_on_the_disk_model_fills_io_tables_and_leaves_nothing() {
         .unwrap()
         .expect("io_summary.parquet");
     assert_eq!(summary.height(), 2, "{summary}");
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let dev = &b.manifest().environment.devices[0];
+    let m = dev
+        .medium
+        .as_ref()
+        .expect("the manifest records the medium");
+    assert_eq!(m.model, "hdd-2008");
+    assert_eq!(m.params.unwrap().seek_avg_ms, 8.5);
+    assert!(m.substitution);
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
     assert!(fuse_mounts(&s).is_empty());

@@ -293,12 +293,14 @@ fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
                 name: d.name.clone(),
                 size_bytes: m.size_bytes,
                 backing: format!("mapped {}", m.device.display()),
+                medium: None,
             },
             None => DeviceInfo {
                 name: d.name.clone(),
                 size_bytes: d.size_bytes,
                 backing: format!("{:?} (loop device on a sparse image file)", d.backing)
                     .to_lowercase(),
+                medium: d.medium.map(crate::spec::media::MediumRecord::of),
             },
         })
         .collect()

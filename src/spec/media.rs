@@ -258,6 +258,26 @@ impl Throttle {
     }
 }
 
+/// A medium as the manifest records it: its label and the parameters in force.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MediumRecord {
+    /// `hdd-2008`, `laptop-5400`, `none` or `custom`.
+    pub model: String,
+    pub params: Option<DiskParams>,
+    /// Always true: the device's timings are the model's, not the post's disk's.
+    pub substitution: bool,
+}
+
+impl MediumRecord {
+    pub fn of(m: Medium) -> MediumRecord {
+        MediumRecord {
+            model: m.label().to_string(),
+            params: m.params(),
+            substitution: true,
+        }
+    }
+}
+
 /// What a step records while it runs (`trace: io`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
