@@ -22,7 +22,9 @@ pub enum NamedMedium {
     /// A 5400 rpm 2.5" laptop disk of the same years.
     #[serde(rename = "laptop-5400")]
     Laptop5400,
-    /// No model: requests cost nothing beyond what the host takes.
+    /// No model: in an experiment, the loop device sits on the image file as without
+    /// `medium:` (a [`crate::devices::medium::ServedImage`] given `none` serves the image
+    /// through FUSE and charges nothing, the control for the FUSE overhead).
     #[serde(rename = "none")]
     None,
 }
@@ -183,6 +185,46 @@ impl DiskParams {
     }
 }
 
+/// A device's `medium:` as written: a medium, or a `{{var}}` that names one per point
+/// (so that a profile can switch a seed to a disk model).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, try_from = "RawMedium")]
+pub enum MediumSpec {
+    Fixed(Medium),
+    Var(String),
+}
+
+impl TryFrom<RawMedium> for MediumSpec {
+    type Error = String;
+    fn try_from(raw: RawMedium) -> Result<MediumSpec, String> {
+        match raw {
+            RawMedium::Name(n) if n.contains("{{") => Ok(MediumSpec::Var(n)),
+            other => Medium::try_from(other).map(MediumSpec::Fixed),
+        }
+    }
+}
+
+impl MediumSpec {
+    /// The medium at a point (`none` is a medium too: served, charged nothing).
+    pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<super::Value>) -> Result<Medium, String> {
+        match self {
+            MediumSpec::Fixed(m) => Ok(*m),
+            MediumSpec::Var(t) => {
+                let name = super::Template::parse(t)?.render(lookup)?.join(" ");
+                Medium::try_from(RawMedium::Name(name))
+            }
+        }
+    }
+
+    /// The parameters, when they are known before the plan (not a `{{var}}`).
+    pub fn params(&self) -> Option<DiskParams> {
+        match self {
+            MediumSpec::Fixed(m) => m.params(),
+            MediumSpec::Var(_) => None,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum RawMedium {
@@ -264,7 +306,8 @@ pub struct MediumRecord {
     /// `hdd-2008`, `laptop-5400`, `none` or `custom`.
     pub model: String,
     pub params: Option<DiskParams>,
-    /// Always true: the device's timings are the model's, not the post's disk's.
+    /// True for a disk model: the device's timings are the model's, not the post's
+    /// disk's. False for `none` (the image as it is).
     pub substitution: bool,
 }
 
@@ -273,7 +316,7 @@ impl MediumRecord {
         MediumRecord {
             model: m.label().to_string(),
             params: m.params(),
-            substitution: true,
+            substitution: m.params().is_some(),
         }
     }
 }

@@ -121,7 +121,7 @@ pub struct DeviceSpec {
     /// A modelled disk (`hdd-2008`, `laptop-5400`, `none`, or explicit parameters): the
     /// image is served through fslab's FUSE model (docs/media.md).
     #[serde(default)]
-    pub medium: Option<super::media::Medium>,
+    pub medium: Option<super::media::MediumSpec>,
     /// Block throttling of this device for the point's cgroup.
     #[serde(default)]
     pub throttle: Option<super::media::Throttle>,
