@@ -119,6 +119,9 @@ pub struct DeviceInfo {
     /// medium is a substitution for the post's disk: docs/media.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub medium: Option<crate::spec::media::MediumRecord>,
+    /// The throttle's limits, interface and what it catches here (docs/media.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -10,7 +10,6 @@ use std::process::Command;
 
 struct Loop {
     dir: PathBuf,
-    image: PathBuf,
     device: PathBuf,
 }
 
@@ -27,13 +26,15 @@ impl Loop {
             .set_len(128 << 20)
             .unwrap();
         let device = attach(&image).unwrap().device;
-        Loop { dir, image, device }
+        Loop { dir, device }
     }
 }
 
 impl Drop for Loop {
     fn drop(&mut self) {
-        let _ = detach(&self.device, &self.image);
+        if let Some(id) = fslab::devices::backing_id(&self.device) {
+            let _ = detach(&self.device, id);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -404,7 +404,8 @@ fn real_io_rows(point: &str, dd_args: &[&str]) -> Vec<serde_json::Value> {
         assert!(out.status.success());
     }
     let text = trace.finish().unwrap();
-    fslab::devices::detach(&lo.device, &image).unwrap();
+    let id = fslab::devices::backing_id(&lo.device).unwrap();
+    fslab::devices::detach(&lo.device, id).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let out = fslab::parse::block_trace::parse(&text.text, text.start_mono);
     assert!(!out.rows.is_empty());

@@ -84,3 +84,32 @@ fn after_sigkill_cleanup_releases_the_fuse_mount_and_its_loop() {
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
 }
+
+#[test]
+fn a_throttled_device_caps_the_workloads_reads() {
+    let s = Scratch::new("th");
+    let o = s.run(&[
+        "run",
+        fixture("throttled.yaml").to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let runs = b.runs().unwrap();
+    let wall = runs
+        .column("wall_s")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .get(0)
+        .unwrap();
+    // A lower bound the cap itself sets: 200 reads at 100 per second.
+    assert!(wall >= 1.6, "200 capped reads took {wall:.2} s");
+    let t = b.manifest().environment.devices[0]
+        .throttle
+        .clone()
+        .unwrap();
+    assert!(t.starts_with("read_iops=100"), "{t}");
+    assert!(s.mounts().is_empty() && s.loops().is_empty());
+}

@@ -20,7 +20,6 @@ struct Setup {
     dir: PathBuf,
     cgroup: PathBuf,
     device: PathBuf,
-    image: PathBuf,
 }
 
 impl Setup {
@@ -42,7 +41,6 @@ impl Setup {
             dir,
             cgroup,
             device: lo.device,
-            image,
         })
     }
 
@@ -100,7 +98,9 @@ impl Setup {
 impl Drop for Setup {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.cgroup);
-        let _ = detach(&self.device, &self.image);
+        if let Some(id) = fslab::devices::backing_id(&self.device) {
+            let _ = detach(&self.device, id);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -146,6 +146,30 @@ pub fn apply_to_cgroup(
     apply(dir, dev, t).map_err(|e| config(format!("throttle: {e}")))
 }
 
+/// The limits, the interface this host offers and what it catches, for the manifest.
+pub fn describe(t: &Throttle) -> String {
+    let limits = [
+        ("read_iops", t.read_iops),
+        ("write_iops", t.write_iops),
+        ("read_bps", t.read_bps),
+        ("write_bps", t.write_bps),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
+    .collect::<Vec<_>>()
+    .join(" ");
+    let how = match host_hierarchy() {
+        Some((_, ThrottleInterface::V1Blkio)) => {
+            "cgroup v1 blkio: catches reads, direct and fsync'd writes; buffered writeback escapes"
+        }
+        Some((_, ThrottleInterface::V2IoMax)) => {
+            "cgroup v2 io.max: writeback charged to the dirtying cgroup"
+        }
+        None => "no cgroup blkio/io hierarchy here",
+    };
+    format!("{limits} ({how})")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -126,7 +126,7 @@ impl Tracefs {
 impl Drop for Tracefs {
     fn drop(&mut self) {
         if self.private {
-            let _ = nix::mount::umount2(&self.root, nix::mount::MntFlags::MNT_DETACH);
+            let _ = nix::mount::umount(&self.root);
             let _ = std::fs::remove_dir(&self.root);
         }
     }
@@ -257,7 +257,7 @@ pub fn reclaim_dead_instances() -> Result<usize, TraceError> {
         let p = m.mount_point.display().to_string();
         if let Some(tag) = p.strip_prefix(PRIVATE_MOUNT_PREFIX) {
             if m.fstype == "tracefs" && tag_owner_dead(tag) == Some(true) {
-                let _ = nix::mount::umount2(&m.mount_point, nix::mount::MntFlags::MNT_DETACH);
+                let _ = nix::mount::umount(&m.mount_point);
                 let _ = std::fs::remove_dir(&m.mount_point);
             }
         }

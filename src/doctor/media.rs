@@ -29,19 +29,27 @@ pub(super) fn check(plan: &Plan, point: &Point, host: &dyn Host, pc: &mut Findin
             }
         }
         if d.throttle.is_some_and(|t| !t.is_empty()) {
-            let here = match crate::devices::throttle::host_hierarchy() {
-                Some((root, iface)) => format!("{iface:?} at {}", root.display()),
-                None => "no cgroup blkio/io hierarchy here".into(),
-            };
-            pc.add(Problem {
-                kind: ProblemKind::MissingKernelFeature,
-                subject: "throttle".into(),
-                message: format!(
-                    "device {}: throttle: is not applied yet: it needs the point's cgroup ({here})",
-                    d.name
-                ),
-                fix: None,
-            });
+            match crate::devices::throttle::host_hierarchy() {
+                Some((root, crate::devices::throttle::ThrottleInterface::V1Blkio)) => pc.note(format!(
+                    "device {}: throttle through cgroup v1 blkio at {}: it catches reads, direct and fsync'd writes; buffered writeback escapes (docs/media.md)",
+                    d.name,
+                    root.display()
+                )),
+                Some((root, _)) => pc.note(format!(
+                    "device {}: throttle through cgroup v2 io.max at {}",
+                    d.name,
+                    root.display()
+                )),
+                None => pc.add(Problem {
+                    kind: ProblemKind::MissingKernelFeature,
+                    subject: "throttle".into(),
+                    message: format!(
+                        "device {}: throttle: needs cgroup v2 with the io controller or cgroup v1 blkio, and neither is mounted",
+                        d.name
+                    ),
+                    fix: Some("mount the blkio cgroup (v1) or enable io in the v2 root's cgroup.subtree_control".into()),
+                }),
+            }
         }
     }
     let traced = Phase::ALL

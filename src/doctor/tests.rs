@@ -394,11 +394,16 @@ fn media_and_traces_need_fuse_and_tracefs() {
     host.filesystems = vec!["fuse".into(), "tracefs".into()];
     let plan = Plan::with_host(&exp, None, &[], &host).unwrap();
     let r = check(&plan, &host);
-    assert!(
-        r.points[0].problems[0]
-            .message
-            .contains("throttle: is not applied yet"),
-        "{:?}",
-        r.points[0].problems
-    );
+    // Throttling depends on this machine's cgroups (the doctor reads them itself).
+    match crate::devices::throttle::host_hierarchy() {
+        Some(_) => assert!(
+            r.points[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("throttle through cgroup")),
+            "{:?}",
+            r.points[0].notes
+        ),
+        None => assert_eq!(r.points[0].problems[0].subject, "throttle"),
+    }
 }

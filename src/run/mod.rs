@@ -294,6 +294,7 @@ fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
                 size_bytes: m.size_bytes,
                 backing: format!("mapped {}", m.device.display()),
                 medium: None,
+                throttle: d.throttle.map(|t| devices::throttle::describe(&t)),
             },
             None => DeviceInfo {
                 name: d.name.clone(),
@@ -301,6 +302,7 @@ fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
                 backing: format!("{:?} (loop device on a sparse image file)", d.backing)
                     .to_lowercase(),
                 medium: d.medium.map(crate::spec::media::MediumRecord::of),
+                throttle: d.throttle.map(|t| devices::throttle::describe(&t)),
             },
         })
         .collect()

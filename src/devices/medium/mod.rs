@@ -21,7 +21,7 @@
 //!
 //! **Order of release.** The loop device holds the served file open, so it goes first:
 //! [`ServedImage::release`] detaches any loop device still backed by its served file, then
-//! aborts the FUSE connection, unmounts (lazily) and joins the server thread.
+//! aborts the FUSE connection, unmounts (never lazily) and joins the server thread.
 //!
 //! **Names for reclaim.** The mount's source is `fslab-medium-<pid>-<start ticks>`, so a
 //! later run can tell a dead server's mount from a live one without any record
@@ -182,7 +182,7 @@ impl ServedImage {
         }
         let res = session.umount_and_join();
         // The connection is aborted, so the thread is gone; a plain umount can still say
-        // EBUSY for a moment (a closing opener): then detach the mount lazily.
+        // EBUSY for a moment (a closing opener): then retry a plain unmount.
         let still = super::mounts()
             .iter()
             .any(|m| m.mount_point == self.mount_dir);
@@ -216,9 +216,23 @@ impl Drop for ServedImage {
 }
 
 fn umount_detach(path: &Path) -> Result<(), DeviceError> {
-    nix::mount::umount2(path, nix::mount::MntFlags::MNT_DETACH).map_err(|e| DeviceError::Release {
+    // Never lazily: the connection is aborted and no loop device holds the file, so a
+    // plain unmount succeeds once the last opener has closed (a moment at most).
+    let mut last = None;
+    for attempt in 0..20u64 {
+        match nix::mount::umount(path) {
+            Ok(()) => return Ok(()),
+            Err(nix::errno::Errno::EINVAL) | Err(nix::errno::Errno::ENOENT) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25 * (attempt + 1)));
+    }
+    Err(DeviceError::Release {
         what: path.display().to_string(),
-        message: format!("umount2(MNT_DETACH): {e}"),
+        message: format!(
+            "umount: {}",
+            last.map(|e| e.to_string()).unwrap_or_default()
+        ),
     })
 }
 
@@ -231,8 +245,11 @@ fn detach_loops_under(dir: &Path) -> Result<(), DeviceError> {
         super::mounts::unmount_all_under(
             Path::new("/nonexistent-fslab"),
             std::slice::from_ref(&lo.device),
+            &[],
         )?;
-        super::detach(&lo.device, &lo.image)?;
+        if let Some(id) = super::backing_id(&lo.device) {
+            super::detach(&lo.device, id)?;
+        }
     }
     for _ in 0..200 {
         if loops_backed_under(dir).is_empty() {
@@ -253,7 +270,7 @@ pub struct ReclaimedMedia {
 }
 
 /// Release the FUSE mounts of served images whose fslab process is gone (SIGKILL, crash):
-/// detach loop devices still backed by their served file, then `umount2(MNT_DETACH)`.
+/// detach loop devices still backed by their served file, then unmount (never lazily).
 /// Mounts of live fslab processes are left alone. Call it from reclaim before unmounting
 /// the point's directory (a dead FUSE mount with a loop device on it is busy).
 pub fn reclaim_dead() -> Result<ReclaimedMedia, DeviceError> {

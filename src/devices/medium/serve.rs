@@ -6,8 +6,9 @@
 //! each read or write the loop device issues reaches [`ServedFs::read`] /
 //! [`ServedFs::write`]. One session thread serves requests one at a time, like one head.
 //! The request is done on the image at once, then the thread sleeps until the model's
-//! completion time (an absolute deadline on a clock started with the server, so a sleep
-//! that overruns is absorbed by the next request's wait instead of accumulating).
+//! completion time on the model's own clock (started with the server); a wake-up that
+//! overruns its deadline is taken off the next request's arrival instead of
+//! accumulating (see `charge`).
 
 use super::model::{Access, DiskModel};
 use fuser::{
@@ -41,7 +42,8 @@ pub struct ServeStats {
 pub(super) struct ServedFs {
     image: File,
     size: u64,
-    model: Option<Mutex<DiskModel>>,
+    /// The model, and how late the last reply was sent after its modelled completion.
+    model: Option<Mutex<(DiskModel, f64)>>,
     epoch: Instant,
     stats: Arc<ServeStats>,
     uid: u32,
@@ -58,7 +60,7 @@ impl ServedFs {
         ServedFs {
             image,
             size,
-            model: model.map(Mutex::new),
+            model: model.map(|m| Mutex::new((m, 0.0))),
             epoch: Instant::now(),
             stats,
             uid: nix::unistd::getuid().as_raw(),
@@ -91,25 +93,40 @@ impl ServedFs {
         })
     }
 
-    /// Charge one request: returns the deadline to sleep until.
-    fn charge(&self, access: Access, offset: u64, len: u64) -> Option<Instant> {
+    /// Charge one request: returns the model's completion time (seconds on the server's
+    /// clock) to sleep until.
+    ///
+    /// The model keeps its own clock. A reply sent late (the thread woke after its
+    /// deadline: a loaded host) makes the next request arrive late by as much; that
+    /// lateness is the host's, not the disk's, so it is taken off the next arrival. A
+    /// run's total time then tracks the model plus the host's own per-request cost,
+    /// instead of adding every wake-up's lateness.
+    fn charge(&self, access: Access, offset: u64, len: u64) -> Option<f64> {
         let model = self.model.as_ref()?;
-        let arrival = self.epoch.elapsed().as_secs_f64();
-        let mut m = model.lock().unwrap_or_else(|p| p.into_inner());
+        let now = self.epoch.elapsed().as_secs_f64();
+        let mut guard = model.lock().unwrap_or_else(|p| p.into_inner());
+        let (m, late) = &mut *guard;
+        let arrival = (now - *late).max(0.0);
         let (done, charge) = m.request(access, offset, len, arrival);
         self.stats
             .charged_ns
             .fetch_add((charge.service_s() * 1e9) as u64, Ordering::Relaxed);
-        Some(self.epoch + Duration::from_secs_f64(done))
+        Some(done)
     }
-}
 
-fn sleep_until(deadline: Option<Instant>) {
-    if let Some(d) = deadline {
+    /// Sleep until the model's completion time, and note how late the wake-up was.
+    fn wait(&self, done: Option<f64>) {
+        let (Some(done), Some(model)) = (done, self.model.as_ref()) else {
+            return;
+        };
+        let deadline = self.epoch + Duration::from_secs_f64(done);
         let now = Instant::now();
-        if d > now {
-            std::thread::sleep(d - now);
+        if deadline > now {
+            std::thread::sleep(deadline - now);
         }
+        let woke = self.epoch.elapsed().as_secs_f64();
+        let mut guard = model.lock().unwrap_or_else(|p| p.into_inner());
+        guard.1 = (woke - done).max(0.0);
     }
 }
 
@@ -197,7 +214,7 @@ impl Filesystem for ServedFs {
         // Past the image's written end (a sparse tail): zeroes, like a fresh disk.
         self.stats.reads.fetch_add(1, Ordering::Relaxed);
         self.stats.bytes_read.fetch_add(len, Ordering::Relaxed);
-        sleep_until(deadline);
+        self.wait(deadline);
         reply.data(&buf);
     }
 
@@ -227,7 +244,7 @@ impl Filesystem for ServedFs {
         self.stats
             .bytes_written
             .fetch_add(data.len() as u64, Ordering::Relaxed);
-        sleep_until(deadline);
+        self.wait(deadline);
         reply.written(data.len() as u32);
     }
 
