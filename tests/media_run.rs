@@ -22,7 +22,9 @@ fn a_traced_workload_on_the_disk_model_fills_io_tables_and_leaves_nothing() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    let io = fslab::analysis::read_table(std::path::Path::new(&bundle), "io")
+    let io = fslab::Bundle::open(&bundle)
+        .unwrap()
+        .table_if_present("io")
         .unwrap()
         .expect("io.parquet");
     let rows = fslab::analysis::io_trace::rows_from_frame(&io, None).unwrap();
@@ -32,7 +34,9 @@ fn a_traced_workload_on_the_disk_model_fills_io_tables_and_leaves_nothing() {
         .count();
     // 200 direct 4 KiB reads per iteration, two iterations.
     assert!(reads >= 400, "{reads} reads traced");
-    let summary = fslab::analysis::read_table(std::path::Path::new(&bundle), "io_summary")
+    let summary = fslab::Bundle::open(&bundle)
+        .unwrap()
+        .table_if_present("io_summary")
         .unwrap()
         .expect("io_summary.parquet");
     assert_eq!(summary.height(), 2, "{summary}");
@@ -43,7 +47,7 @@ fn a_traced_workload_on_the_disk_model_fills_io_tables_and_leaves_nothing() {
         .as_ref()
         .expect("the manifest records the medium");
     assert_eq!(m.model, "hdd-2008");
-    assert_eq!(m.params.unwrap().seek_avg_ms, 8.5);
+    assert_eq!(m.params.as_ref().unwrap()["seek_avg_ms"], 8.5);
     assert!(m.substitution);
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());

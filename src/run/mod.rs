@@ -301,7 +301,11 @@ fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
                 size_bytes: d.size_bytes,
                 backing: format!("{:?} (loop device on a sparse image file)", d.backing)
                     .to_lowercase(),
-                medium: d.medium.map(crate::spec::media::MediumRecord::of),
+                medium: d.medium.map(|m| crate::store::MediumRecord {
+                    model: m.label().to_string(),
+                    params: m.params().and_then(|p| serde_json::to_value(p).ok()),
+                    substitution: m.params().is_some(),
+                }),
                 throttle: d.throttle.map(|t| devices::throttle::describe(&t)),
             },
         })

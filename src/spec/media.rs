@@ -23,8 +23,8 @@ pub enum NamedMedium {
     #[serde(rename = "laptop-5400")]
     Laptop5400,
     /// No model: in an experiment, the loop device sits on the image file as without
-    /// `medium:` (a [`crate::devices::medium::ServedImage`] given `none` serves the image
-    /// through FUSE and charges nothing, the control for the FUSE overhead).
+    /// `medium:` (a served image given `none` is charged nothing: the control for the FUSE
+    /// overhead in tests).
     #[serde(rename = "none")]
     None,
 }
@@ -297,27 +297,6 @@ impl Throttle {
         .into_iter()
         .filter_map(|(f, v)| v.map(|v| (f, format!("{major}:{minor} {v}"))))
         .collect()
-    }
-}
-
-/// A medium as the manifest records it: its label and the parameters in force.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MediumRecord {
-    /// `hdd-2008`, `laptop-5400`, `none` or `custom`.
-    pub model: String,
-    pub params: Option<DiskParams>,
-    /// True for a disk model: the device's timings are the model's, not the post's
-    /// disk's. False for `none` (the image as it is).
-    pub substitution: bool,
-}
-
-impl MediumRecord {
-    pub fn of(m: Medium) -> MediumRecord {
-        MediumRecord {
-            model: m.label().to_string(),
-            params: m.params(),
-            substitution: m.params().is_some(),
-        }
     }
 }
 
