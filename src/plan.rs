@@ -35,6 +35,12 @@ pub enum PlanError {
         device: String,
         message: String,
     },
+    #[error("{experiment}: device `{device}` medium: {message}")]
+    BadMedium {
+        experiment: String,
+        device: String,
+        message: String,
+    },
     #[error("{experiment}: tool `{tool}`: {message}")]
     BadTool {
         experiment: String,
@@ -371,10 +377,20 @@ impl Plan {
                     device: name.clone(),
                     message: m,
                 })?;
+                let medium = match &spec.medium {
+                    Some(m) => Some(m.resolve(&lookup).map_err(|m| PlanError::BadMedium {
+                        experiment: def.id.clone(),
+                        device: name.clone(),
+                        message: m,
+                    })?),
+                    None => None,
+                };
                 devices.push(DevicePlan {
                     name: name.clone(),
                     size_bytes,
                     backing: spec.backing,
+                    medium,
+                    throttle: spec.throttle,
                 });
             }
             points.push(Point {

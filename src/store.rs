@@ -117,6 +117,13 @@ pub struct DeviceInfo {
     pub name: String,
     pub size_bytes: u64,
     pub backing: String,
+    /// The disk model the device was served through, with its parameters (a modelled
+    /// medium is a substitution for the post's disk: docs/media.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub medium: Option<MediumRecord>,
+    /// The throttle's limits, interface and what it catches here (docs/media.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -201,6 +208,19 @@ pub struct Manifest {
     /// Set on a bundle that `fslab merge` made from shards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<merge::MergeInfo>,
+}
+
+/// A device's disk model as the manifest records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MediumRecord {
+    /// `hdd-2008`, `laptop-5400`, `none` or `custom`.
+    pub model: String,
+    /// The parameters in force (`seek_avg_ms`, `seek_full_ms`, `rpm`, `mb_per_s`,
+    /// `cache_mb`); None for `none`.
+    pub params: Option<serde_json::Value>,
+    /// True for a disk model: the device's timings are the model's, not the post's
+    /// disk's. False for `none` (the image as it is).
+    pub substitution: bool,
 }
 
 /// One timed iteration: a row of `runs.parquet`.

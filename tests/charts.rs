@@ -6,7 +6,7 @@
 mod support;
 
 use fslab::analysis::{point_stats, StatsOptions};
-use fslab::plot::Chart;
+use fslab::plot::{Chart, ChartData};
 use fslab::Bundle;
 use quick_xml::events::Event;
 use quick_xml::Reader;
@@ -382,4 +382,101 @@ fn unsupported_extension_and_empty_data_are_errors() {
         Chart::iterations(&empty, "wall_s"),
         Err(fslab::plot::PlotError::Empty(_))
     ));
+}
+
+/// A real block trace of one step on a loop device: `dd` with the given arguments.
+fn real_io_rows(point: &str, dd_args: &[&str]) -> Vec<serde_json::Value> {
+    use fslab::devices::trace::BlockTrace;
+    let dir = support::scratch().join(format!("io-{point}-{:x}", rand::random::<u16>()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let image = dir.join("d.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let lo = fslab::devices::attach(&image).unwrap();
+    let dev = fslab::devices::throttle::device_numbers(&lo.device).unwrap();
+    let trace = BlockTrace::start(&[dev], 4096).unwrap();
+    for args in dd_args {
+        let mut a: Vec<String> = args.split_whitespace().map(String::from).collect();
+        a.push(format!("if={}", lo.device.display()));
+        let out = std::process::Command::new("dd").args(&a).output().unwrap();
+        assert!(out.status.success());
+    }
+    let text = trace.finish().unwrap();
+    let id = fslab::devices::backing_id(&lo.device).unwrap();
+    fslab::devices::detach(&lo.device, id).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = fslab::parse::block_trace::parse(&text.text, text.start_mono);
+    assert!(!out.rows.is_empty());
+    out.rows
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::to_value(r).unwrap();
+            v["point_id"] = serde_json::Value::from(point);
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn io_trace_and_compare_from_real_block_traces() {
+    // "seq": one sequential read; "scatter": 4 KiB reads 1 MiB apart, then a write.
+    let mut rows = real_io_rows("fs=seq", &["of=/dev/null iflag=direct bs=64k count=400"]);
+    let scatter: Vec<String> = (0..40)
+        .map(|i| {
+            format!(
+                "of=/dev/null iflag=direct bs=4k count=1 skip={}",
+                (i * 37 % 60) * 256
+            )
+        })
+        .collect();
+    let mut args: Vec<&str> = scatter.iter().map(String::as_str).collect();
+    args.push("of=/dev/null iflag=direct bs=4k count=1");
+    rows.extend(real_io_rows("fs=scatter", &args));
+    // A write in the scattered point, so both colours are drawn.
+    let mut w = rows.last().unwrap().clone();
+    w["op"] = "write".into();
+    w["t_s"] = (w["t_s"].as_f64().unwrap() + 0.001).into();
+    rows.push(w);
+    let df = fslab::frames::from_records(&rows).unwrap();
+
+    let one = Chart::io_trace(&df, Some("fs=scatter")).unwrap();
+    let svg = render(&one, "io_trace");
+    for t in [
+        "offset (MB)",
+        "MB/s",
+        "seeks/s",
+        "fs=scatter",
+        "read",
+        "write",
+    ] {
+        assert!(svg.has_text(t), "missing {t}: {:?}", svg.texts);
+    }
+    let circles = svg.colours_of("circle");
+    assert!(
+        circles.contains(BLUE) && circles.contains(RED),
+        "{circles:?}"
+    );
+    assert_eq!(one.series_names(), ["read", "write", "seeks/s"]);
+
+    let two =
+        Chart::io_compare(&df, ("fs=seq", "sequential"), ("fs=scatter", "scattered")).unwrap();
+    let svg = render(&two, "io_compare");
+    assert!(svg.has_text("sequential") && svg.has_text("scattered"));
+    // Three panels per column: two columns draw six y-axis descriptions.
+    let descs = svg
+        .texts
+        .iter()
+        .filter(|t| ["offset (MB)", "MB/s", "seeks/s"].contains(&t.as_str()))
+        .count();
+    assert_eq!(descs, 6, "{:?}", svg.texts);
+    // The rate lines: read, write and seeks per column.
+    assert!(svg.polylines.len() >= 6, "{:?}", svg.polylines);
+    let ChartData::Io { traces } = &two.data else {
+        panic!("not an io chart")
+    };
+    let seeks = |i: usize| traces[i].bins.seeks_per_s.iter().sum::<f64>();
+    assert!(seeks(1) > seeks(0), "the scattered point seeks more");
+    assert!(Chart::io_trace(&df, Some("fs=none")).is_err());
 }

@@ -464,6 +464,8 @@ mod tests {
                     name: "loop0".into(),
                     size_bytes: 1024,
                     backing: backing.into(),
+                    medium: None,
+                    throttle: None,
                 }],
                 ..Environment::default()
             },

@@ -14,6 +14,7 @@
 pub mod adaptive;
 pub mod claims;
 pub mod compare;
+pub mod io_trace;
 pub mod reshape;
 pub mod stats;
 pub mod text_grid;

@@ -59,6 +59,9 @@ fn describe(step: &Step, point: &fslab::Point) -> String {
     if let Some(t) = step.timeout {
         s.push_str(&format!("    # timeout {t}s"));
     }
+    if step.trace.is_some() {
+        s.push_str("    # block I/O traced");
+    }
     s
 }
 
@@ -119,6 +122,12 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 bytesize::ByteSize(d.size_bytes).display().iec(),
                 d.backing
             );
+            if let Some(m) = d.medium.filter(|m| m.params().is_some()) {
+                println!(
+                    "    served through the {} disk model (FUSE; docs/media.md)",
+                    m.label()
+                );
+            }
         }
         for ph in Phase::ALL {
             let steps = plan.steps(p, ph);

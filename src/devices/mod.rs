@@ -9,9 +9,12 @@
 
 pub mod cgroup;
 mod loopdev;
+pub mod medium;
 mod mounts;
 mod ownership;
 pub mod policy;
+pub mod throttle;
+pub mod trace;
 mod workdir;
 
 pub use cgroup::PointCgroup;
@@ -86,6 +89,8 @@ pub struct PointDevices {
     devices: Vec<ProvisionedDevice>,
     tmpfs: Vec<PathBuf>,
     cgroup: PointCgroup,
+    /// Images served through the disk model (released before the mounts and loops).
+    served: Vec<medium::ServedImage>,
     record: OwnershipRecord,
     released: bool,
 }
@@ -135,6 +140,7 @@ impl PointDevices {
             devices: Vec::new(),
             tmpfs: Vec::new(),
             cgroup,
+            served: Vec::new(),
             record,
             released: false,
         };
@@ -185,9 +191,20 @@ impl PointDevices {
             f.set_len(plan.size_bytes).map_err(io_err("size", &image))?;
             drop(f);
             this.record.add_image(&image)?;
-            let image_id = FileId::of(&image).map_err(io_err("stat", &image))?;
-            let lo = attach(&image)?;
-            if let Err(e) = this.record.add_loop(&lo.device, &image, image_id) {
+            // With a medium, the loop device sits on the served file, not the image.
+            // `medium: none` is no model: the loop device sits on the image, as without.
+            let backing = match plan.medium.filter(|m| m.params().is_some()) {
+                Some(m) => {
+                    let at = this.dir.join(format!("medium-{}", plan.name));
+                    this.served
+                        .push(medium::ServedImage::start(&image, &m, &at)?);
+                    this.served[this.served.len() - 1].path().to_path_buf()
+                }
+                None => image.clone(),
+            };
+            let image_id = FileId::of(&backing).map_err(io_err("stat", &backing))?;
+            let lo = attach(&backing)?;
+            if let Err(e) = this.record.add_loop(&lo.device, &backing, image_id) {
                 // Unrecorded, it would outlive a crash: release it now.
                 let _ = detach(&lo.device, image_id);
                 return Err(e);
@@ -201,6 +218,10 @@ impl PointDevices {
                 backing: plan.backing,
                 mapped: None,
             });
+            if let Some(t) = plan.throttle.filter(|t| !t.is_empty()) {
+                let dev = &this.devices[this.devices.len() - 1].device;
+                throttle::apply_to_cgroup(this.cgroup.dirs(), dev, &t)?;
+            }
         }
         Ok(this)
     }
@@ -293,6 +314,13 @@ impl PointDevices {
         let mut first_err = None;
         if let Err(e) = self.cgroup.remove() {
             first_err.get_or_insert(e);
+        }
+        // Served images next: each unmounts what is mounted from its loop device,
+        // detaches it, then stops its FUSE server.
+        for s in std::mem::take(&mut self.served).into_iter().rev() {
+            if let Err(e) = s.release() {
+                first_err.get_or_insert(e);
+            }
         }
         let loops: Vec<PathBuf> = self.devices.iter().map(|d| d.device.clone()).collect();
         if let Err(e) = mounts::unmount_all_under(&self.dir, &loops, &self.tmpfs) {

@@ -21,6 +21,7 @@
 //! [`crate::host`]; the doctor applies them to every point of a plan and adds the one
 //! probe that needs loop devices ([`SystemHost`]).
 
+mod media;
 mod probe;
 
 pub use crate::host::{
@@ -164,6 +165,7 @@ pub fn check(plan: &Plan, host: &dyn Host) -> Report {
         for r in def.requires.iter().filter(|r| r.applies(&point.vars)) {
             check_requirement(r, &point.vars, host, &mut found);
         }
+        media::check(plan, point, host, &mut found);
         points.push(PointCheck {
             index: point.index,
             id: point.id.clone(),

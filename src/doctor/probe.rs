@@ -107,11 +107,15 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
             name: "data".into(),
             size_bytes: 512 << 20,
             backing: Backing::File,
+            medium: None,
+            throttle: None,
         },
         DevicePlan {
             name: "rt".into(),
             size_bytes: 64 << 20,
             backing: Backing::File,
+            medium: None,
+            throttle: None,
         },
     ];
     let mut devs = match PointDevices::provision(&work, dir, &plans) {

@@ -354,3 +354,56 @@ fn requirement_errors_are_located() {
     let e = Experiment::from_str_named(&bad, "t.yaml").unwrap_err();
     assert!(e.message.contains("undefined name `{{mnt}}`"), "{e}");
 }
+
+const MEDIA: &str = r#"
+id: m
+title: M
+devices:
+  data: { size: 1GiB, medium: hdd-2008 }
+workload:
+  run: /bin/true
+  trace: io
+"#;
+
+#[test]
+fn media_and_traces_need_fuse_and_tracefs() {
+    let exp = Experiment::from_str_named(MEDIA, "m.yaml").unwrap();
+    let mut host = FakeHost::with(&[("/bin/true", None)]);
+    host.filesystems = vec!["fuse".into(), "tracefs".into()];
+    let plan = Plan::with_host(&exp, None, &[], &host).unwrap();
+    let r = check(&plan, &host);
+    assert!(r.points[0].runnable(), "{:?}", r.points[0].problems);
+    assert!(
+        r.points[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("medium hdd-2008 is a model served through FUSE")),
+        "{:?}",
+        r.points[0].notes
+    );
+    host.filesystems = vec!["ext4".into()];
+    let r = check(&plan, &host);
+    let subjects: Vec<&str> = r.points[0]
+        .problems
+        .iter()
+        .map(|p| p.subject.as_str())
+        .collect();
+    assert_eq!(subjects, ["fuse", "tracefs"]);
+    let throttled = MEDIA.replace("medium: hdd-2008", "throttle: { read_iops: 100 }");
+    let exp = Experiment::from_str_named(&throttled, "m.yaml").unwrap();
+    host.filesystems = vec!["fuse".into(), "tracefs".into()];
+    let plan = Plan::with_host(&exp, None, &[], &host).unwrap();
+    let r = check(&plan, &host);
+    // Throttling depends on this machine's cgroups (the doctor reads them itself).
+    match crate::devices::throttle::host_hierarchy() {
+        Some(_) => assert!(
+            r.points[0]
+                .notes
+                .iter()
+                .any(|n| n.contains("throttle through cgroup")),
+            "{:?}",
+            r.points[0].notes
+        ),
+        None => assert_eq!(r.points[0].problems[0].subject, "throttle"),
+    }
+}

@@ -9,6 +9,7 @@
 use polars::prelude::DataFrame;
 use serde::Serialize;
 
+pub mod block_trace;
 pub mod blockmap;
 pub mod debugfs;
 pub mod e2fsck;

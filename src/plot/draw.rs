@@ -107,6 +107,7 @@ pub(super) fn draw<DB: DrawingBackend>(
             labels,
             series,
         } => grouped(root, &chart.title, x_label, y_label, labels, series),
+        ChartData::Io { traces } => super::io::draw(root, &chart.title, traces),
     }
 }
 

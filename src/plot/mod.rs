@@ -14,7 +14,8 @@
 //! - [`Chart::grouped`]: bars of a value per category and series from a tidy frame
 //!   (e2fsck time per pass and filesystem);
 //! - [`Chart::distribution`]: box plot with every iteration as a dot, warm-up and
-//!   outliers marked (from [`crate::analysis::with_outliers`]).
+//!   outliers marked (from [`crate::analysis::with_outliers`]);
+//! - [`Chart::io_trace`], [`Chart::io_compare`]: seekwatcher-style block-I/O traces.
 //!
 //! Text needs a TrueType font at run time (see [`fonts`]): Debian's `fonts-dejavu-core`.
 //! Statistics come from [`crate::analysis`] (means, confidence intervals, outliers,
@@ -24,6 +25,9 @@
 
 mod draw;
 pub mod fonts;
+mod io;
+
+pub use io::IoTrace;
 
 use crate::analysis::{self, AnalysisError, StatsOptions};
 use plotters::prelude::*;
@@ -131,6 +135,10 @@ pub enum ChartData {
         y_label: String,
         labels: Vec<String>,
         series: Vec<GroupedSeries>,
+    },
+    /// Block-I/O traces ([`Chart::io_trace`], [`Chart::io_compare`]): one column each.
+    Io {
+        traces: Vec<IoTrace>,
     },
 }
 
@@ -555,6 +563,7 @@ impl Chart {
             }
             ChartData::Normalised { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
             ChartData::Grouped { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
+            ChartData::Io { traces } => io::series_names(traces),
             ChartData::Distribution {
                 groups, threshold, ..
             } => {

@@ -4,6 +4,7 @@
 pub mod env;
 pub mod exec;
 pub mod notebook;
+mod trace;
 
 use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
 use crate::devices::policy::{self, MappedDevice, ScratchList};
@@ -298,12 +299,20 @@ fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
                 name: d.name.clone(),
                 size_bytes: m.size_bytes,
                 backing: format!("mapped {}", m.device.display()),
+                medium: None,
+                throttle: d.throttle.map(|t| devices::throttle::describe(&t)),
             },
             None => DeviceInfo {
                 name: d.name.clone(),
                 size_bytes: d.size_bytes,
                 backing: format!("{:?} (loop device on a sparse image file)", d.backing)
                     .to_lowercase(),
+                medium: d.medium.map(|m| crate::store::MediumRecord {
+                    model: m.label().to_string(),
+                    params: m.params().and_then(|p| serde_json::to_value(p).ok()),
+                    substitution: m.params().is_some(),
+                }),
+                throttle: d.throttle.map(|t| devices::throttle::describe(&t)),
             },
         })
         .collect()
@@ -701,6 +710,8 @@ struct Ctx<'a> {
     opts: &'a RunOptions,
     devs: &'a PointDevices,
     log_dir: PathBuf,
+    /// The block trace of the last step with `trace: io`, until it is stored.
+    io: std::cell::RefCell<Option<trace::Captured>>,
 }
 
 /// Why a step did not succeed.
@@ -824,6 +835,9 @@ impl Ctx<'_> {
             exit_code: Some(0),
             ..Default::default()
         };
+        // A trace of a step whose tables were never stored (a before_each step) is dropped.
+        self.io.borrow_mut().take();
+        let tracer = trace::start(step, self.devs).map_err(fail)?;
         for i in 0..times {
             if self.opts.cancelled() {
                 return Err((StepFailure::Cancelled, total));
@@ -874,6 +888,9 @@ impl Ctx<'_> {
                 };
                 return Err((StepFailure::Failed(format!("{label}: {m}")), total));
             }
+        }
+        if let Some(t) = tracer {
+            *self.io.borrow_mut() = Some(trace::finish(t, total.wall).map_err(fail)?);
         }
         Ok(total)
     }
@@ -932,6 +949,20 @@ impl Ctx<'_> {
         label: &str,
         iteration: Option<u32>,
     ) -> Result<(), String> {
+        let captured = self.io.borrow_mut().take();
+        if let Some(c) = captured {
+            let (io, summary, warnings) = trace::frames(&c)?;
+            for w in warnings {
+                self.opts
+                    .emit(Event::Warning(format!("{} {label}: {w}", self.point.id)));
+            }
+            let id = self.plan.experiment.id();
+            for (table, df) in [("io", io), ("io_summary", summary)] {
+                let df = with_keys(df, id, self.point, iteration, label, "io")
+                    .map_err(|e| e.to_string())?;
+                writer.append_table(table, df).map_err(|e| e.to_string())?;
+            }
+        }
         let Some(kind_name) = &step.parse else {
             return Ok(());
         };
@@ -1046,6 +1077,7 @@ fn run_point(
         opts,
         devs: &devs,
         log_dir,
+        io: Default::default(),
     };
     let mut status = "ok".to_string();
     let mut reason: Option<String> = None;

@@ -15,6 +15,7 @@
 
 mod error;
 mod locate;
+pub mod media;
 pub mod schema;
 mod template;
 mod validate;

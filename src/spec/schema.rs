@@ -99,11 +99,16 @@ pub enum Backing {
 
 /// One device a point asks for: the experiment's `devices:` entry with its size
 /// resolved at the point (what `plan` makes and `devices` provides).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DevicePlan {
     pub name: String,
     pub size_bytes: u64,
     pub backing: Backing,
+    /// Served through the disk model (docs/media.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub medium: Option<super::media::Medium>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<super::media::Throttle>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -113,6 +118,13 @@ pub struct DeviceSpec {
     pub size: String,
     #[serde(default)]
     pub backing: Backing,
+    /// A modelled disk (`hdd-2008`, `laptop-5400`, `none`, or explicit parameters): the
+    /// image is served through fslab's FUSE model (docs/media.md).
+    #[serde(default)]
+    pub medium: Option<super::media::MediumSpec>,
+    /// Block throttling of this device for the point's cgroup.
+    #[serde(default)]
+    pub throttle: Option<super::media::Throttle>,
 }
 
 /// One step. Exactly one action key (`run`, `mount`, `umount`, `mkdir`, `drop_caches`, `sync`).
@@ -166,6 +178,9 @@ pub struct Step {
     /// What this step needs from the machine, checked for every point the step runs at.
     #[serde(default)]
     pub requires: Vec<Requirement>,
+    /// Record while the step runs: `io` = every block request of the point's devices.
+    #[serde(default)]
+    pub trace: Option<super::media::TraceKind>,
 }
 
 /// A need of an experiment, a step or a tool choice: one of `tool:` or `kernel:`.

@@ -269,6 +269,31 @@ fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
         } else {
             parse_size(&dev.size).map_err(|m| c.fail(size_pos, m, None))?;
         }
+        let medium_pos = block
+            .clone()
+            .and_then(|b| loc.value_in(b, "medium"))
+            .unwrap_or(size_pos);
+        if let Some(super::media::MediumSpec::Var(t)) = &dev.medium {
+            let t = Template::parse(t).map_err(|m| loc.at_pos(medium_pos, m))?;
+            let undefined = t.names().find(|n| !names.is_var(n)).map(str::to_string);
+            if let Some(n) = undefined {
+                return Err(c.fail(
+                    medium_pos,
+                    format!("undefined name `{{{{{n}}}}}` in the medium of device `{name}`"),
+                    Some(format!("define `{n}` under `vars:`, e.g. `{n}: hdd-2008`")),
+                ));
+            }
+        }
+        if let Some(p) = dev.medium.as_ref().and_then(|m| m.params()) {
+            let pos = medium_pos;
+            p.validate().map_err(|e| {
+                c.fail(
+                    pos,
+                    format!("medium of device `{name}`: {e}"),
+                    Some("see docs/media.md for the model and its parameters".into()),
+                )
+            })?;
+        }
     }
     Ok(())
 }

@@ -136,6 +136,8 @@ pub fn environment(image: &Path, image_size: u64) -> Environment {
             name: "image0".into(),
             size_bytes: image_size,
             backing: image.display().to_string(),
+            medium: None,
+            throttle: None,
         }],
     }
 }

@@ -1,0 +1,155 @@
+//! Block-request traces (`io.parquet`) → what the seekwatcher-style charts show: each
+//! request's position against time, and per time bin the read and write throughput and
+//! the seeks per second.
+
+use super::AnalysisError;
+use crate::parse::block_trace::{IoOp, IoRow};
+use polars::prelude::DataFrame;
+use std::collections::HashMap;
+
+/// Rows of an `io.parquet` frame (columns `t_s`, `device`, `op`, `sector`, `bytes`;
+/// `latency_s` optional), in the frame's order. With `point_id` given, only that point's.
+pub fn rows_from_frame(
+    df: &DataFrame,
+    point_id: Option<&str>,
+) -> Result<Vec<IoRow>, AnalysisError> {
+    let t = super::f64_values(df, "io", "t_s")?;
+    let sector = super::f64_values(df, "io", "sector")?;
+    let bytes = super::f64_values(df, "io", "bytes")?;
+    let op = super::str_values(df, "io", "op")?;
+    let device = super::str_values(df, "io", "device")?;
+    let latency = super::f64_values(df, "io", "latency_s").ok();
+    let points = match point_id {
+        Some(_) => Some(super::str_values(df, "io", "point_id")?),
+        None => None,
+    };
+    let mut rows = Vec::with_capacity(t.len());
+    for i in 0..t.len() {
+        if let (Some(points), Some(want)) = (&points, point_id) {
+            if points[i].as_deref() != Some(want) {
+                continue;
+            }
+        }
+        let op = match op[i].as_deref() {
+            Some("read") => IoOp::Read,
+            Some("write") => IoOp::Write,
+            Some("flush") => IoOp::Flush,
+            Some("discard") => IoOp::Discard,
+            _ => IoOp::Other,
+        };
+        rows.push(IoRow {
+            t_s: t[i].unwrap_or(f64::NAN),
+            device: device[i].clone().unwrap_or_default(),
+            op,
+            rwbs: String::new(),
+            sector: sector[i].unwrap_or(0.0) as u64,
+            bytes: bytes[i].unwrap_or(0.0) as u64,
+            latency_s: latency.as_ref().and_then(|l| l[i]),
+        });
+    }
+    Ok(rows)
+}
+
+/// Per-bin rates of a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IoBins {
+    pub bin_s: f64,
+    /// The start of each bin, in seconds since the step started.
+    pub t_s: Vec<f64>,
+    pub read_mb_s: Vec<f64>,
+    pub write_mb_s: Vec<f64>,
+    pub seeks_per_s: Vec<f64>,
+}
+
+/// A bin width that gives about 100 bins over `span_s`, rounded to 1, 2 or 5 × 10ⁿ s.
+pub fn default_bin(span_s: f64) -> f64 {
+    let raw = (span_s / 100.0).max(1e-3);
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&b| b >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// Bin `rows` (issue order) by issue time. A seek is a data request that does not start
+/// where the previous data request on its device ended (as in [`crate::parse::block_trace::IoSummary`]).
+pub fn bins(rows: &[IoRow], bin_s: f64) -> IoBins {
+    let span = rows
+        .iter()
+        .map(|r| r.t_s)
+        .filter(|t| t.is_finite())
+        .fold(0.0f64, f64::max);
+    let n = ((span / bin_s).floor() as usize + 1).max(1);
+    let mut out = IoBins {
+        bin_s,
+        t_s: (0..n).map(|i| i as f64 * bin_s).collect(),
+        read_mb_s: vec![0.0; n],
+        write_mb_s: vec![0.0; n],
+        seeks_per_s: vec![0.0; n],
+    };
+    let mut last_end: HashMap<&str, u64> = HashMap::new();
+    for r in rows {
+        if !r.t_s.is_finite() || !r.op.moves_data() {
+            continue;
+        }
+        let i = ((r.t_s.max(0.0) / bin_s) as usize).min(n - 1);
+        let mb = r.bytes as f64 / 1e6 / bin_s;
+        match r.op {
+            IoOp::Read => out.read_mb_s[i] += mb,
+            _ => out.write_mb_s[i] += mb,
+        }
+        let start = r.sector * 512;
+        if let Some(&end) = last_end.get(r.device.as_str()) {
+            if start != end {
+                out.seeks_per_s[i] += 1.0 / bin_s;
+            }
+        }
+        last_end.insert(r.device.as_str(), start + r.bytes);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(t: f64, op: IoOp, sector: u64, bytes: u64) -> IoRow {
+        IoRow {
+            t_s: t,
+            device: "7:1".into(),
+            op,
+            rwbs: String::new(),
+            sector,
+            bytes,
+            latency_s: None,
+        }
+    }
+
+    #[test]
+    fn bins_sum_rates_and_seeks() {
+        let rows = vec![
+            row(0.05, IoOp::Read, 0, 1 << 20),
+            row(0.06, IoOp::Read, 2048, 1 << 20), // sequential
+            row(0.15, IoOp::Read, 10_000, 4096),  // seek
+            row(0.16, IoOp::Flush, 0, 0),         // not data
+            row(0.25, IoOp::Write, 0, 500_000),   // seek
+        ];
+        let b = bins(&rows, 0.1);
+        assert_eq!(b.t_s.len(), 3);
+        assert!((b.read_mb_s[0] - 2.0 * 1.048576 / 0.1).abs() < 1e-9);
+        assert!((b.read_mb_s[1] - 0.04096).abs() < 1e-9);
+        assert!((b.write_mb_s[2] - 5.0).abs() < 1e-9);
+        assert_eq!(b.seeks_per_s[0], 0.0);
+        assert!((b.seeks_per_s[1] - 10.0).abs() < 1e-9);
+        assert!((b.seeks_per_s[2] - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bin_widths_are_round() {
+        assert_eq!(default_bin(10.0), 0.1);
+        assert_eq!(default_bin(30.0), 0.5);
+        assert_eq!(default_bin(150.0), 2.0);
+        assert_eq!(default_bin(0.0), 0.001);
+    }
+}

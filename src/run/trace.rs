@@ -1,0 +1,72 @@
+//! `trace: io` on a step: a block trace of the point's devices around the step, stored as
+//! `io.parquet` (one row per request) and `io_summary.parquet` (one row per traced step and
+//! iteration), keyed like every parsed table (experiment, point, iteration, capture).
+//!
+//! Times are seconds from the moment tracing was switched on, just before the step's
+//! first command started.
+
+use crate::devices::throttle::device_numbers;
+use crate::devices::trace::{BlockTrace, TraceText};
+use crate::devices::PointDevices;
+use crate::parse::block_trace::{self, IoSummary};
+use crate::spec::media::TraceKind;
+use crate::spec::Step;
+use std::time::Duration;
+
+/// Per-CPU ring buffer of a step's trace: about 250,000 events per CPU.
+const BUFFER_KB: u64 = 16 * 1024;
+
+/// A finished trace waiting to be stored.
+pub(super) struct Captured {
+    text: TraceText,
+    wall: Duration,
+}
+
+/// Start tracing if the step asks for it.
+pub(super) fn start(step: &Step, devs: &PointDevices) -> Result<Option<BlockTrace>, String> {
+    match step.trace {
+        None => Ok(None),
+        Some(TraceKind::Io) => {
+            let numbers = devs
+                .devices()
+                .iter()
+                .map(|d| device_numbers(&d.device))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("trace: io: {e}"))?;
+            if numbers.is_empty() {
+                return Err("trace: io: the point has no devices to trace".into());
+            }
+            BlockTrace::start(&numbers, BUFFER_KB)
+                .map(Some)
+                .map_err(|e| format!("trace: io: {e}"))
+        }
+    }
+}
+
+pub(super) fn finish(trace: BlockTrace, wall: Duration) -> Result<Captured, String> {
+    let text = trace.finish().map_err(|e| format!("trace: io: {e}"))?;
+    Ok(Captured { text, wall })
+}
+
+/// The `io` and `io_summary` frames of a capture, and the parser's warnings.
+pub(super) fn frames(
+    c: &Captured,
+) -> Result<
+    (
+        polars::prelude::DataFrame,
+        polars::prelude::DataFrame,
+        Vec<String>,
+    ),
+    String,
+> {
+    let out = block_trace::parse(&c.text.text, c.text.start_mono);
+    let warnings = out
+        .warnings
+        .iter()
+        .map(|w| format!("io trace: line {}: {}", w.line, w.reason))
+        .collect();
+    let summary = IoSummary::from_rows(&out.rows, c.wall.as_secs_f64());
+    let io = crate::frames::from_records(&out.rows).map_err(|e| e.to_string())?;
+    let summary = crate::frames::from_records(&[summary]).map_err(|e| e.to_string())?;
+    Ok((io, summary, warnings))
+}
