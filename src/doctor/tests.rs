@@ -419,6 +419,7 @@ fn media_and_traces_need_fuse_and_tracefs() {
         ),
         None => assert_eq!(r.points[0].problems[0].subject, "throttle"),
     }
+}
 
 #[test]
 fn a_requirement_is_checked_against_the_program_given_with_set() {

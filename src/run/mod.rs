@@ -3,9 +3,9 @@
 
 pub mod env;
 pub mod exec;
+pub mod executables;
 pub mod notebook;
 mod trace;
-pub mod executables;
 
 use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
 use crate::devices::policy::{self, MappedDevice, ScratchList};
