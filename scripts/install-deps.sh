@@ -8,7 +8,8 @@ need_apt=()
 # gcc: the C parts of dependencies (zstd, mimalloc) and the linker.
 # chromium: the report test opens `fslab report` output in headless Chromium.
 # slurm-wlm, munge: tests/slurm.rs runs a one-node Slurm (scripts/slurm-local.sh).
-for pkg in gcc xfsprogs e2fsprogs btrfs-progs fsmark util-linux procps kmod time fonts-dejavu-core chromium slurm-wlm munge; do
+# autoconf, automake: `fslab tools install --git` (a checkout has no configure yet).
+for pkg in gcc autoconf automake xfsprogs e2fsprogs btrfs-progs fsmark util-linux procps kmod time fonts-dejavu-core chromium slurm-wlm munge; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -31,5 +32,22 @@ if ! command -v evcxr_jupyter >/dev/null 2>&1; then
 fi
 if ! jupyter kernelspec list 2>/dev/null | grep -q '^ *rust '; then
   evcxr_jupyter --install >/dev/null
+fi
+# xfsprogs >= 6.10 for the parent=1 points of experiments/xfs-parent-pointers*.yaml
+# (`mkfs.xfs -n parent=`; Debian 12 ships 6.1). Built once per machine from Debian
+# trixie's source package into fslab's tools directory ($FSLAB_TOOLS_DIR, else
+# ~/.cache/fslab/tools) with fslab's own apt state (never /etc/apt); its build
+# dependencies are apt-get installed. ~5-7 min on 2 cores. Skipped when the system's
+# mkfs.xfs is new enough or a provisioned xfsprogs is there.
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
+sys_xfs=$( (mkfs.xfs -V 2>/dev/null || /usr/sbin/mkfs.xfs -V 2>/dev/null) | grep -oE '[0-9]+(\.[0-9]+)+' | head -n1 || true)
+tools_dir=${FSLAB_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fslab/tools}
+if [ -n "$sys_xfs" ] && version_ge "$sys_xfs" 6.10; then
+  echo "fslab: mkfs.xfs $sys_xfs is new enough; no xfsprogs to provision"
+elif compgen -G "$tools_dir/xfsprogs-*/provenance.json" >/dev/null; then
+  echo "fslab: provisioned xfsprogs present in $tools_dir"
+else
+  echo "fslab: provisioning xfsprogs 6.13.0 from Debian trixie's source (fslab tools install xfsprogs)"
+  (cd "$(dirname "$0")/.." && cargo run --quiet --bin fslab -- tools install xfsprogs)
 fi
 echo "fslab: dependencies installed"

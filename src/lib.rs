@@ -30,6 +30,7 @@ pub mod shard;
 pub mod spec;
 pub mod store;
 pub mod stress;
+pub mod tools;
 
 pub use error::{Error, Result};
 pub use plan::{Plan, Point};

@@ -181,6 +181,20 @@ fn format_version_1() -> u32 {
     1
 }
 
+/// A program the run started, as it resolved (see `plan::executes`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ExecutableRecord {
+    /// The executable (`/root/.cache/fslab/tools/xfsprogs-6.13.0/sbin/mkfs.xfs`).
+    pub path: String,
+    /// What it reports as its version.
+    pub version: String,
+    /// `given with --set mkfs_xfs`, `chosen for mkfs_xfs`, `provisioned by fslab`, `PATH`.
+    pub via: String,
+    /// Where it came from, when fslab built it (`fslab tools install`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::tools::Provenance>,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
     /// The bundle format ([`FORMAT_VERSION`]); absent in bundles written before it was
@@ -208,6 +222,10 @@ pub struct Manifest {
     /// Set on a bundle that `fslab merge` made from shards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<merge::MergeInfo>,
+    /// Every program the steps start (as written: `mkfs.xfs`, `/path/to/build`) → the
+    /// executable that ran, its version, and its provenance when fslab provisioned it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub executables: BTreeMap<String, ExecutableRecord>,
 }
 
 /// A device's disk model as the manifest records it.

@@ -14,10 +14,12 @@
 pub mod adaptive;
 pub mod claims;
 pub mod compare;
+pub mod interval;
 pub mod io_trace;
 pub mod reshape;
 pub mod stats;
 pub mod text_grid;
+pub mod tiers;
 pub mod views;
 
 pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};

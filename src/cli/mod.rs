@@ -21,6 +21,7 @@ mod run;
 mod show;
 mod slurm;
 pub mod stress;
+mod tools;
 
 #[derive(Debug, Parser)]
 #[command(name = "fslab", version, about = "Reproducible filesystem experiments", long_about = None)]
@@ -63,6 +64,8 @@ pub enum Command {
     Slurm(slurm::Args),
     /// Print Kubernetes Jobs (Indexed shards, then a merge) for an experiment.
     K8s(k8s::Args),
+    /// Tools built from source when the machine's are too old (install, list).
+    Tools(tools::Args),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -83,6 +86,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(a) => merge::main(a),
         Command::Slurm(a) => slurm::main(a),
         Command::K8s(a) => k8s::main(a),
+        Command::Tools(a) => tools::main(a),
     }
 }
 

@@ -30,7 +30,7 @@ pub use crate::host::{
 pub use probe::SystemHost;
 
 use crate::host::{check_program, Findings};
-use crate::plan::{check_requirement, Phase, Plan, Point};
+use crate::plan::{check_requirement_at, executes, Phase, Plan, Point};
 use crate::spec::Value;
 use polars::prelude::*;
 use serde::Serialize;
@@ -152,18 +152,23 @@ pub fn check(plan: &Plan, host: &dyn Host) -> Report {
         for (name, t) in &plan.tools {
             found.note(t.short(name));
         }
+        let runs = executes::executed(plan, point);
         for phase in Phase::ALL {
             for step in plan.steps(point, phase) {
-                if let Some(program) = step.program(&|n| point.vars.get(n).cloned()) {
-                    check_program(&program, None, host, &mut found);
+                let program = step.program(&|n| point.vars.get(n).cloned());
+                if let Some(program) = &program {
+                    check_program(program, None, host, &mut found);
                 }
+                let own = program
+                    .as_ref()
+                    .and_then(|p| runs.iter().find(|e| &e.word == p));
                 for r in step.requires.iter().filter(|r| r.applies(&point.vars)) {
-                    check_requirement(r, &point.vars, host, &mut found);
+                    check_requirement_at(r, &point.vars, Some((&runs, own)), host, &mut found);
                 }
             }
         }
         for r in def.requires.iter().filter(|r| r.applies(&point.vars)) {
-            check_requirement(r, &point.vars, host, &mut found);
+            check_requirement_at(r, &point.vars, Some((&runs, None)), host, &mut found);
         }
         media::check(plan, point, host, &mut found);
         points.push(PointCheck {

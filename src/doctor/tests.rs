@@ -50,8 +50,8 @@ impl Host for FakeHost {
     fn version_line(&self, path: &Path) -> Option<String> {
         let name = path.file_name()?.to_str()?;
         self.tools
-            .get(name)
-            .or_else(|| self.tools.get(&path.display().to_string()))
+            .get(&path.display().to_string())
+            .or_else(|| self.tools.get(name))
             .cloned()
             .flatten()
     }
@@ -324,7 +324,20 @@ fn a_filesystem_the_kernel_lacks() {
     );
     host.config
         .insert("CONFIG_EXT3_FS".into(), ConfigValue::Module);
-    assert!(check(&rt_plan(&host), &host).points[1].runnable());
+    let report = check(&rt_plan(&host), &host);
+    assert!(report.points[1].runnable());
+    // ext3 on a kernel ≥ 4.3 is the ext4 driver: said at the point that needs ext3.
+    assert!(
+        report.points[1]
+            .notes
+            .iter()
+            .any(|n| n.starts_with("ext3 is mounted by the ext4 driver here (kernel 6.99.0-test")),
+        "{report}"
+    );
+    assert!(!report.points[0]
+        .notes
+        .iter()
+        .any(|n| n.contains("ext4 driver")));
 }
 
 #[test]
@@ -406,4 +419,89 @@ fn media_and_traces_need_fuse_and_tracefs() {
         ),
         None => assert_eq!(r.points[0].problems[0].subject, "throttle"),
     }
+}
+
+#[test]
+fn a_requirement_is_checked_against_the_program_given_with_set() {
+    // PATH has an old mkfs.xfs; the --set command names a newer build.
+    let host = FakeHost::with(&[
+        ("mkfs.xfs", Some("mkfs.xfs version 6.1.0")),
+        ("/opt/x/mkfs.xfs", Some("mkfs.xfs version 6.13.0")),
+        ("fs_mark", None),
+    ]);
+    let p = plan(
+        &host,
+        &["mkfs_xfs=[/opt/x/mkfs.xfs, -n, 'parent={{parent}}']"],
+    );
+    let report = check(&p, &host);
+    assert_eq!(report.runnable(), 2, "{report}");
+    let p1 = &report.points[1];
+    assert!(
+        p1.notes.iter().any(|n| n.contains(
+            "requirement `mkfs.xfs` ≥ 6.10 (parent pointers): asked /opt/x/mkfs.xfs (given with --set mkfs_xfs): version 6.13.0"
+        )),
+        "{report}"
+    );
+
+    // An old build given with --set fails, and the fix says how to give another.
+    let host = FakeHost::with(&[
+        ("mkfs.xfs", Some("mkfs.xfs version 6.13.0")),
+        ("/opt/old/mkfs.xfs", Some("mkfs.xfs version 6.2.0")),
+        ("fs_mark", None),
+    ]);
+    let p = plan(
+        &host,
+        &["mkfs_xfs=[/opt/old/mkfs.xfs, -n, 'parent={{parent}}']"],
+    );
+    let report = check(&p, &host);
+    let reason = report.points[1].reason().unwrap();
+    assert!(
+        reason.contains("`mkfs.xfs` is version 6.2.0; ≥ 6.10 is needed (parent pointers); asked /opt/old/mkfs.xfs (given with --set mkfs_xfs)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("give a build ≥ 6.10 with --set mkfs_xfs=…, or leave --set out and run `fslab tools install xfsprogs`"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_failed_min_version_prints_the_tools_install_command() {
+    let host = FakeHost::with(&[
+        ("mkfs.xfs", Some("mkfs.xfs version 6.1.0")),
+        ("fs_mark", None),
+    ]);
+    let report = check(&plan(&host, &[]), &host);
+    let reason = report.points[1].reason().unwrap();
+    assert!(
+        reason.contains("asked mkfs.xfs (chosen for mkfs_xfs)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("fix: run `fslab tools install xfsprogs`"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_requirement_for_a_program_the_point_never_runs_is_not_checked() {
+    // xfs_repair is not installed and no step runs it: a note, not a problem.
+    let exp = EXP.replace(
+        r#"- { kernel: "fs:xfs" }"#,
+        r#"- { kernel: "fs:xfs" }
+  - { tool: xfs_repair, min_version: "6.10" }"#,
+    );
+    let host = FakeHost::with(&[
+        ("mkfs.xfs", Some("mkfs.xfs version 6.13.0")),
+        ("fs_mark", None),
+    ]);
+    let exp = Experiment::from_str_named(&exp, "t.yaml").unwrap();
+    let plan = Plan::with_host(&exp, None, &[], &host).unwrap();
+    let report = check(&plan, &host);
+    assert_eq!(report.runnable(), 2, "{report}");
+    assert!(
+        report.points[0].notes.iter().any(|n| n
+            == "requirement `xfs_repair` ≥ 6.10: no step of this point runs `xfs_repair`; not checked"),
+        "{report}"
+    );
 }

@@ -127,35 +127,78 @@ pub fn check_program(program: &str, package: Option<&str>, host: &dyn Host, pc: 
     }
 }
 
-/// `program`, installed at `path`, is at least `min`: else a *too old* problem (`why`
-/// is appended to the message); a note when its version cannot be told.
-pub fn check_version(
-    program: &str,
-    path: &std::path::Path,
-    min: &Version,
-    package: Option<&str>,
-    why: &str,
-    host: &dyn Host,
-    pc: &mut Findings,
-) {
-    let line = host.version_line(path);
-    match line.as_deref().and_then(Version::find_in) {
+/// A requirement's program and the least version it needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted<'a> {
+    /// The program as the requirement names it (`mkfs.xfs`).
+    pub program: &'a str,
+    pub min: &'a Version,
+    /// The package to name in a fix (else the Debian package known for `program`).
+    pub package: Option<&'a str>,
+    /// Appended to messages: ` (parent pointers)`, or empty.
+    pub why: &'a str,
+}
+
+/// The executable a requirement is checked against.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    pub path: &'a std::path::Path,
+    /// How the point comes to run it: `given with --set mkfs_xfs`, `chosen for
+    /// mkfs_xfs`, `provisioned by fslab: xfsprogs 6.13.0`, `PATH`.
+    pub via: &'a str,
+    /// The `tools:` entry it was given for with `--set`, if it was.
+    pub given_as: Option<&'a str>,
+}
+
+/// The executable `asked` is at least `wanted.min`: a note naming what was asked and
+/// its version; a *too old* problem whose fix names `fslab tools install` when fslab can
+/// build the tool (and `--set` when the executable was given that way); a note when its
+/// version cannot be told.
+pub fn check_version(wanted: Wanted<'_>, asked: Asked<'_>, host: &dyn Host, pc: &mut Findings) {
+    let Wanted {
+        program,
+        min,
+        package,
+        why,
+    } = wanted;
+    let shown = format!("{} ({})", asked.path.display(), asked.via);
+    let line = host.version_line(asked.path);
+    let version = line.as_deref().and_then(Version::find_in);
+    let seen = version
+        .as_ref()
+        .map_or("version unknown".to_string(), |v| format!("version {v}"));
+    pc.note(format!(
+        "requirement `{program}` ≥ {min}{why}: asked {shown}: {seen}"
+    ));
+    match version {
         Some(v) if &v < min => {
             let pkg = package
                 .or_else(|| debian_package(program))
                 .unwrap_or(program);
+            let install = crate::tools::recipe::install_command(program, &min.to_string());
+            let distro = format!(
+                "install {pkg} ≥ {min} from a newer distribution, backports or a source build"
+            );
+            let fix = match (asked.given_as, install) {
+                (Some(t), Some(cmd)) => format!(
+                    "give a build ≥ {min} with --set {t}=…, or leave --set out and run `{cmd}`"
+                ),
+                (Some(t), None) => format!("give a build ≥ {min} with --set {t}=…, or {distro}"),
+                (None, Some(cmd)) => format!("run `{cmd}`, or {distro}"),
+                (None, None) => distro,
+            };
             pc.add(Problem {
                 kind: ProblemKind::OldTool,
                 subject: program.to_string(),
-                message: format!("`{program}` is version {v}; ≥ {min} is needed{why}"),
-                fix: Some(format!(
-                    "install {pkg} ≥ {min} from a newer distribution, backports or a source build"
-                )),
+                message: format!(
+                    "`{program}` is version {v}; ≥ {min} is needed{why}; asked {shown}"
+                ),
+                fix: Some(fix),
             });
         }
         Some(_) => {}
         None => pc.note(format!(
-            "cannot tell the version of `{program}` (needs ≥ {min}); trying anyway"
+            "cannot tell the version of `{program}` ({shown}; needs ≥ {min}); trying anyway"
         )),
     }
 }
@@ -165,6 +208,11 @@ pub fn check_version(
 pub fn check_kernel(feature: &str, why: &str, host: &dyn Host, pc: &mut Findings) {
     let release = host.kernel_release();
     if let Some(fstype) = feature.strip_prefix("fs:") {
+        if fstype == "ext3" && ext4_driver_mounts_ext3(&release) {
+            pc.note(format!(
+                "ext3 is mounted by the ext4 driver here (kernel {release}; no kernel since 4.3 has a separate ext3 driver): the ext4 allocator runs, and claim verdicts name it as a substitution"
+            ));
+        }
         if host.filesystems().iter().any(|f| f == fstype) || host.fs_module(fstype) {
             return;
         }
@@ -242,5 +290,17 @@ pub fn check_kernel(feature: &str, why: &str, host: &dyn Host, pc: &mut Findings
             }
         }
         other => pc.note(format!("unknown kernel feature `{other}` not checked")),
+    }
+}
+
+/// Kernels from 4.3 on have no ext3 driver of their own; ext4's mounts ext3.
+fn ext4_driver_mounts_ext3(release: &str) -> bool {
+    let mut it = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<u64>().unwrap_or(0));
+    match (it.next(), it.next()) {
+        (Some(a), Some(b)) => (a, b) >= (4, 3),
+        _ => true,
     }
 }

@@ -12,7 +12,8 @@ pub mod tools;
 pub mod version;
 
 pub use checks::{
-    check_kernel, check_program, check_version, debian_package, Findings, Problem, ProblemKind,
+    check_kernel, check_program, check_version, debian_package, Asked, Findings, Problem,
+    ProblemKind, Wanted,
 };
 pub use tools::{capture, tool_version, version_line, which};
 pub use version::Version;

@@ -83,12 +83,17 @@ fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<Str
     }
 }
 
-/// The path `program` resolves to: itself when it contains a `/`, else the first match
-/// on `$PATH`, `/usr/sbin` or `/sbin` (root tools live there and `PATH` may lack them).
+/// The path `program` resolves to: itself when it contains a `/`, else a provisioned
+/// tool's program of that name (`fslab tools install`, see [`crate::tools`]), else the
+/// first match on `$PATH`, `/usr/sbin` or `/sbin` (root tools live there and `PATH` may
+/// lack them).
 pub fn which(program: &str) -> Option<std::path::PathBuf> {
     if program.contains('/') {
         let p = std::path::PathBuf::from(program);
         return p.is_file().then_some(p);
+    }
+    if let Some((p, _)) = crate::tools::provided(program) {
+        return Some(p);
     }
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
@@ -155,11 +160,20 @@ pub fn tool_version(program: &str) -> String {
         .iter()
         .find(|(n, _)| *n == name)
         .and_then(|(_, flags)| capture(&path.display().to_string(), flags));
+    if let Some(tool) = crate::tools::owner_of(&path) {
+        let v = flag_version
+            .or_else(|| version_line(&path))
+            .unwrap_or_else(|| "version unknown".into());
+        return format!("{v} (provisioned by fslab: {})", tool.describe());
+    }
     let pkg = dpkg_package(&path);
     match (flag_version, pkg) {
         (Some(v), Some(p)) => format!("{v} ({p})"),
         (Some(v), None) => v,
         (None, Some(p)) => p,
-        (None, None) => format!("{} (version unknown)", path.display()),
+        // Not a known tool and not a package (a build of one's own, a script): ask it.
+        (None, None) => {
+            version_line(&path).unwrap_or_else(|| format!("{} (version unknown)", path.display()))
+        }
     }
 }

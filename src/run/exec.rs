@@ -124,7 +124,10 @@ pub fn exec(
     let err = OpenOptions::new().create(true).append(true).open(stderr)?;
     become_subreaper();
     let procs = cgroup.map(PointCgroup::procs_paths).unwrap_or_default();
-    let expr = duct::cmd(program, args)
+    // A bare name that a provisioned tool provides runs from there (see `crate::tools`).
+    let resolved: std::ffi::OsString =
+        crate::tools::provided(program).map_or_else(|| program.into(), |(p, _)| p.into_os_string());
+    let expr = duct::cmd(resolved, args)
         .dir(cwd)
         .stdin_null()
         .stdout_file(out)

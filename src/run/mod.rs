@@ -3,6 +3,7 @@
 
 pub mod env;
 pub mod exec;
+pub mod executables;
 pub mod notebook;
 mod trace;
 
@@ -415,6 +416,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         tools,
         shard: None,
         merged: None,
+        executables: executables::record(plan),
     };
     let manifest = mark_shard(manifest, opts.shard);
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;

@@ -233,6 +233,14 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             .and_then(|v| v.into_iter().max()),
         status: if all_ok { "complete" } else { "partial" }.into(),
         points,
+        // Every shard's executables (the first shard's record of a program wins).
+        executables: shards
+            .iter()
+            .rev()
+            .fold(BTreeMap::new(), |mut acc, (_, b)| {
+                acc.extend(b.manifest.executables.clone());
+                acc
+            }),
         shard: None,
         merged: Some(MergeInfo {
             shards_total: n,

@@ -14,8 +14,28 @@ pub(super) fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, St
             sel_label(&c.denominator)
         ));
     }
+    let min = c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES);
+    let interval = match c.stat {
+        Stat::Mean => fieller_welch(&num_v, &den_v, 0.95),
+        stat => bootstrap(
+            &num_v,
+            &den_v,
+            &|a, b| Some(stat.apply(a)? / stat.apply(b)?),
+            0.95,
+            2000,
+            0x5eed,
+        ),
+    };
+    let mut incomplete = incomplete_points(ev, &c.table, &c.numerator);
+    for p in incomplete_points(ev, &c.table, &c.denominator) {
+        if !incomplete.contains(&p) {
+            incomplete.push(p);
+        }
+    }
     Ok(Measure {
         value: n / d,
+        interval: Some((interval, (num_v.len(), den_v.len()), min)),
+        incomplete,
         details: vec![
             format!(
                 "{} of {} over {}: {} ({} rows)",
@@ -143,17 +163,46 @@ pub(super) fn measure_first_vs_rest(
         &c.metric,
         &format!("the `{}` table", c.table),
     )?;
+    // "The first run" is iteration 1: a point whose iteration 1 failed has none.
+    let mut incomplete = incomplete_points(ev, &c.table, &c.select);
+    let mut s = s;
+    s.retain(|k, series| {
+        let first_is_1 = series.first().is_some_and(|(i, _)| *i == 1.0);
+        if !first_is_1 {
+            incomplete.push(format!(
+                "{k}: iteration 1 has no ok row, so its first run is unknown"
+            ));
+        }
+        first_is_1
+    });
     let ratios = first_vs_rest(&s);
     if ratios.is_empty() {
-        return Err("missing data: no point has two or more iterations to compare".into());
+        return Err(if incomplete.is_empty() {
+            "missing data: no point has two or more iterations to compare".into()
+        } else {
+            format!("missing data: {}", incomplete.join("; "))
+        });
     }
     let vals: Vec<f64> = ratios.iter().map(|r| r.1).collect();
     let value = c
         .expect
         .decisive(&vals)
         .ok_or_else(|| "no finite values".to_string())?;
+    // One first run per point: fewer samples than any minimum above 1 allows, and no
+    // interval of a single run.
+    let rest = ratios.iter().map(|r| r.2 - 1).min().unwrap_or(0);
+    let min = c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES);
     Ok(Measure {
         value,
+        interval: Some((
+            Err(NoInterval::TooFewSamples {
+                numerator: 1,
+                denominator: rest,
+            }),
+            (1, rest),
+            min,
+        )),
+        incomplete,
         details: ratios
             .iter()
             .map(|(k, r, n)| format!("{k}: first ÷ mean of the {} later = {}", n - 1, num(*r)))
@@ -196,6 +245,19 @@ pub(super) fn flat_groups(
     stat: Stat,
     what: &str,
 ) -> Result<Vec<(String, f64)>, String> {
+    Ok(flat_samples(df, across, metric, what)?
+        .into_iter()
+        .filter_map(|(k, xs)| stat.apply(&xs).map(|s| (k, s)))
+        .collect())
+}
+
+/// The metric's values by the `across` column's value, in order of appearance.
+fn flat_samples(
+    df: &DataFrame,
+    across: &str,
+    metric: &str,
+    what: &str,
+) -> Result<IndexMap<String, Vec<f64>>, String> {
     let keys = str_values(df, "claims", across).map_err(|e| format!("{what}: {e}"))?;
     let v = values_opt(df, metric, what)?;
     let mut groups: IndexMap<String, Vec<f64>> = IndexMap::new();
@@ -204,10 +266,7 @@ pub(super) fn flat_groups(
             groups.entry(k).or_default().push(x);
         }
     }
-    Ok(groups
-        .into_iter()
-        .filter_map(|(k, xs)| stat.apply(&xs).map(|s| (k, s)))
-        .collect())
+    Ok(groups)
 }
 
 pub(super) fn max_over_min(groups: &[(String, f64)]) -> Option<f64> {
@@ -242,8 +301,37 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Stri
             }
         )
     })?;
+    let samples: Vec<Vec<f64>> = flat_samples(
+        &rows,
+        &c.across,
+        &c.metric,
+        &format!("the `{}` table", c.table),
+    )?
+    .into_values()
+    .collect();
+    let fewest = samples.iter().map(Vec::len).min().unwrap_or(0);
+    let stat = c.stat;
+    let interval = bootstrap_groups(
+        &samples,
+        &|g: &[Vec<f64>]| {
+            let per: Vec<(String, f64)> = g
+                .iter()
+                .filter_map(|xs| stat.apply(xs).map(|s| (String::new(), s)))
+                .collect();
+            max_over_min(&per)
+        },
+        0.95,
+        2000,
+        0x5eed,
+    );
     Ok(Measure {
         value,
+        interval: Some((
+            interval,
+            (fewest, fewest),
+            c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES),
+        )),
+        incomplete: incomplete_points(ev, &c.table, &c.select),
         details: groups
             .iter()
             .map(|(k, s)| {
@@ -418,7 +506,12 @@ pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, 
         .expect
         .decisive(&vals)
         .ok_or_else(|| "no finite values".to_string())?;
-    Ok(Measure { value, details })
+    Ok(Measure {
+        value,
+        details,
+        interval: None,
+        incomplete: incomplete_points(ev, &c.table, &c.select),
+    })
 }
 
 pub(super) fn published_layout(

@@ -56,6 +56,8 @@ use measure::*;
 use render::*;
 use select::*;
 
+use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
+use super::tiers::{decide, scale_differences, substitutions, Tier, DEFAULT_MIN_SAMPLES};
 use super::{f64_values, str_values, AnalysisError};
 use crate::blockmap::summary::file_summary;
 use crate::extent::Extent;

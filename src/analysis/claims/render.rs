@@ -56,6 +56,32 @@ pub fn verdicts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
             "details".into(),
             v.iter().map(|c| c.details.join("; ")).collect::<Vec<_>>(),
         ),
+        Column::new(
+            "tier".into(),
+            v.iter().map(|c| c.tier.label()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "tier_reason".into(),
+            v.iter().map(|c| c.tier_reason.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "interval_lo".into(),
+            v.iter()
+                .map(|c| c.interval.map(|i| i.lo))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "interval_hi".into(),
+            v.iter()
+                .map(|c| c.interval.map(|i| i.hi))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "substitutions".into(),
+            v.iter()
+                .map(|c| c.substitutions.join("; "))
+                .collect::<Vec<_>>(),
+        ),
     ])
 }
 
@@ -81,6 +107,11 @@ pub fn render(v: &[ClaimVerdict]) -> String {
             ));
         }
         out.push_str(&format!("  why:       {}\n", c.reason));
+        out.push_str(&format!(
+            "  tier:      {} — {}\n",
+            c.tier.label(),
+            c.tier_reason
+        ));
         for d in &c.details {
             out.push_str(&format!("             · {d}\n"));
         }
@@ -94,5 +125,8 @@ pub fn render(v: &[ClaimVerdict]) -> String {
         count(Verdict::NotReproduced),
         count(Verdict::NotApplicable)
     ));
+    let tiers: Vec<Tier> = v.iter().map(|c| c.tier).collect();
+    out.push_str(&crate::analysis::tiers::counts_line(&tiers));
+    out.push('\n');
     out
 }

@@ -246,6 +246,9 @@ pub struct RatioCheck {
     pub note: Option<String>,
     #[serde(default)]
     pub published: Option<PublishedRatio>,
+    /// The fewest samples per side for a tier other than `inconclusive` (default 3).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -280,6 +283,10 @@ pub struct FirstVsRestCheck {
     pub note: Option<String>,
     #[serde(default)]
     pub published: Option<PublishedFirstVsRest>,
+    /// The fewest samples per side for a tier other than `inconclusive` (default 3; the
+    /// first run is one sample per point).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -322,6 +329,9 @@ pub struct FlatCheck {
     pub note: Option<String>,
     #[serde(default)]
     pub published: Option<PublishedFlat>,
+    /// The fewest samples per group for a tier other than `inconclusive` (default 3).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

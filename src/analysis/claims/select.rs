@@ -190,6 +190,48 @@ pub(super) fn values(df: &DataFrame, metric: &str, what: &str) -> Result<Vec<f64
     Ok(v.into_iter().flatten().filter(|x| x.is_finite()).collect())
 }
 
+/// The points a selection names (by their matrix values) that did not give it ok rows:
+/// missing, failed, unsupported, or (e.g. iteration 1 failed) without a row it selects.
+pub(super) fn incomplete_points(ev: &Evidence, table_name: &str, sel: &Selection) -> Vec<String> {
+    let rows = table(ev, table_name).ok();
+    let mut out = Vec::new();
+    for p in &ev.manifest.points {
+        let named = sel.iter().all(|(k, cond)| match p.vars.get(k) {
+            Some(v) => text_matches(Some(&json_label(v)), cond),
+            None => true,
+        });
+        if !named {
+            continue;
+        }
+        if p.status != "ok" {
+            let why = p
+                .reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            out.push(format!("point {} is {}{why}", p.id, p.status));
+            continue;
+        }
+        let mut own = sel.clone();
+        own.insert(
+            "point_index".into(),
+            Cond::Value(SpecValue::Int(p.index as i64)),
+        );
+        let has_rows = rows
+            .as_ref()
+            .and_then(|df| select(df, &own, table_name).ok())
+            .is_some_and(|df| df.height() > 0);
+        if !has_rows {
+            out.push(format!(
+                "point {} has no ok rows for {}",
+                p.id,
+                sel_label(sel)
+            ));
+        }
+    }
+    out
+}
+
 pub(super) fn selected_values(
     ev: &Evidence,
     table_name: &str,

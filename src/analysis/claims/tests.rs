@@ -414,12 +414,23 @@ fn expectations_and_the_frame() {
             "unit",
             "reason",
             "text",
-            "details"
+            "details",
+            "tier",
+            "tier_reason",
+            "interval_lo",
+            "interval_hi",
+            "substitutions"
         ]
     );
     let text = render(&vs);
     assert!(text.contains("c — REPRODUCED"), "{text}");
     assert!(text.contains("1 claims: 1 reproduced"), "{text}");
+    // first_vs_rest: one first run per point is fewer samples than the minimum.
+    assert!(
+        text.contains("tier:      inconclusive — 1 over 2 samples; at least 3 per side are needed"),
+        "{text}"
+    );
+    assert!(text.contains("1 claims by tier: 0 reproduced, 0 reproduced with substitutes, 0 not reproduced, 1 inconclusive, 0 not applicable"), "{text}");
 }
 
 #[test]
@@ -438,4 +449,127 @@ fn the_seed_experiments_checks_all_parse() {
             assert!(check.is_ok(), "{name} claim {}: {:?}", c.id, check.err());
         }
     }
+}
+
+/// Each seed claim, checked against its own post's published numbers: the post must
+/// satisfy the claim it makes (else the claim's `expect` is wrong, not the rerun).
+fn published_satisfies(experiment: &str, claim: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let exp = crate::spec::Experiment::load(dir.join(format!("{experiment}.yaml"))).unwrap();
+    let c = exp.def.claims.iter().find(|c| c.id == claim).unwrap();
+    let check: Check = serde_yaml::from_value(c.check.clone().unwrap()).unwrap();
+    let ev = Evidence {
+        manifest: Manifest::default(),
+        tables: BTreeMap::new(),
+        vars: IndexMap::new(),
+        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+    };
+    let Some(published) = check.published(&ev) else {
+        panic!("{experiment} {claim}: no published value to check");
+    };
+    let value = published.unwrap_or_else(|e| panic!("{experiment} {claim}: {e}"));
+    let expect = check.stated().expect;
+    assert!(
+        expect.holds(value),
+        "{experiment} {claim}: the post's own number {value} is not {expect}"
+    );
+}
+
+#[test]
+fn seed_000_first_run_overhead_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "first-run-overhead");
+}
+
+#[test]
+fn seed_000_first_run_overhead_without_link_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "first-run-overhead-without-link");
+}
+
+#[test]
+fn seed_000_later_runs_same_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "later-runs-same");
+}
+
+#[test]
+fn seed_000_first_run_slowest_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "first-run-slowest");
+}
+
+#[test]
+fn seed_ext_fsck_small_files_ext4_fsck_10x_faster_holds_for_the_post() {
+    published_satisfies("ext-fsck-small-files", "ext4-fsck-10x-faster");
+}
+
+#[test]
+fn seed_ext_fsck_small_files_uninit_bg_halves_fsck_holds_for_the_post() {
+    published_satisfies("ext-fsck-small-files", "uninit-bg-halves-fsck");
+}
+
+#[test]
+fn seed_ext_fsck_small_files_ext4_largest_dir_contiguous_holds_for_the_post() {
+    published_satisfies("ext-fsck-small-files", "ext4-largest-dir-contiguous");
+}
+
+#[test]
+fn seed_ext_fsck_small_files_ext3_largest_dir_scattered_holds_for_the_post() {
+    published_satisfies("ext-fsck-small-files", "ext3-largest-dir-scattered");
+}
+
+#[test]
+fn seed_xfs_rt_truncate_convert_unwritten_flat_holds_for_the_post() {
+    published_satisfies("xfs-rt-truncate", "convert-unwritten-flat");
+}
+
+#[test]
+fn seed_xfs_rt_truncate_large_rtextsize_costs_little_holds_for_the_post() {
+    published_satisfies("xfs-rt-truncate", "large-rtextsize-costs-little");
+}
+
+// `variant-data-hint-flat` is fslab's own variant, with no published counterpart.
+#[test]
+fn seed_xfs_rt_truncate_variant_has_no_published_number() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let exp = crate::spec::Experiment::load(dir.join("xfs-rt-truncate.yaml")).unwrap();
+    let c = exp
+        .def
+        .claims
+        .iter()
+        .find(|c| c.id == "variant-data-hint-flat")
+        .unwrap();
+    let check: Check = serde_yaml::from_value(c.check.clone().unwrap()).unwrap();
+    let ev = Evidence {
+        manifest: Manifest::default(),
+        tables: BTreeMap::new(),
+        vars: IndexMap::new(),
+        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+    };
+    assert!(check.published(&ev).is_none());
+}
+
+#[test]
+fn a_layout_claim_over_a_failed_point_is_inconclusive_and_names_it() {
+    let mut ev = extents_evidence();
+    let c = claim("kind: layout\nselect: { fs: [ext3, ext4] }\nexpect: { max: 1 }\n");
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.verdict, Verdict::Reproduced, "{v:?}");
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert!(v.tier_reason.starts_with("no 95 % interval"), "{v:?}");
+    // fs=ext4 failed (its rows are what it left before failing).
+    ev.manifest.points[1].status = "failed".into();
+    ev.manifest.points[1].reason = Some("mkfs: exit 1".into());
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert_eq!(
+        v.tier_reason,
+        "incomplete: point fs=ext4 is failed: mkfs: exit 1"
+    );
+    // A substitution is named on every claim of the bundle: ext3 ran on the ext4 driver.
+    ev.manifest.environment.kernel = "6.18.0".into();
+    let v = check_claim(&c, &ev);
+    assert!(
+        v.substitutions
+            .iter()
+            .any(|s| s.starts_with("ext3 mounted by the ext4 driver (kernel 6.18.0")),
+        "{v:?}"
+    );
 }

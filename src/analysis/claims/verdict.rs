@@ -45,6 +45,15 @@ pub struct ClaimVerdict {
     pub reason: String,
     /// Per-point values and other particulars.
     pub details: Vec<String>,
+    /// The tier a reviewer accepts (see [`super::tiers`]): it needs the whole 95 %
+    /// interval on one side of `expect`, enough samples, and names every substitution.
+    pub tier: Tier,
+    /// Why this tier.
+    pub tier_reason: String,
+    /// The measured number's 95 % interval, when there is one.
+    pub interval: Option<Interval>,
+    /// What ran differently from the post (stand-in workload, ext3 on the ext4 driver).
+    pub substitutions: Vec<String>,
 }
 
 /// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
@@ -118,6 +127,22 @@ pub(super) fn bundle_vars(m: &Manifest) -> IndexMap<String, SpecValue> {
     vars
 }
 
+/// The scalar vars of the bundle's experiment under its `published` profile (None when it
+/// has none, or the experiment cannot be read).
+fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
+    let exp =
+        crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
+    let def = exp.def;
+    let profile = def.profiles.get("published")?;
+    let mut vars = def.vars.clone();
+    for (k, v) in profile {
+        if let Some(slot) = vars.get_mut(k) {
+            *slot = v.clone();
+        }
+    }
+    Some(vars)
+}
+
 /// Check every claim of the bundle's experiment (as embedded in the bundle).
 pub fn check_bundle(b: &Bundle) -> Result<Vec<ClaimVerdict>, ClaimsError> {
     let exp = crate::spec::Experiment::from_str_named(
@@ -141,7 +166,15 @@ pub fn check_claims(claims: &[Claim], ev: &Evidence) -> Vec<ClaimVerdict> {
 pub(super) struct Measure {
     pub(super) value: f64,
     pub(super) details: Vec<String>,
+    /// The 95 % interval (or why there is none), the samples per side and the fewest
+    /// allowed; None: this kind of check computes no interval yet.
+    pub(super) interval: Option<MeasuredInterval>,
+    /// Selected points that are missing, failed or have no ok rows for the selection.
+    pub(super) incomplete: Vec<String>,
 }
+
+/// A measure's 95 % interval (or why there is none), samples per side, fewest allowed.
+pub(super) type MeasuredInterval = (Result<Interval, NoInterval>, (usize, usize), usize);
 
 /// Check one claim.
 pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
@@ -156,6 +189,10 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         unit: String::new(),
         reason: String::new(),
         details: Vec::new(),
+        tier: Tier::NotApplicable,
+        tier_reason: String::new(),
+        interval: None,
+        substitutions: Vec::new(),
     };
     let Some(raw) = &claim.check else {
         v.reason = "the claim has no `check:`; it is not checked".into();
@@ -185,14 +222,42 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         None => {}
     }
     let scale = scale_gap(at_scale, &ev.vars);
+    let subs = substitutions(&ev.manifest);
+    v.substitutions = subs.iter().map(|s| s.what.clone()).collect();
     match measured {
         Err(why) => {
             v.verdict = Verdict::NotApplicable;
+            v.tier_reason = why.clone();
             v.reason = why;
         }
         Ok(m) => {
             v.measured = Some(m.value);
             v.details = m.details;
+            let differs = published_vars(&ev.manifest)
+                .map(|p| scale_differences(&ev.vars, &p))
+                .unwrap_or_default();
+            (v.tier, v.tier_reason) = match (&scale, &m.interval) {
+                (Some(gap), _) => (Tier::NotApplicable, format!("scale differs: {gap}")),
+                (None, _) if !differs.is_empty() => (
+                    Tier::NotApplicable,
+                    format!(
+                        "not at the published profile's scale: {}",
+                        differs.join(", ")
+                    ),
+                ),
+                (None, _) if !m.incomplete.is_empty() => (
+                    Tier::Inconclusive,
+                    format!("incomplete: {}", m.incomplete.join("; ")),
+                ),
+                (None, Some((interval, samples, min))) => {
+                    v.interval = interval.as_ref().ok().copied();
+                    decide(expect, interval, *samples, *min, &subs)
+                }
+                (None, None) => (
+                    Tier::Inconclusive,
+                    format!("no 95 % interval is computed for `{}` checks yet, so a point estimate cannot decide", check.kind()),
+                ),
+            };
             if let Some(gap) = scale {
                 v.verdict = Verdict::NotApplicable;
                 v.reason = format!(

@@ -1,6 +1,10 @@
 //! Matrix expansion: experiment × profile × `--set` overrides → points. Runs nothing.
 
-use crate::host::{check_kernel, check_program, check_version, Findings, Host, Machine, Version};
+pub mod executes;
+
+use crate::host::{
+    check_kernel, check_program, check_version, Asked, Findings, Host, Machine, Version, Wanted,
+};
 pub use crate::spec::DevicePlan;
 use crate::spec::{parse_size, Experiment, RepeatSpec, Requirement, Step, Template, Value};
 use indexmap::IndexMap;
@@ -565,10 +569,30 @@ fn resolve_tools(
     out
 }
 
-/// Check one `requires:` entry for these variables (its `tool:` may be a template).
+/// Check one `requires:` entry for these variables (its `tool:` may be a template),
+/// looking its program up by name (used for tool choices, resolved before there are
+/// points).
 pub fn check_requirement(
     r: &Requirement,
     vars: &IndexMap<String, Value>,
+    host: &dyn Host,
+    found: &mut Findings,
+) {
+    check_requirement_at(r, vars, None, host, found);
+}
+
+/// What a point runs (see [`executes::executed`]) and the requiring step's own command
+/// (None for an experiment-wide requirement).
+pub type PointRuns<'a> = (&'a [executes::Executed], Option<&'a executes::Executed>);
+
+/// Check one `requires:` entry at a point: a `tool:` requirement is checked against the
+/// executable the point runs under that name ([`executes::runs_for`]); one for a program
+/// no step of the point starts is noted and not checked. With `runs` None the name is
+/// looked up as it is.
+pub fn check_requirement_at(
+    r: &Requirement,
+    vars: &IndexMap<String, Value>,
+    runs: Option<PointRuns<'_>>,
     host: &dyn Host,
     found: &mut Findings,
 ) {
@@ -583,17 +607,49 @@ pub fn check_requirement(
             .map(|t| t.render_partial(&|n| vars.get(n).cloned()))
             .and_then(|w| w.into_iter().next())
             .unwrap_or_else(|| tool.clone());
-        let Some(path) = host.which(&program) else {
-            check_program(&program, r.package.as_deref(), host, found);
+        let min = r.min_version.as_deref().and_then(Version::parse);
+        let wanted = match &min {
+            Some(m) => format!("`{program}` ≥ {m}"),
+            None => format!("`{program}`"),
+        };
+        // The executable the point will run under this name.
+        let asked = match runs {
+            Some((runs, own)) if !program.contains('/') => {
+                match executes::runs_for(runs, own, &program) {
+                    Some(e) => Some(e),
+                    None => {
+                        found.note(format!(
+                            "requirement {wanted}{why}: no step of this point runs `{program}`; not checked"
+                        ));
+                        return;
+                    }
+                }
+            }
+            _ => None,
+        };
+        let word = asked.map_or(program.as_str(), |e| e.word.as_str());
+        let Some(path) = host.which(word) else {
+            check_program(word, r.package.as_deref(), host, found);
             return;
         };
-        if let Some(min) = r.min_version.as_deref().and_then(Version::parse) {
+        let via = match (asked, crate::tools::owner_of(&path)) {
+            (Some(e), _) if e.tool.is_some() => e.via(),
+            (_, Some(t)) => format!("provisioned by fslab: {} {}", t.name, t.version),
+            _ => "PATH".to_string(),
+        };
+        if let Some(min) = &min {
             check_version(
-                &program,
-                &path,
-                &min,
-                r.package.as_deref(),
-                &why,
+                Wanted {
+                    program: &program,
+                    min,
+                    package: r.package.as_deref(),
+                    why: &why,
+                },
+                Asked {
+                    path: &path,
+                    via: &via,
+                    given_as: asked.filter(|e| e.given).and_then(|e| e.tool.as_deref()),
+                },
                 host,
                 found,
             );
