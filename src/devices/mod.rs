@@ -373,15 +373,9 @@ impl Drop for PointDevices {
     }
 }
 
-/// Run `expr` in its own process group, so that a terminal's Ctrl-C (SIGINT to the
-/// whole foreground group) reaches fslab alone: fslab then finishes the tool it is
-/// running (a `losetup` half-done would leak a device) and releases everything.
-pub(crate) fn own_group(expr: duct::Expression) -> duct::Expression {
-    expr.before_spawn(|c| {
-        std::os::unix::process::CommandExt::process_group(c, 0);
-        Ok(())
-    })
-}
+/// Tools run in their own process group, so that a terminal's Ctrl-C reaches fslab alone
+/// (it then finishes the tool, e.g. a half-done `losetup`, and releases everything).
+pub(crate) use crate::host::tools::own_group;
 
 /// Run a system tool, failing with its stderr.
 pub(crate) fn run_tool(program: &str, args: &[String]) -> Result<(), DeviceError> {
