@@ -135,7 +135,7 @@ fn bundle_html(b: &Bundle) -> String {
         escape(&m.experiment.title),
         escape(&b.path().display().to_string()),
         escape(m.profile.as_deref().unwrap_or("-")),
-        escape(&m.status),
+        escape(m.status.as_str()),
         escape(&m.started_at),
         escape(m.finished_at.as_deref().unwrap_or("-")),
         escape(&e.kernel),
@@ -149,7 +149,7 @@ fn bundle_html(b: &Bundle) -> String {
             s,
             "<li><code>{}</code>: {} ({} iterations){}</li>",
             escape(&p.id),
-            escape(&p.status),
+            escape(p.status.as_str()),
             p.iterations,
             p.reason
                 .as_ref()

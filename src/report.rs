@@ -13,7 +13,7 @@ use crate::analysis::{
     Comparison, PointStatsRow, StatsOptions, Warmup,
 };
 use crate::plot::{Chart, PlotError};
-use crate::store::{Bundle, StoreError};
+use crate::store::{Bundle, PointStatus, StoreError};
 use polars::prelude::DataFrame;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -158,11 +158,11 @@ fn gather(
     let point_status = m
         .points
         .iter()
-        .filter(|p| p.status != "ok")
+        .filter(|p| p.status != PointStatus::Ok)
         .map(|p| {
             vec![
                 p.id.clone(),
-                p.status.clone(),
+                p.status.to_string(),
                 p.reason.clone().unwrap_or_default(),
             ]
         })

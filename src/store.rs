@@ -20,6 +20,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod merge;
+mod status;
+pub use status::{BundleStatus, PointStatus, RunStatus, UnknownStatus};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -141,9 +143,8 @@ pub struct PointRecord {
     pub id: String,
     pub index: usize,
     pub vars: serde_json::Map<String, serde_json::Value>,
-    /// `pending`, `running`, `ok`, `failed`, `timeout`, `skipped`, `unsupported` (the
-    /// doctor found it cannot run here; `reason` says why), `interrupted`.
-    pub status: String,
+    /// Where the point stands; `unsupported` and `other-shard` come with a `reason`.
+    pub status: PointStatus,
     pub reason: Option<String>,
     pub iterations: u32,
     /// Why the runner stopped repeating (fixed count, target CV reached, maximum reached).
@@ -208,8 +209,8 @@ pub struct Manifest {
     pub matrix_axes: Vec<String>,
     pub started_at: String,
     pub finished_at: Option<String>,
-    /// `running`, `complete`, `partial` (some points failed or were skipped), `interrupted`.
-    pub status: String,
+    /// How the run ended (`running` while it runs).
+    pub status: BundleStatus,
     pub environment: Environment,
     pub points: Vec<PointRecord>,
     /// Tool name → the alternative the run used (see the experiment's `tools:`).
@@ -254,8 +255,7 @@ pub struct RunRow {
     pub user_s: f64,
     pub sys_s: f64,
     pub exit_code: i64,
-    /// `ok`, `failed`, `timeout`.
-    pub status: String,
+    pub status: RunStatus,
     pub started_at: String,
 }
 
@@ -273,7 +273,7 @@ impl RunRow {
         m.insert("user_s".into(), f64_json(self.user_s));
         m.insert("sys_s".into(), f64_json(self.sys_s));
         m.insert("exit_code".into(), self.exit_code.into());
-        m.insert("status".into(), self.status.clone().into());
+        m.insert("status".into(), self.status.as_str().into());
         m.insert("started_at".into(), self.started_at.clone().into());
         m
     }
@@ -532,7 +532,7 @@ impl BundleWriter {
             .manifest
             .points
             .iter()
-            .filter(|p| matches!(p.status.as_str(), "ok" | "skipped"))
+            .filter(|p| matches!(p.status, PointStatus::Ok | PointStatus::Skipped))
             .map(|p| p.index)
             .collect();
         self.runs.retain(|r| done.contains(&r.point_index));
@@ -564,8 +564,8 @@ impl BundleWriter {
             self.tables.insert(name, vec![kept]);
         }
         for p in &mut self.manifest.points {
-            if !done.contains(&p.index) && p.status != merge::OTHER_SHARD {
-                p.status = "pending".into();
+            if !done.contains(&p.index) && p.status != PointStatus::OtherShard {
+                p.status = PointStatus::Pending;
                 p.reason = None;
                 p.iterations = 0;
             }
@@ -821,7 +821,7 @@ mod tests {
             user_s: 0.0,
             sys_s: 1.0,
             exit_code: 0,
-            status: "ok".into(),
+            status: RunStatus::Ok,
             started_at: "2026-01-01T00:00:00Z".into(),
         }
     }
@@ -834,7 +834,7 @@ mod tests {
                 id: "e".into(),
                 ..Default::default()
             },
-            status: "running".into(),
+            status: BundleStatus::Running,
             ..Default::default()
         };
         let mut w = BundleWriter::create(tmp.path(), m).unwrap();
@@ -881,7 +881,7 @@ mod tests {
                 id: "e".into(),
                 ..Default::default()
             },
-            status: "running".into(),
+            status: BundleStatus::Running,
             ..Default::default()
         };
         BundleWriter::create(root, m).unwrap()

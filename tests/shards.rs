@@ -6,7 +6,7 @@ mod common;
 mod shard_rows;
 use common::{text, Scratch};
 use fslab::store::merge::{MISSING_SHARD, OTHER_SHARD};
-use fslab::store::{BundleWriter, ExperimentInfo, Manifest, PointRecord, RunRow};
+use fslab::store::{BundleWriter, ExperimentInfo, Manifest, PointRecord, PointStatus, RunRow};
 use fslab::Bundle;
 use shard_rows::{keys, table_shape};
 use std::path::{Path, PathBuf};
@@ -157,8 +157,8 @@ fn resume_finishes_only_its_own_shard() {
     // Make it look killed half-way: its point pending, its rows gone.
     let mpath = two.join("manifest.json");
     let mut m: Manifest = serde_json::from_slice(&std::fs::read(&mpath).unwrap()).unwrap();
-    m.status = "interrupted".into();
-    m.points[1].status = "running".into();
+    m.status = "interrupted".parse().unwrap();
+    m.points[1].status = "running".parse().unwrap();
     m.points[1].iterations = 1;
     std::fs::write(&mpath, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
     // Another shard's resume is refused.
@@ -201,14 +201,18 @@ fn fake_shard(root: &Path, k: usize, n: usize, tweak: impl FnOnce(&mut Manifest)
             ..Default::default()
         },
         profile: Some("quick".into()),
-        status: "complete".into(),
+        status: "complete".parse().unwrap(),
         points: ids
             .iter()
             .enumerate()
             .map(|(i, id)| PointRecord {
                 id: id.to_string(),
                 index: i,
-                status: if shard.owns(i) { "ok" } else { OTHER_SHARD }.into(),
+                status: if shard.owns(i) {
+                    PointStatus::Ok
+                } else {
+                    OTHER_SHARD
+                },
                 iterations: 1,
                 ..Default::default()
             })
@@ -234,7 +238,7 @@ fn fake_shard(root: &Path, k: usize, n: usize, tweak: impl FnOnce(&mut Manifest)
             user_s: 0.0,
             sys_s: 0.0,
             exit_code: 0,
-            status: "ok".into(),
+            status: "ok".parse().unwrap(),
             started_at: "t".into(),
         })
         .unwrap();
@@ -333,7 +337,7 @@ fn merge_refuses_differing_plans_overlaps_and_missing_shards_naming_why() {
         "{e}"
     );
 
-    let running = fake_shard(r, 2, 2, |m| m.status = "running".into());
+    let running = fake_shard(r, 2, 2, |m| m.status = "running".parse().unwrap());
     let e = refusal(&[a.clone(), running], true);
     assert!(
         e.contains("status is `running`") && e.contains("--resume"),

@@ -17,6 +17,7 @@
 //! ```
 
 use super::{f64_values, i64_values, str_values, AnalysisError};
+use crate::store::RunStatus;
 use indexmap::IndexMap;
 use polars::prelude::*;
 
@@ -148,7 +149,7 @@ pub fn relative_to(
     let ok: Vec<bool> = if runs.column("status").is_ok() {
         str_values(runs, FRAME, "status")?
             .into_iter()
-            .map(|s| s.as_deref() == Some("ok"))
+            .map(|s| RunStatus::is_ok_str(s.as_deref()))
             .collect()
     } else {
         vec![true; runs.height()]

@@ -16,6 +16,7 @@
 
 use super::{cell_json, f64_values, i64_values, str_values, variable_columns, AnalysisError};
 use crate::frames::from_records;
+use crate::store::RunStatus;
 use indexmap::IndexMap;
 use polars::prelude::*;
 use serde::Serialize;
@@ -399,7 +400,7 @@ pub fn samples_by_point(
     let statuses = if has("status") {
         str_values(runs, FRAME, "status")?
     } else {
-        vec![Some("ok".to_string()); height]
+        vec![Some(RunStatus::Ok.as_str().to_string()); height]
     };
     let var_names = variable_columns(runs);
     let var_cols: Vec<&Column> = var_names
@@ -425,7 +426,7 @@ pub fn samples_by_point(
             row,
             iteration: iterations[row].unwrap_or(seen + 1),
             value: values[row].filter(|v| v.is_finite()),
-            ok: statuses[row].as_deref() == Some("ok"),
+            ok: RunStatus::is_ok_str(statuses[row].as_deref()),
         });
     }
     let mut out: Vec<PointSamples> = points.into_values().collect();

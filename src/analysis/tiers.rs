@@ -11,7 +11,7 @@
 
 use super::claims::Expect;
 use super::interval::{Interval, NoInterval};
-use crate::store::Manifest;
+use crate::store::{Manifest, PointStatus};
 use serde::Serialize;
 
 /// The fewest samples per side for anything but `inconclusive`.
@@ -90,7 +90,7 @@ pub fn substitutions(m: &Manifest) -> Vec<Substitution> {
     let ext3: Vec<&str> = m
         .points
         .iter()
-        .filter(|p| p.status == "ok")
+        .filter(|p| p.status == PointStatus::Ok)
         .filter(|p| p.vars.values().any(|v| v.as_str() == Some("ext3")))
         .map(|p| p.id.as_str())
         .collect();
@@ -337,7 +337,7 @@ mod tests {
             vars: [("fs".to_string(), serde_json::Value::from(fs))]
                 .into_iter()
                 .collect(),
-            status: status.into(),
+            status: status.parse().unwrap(),
             ..Default::default()
         };
         m.points = vec![
@@ -352,9 +352,9 @@ mod tests {
             .contains("ext3 mounted by the ext4 driver (kernel 6.18.44-fc"));
         assert!(s[0].what.ends_with(": fs=ext3"));
         // An ext3 point that did not run substitutes nothing; nor does an old kernel.
-        m.points[0].status = "unsupported".into();
+        m.points[0].status = PointStatus::Unsupported;
         assert!(substitutions(&m).is_empty());
-        m.points[0].status = "ok".into();
+        m.points[0].status = PointStatus::Ok;
         m.environment.kernel = "2.6.32".into();
         assert!(substitutions(&m).is_empty());
     }

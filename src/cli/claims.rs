@@ -1,6 +1,7 @@
 //! `fslab claims BUNDLE`: the source's claims, checked against a bundle.
 
 use fslab::analysis::claims;
+use fslab::store::PointStatus;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -39,7 +40,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             m.experiment.id,
             m.profile.as_deref().unwrap_or("-"),
             m.points.len(),
-            m.points.iter().filter(|p| p.status == "ok").count()
+            m.points
+                .iter()
+                .filter(|p| p.status == PointStatus::Ok)
+                .count()
         );
         print!("{}", claims::render(&verdicts));
     }

@@ -1,6 +1,7 @@
 //! `fslab merge SHARD... -o OUT`: one bundle from the shards of a plan.
 
 use fslab::store::merge;
+use fslab::store::PointStatus;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,7 +38,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         "fslab: merged {} shards, {} points ({} ok, {})",
         args.bundles.len(),
         m.points.len(),
-        m.points.iter().filter(|p| p.status == "ok").count(),
+        m.points
+            .iter()
+            .filter(|p| p.status == PointStatus::Ok)
+            .count(),
         m.status
     );
     println!("{}", bundle.path().display());

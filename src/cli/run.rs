@@ -1,4 +1,5 @@
 use fslab::run::{Event, RunError, RunOptions};
+use fslab::store::PointStatus;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -124,7 +125,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         Event::PointFinished {
             id, status, reason, ..
         } => {
-            if status != "ok" && quiet {
+            if *status != PointStatus::Ok && quiet {
                 eprintln!(
                     "fslab: point {id}: {status}{}",
                     reason
@@ -132,7 +133,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                         .map(|r| format!(": {r}"))
                         .unwrap_or_default()
                 );
-            } else if status != "ok" {
+            } else if *status != PointStatus::Ok {
                 b.println(format!(
                     "fslab: point {id}: {status}{}",
                     reason
@@ -157,7 +158,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             let unsupported = m
                 .points
                 .iter()
-                .filter(|p| p.status == "unsupported")
+                .filter(|p| p.status == PointStatus::Unsupported)
                 .count();
             let other = m
                 .points
@@ -167,7 +168,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             let failed = m.points.len()
                 - other
                 - unsupported
-                - m.points.iter().filter(|p| p.status == "ok").count();
+                - m.points
+                    .iter()
+                    .filter(|p| p.status == PointStatus::Ok)
+                    .count();
             let shard = m
                 .shard
                 .as_ref()

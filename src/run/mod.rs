@@ -14,10 +14,10 @@ use crate::doctor::{Probe, SystemHost};
 use crate::parse::Kind;
 use crate::plan::{step_times, Phase, Plan, Point};
 use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
-use crate::store::merge::{ShardInfo, OTHER_SHARD};
+use crate::store::merge::ShardInfo;
 use crate::store::{
-    Bundle, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord, RunRow, StoreError,
-    ToolRecord,
+    Bundle, BundleStatus, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord,
+    PointStatus, RunRow, RunStatus, StoreError, ToolRecord,
 };
 use exec::ExecOutcome;
 use polars::prelude::*;
@@ -80,7 +80,7 @@ pub enum Event {
     PointFinished {
         index: usize,
         id: String,
-        status: String,
+        status: PointStatus,
         reason: Option<String>,
     },
     Warning(String),
@@ -389,7 +389,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         matrix_axes: plan.axes(),
         started_at: now(),
         finished_at: None,
-        status: "running".into(),
+        status: BundleStatus::Running,
         environment,
         points: plan
             .points
@@ -402,9 +402,9 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
                     index: p.index,
                     vars: vars_json(p),
                     status: if reason.is_some() {
-                        "unsupported".into()
+                        PointStatus::Unsupported
                     } else {
-                        "pending".into()
+                        PointStatus::Pending
                     },
                     reason,
                     iterations: 0,
@@ -432,7 +432,7 @@ fn mark_shard(mut m: Manifest, shard: Option<crate::shard::Shard>) -> Manifest {
     ));
     for p in &mut m.points {
         if !shard.owns(p.index) {
-            p.status = OTHER_SHARD.into();
+            p.status = PointStatus::OtherShard;
             p.reason = Some(format!(
                 "runs in shard {}/{}",
                 crate::shard::shard_of(p.index, shard.n()),
@@ -547,7 +547,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
                 });
             }
         }
-        if b.manifest().status == "complete" {
+        if b.manifest().status == BundleStatus::Complete {
             return Err(RunError::Resume {
                 bundle: bundle_dir.to_path_buf(),
                 message: "it is complete; nothing to do".into(),
@@ -559,7 +559,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     let mut writer = BundleWriter::reopen(bundle_dir)?;
     writer.retain_complete_points()?;
     for p in writer.manifest().points.clone() {
-        if p.status == "pending" {
+        if p.status == PointStatus::Pending {
             writer.set_aside_logs(p.index, &p.id)?;
         }
     }
@@ -568,14 +568,14 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
         &SystemHost::new(opts.probe, work.path().to_path_buf()),
     );
     for p in &mut writer.manifest_mut().points {
-        if p.status == "pending" {
+        if p.status == PointStatus::Pending {
             if let Some(reason) = preflight.point(p.index).and_then(|c| c.reason()) {
-                p.status = "unsupported".into();
+                p.status = PointStatus::Unsupported;
                 p.reason = Some(reason);
             }
         }
     }
-    writer.manifest_mut().status = "running".into();
+    writer.manifest_mut().status = BundleStatus::Running;
     writer.manifest_mut().finished_at = None;
     if !mapped.is_empty() {
         writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
@@ -594,20 +594,19 @@ fn run_points(
         .points
         .iter()
         .filter(|p| {
-            writer.manifest().points.get(p.index).is_none_or(|r| {
-                !matches!(
-                    r.status.as_str(),
-                    "ok" | "skipped" | "unsupported" | OTHER_SHARD
-                )
-            })
+            writer
+                .manifest()
+                .points
+                .get(p.index)
+                .is_none_or(|r| !r.status.is_settled())
         })
         .collect();
     for r in writer.manifest().points.clone() {
-        if r.status == "unsupported" {
+        if r.status == PointStatus::Unsupported {
             opts.emit(Event::PointFinished {
                 index: r.index,
                 id: r.id.clone(),
-                status: r.status.clone(),
+                status: r.status,
                 reason: r.reason.clone(),
             });
         }
@@ -627,7 +626,7 @@ fn run_points(
             index: point.index,
             id: point.id.clone(),
         });
-        set_point(writer, point.index, "running", None, 0)?;
+        set_point(writer, point.index, PointStatus::Running, None, 0)?;
         // Short paths: some tools limit them (fs_mark: directory names under 40 bytes).
         // The ownership record and the logs say which run and point a directory was.
         let short: String = (0..6)
@@ -639,9 +638,9 @@ fn run_points(
         writer.flush()?;
         let (status, reason, iterations, repeat_stop) = match outcome {
             Ok(o) => (o.status, o.reason, o.iterations, o.repeat_stop),
-            Err(e) => ("failed".to_string(), Some(e.to_string()), 0, None),
+            Err(e) => (PointStatus::Failed, Some(e.to_string()), 0, None),
         };
-        set_point(writer, point.index, &status, reason.clone(), iterations)?;
+        set_point(writer, point.index, status, reason.clone(), iterations)?;
         if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
             p.repeat_stop = repeat_stop;
         }
@@ -649,14 +648,14 @@ fn run_points(
         opts.emit(Event::PointFinished {
             index: point.index,
             id: point.id.clone(),
-            status: status.clone(),
+            status,
             reason,
         });
-        if status == "interrupted" || opts.cancelled() {
+        if status == PointStatus::Interrupted || opts.cancelled() {
             interrupted = true;
             break;
         }
-        if opts.fail_fast && status != "ok" {
+        if opts.fail_fast && status != PointStatus::Ok {
             break;
         }
     }
@@ -664,15 +663,15 @@ fn run_points(
     let m = writer.manifest_mut();
     m.finished_at = Some(now());
     m.status = if interrupted {
-        "interrupted".into()
+        BundleStatus::Interrupted
     } else if m
         .points
         .iter()
-        .all(|p| p.status == "ok" || p.status == OTHER_SHARD)
+        .all(|p| matches!(p.status, PointStatus::Ok | PointStatus::OtherShard))
     {
-        "complete".into()
+        BundleStatus::Complete
     } else {
-        "partial".into()
+        BundleStatus::Partial
     };
     writer.save_manifest()?;
     if interrupted {
@@ -686,12 +685,12 @@ fn run_points(
 fn set_point(
     writer: &mut BundleWriter,
     index: usize,
-    status: &str,
+    status: PointStatus,
     reason: Option<String>,
     iterations: u32,
 ) -> Result<(), StoreError> {
     if let Some(p) = writer.manifest_mut().points.get_mut(index) {
-        p.status = status.to_string();
+        p.status = status;
         p.reason = reason;
         p.iterations = iterations;
     }
@@ -699,7 +698,7 @@ fn set_point(
 }
 
 struct PointOutcome {
-    status: String,
+    status: PointStatus,
     reason: Option<String>,
     iterations: u32,
     repeat_stop: Option<String>,
@@ -1081,18 +1080,21 @@ fn run_point(
         log_dir,
         io: Default::default(),
     };
-    let mut status = "ok".to_string();
+    let mut status = PointStatus::Ok;
     let mut reason: Option<String> = None;
     let mut iterations = 0u32;
     let mut repeat_stop: Option<String> = None;
-    let record = |f: StepFailure, status: &mut String, reason: &mut Option<String>| {
+    let record = |f: StepFailure, status: &mut PointStatus, reason: &mut Option<String>| {
         let (s, r) = match f {
-            StepFailure::Failed(m) => ("failed", Some(m)),
-            StepFailure::TimedOut(m) => ("timeout", Some(m)),
-            StepFailure::Cancelled => ("interrupted", Some("interrupted by signal".into())),
+            StepFailure::Failed(m) => (PointStatus::Failed, Some(m)),
+            StepFailure::TimedOut(m) => (PointStatus::Timeout, Some(m)),
+            StepFailure::Cancelled => (
+                PointStatus::Interrupted,
+                Some("interrupted by signal".into()),
+            ),
         };
-        if status == "ok" {
-            *status = s.into();
+        if *status == PointStatus::Ok {
+            *status = s;
             *reason = r;
         }
     };
@@ -1145,9 +1147,9 @@ fn run_point(
             };
             if let Some(o) = outcome {
                 let row_status = match &failure {
-                    None => "ok",
-                    Some(StepFailure::TimedOut(_)) => "timeout",
-                    Some(_) => "failed",
+                    None => RunStatus::Ok,
+                    Some(StepFailure::TimedOut(_)) => RunStatus::Timeout,
+                    Some(_) => RunStatus::Failed,
                 };
                 writer.append_run(RunRow {
                     experiment: plan.experiment.id().to_string(),
@@ -1163,7 +1165,7 @@ fn run_point(
                     } else {
                         o.code_for_table().max(1)
                     },
-                    status: row_status.into(),
+                    status: row_status,
                     started_at,
                 })?;
                 iterations += 1;
@@ -1197,7 +1199,7 @@ fn run_point(
     }
 
     // Captures (also after a failed iteration: they often explain it), unless interrupted.
-    if setup_ok && status != "interrupted" {
+    if setup_ok && status != PointStatus::Interrupted {
         for (n, step) in plan.steps(point, Phase::Capture).into_iter().enumerate() {
             let label = ctx.label(Phase::Capture, n, step);
             match ctx.step(step, &label, None) {
@@ -1218,7 +1220,7 @@ fn run_point(
     }
 
     // Teardown always runs (not after an interrupt: release handles that).
-    if status != "interrupted" {
+    if status != PointStatus::Interrupted {
         for (n, step) in plan.steps(point, Phase::Teardown).into_iter().enumerate() {
             let label = ctx.label(Phase::Teardown, n, step);
             if let Err((StepFailure::Failed(m), _)) | Err((StepFailure::TimedOut(m), _)) =

@@ -8,7 +8,7 @@
 
 use super::{
     atomic_write, frames, io, read_journal, read_parquet, runs_frame, write_parquet, Bundle,
-    Environment, Manifest, PointRecord, RunRow, StoreError, ToolRecord,
+    BundleStatus, Environment, Manifest, PointRecord, PointStatus, RunRow, StoreError, ToolRecord,
 };
 use crate::shard::Shard;
 use polars::prelude::DataFrame;
@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The status of a point that another shard runs.
-pub const OTHER_SHARD: &str = "other-shard";
+pub const OTHER_SHARD: PointStatus = PointStatus::OtherShard;
 /// The status, in a merged bundle, of a point whose shard was not merged (`--partial`).
-pub const MISSING_SHARD: &str = "missing-shard";
+pub const MISSING_SHARD: PointStatus = PointStatus::MissingShard;
 
 /// What a shard's manifest says about the split.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -54,7 +54,7 @@ pub struct MergedShard {
     pub shard: String,
     /// The shard bundle's directory when it was merged.
     pub source: String,
-    pub status: String,
+    pub status: BundleStatus,
     pub started_at: String,
     pub finished_at: Option<String>,
     pub environment: Environment,
@@ -91,7 +91,10 @@ pub enum MergeError {
     )]
     NotAShard { bundle: PathBuf },
     #[error("{bundle}: its status is `{status}`; finish it first (`fslab run --resume {bundle}`)")]
-    Unfinished { bundle: PathBuf, status: String },
+    Unfinished {
+        bundle: PathBuf,
+        status: BundleStatus,
+    },
     #[error(
         "refusing to merge: different {what}: {first} has {first_value}, {other} has {other_value}"
     )]
@@ -135,10 +138,13 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             .ok_or_else(|| MergeError::NotAShard {
                 bundle: dir.clone(),
             })?;
-        if matches!(b.manifest.status.as_str(), "running" | "interrupted") {
+        if matches!(
+            b.manifest.status,
+            BundleStatus::Running | BundleStatus::Interrupted
+        ) {
             return Err(MergeError::Unfinished {
                 bundle: dir.clone(),
-                status: b.manifest.status.clone(),
+                status: b.manifest.status,
             });
         }
         shards.push((shard, b));
@@ -189,7 +195,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             Some((_, b)) => points.push(b.manifest.points[i].clone()),
             None => {
                 let mut p = template.clone();
-                p.status = MISSING_SHARD.into();
+                p.status = MISSING_SHARD;
                 p.reason = Some(format!(
                     "shard {}/{n} was not merged (--partial)",
                     crate::shard::shard_of(i, n)
@@ -205,7 +211,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
         .map(|(s, b)| MergedShard {
             shard: s.to_string(),
             source: b.path().display().to_string(),
-            status: b.manifest.status.clone(),
+            status: b.manifest.status,
             started_at: b.manifest.started_at.clone(),
             finished_at: b.manifest.finished_at.clone(),
             environment: b.manifest.environment.clone(),
@@ -219,7 +225,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
                 .collect(),
         })
         .collect();
-    let all_ok = points.iter().all(|p| p.status == "ok");
+    let all_ok = points.iter().all(|p| p.status == PointStatus::Ok);
     let manifest = Manifest {
         started_at: shards
             .iter()
@@ -231,7 +237,11 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             .map(|(_, b)| b.manifest.finished_at.clone())
             .collect::<Option<Vec<String>>>()
             .and_then(|v| v.into_iter().max()),
-        status: if all_ok { "complete" } else { "partial" }.into(),
+        status: if all_ok {
+            BundleStatus::Complete
+        } else {
+            BundleStatus::Partial
+        },
         points,
         // Every shard's executables (the first shard's record of a program wins).
         executables: shards
@@ -469,7 +479,7 @@ pub fn compared_differences(base: &Manifest, new: &Manifest) -> Vec<String> {
         let Some(q) = new.points.iter().find(|q| q.id == p.id) else {
             continue;
         };
-        if p.status != "ok" || q.status != "ok" {
+        if p.status != PointStatus::Ok || q.status != PointStatus::Ok {
             continue;
         }
         let d = environment_differences(
@@ -560,7 +570,7 @@ mod tests {
         let point = |i: usize, id: &str| PointRecord {
             id: id.into(),
             index: i,
-            status: "ok".into(),
+            status: PointStatus::Ok,
             ..Default::default()
         };
         let env = |h: &str| Environment {

@@ -61,7 +61,9 @@ fn run_row(
         user_s,
         sys_s,
         exit_code,
-        status: if exit_code == 0 { "ok" } else { "failed" }.into(),
+        status: if exit_code == 0 { "ok" } else { "failed" }
+            .parse()
+            .unwrap(),
         started_at,
     }
 }
@@ -167,7 +169,7 @@ pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
         matrix_axes: vec!["fs".into()],
         started_at: chrono::Utc::now().to_rfc3339(),
         finished_at: None,
-        status: "running".into(),
+        status: "running".parse().unwrap(),
         environment: environment(&image, size),
         points: POINTS
             .iter()
@@ -179,7 +181,7 @@ pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
                     id: format!("fs={fs}"),
                     index: i,
                     vars,
-                    status: "ok".into(),
+                    status: "ok".parse().unwrap(),
                     iterations,
                     ..PointRecord::default()
                 }
@@ -224,7 +226,7 @@ pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
     }
     let m = writer.manifest_mut();
     m.finished_at = Some(chrono::Utc::now().to_rfc3339());
-    m.status = "complete".into();
+    m.status = "complete".parse().unwrap();
     writer.save_manifest().unwrap();
     writer.dir().to_path_buf()
 }

@@ -62,7 +62,7 @@ use super::{f64_values, str_values, AnalysisError};
 use crate::blockmap::summary::file_summary;
 use crate::extent::Extent;
 use crate::spec::{Claim, Value as SpecValue};
-use crate::store::{Bundle, Manifest, StoreError};
+use crate::store::{Bundle, Manifest, PointStatus, RunStatus, StoreError};
 use indexmap::IndexMap;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -95,7 +95,7 @@ pub(super) fn table(ev: &Evidence, name: &str) -> Result<DataFrame, String> {
         if let Ok(status) = str_values(&df, "runs", "status") {
             let mask: BooleanChunked = status
                 .iter()
-                .map(|s| Some(s.as_deref() == Some("ok")))
+                .map(|s| Some(RunStatus::is_ok_str(s.as_deref())))
                 .collect();
             df = df.filter(&mask).map_err(|e| e.to_string())?;
         }
@@ -141,18 +141,18 @@ pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> Stri
         );
     }
     // Points with the same status and reason are named together.
-    let mut groups: IndexMap<(String, Option<String>), Vec<&str>> = IndexMap::new();
-    for p in points.iter().filter(|p| p.status != "ok") {
+    let mut groups: IndexMap<(PointStatus, Option<String>), Vec<&str>> = IndexMap::new();
+    for p in points.iter().filter(|p| p.status != PointStatus::Ok) {
         groups
-            .entry((p.status.clone(), p.reason.clone()))
+            .entry((p.status, p.reason.clone()))
             .or_default()
             .push(p.id.as_str());
     }
     let not_ok: Vec<String> = groups
         .iter()
         .map(|((status, reason), ids)| {
-            let label = match status.as_str() {
-                "unsupported" => "unsupported here".to_string(),
+            let label = match status {
+                PointStatus::Unsupported => "unsupported here".to_string(),
                 other => other.to_string(),
             };
             format!(
@@ -166,7 +166,7 @@ pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> Stri
         })
         .collect();
     if !not_ok.is_empty() {
-        let unsupported = points.iter().any(|p| p.status == "unsupported");
+        let unsupported = points.iter().any(|p| p.status == PointStatus::Unsupported);
         let head = if unsupported {
             "unsupported here"
         } else {
@@ -203,7 +203,7 @@ pub(super) fn incomplete_points(ev: &Evidence, table_name: &str, sel: &Selection
         if !named {
             continue;
         }
-        if p.status != "ok" {
+        if p.status != PointStatus::Ok {
             let why = p
                 .reason
                 .as_deref()

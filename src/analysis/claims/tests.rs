@@ -12,7 +12,7 @@ fn point(index: usize, id: &str, vars: &[(&str, serde_json::Value)], status: &st
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect(),
-        status: status.into(),
+        status: status.parse().unwrap(),
         reason: (status == "unsupported")
             .then(|| "tool too old: `mkfs.xfs` is version 6.1.0, this point needs ≥ 6.10".into()),
         iterations: 0,
@@ -310,7 +310,7 @@ fn smaller_scale_is_not_applicable_but_shows_the_measurement() {
 #[test]
 fn unsupported_points_missing_tables_and_stand_ins_are_named() {
     let mut ev = parent_evidence(400000);
-    ev.manifest.points[1].status = "unsupported".into();
+    ev.manifest.points[1].status = PointStatus::Unsupported;
     ev.manifest.points[1].reason = Some("tool too old: mkfs.xfs 6.1.0 < 6.10".into());
     let mut runs = parent_runs();
     let keep: BooleanChunked = [true, true, true, false, false, false, false]
@@ -555,7 +555,7 @@ fn a_layout_claim_over_a_failed_point_is_inconclusive_and_names_it() {
     assert_eq!(v.tier, Tier::Inconclusive);
     assert!(v.tier_reason.starts_with("no 95 % interval"), "{v:?}");
     // fs=ext4 failed (its rows are what it left before failing).
-    ev.manifest.points[1].status = "failed".into();
+    ev.manifest.points[1].status = PointStatus::Failed;
     ev.manifest.points[1].reason = Some("mkfs: exit 1".into());
     let v = check_claim(&c, &ev);
     assert_eq!(v.tier, Tier::Inconclusive);
