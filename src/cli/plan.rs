@@ -25,7 +25,7 @@ fn describe(step: &Step, point: &fslab::Point) -> String {
                 let words: Vec<String> = ts.iter().flat_map(|t| t.render_partial(&vars)).collect();
                 shell_words::join(words)
             })
-            .unwrap_or_else(|e| e),
+            .unwrap_or_else(|e| e.to_string()),
         (None, Some(MountSpec::Device(d))) => format!("mount {{{{dev.{d}}}}} {{{{mnt}}}}"),
         (None, Some(MountSpec::Full(f))) => format!(
             "mount{}{} {} {}",

@@ -333,7 +333,7 @@ impl Plan {
                         .map_err(|m| PlanError::BadTool {
                             experiment: def.id.clone(),
                             tool: name.clone(),
-                            message: m,
+                            message: m.to_string(),
                         })?;
                     words.extend(rendered.into_iter().map(Value::Str));
                 }
@@ -374,18 +374,18 @@ impl Plan {
                     .map_err(|m| PlanError::BadSize {
                         experiment: def.id.clone(),
                         device: name.clone(),
-                        message: m,
+                        message: m.to_string(),
                     })?;
                 let size_bytes = parse_size(&size_text).map_err(|m| PlanError::BadSize {
                     experiment: def.id.clone(),
                     device: name.clone(),
-                    message: m,
+                    message: m.to_string(),
                 })?;
                 let medium = match &spec.medium {
                     Some(m) => Some(m.resolve(&lookup).map_err(|m| PlanError::BadMedium {
                         experiment: def.id.clone(),
                         device: name.clone(),
-                        message: m,
+                        message: m.to_string(),
                     })?),
                     None => None,
                 };

@@ -5,7 +5,9 @@ pub mod env;
 pub mod exec;
 pub mod executables;
 pub mod notebook;
+mod step_error;
 mod trace;
+pub use step_error::StepError;
 
 use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
 use crate::devices::policy::{self, MappedDevice, ScratchList};
@@ -748,10 +750,11 @@ impl Ctx<'_> {
         }
     }
 
-    fn render(&self, t: &str, iteration: Option<u32>, i: Option<u32>) -> Result<String, String> {
+    fn render(&self, t: &str, iteration: Option<u32>, i: Option<u32>) -> Result<String, StepError> {
         Template::parse(t)?
             .render(&|n| self.lookup(n, iteration, i))
             .map(|w| w.join(" "))
+            .map_err(StepError::from)
     }
 
     fn argv(
@@ -759,19 +762,19 @@ impl Ctx<'_> {
         step: &Step,
         iteration: Option<u32>,
         i: Option<u32>,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, StepError> {
         let mut argv = Vec::new();
         for t in step.argv_templates()? {
             argv.extend(t.render(&|n| self.lookup(n, iteration, i))?);
         }
         for w in &argv {
-            self.devs.check_word(w).map_err(|e| e.to_string())?;
+            self.devs.check_word(w)?;
         }
         Ok(argv)
     }
 
     /// Paths that builtins touch must stay inside the point's directory.
-    fn inside(&self, path: &str) -> Result<PathBuf, String> {
+    fn inside(&self, path: &str) -> Result<PathBuf, StepError> {
         let p = PathBuf::from(path);
         let normal = p
             .components()
@@ -779,9 +782,7 @@ impl Ctx<'_> {
         if p.is_absolute() && normal && p.starts_with(self.devs.dir()) {
             Ok(p)
         } else {
-            Err(format!(
-                "`{path}` is outside this point's directory; builtins may only touch {{{{mnt}}}} and {{{{work}}}}"
-            ))
+            Err(StepError::OutsidePoint(path.to_string()))
         }
     }
 
@@ -822,7 +823,7 @@ impl Ctx<'_> {
             index: self.point.index,
             label: label.to_string(),
         });
-        let fail = |m: String| {
+        let fail = |m: StepError| {
             (
                 StepFailure::Failed(format!("{label}: {m}")),
                 ExecOutcome::default(),
@@ -830,8 +831,12 @@ impl Ctx<'_> {
         };
         let stdout = self.log_dir.join(format!("{label}.stdout"));
         let stderr = self.log_dir.join(format!("{label}.stderr"));
-        let times = step_times(step, self.point)
-            .ok_or_else(|| fail("`times` is not a whole number ≥ 1".into()))?;
+        let times = step_times(step, self.point).ok_or_else(|| {
+            (
+                StepFailure::Failed(format!("{label}: `times` is not a whole number ≥ 1")),
+                ExecOutcome::default(),
+            )
+        })?;
         let mut total = ExecOutcome {
             exit_code: Some(0),
             ..Default::default()
@@ -855,7 +860,7 @@ impl Ctx<'_> {
                     &self.opts.cancel,
                     Some(self.devs.cgroup()),
                 )
-                .map_err(|e| fail(e.to_string()))?
+                .map_err(|e| fail(StepError::Spawn(e)))?
             } else {
                 self.builtin(step, iteration, i).map_err(fail)?;
                 ExecOutcome {
@@ -896,7 +901,7 @@ impl Ctx<'_> {
         Ok(total)
     }
 
-    fn builtin(&self, step: &Step, iteration: Option<u32>, i: u32) -> Result<(), String> {
+    fn builtin(&self, step: &Step, iteration: Option<u32>, i: u32) -> Result<(), StepError> {
         let r = |t: &str| self.render(t, iteration, Some(i));
         if let Some(m) = &step.mount {
             let (device, at, options, fstype) = match m {
@@ -921,20 +926,21 @@ impl Ctx<'_> {
             return self
                 .devs
                 .mount(&dev_path, &at, fstype.as_deref(), options.as_deref())
-                .map_err(|e| e.to_string());
+                .map_err(StepError::from);
         }
         if let Some(u) = &step.umount {
             let p = self.inside(&r(u)?)?;
-            return devices::unmount(&p).map_err(|e| e.to_string());
+            return devices::unmount(&p).map_err(StepError::from);
         }
         if let Some(d) = &step.mkdir {
             let p = self.inside(&r(d)?)?;
-            return std::fs::create_dir_all(&p).map_err(|e| format!("mkdir {}: {e}", p.display()));
+            return std::fs::create_dir_all(&p)
+                .map_err(|source| StepError::Mkdir { path: p, source });
         }
         if step.drop_caches == Some(true) {
             nix::unistd::sync();
             return std::fs::write("/proc/sys/vm/drop_caches", "3\n")
-                .map_err(|e| format!("drop caches: {e}"));
+                .map_err(StepError::DropCaches);
         }
         if step.sync == Some(true) {
             nix::unistd::sync();
@@ -949,7 +955,7 @@ impl Ctx<'_> {
         step: &Step,
         label: &str,
         iteration: Option<u32>,
-    ) -> Result<(), String> {
+    ) -> Result<(), StepError> {
         let captured = self.io.borrow_mut().take();
         if let Some(c) = captured {
             let (io, summary, warnings) = trace::frames(&c)?;
@@ -959,9 +965,8 @@ impl Ctx<'_> {
             }
             let id = self.plan.experiment.id();
             for (table, df) in [("io", io), ("io_summary", summary)] {
-                let df = with_keys(df, id, self.point, iteration, label, "io")
-                    .map_err(|e| e.to_string())?;
-                writer.append_table(table, df).map_err(|e| e.to_string())?;
+                let df = with_keys(df, id, self.point, iteration, label, "io")?;
+                writer.append_table(table, df)?;
             }
         }
         let Some(kind_name) = &step.parse else {
@@ -975,13 +980,12 @@ impl Ctx<'_> {
         } else {
             stdout
         };
-        writer
-            .save_capture(self.point.index, &self.point.id, label, &text)
-            .map_err(|e| e.to_string())?;
-        let kind: Kind = kind_name
-            .parse()
-            .map_err(|e: crate::parse::ParseError| e.to_string())?;
-        let parsed = crate::parse::parse(kind, &text).map_err(|e| format!("{label}: {e}"))?;
+        writer.save_capture(self.point.index, &self.point.id, label, &text)?;
+        let kind: Kind = kind_name.parse().map_err(StepError::Kind)?;
+        let parsed = crate::parse::parse(kind, &text).map_err(|source| StepError::Parse {
+            label: label.to_string(),
+            source,
+        })?;
         for w in &parsed.warnings {
             self.opts.emit(Event::Warning(format!(
                 "{} {label}: line {}: {} ({})",
@@ -995,11 +999,8 @@ impl Ctx<'_> {
             iteration,
             label,
             kind.name(),
-        )
-        .map_err(|e| e.to_string())?;
-        writer
-            .append_table(kind.table(), df)
-            .map_err(|e| e.to_string())
+        )?;
+        Ok(writer.append_table(kind.table(), df)?)
     }
 }
 

@@ -5,6 +5,7 @@
 //! Times are seconds from the moment tracing was switched on, just before the step's
 //! first command started.
 
+use super::StepError;
 use crate::devices::throttle::device_numbers;
 use crate::devices::trace::{BlockTrace, TraceText};
 use crate::devices::PointDevices;
@@ -23,7 +24,7 @@ pub(super) struct Captured {
 }
 
 /// Start tracing if the step asks for it.
-pub(super) fn start(step: &Step, devs: &PointDevices) -> Result<Option<BlockTrace>, String> {
+pub(super) fn start(step: &Step, devs: &PointDevices) -> Result<Option<BlockTrace>, StepError> {
     match step.trace {
         None => Ok(None),
         Some(TraceKind::Io) => {
@@ -31,20 +32,17 @@ pub(super) fn start(step: &Step, devs: &PointDevices) -> Result<Option<BlockTrac
                 .devices()
                 .iter()
                 .map(|d| device_numbers(&d.device))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("trace: io: {e}"))?;
+                .collect::<Result<Vec<_>, _>>()?;
             if numbers.is_empty() {
-                return Err("trace: io: the point has no devices to trace".into());
+                return Err(StepError::TraceNoDevices);
             }
-            BlockTrace::start(&numbers, BUFFER_KB)
-                .map(Some)
-                .map_err(|e| format!("trace: io: {e}"))
+            Ok(Some(BlockTrace::start(&numbers, BUFFER_KB)?))
         }
     }
 }
 
-pub(super) fn finish(trace: BlockTrace, wall: Duration) -> Result<Captured, String> {
-    let text = trace.finish().map_err(|e| format!("trace: io: {e}"))?;
+pub(super) fn finish(trace: BlockTrace, wall: Duration) -> Result<Captured, StepError> {
+    let text = trace.finish()?;
     Ok(Captured { text, wall })
 }
 
@@ -57,7 +55,7 @@ pub(super) fn frames(
         polars::prelude::DataFrame,
         Vec<String>,
     ),
-    String,
+    StepError,
 > {
     let out = block_trace::parse(&c.text.text, c.text.start_mono);
     let warnings = out
@@ -66,7 +64,7 @@ pub(super) fn frames(
         .map(|w| format!("io trace: line {}: {}", w.line, w.reason))
         .collect();
     let summary = IoSummary::from_rows(&out.rows, c.wall.as_secs_f64());
-    let io = crate::frames::from_records(&out.rows).map_err(|e| e.to_string())?;
-    let summary = crate::frames::from_records(&[summary]).map_err(|e| e.to_string())?;
+    let io = crate::frames::from_records(&out.rows)?;
+    let summary = crate::frames::from_records(&[summary])?;
     Ok((io, summary, warnings))
 }

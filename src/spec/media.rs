@@ -194,9 +194,22 @@ pub enum MediumSpec {
     Var(String),
 }
 
+/// A `medium:` that names no medium.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MediumError {
+    #[error(
+        "unknown medium `{0}`: use one of {known}, or explicit parameters \
+         {{ seek_avg_ms, seek_full_ms, rpm, mb_per_s, cache_mb }}",
+        known = NamedMedium::ALL.map(|m| m.name()).join(", ")
+    )]
+    Unknown(String),
+    #[error(transparent)]
+    Template(#[from] super::TemplateError),
+}
+
 impl TryFrom<RawMedium> for MediumSpec {
-    type Error = String;
-    fn try_from(raw: RawMedium) -> Result<MediumSpec, String> {
+    type Error = MediumError;
+    fn try_from(raw: RawMedium) -> Result<MediumSpec, MediumError> {
         match raw {
             RawMedium::Name(n) if n.contains("{{") => Ok(MediumSpec::Var(n)),
             other => Medium::try_from(other).map(MediumSpec::Fixed),
@@ -206,7 +219,10 @@ impl TryFrom<RawMedium> for MediumSpec {
 
 impl MediumSpec {
     /// The medium at a point (`none` is a medium too: served, charged nothing).
-    pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<super::Value>) -> Result<Medium, String> {
+    pub fn resolve(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<super::Value>,
+    ) -> Result<Medium, MediumError> {
         match self {
             MediumSpec::Fixed(m) => Ok(*m),
             MediumSpec::Var(t) => {
@@ -233,17 +249,13 @@ enum RawMedium {
 }
 
 impl TryFrom<RawMedium> for Medium {
-    type Error = String;
-    fn try_from(raw: RawMedium) -> Result<Medium, String> {
+    type Error = MediumError;
+    fn try_from(raw: RawMedium) -> Result<Medium, MediumError> {
         match raw {
             RawMedium::Params(p) => Ok(Medium::Explicit(p)),
-            RawMedium::Name(n) => NamedMedium::parse(&n).map(Medium::Named).ok_or_else(|| {
-                format!(
-                    "unknown medium `{n}`: use one of {}, or explicit parameters \
-                     {{ seek_avg_ms, seek_full_ms, rpm, mb_per_s, cache_mb }}",
-                    NamedMedium::ALL.map(|m| m.name()).join(", ")
-                )
-            }),
+            RawMedium::Name(n) => NamedMedium::parse(&n)
+                .map(Medium::Named)
+                .ok_or(MediumError::Unknown(n)),
         }
     }
 }

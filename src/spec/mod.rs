@@ -23,9 +23,9 @@ mod value;
 
 pub use error::SpecError;
 pub use schema::*;
-pub use template::{Piece, Template};
+pub use template::{Piece, Template, TemplateError};
 pub use validate::HARMLESS_DEV_PATHS;
-pub use value::Value;
+pub use value::{NotAScalar, Value};
 
 use locate::{yaml_error, Locator};
 use serde::Serialize;
@@ -119,14 +119,17 @@ impl Experiment {
 }
 
 /// Parse a size such as `512MiB`, `1 GiB`, `300M` or `4096` (bytes).
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub fn parse_size(s: &str) -> Result<u64, BadSize> {
     s.trim()
         .parse::<bytesize::ByteSize>()
         .map(|b| b.as_u64())
-        .map_err(|_| {
-            format!("`{s}` is not a size; write e.g. `512MiB`, `2GiB` or a number of bytes")
-        })
+        .map_err(|_| BadSize(s.to_string()))
 }
+
+/// Text that is not a size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a size; write e.g. `512MiB`, `2GiB` or a number of bytes")]
+pub struct BadSize(pub String);
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! The experiment file's schema: what each key means and how it deserialises.
 
-use super::{value, Template, Value};
+use super::{value, Template, TemplateError, Value};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
@@ -304,15 +304,31 @@ impl ToolChoiceDef {
     }
 }
 
+/// A command that cannot be split into words, or one of whose words is not a template.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("cannot split command `{line}` into words: {reason}")]
+    Split { line: String, reason: String },
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+}
+
 impl CommandSpec {
     /// The command's words before substitution.
-    pub fn templates(&self) -> Result<Vec<Template>, String> {
+    pub fn templates(&self) -> Result<Vec<Template>, CommandError> {
         let words = match self {
             CommandSpec::Argv(v) => v.clone(),
-            CommandSpec::Line(line) => shell_words::split(line)
-                .map_err(|e| format!("cannot split command `{line}` into words: {e}"))?,
+            CommandSpec::Line(line) => {
+                shell_words::split(line).map_err(|e| CommandError::Split {
+                    line: line.clone(),
+                    reason: e.to_string(),
+                })?
+            }
         };
-        words.iter().map(|w| Template::parse(w)).collect()
+        Ok(words
+            .iter()
+            .map(|w| Template::parse(w))
+            .collect::<Result<_, _>>()?)
     }
 }
 
@@ -494,7 +510,7 @@ impl Step {
     }
 
     /// The command's words before substitution.
-    pub fn argv_templates(&self) -> Result<Vec<Template>, String> {
+    pub fn argv_templates(&self) -> Result<Vec<Template>, CommandError> {
         match &self.run {
             None => Ok(Vec::new()),
             Some(c) => c.templates(),
@@ -510,9 +526,9 @@ impl Step {
     }
 
     /// Every template string in the step (for checking names).
-    pub fn templates(&self) -> Result<Vec<Template>, String> {
+    pub fn templates(&self) -> Result<Vec<Template>, CommandError> {
         let mut out = self.argv_templates()?;
-        let mut push = |s: &str| -> Result<(), String> {
+        let mut push = |s: &str| -> Result<(), CommandError> {
             out.push(Template::parse(s)?);
             Ok(())
         };

@@ -70,6 +70,47 @@ impl IntFormat {
     }
 }
 
+/// A template that does not parse, or does not render with the values at hand.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("`{{{{` without a closing `}}}}` in `{raw}`")]
+    Unclosed { at: usize, raw: String },
+    #[error(
+        "`{{{{{inner}}}}}` is not a variable name (a name is letters, digits, `_`, `-` and `.`)"
+    )]
+    BadName { at: usize, inner: String },
+    #[error(
+        "`{{{{{inner}}}}}`: `{format}` is not an integer format; write e.g. `02x`, `x`, `04d`"
+    )]
+    BadFormat {
+        at: usize,
+        inner: String,
+        format: String,
+    },
+    #[error("`{{{{{name}}}}}` has no value here")]
+    NoValue { name: String },
+    #[error("`{{{{{name}}}}}` is a list and can only stand as a whole word, not inside `{raw}`")]
+    ListInsideWord { name: String, raw: String },
+    #[error("`{{{{{name}}}}}` is `{value}`, not an integer, in `{raw}`")]
+    NotAnInteger {
+        name: String,
+        value: String,
+        raw: String,
+    },
+}
+
+impl TemplateError {
+    /// For a parse error: the byte offset of the `{{` at fault.
+    pub fn at(&self) -> Option<usize> {
+        match self {
+            TemplateError::Unclosed { at, .. }
+            | TemplateError::BadName { at, .. }
+            | TemplateError::BadFormat { at, .. } => Some(*at),
+            _ => None,
+        }
+    }
+}
+
 /// One command word with its `{{name}}` references.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
@@ -78,13 +119,9 @@ pub struct Template {
 }
 
 impl Template {
-    pub fn parse(raw: &str) -> Result<Template, String> {
-        Self::parse_at(raw).map_err(|(_, m)| m)
-    }
-
-    /// As [`parse`](Self::parse); an error also gives the byte offset in `raw` of the
-    /// `{{` at fault.
-    pub fn parse_at(raw: &str) -> Result<Template, (usize, String)> {
+    /// Parse a word; an error gives the byte offset in `raw` of the `{{` at fault
+    /// ([`TemplateError::at`]).
+    pub fn parse(raw: &str) -> Result<Template, TemplateError> {
         let mut pieces = Vec::new();
         let mut rest = raw;
         while let Some(start) = rest.find("{{") {
@@ -93,9 +130,10 @@ impl Template {
                 pieces.push(Piece::Lit(rest[..start].to_string()));
             }
             let after = &rest[start + 2..];
-            let end = after
-                .find("}}")
-                .ok_or_else(|| (at, format!("`{{{{` without a closing `}}}}` in `{raw}`")))?;
+            let end = after.find("}}").ok_or_else(|| TemplateError::Unclosed {
+                at,
+                raw: raw.to_string(),
+            })?;
             let inner = after[..end].trim();
             let (name, spec) = match inner.split_once(':') {
                 Some((n, f)) => (n.trim(), Some(f.trim())),
@@ -106,24 +144,18 @@ impl Template {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
             {
-                return Err((
+                return Err(TemplateError::BadName {
                     at,
-                    format!(
-                        "`{{{{{}}}}}` is not a variable name (a name is letters, digits, `_`, `-` and `.`)",
-                        &after[..end]
-                    ),
-                ));
+                    inner: after[..end].to_string(),
+                });
             }
             match spec {
                 None => pieces.push(Piece::Var(name.to_string())),
                 Some(f) => {
-                    let spec = IntFormat::parse(f).ok_or_else(|| {
-                        (
-                            at,
-                            format!(
-                                "`{{{{{inner}}}}}`: `{f}` is not an integer format; write e.g. `02x`, `x`, `04d`"
-                            ),
-                        )
+                    let spec = IntFormat::parse(f).ok_or_else(|| TemplateError::BadFormat {
+                        at,
+                        inner: inner.to_string(),
+                        format: f.to_string(),
                     })?;
                     pieces.push(Piece::Formatted {
                         name: name.to_string(),
@@ -168,9 +200,15 @@ impl Template {
 
     /// Substitute. A word that is exactly one reference to a list becomes one argument
     /// per item (none for an empty list); every other word stays exactly one argument.
-    pub fn render(&self, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Vec<String>, String> {
+    pub fn render(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<Value>,
+    ) -> Result<Vec<String>, TemplateError> {
+        let no_value = |name: &str| TemplateError::NoValue {
+            name: name.to_string(),
+        };
         if let [Piece::Var(name)] = self.pieces.as_slice() {
-            let v = lookup(name).ok_or_else(|| format!("`{{{{{name}}}}}` has no value here"))?;
+            let v = lookup(name).ok_or_else(|| no_value(name))?;
             return Ok(match v {
                 Value::List(items) => items.iter().map(Value::label).collect(),
                 other => vec![other.to_string()],
@@ -181,34 +219,26 @@ impl Template {
             match p {
                 Piece::Lit(s) => out.push_str(s),
                 Piece::Var(name) => {
-                    let v = lookup(name)
-                        .ok_or_else(|| format!("`{{{{{name}}}}}` has no value here"))?;
+                    let v = lookup(name).ok_or_else(|| no_value(name))?;
                     if let Value::List(_) = v {
-                        return Err(format!(
-                            "`{{{{{name}}}}}` is a list and can only stand as a whole word, not inside `{}`",
-                            self.raw
-                        ));
+                        return Err(TemplateError::ListInsideWord {
+                            name: name.clone(),
+                            raw: self.raw.clone(),
+                        });
                     }
                     out.push_str(&v.to_string());
                 }
                 Piece::Formatted { name, spec } => {
-                    let v = lookup(name)
-                        .ok_or_else(|| format!("`{{{{{name}}}}}` has no value here"))?;
+                    let v = lookup(name).ok_or_else(|| no_value(name))?;
+                    let not_int = |value: String| TemplateError::NotAnInteger {
+                        name: name.clone(),
+                        value,
+                        raw: self.raw.clone(),
+                    };
                     let n = match &v {
                         Value::Int(i) => *i,
-                        Value::Str(s) => s.trim().parse::<i64>().map_err(|_| {
-                            format!(
-                                "`{{{{{name}}}}}` is `{s}`, not an integer, in `{}`",
-                                self.raw
-                            )
-                        })?,
-                        other => {
-                            return Err(format!(
-                                "`{{{{{name}}}}}` is `{}`, not an integer, in `{}`",
-                                other.label(),
-                                self.raw
-                            ))
-                        }
+                        Value::Str(s) => s.trim().parse::<i64>().map_err(|_| not_int(s.clone()))?,
+                        other => return Err(not_int(other.label())),
                     };
                     out.push_str(&spec.apply(n));
                 }

@@ -118,7 +118,7 @@ fn check_count(
     };
     match v {
         Value::Str(s) if s.contains("{{") => {
-            let t = Template::parse(s).map_err(|m| loc.at_pos(pos, m))?;
+            let t = Template::parse(s).map_err(|m| loc.at_pos(pos, m.to_string()))?;
             // A single reference to a var or an axis: check the values it can take.
             if let [Piece::Var(n)] = t.pieces.as_slice() {
                 let d = names.def;
@@ -248,7 +248,7 @@ fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
             .and_then(|b| loc.value_in(b, "size"))
             .unwrap_or_else(|| c.key_in_section("devices", name));
         if dev.size.contains("{{") {
-            let t = Template::parse(&dev.size).map_err(|m| loc.at_pos(size_pos, m))?;
+            let t = Template::parse(&dev.size).map_err(|m| loc.at_pos(size_pos, m.to_string()))?;
             for n in t.names() {
                 if !names.is_var(n) {
                     let pos = block
@@ -267,14 +267,14 @@ fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
                 }
             }
         } else {
-            parse_size(&dev.size).map_err(|m| c.fail(size_pos, m, None))?;
+            parse_size(&dev.size).map_err(|m| c.fail(size_pos, m.to_string(), None))?;
         }
         let medium_pos = block
             .clone()
             .and_then(|b| loc.value_in(b, "medium"))
             .unwrap_or(size_pos);
         if let Some(super::media::MediumSpec::Var(t)) = &dev.medium {
-            let t = Template::parse(t).map_err(|m| loc.at_pos(medium_pos, m))?;
+            let t = Template::parse(t).map_err(|m| loc.at_pos(medium_pos, m.to_string()))?;
             let undefined = t.names().find(|n| !names.is_var(n)).map(str::to_string);
             if let Some(n) = undefined {
                 return Err(c.fail(
@@ -458,8 +458,8 @@ fn check_tools(c: &Checker<'_>) -> Result<(), SpecError> {
                 ToolChoiceDef::Command(_) => item_pos,
             };
             if let CommandSpec::Line(line) = cmd {
-                if let Err((_, m)) = Template::parse_at(line) {
-                    return Err(c.fail(cmd_pos, format!("{what}: {m}"), Some(template_help(&m))));
+                if let Err(e) = Template::parse(line) {
+                    return Err(c.fail(cmd_pos, format!("{what}: {e}"), Some(template_help(&e))));
                 }
             }
             let templates = cmd.templates().map_err(|m| {
@@ -842,7 +842,8 @@ fn validate_step(
     // Template syntax over the whole command line first: `{{a + 1}}` would otherwise be
     // split into words and reported as a stray `{{`.
     if let Some(CommandSpec::Line(line)) = &step.run {
-        if let Err((at, m)) = Template::parse_at(line) {
+        if let Err(e) = Template::parse(line) {
+            let at = e.at().unwrap_or(0);
             let pos = range
                 .clone()
                 .and_then(|r| {
@@ -851,7 +852,7 @@ fn validate_step(
                         .or_else(|| loc.find_in(r, "{{"))
                 })
                 .unwrap_or(step_pos);
-            return Err(fail(pos, format!("{what}: {m}"), Some(template_help(&m))));
+            return Err(fail(pos, format!("{what}: {e}"), Some(template_help(&e))));
         }
     }
     let templates = step.templates().map_err(|m| {
@@ -1044,7 +1045,8 @@ fn validate_requirement(
             }
         }
         (Some(t), None) => {
-            let tpl = Template::parse(t).map_err(|m| fail(value_pos("tool"), m, None))?;
+            let tpl =
+                Template::parse(t).map_err(|m| fail(value_pos("tool"), m.to_string(), None))?;
             for n in tpl.names() {
                 if !(def.tools.contains_key(n) || names.is_var(n) || n == "fslab") {
                     let known: Vec<&str> = def
@@ -1095,8 +1097,8 @@ fn validate_requirement(
 }
 
 /// Help for a `{{...}}` syntax error.
-fn template_help(message: &str) -> String {
-    if message.contains("integer format") {
+fn template_help(e: &TemplateError) -> String {
+    if matches!(e, TemplateError::BadFormat { .. }) {
         "an integer format is an optional `0`, an optional width and `d`, `x` or `X`: `{{i:02x}}`, `{{i:04d}}`".into()
     } else {
         "write a reference as `{{name}}`; fslab has no expressions (an integer can be formatted: `{{name:02x}}`)".into()

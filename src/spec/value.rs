@@ -26,10 +26,17 @@ pub(crate) fn yaml_kind(v: &serde_yaml::Value) -> &'static str {
     }
 }
 
+/// A YAML node that is not a value (a mapping, a null, a tagged node).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a value must be a scalar (text, number, true/false) or a list of scalars, not {found}")]
+pub struct NotAScalar {
+    pub found: &'static str,
+}
+
 impl Value {
     /// From a YAML node: scalars and (nested) lists of scalars; anything else is
     /// an error that says what it is.
-    pub(crate) fn from_yaml(v: &serde_yaml::Value) -> Result<Value, String> {
+    pub(crate) fn from_yaml(v: &serde_yaml::Value) -> Result<Value, NotAScalar> {
         match v {
             serde_yaml::Value::Bool(b) => Ok(Value::Bool(*b)),
             serde_yaml::Value::Number(n) => Ok(match n.as_i64() {
@@ -42,10 +49,9 @@ impl Value {
                 .map(Value::from_yaml)
                 .collect::<Result<_, _>>()
                 .map(Value::List),
-            other => Err(format!(
-                "a value must be a scalar (text, number, true/false) or a list of scalars, not {}",
-                yaml_kind(other)
-            )),
+            other => Err(NotAScalar {
+                found: yaml_kind(other),
+            }),
         }
     }
 
