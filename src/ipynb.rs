@@ -236,10 +236,10 @@ impl Notebook {
                         .join(", "),
                 });
             };
-            let lit = literal(&p.ty, value).map_err(|message| IpynbError::BadValue {
+            let lit = literal(&p.ty, value).map_err(|e| IpynbError::BadValue {
                 name: name.clone(),
                 value: value.clone(),
-                message,
+                message: e.to_string(),
             })?;
             lines.push(format!("let {}: {} = {lit};", p.name, p.ty));
         }
@@ -311,8 +311,23 @@ fn strip_ansi(s: &str) -> String {
     out
 }
 
+/// Why a command-line value is not a literal of the parameter's type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum LiteralError {
+    #[error("negative, and {0} is unsigned")]
+    NegativeUnsigned(String),
+    #[error("not an integer ({0})")]
+    NotInteger(String),
+    #[error("not a finite number ({0})")]
+    NotFinite(String),
+    #[error("not a boolean (true or false)")]
+    NotBool,
+    #[error("not a list: {0}")]
+    NotList(String),
+}
+
 /// A Rust literal of type `ty` for the command-line text `v`.
-fn literal(ty: &ParamType, v: &str) -> Result<String, String> {
+fn literal(ty: &ParamType, v: &str) -> Result<String, LiteralError> {
     match ty {
         ParamType::Str { owned } => {
             let q = format!("{v:?}");
@@ -323,9 +338,9 @@ fn literal(ty: &ParamType, v: &str) -> Result<String, String> {
             })
         }
         ParamType::Int(t) => match v.trim().parse::<i128>() {
-            Ok(n) if n < 0 && t.starts_with('u') => Err(format!("negative, and {t} is unsigned")),
+            Ok(n) if n < 0 && t.starts_with('u') => Err(LiteralError::NegativeUnsigned(t.clone())),
             Ok(n) => Ok(format!("{n}{t}")),
-            Err(_) => Err(format!("not an integer ({t})")),
+            Err(_) => Err(LiteralError::NotInteger(t.clone())),
         },
         ParamType::Float(t) => v
             .trim()
@@ -333,11 +348,11 @@ fn literal(ty: &ParamType, v: &str) -> Result<String, String> {
             .ok()
             .filter(|x| x.is_finite())
             .map(|x| format!("{x:?}{t}"))
-            .ok_or_else(|| format!("not a finite number ({t})")),
+            .ok_or_else(|| LiteralError::NotFinite(t.clone())),
         ParamType::Bool => match v.trim() {
             "true" | "yes" | "1" => Ok("true".into()),
             "false" | "no" | "0" => Ok("false".into()),
-            _ => Err("not a boolean (true or false)".into()),
+            _ => Err(LiteralError::NotBool),
         },
         ParamType::Option(inner) => match v.trim() {
             "none" | "None" | "null" | "~" => Ok("None".into()),
@@ -347,10 +362,10 @@ fn literal(ty: &ParamType, v: &str) -> Result<String, String> {
             let t = v.trim();
             let items: Vec<String> = if t.starts_with('[') {
                 let parsed: serde_yaml::Value =
-                    serde_yaml::from_str(t).map_err(|e| format!("not a list: {e}"))?;
+                    serde_yaml::from_str(t).map_err(|e| LiteralError::NotList(e.to_string()))?;
                 parsed
                     .as_sequence()
-                    .ok_or("not a list")?
+                    .ok_or_else(|| LiteralError::NotList(format!("`{t}` is not a sequence")))?
                     .iter()
                     .map(|x| match x {
                         serde_yaml::Value::String(s) => s.clone(),

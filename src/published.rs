@@ -222,10 +222,10 @@ pub fn load_from(path: impl AsRef<Path>) -> Result<DataFrame, PublishedError> {
             None
         };
         if let Some(typed) = typed {
-            let col = typed.map_err(|message| PublishedError::Column {
+            let col = typed.map_err(|e| PublishedError::Column {
                 path: path.to_path_buf(),
                 column: name.clone(),
-                message,
+                message: e.to_string(),
             })?;
             df.replace(&name, col).map_err(csv_err)?;
         }
@@ -233,24 +233,41 @@ pub fn load_from(path: impl AsRef<Path>) -> Result<DataFrame, PublishedError> {
     Ok(df)
 }
 
-fn cast_strict(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column, String> {
-    let col = df.column(name).map_err(|e| e.to_string())?;
-    col.strict_cast(dtype)
-        .map_err(|e| format!("not all values are {dtype}: {e}"))
+/// A published column whose values are not of its declared type.
+#[derive(Debug, thiserror::Error)]
+enum ColumnError {
+    #[error("{0}")]
+    Polars(#[from] PolarsError),
+    #[error("not all values are {dtype}: {source}")]
+    NotOfType {
+        dtype: DataType,
+        source: PolarsError,
+    },
+    #[error("{0:?} is not true/false/empty")]
+    NotBool(String),
 }
 
-fn to_bool(df: &DataFrame, name: &str) -> Result<Column, String> {
-    let col = df.column(name).map_err(|e| e.to_string())?;
-    let strings = col.str().map_err(|e| e.to_string())?;
+fn cast_strict(df: &DataFrame, name: &str, dtype: &DataType) -> Result<Column, ColumnError> {
+    let col = df.column(name)?;
+    col.strict_cast(dtype)
+        .map_err(|source| ColumnError::NotOfType {
+            dtype: dtype.clone(),
+            source,
+        })
+}
+
+fn to_bool(df: &DataFrame, name: &str) -> Result<Column, ColumnError> {
+    let col = df.column(name)?;
+    let strings = col.str()?;
     let values = strings
         .iter()
         .map(|v| match v.map(str::trim) {
             None | Some("") => Ok(None),
             Some("true") => Ok(Some(true)),
             Some("false") => Ok(Some(false)),
-            Some(other) => Err(format!("{other:?} is not true/false/empty")),
+            Some(other) => Err(ColumnError::NotBool(other.to_string())),
         })
-        .collect::<Result<Vec<Option<bool>>, String>>()?;
+        .collect::<Result<Vec<Option<bool>>, ColumnError>>()?;
     Ok(Column::new(name.into(), values))
 }
 

@@ -38,7 +38,10 @@ pub enum DeviceError {
     #[error("`{command}` failed: {message}")]
     Command { command: String, message: String },
     #[error("refusing to use {device}: {reason}")]
-    Refused { device: String, reason: String },
+    Refused {
+        device: String,
+        reason: Box<policy::Refusal>,
+    },
     #[error("could not release {what}: {message}")]
     Release { what: String, message: String },
     #[error("{path}: {message}")]
@@ -161,7 +164,7 @@ impl PointDevices {
                 policy::recheck(m)?;
                 policy::check_size(m, plan.size_bytes).map_err(|reason| DeviceError::Refused {
                     device: m.given.display().to_string(),
-                    reason,
+                    reason: Box::new(reason),
                 })?;
                 this.record.add_mapped(&m.device)?;
                 this.devices.push(ProvisionedDevice {
@@ -265,9 +268,7 @@ impl PointDevices {
             if !ok {
                 return Err(DeviceError::Refused {
                     device: path.to_string(),
-                    reason:
-                        "it is not one of this point's devices; commands may only name the loop devices fslab created and devices mapped with --device"
-                            .into(),
+                    reason: Box::new(policy::Refusal::NotThisPointsDevice),
                 });
             }
             rest = &tail[end..];
@@ -286,7 +287,7 @@ impl PointDevices {
         if !self.owns_device(device) {
             return Err(DeviceError::Refused {
                 device: device.display().to_string(),
-                reason: "not a device of this point".into(),
+                reason: Box::new(policy::Refusal::NotThisPointsDevice),
             });
         }
         std::fs::create_dir_all(at).map_err(io_err("create", at))?;

@@ -101,10 +101,7 @@ impl OwnershipRecord {
         if !work.is_point_dir(dir) {
             return Err(DeviceError::Refused {
                 device: dir.display().to_string(),
-                reason: format!(
-                    "a point's directory must be directly under {}",
-                    work.points().display()
-                ),
+                reason: Box::new(super::policy::Refusal::PointDirOutsideWork(work.points())),
             });
         }
         let pid = std::process::id();
@@ -252,21 +249,33 @@ fn implausible(work: &WorkDir, d: &RecordData) -> Option<String> {
     None
 }
 
+/// Why a record is not believed.
+#[derive(Debug, thiserror::Error)]
+enum BadRecord {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("owned by uid {0}, not root")]
+    NotRoots(u32),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
 /// Read one record: a regular file owned by root (or us), not a symlink.
-fn read_record(path: &Path) -> Result<RecordData, String> {
+fn read_record(path: &Path) -> Result<RecordData, BadRecord> {
     let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| e.to_string())?;
-    let m = f.metadata().map_err(|e| e.to_string())?;
+        .open(path)?;
+    let m = f.metadata()?;
     if !m.is_file() {
-        return Err("not a regular file".into());
+        return Err(BadRecord::NotAFile);
     }
     if m.uid() != 0 && m.uid() != nix::unistd::geteuid().as_raw() {
-        return Err(format!("owned by uid {}, not root", m.uid()));
+        return Err(BadRecord::NotRoots(m.uid()));
     }
-    serde_json::from_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
+    Ok(serde_json::from_reader(std::io::BufReader::new(f))?)
 }
 
 /// Release everything recorded by fslab processes that no longer run, and any loop

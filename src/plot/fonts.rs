@@ -41,7 +41,17 @@ const CANDIDATES: &[(&str, &str)] = &[
     ),
 ];
 
-static LOADED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+static LOADED: OnceLock<Result<PathBuf, NoFont>> = OnceLock::new();
+
+/// No TrueType font could be registered for the charts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no usable TrueType font found (tried {}); install Debian's fonts-dejavu-core or set FSLAB_FONT to a .ttf file",
+    tried.join(", ")
+)]
+pub struct NoFont {
+    pub tried: Vec<String>,
+}
 
 fn leak_file(path: &Path) -> Option<&'static [u8]> {
     std::fs::read(path)
@@ -49,7 +59,7 @@ fn leak_file(path: &Path) -> Option<&'static [u8]> {
         .map(|b| &*Box::leak(b.into_boxed_slice()))
 }
 
-fn load() -> Result<PathBuf, String> {
+fn load() -> Result<PathBuf, NoFont> {
     let mut tried = Vec::new();
     let mut candidates: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
     if let Some(p) = std::env::var_os("FSLAB_FONT") {
@@ -72,14 +82,11 @@ fn load() -> Result<PathBuf, String> {
         let _ = register_font(FAMILY, FontStyle::Bold, bold_bytes);
         return Ok(regular);
     }
-    Err(format!(
-        "no usable TrueType font found (tried {}); install Debian's fonts-dejavu-core or set FSLAB_FONT to a .ttf file",
-        tried.join(", ")
-    ))
+    Err(NoFont { tried })
 }
 
 /// Register the chart font once; the path of the font in use, or why there is none.
-pub fn ensure() -> Result<&'static Path, String> {
+pub fn ensure() -> Result<&'static Path, NoFont> {
     match LOADED.get_or_init(load) {
         Ok(p) => Ok(p.as_path()),
         Err(e) => Err(e.clone()),

@@ -38,7 +38,7 @@ pub enum PlotError {
     #[error("cannot draw the chart: {0}")]
     Draw(String),
     #[error("cannot draw chart text: {0}")]
-    Font(String),
+    Font(#[from] fonts::NoFont),
     #[error("nothing to plot: {0}")]
     Empty(String),
     #[error("{0}")]
@@ -581,7 +581,7 @@ impl Chart {
 
     /// Render as an SVG document.
     pub fn to_svg(&self) -> Result<String, PlotError> {
-        fonts::ensure().map_err(PlotError::Font)?;
+        fonts::ensure()?;
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, self.size).into_drawing_area();
@@ -602,7 +602,7 @@ impl Chart {
 
     /// Write a PNG file (RGB, `size` pixels).
     pub fn save_png(&self, path: &Path) -> Result<(), PlotError> {
-        fonts::ensure().map_err(PlotError::Font)?;
+        fonts::ensure()?;
         let root = BitMapBackend::new(path, self.size).into_drawing_area();
         draw::draw(self, &root).map_err(|e| PlotError::Draw(e.to_string()))?;
         root.present()

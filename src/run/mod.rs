@@ -276,7 +276,7 @@ pub fn approve_mappings(plan: &Plan, opts: &RunOptions) -> Result<Vec<MappedDevi
         if let Err(reason) = policy::check_size(&m, needed) {
             return Err(RunError::Device(DeviceError::Refused {
                 device: path.display().to_string(),
-                reason,
+                reason: Box::new(reason),
             }));
         }
         if let Some(other) = out.iter().find(|o| o.devno == m.devno) {
