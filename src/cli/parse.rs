@@ -31,8 +31,8 @@ pub struct ParseArgs {
     pub csv: bool,
 }
 
-fn parse_kind(s: &str) -> Result<Kind, String> {
-    s.parse::<Kind>().map_err(|e| e.to_string())
+fn parse_kind(s: &str) -> Result<Kind, fslab::parse::ParseError> {
+    s.parse::<Kind>()
 }
 
 pub fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {

@@ -86,7 +86,34 @@ struct Event<'a> {
     nr: u64,
 }
 
-fn parse_event(line: &str) -> Result<Option<Event<'_>>, String> {
+/// What a block-request event line lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum EventError {
+    #[error("no timestamp before the event name")]
+    NoTimestamp,
+    #[error("no device")]
+    NoDevice,
+    #[error("device is not MAJ,MIN")]
+    DeviceNotMajMin,
+    #[error("bad major")]
+    BadMajor,
+    #[error("bad minor")]
+    BadMinor,
+    #[error("no RWBS")]
+    NoRwbs,
+    #[error("no byte count")]
+    NoBytes,
+    #[error("no (cmd)")]
+    NoCmd,
+    #[error("no sector")]
+    NoSector,
+    #[error("no '+' after the sector")]
+    NoPlus,
+    #[error("no sector count")]
+    NoSectorCount,
+}
+
+fn parse_event(line: &str) -> Result<Option<Event<'_>>, EventError> {
     let (complete, idx, name_len) = if let Some(i) = line.find(": block_rq_issue: ") {
         (false, i, ": block_rq_issue: ".len())
     } else if let Some(i) = line.find(": block_rq_complete: ") {
@@ -98,36 +125,36 @@ fn parse_event(line: &str) -> Result<Option<Event<'_>>, String> {
         .rsplit(' ')
         .next()
         .and_then(|t| t.parse().ok())
-        .ok_or("no timestamp before the event name")?;
+        .ok_or(EventError::NoTimestamp)?;
     let rest = &line[idx + name_len..];
     let mut words = rest.split_whitespace();
-    let dev = words.next().ok_or("no device")?;
-    let (maj, min) = dev.split_once(',').ok_or("device is not MAJ,MIN")?;
+    let dev = words.next().ok_or(EventError::NoDevice)?;
+    let (maj, min) = dev.split_once(',').ok_or(EventError::DeviceNotMajMin)?;
     let dev = (
-        maj.parse().map_err(|_| "bad major")?,
-        min.parse().map_err(|_| "bad minor")?,
+        maj.parse().map_err(|_| EventError::BadMajor)?,
+        min.parse().map_err(|_| EventError::BadMinor)?,
     );
-    let rwbs = words.next().ok_or("no RWBS")?;
+    let rwbs = words.next().ok_or(EventError::NoRwbs)?;
     let mut bytes = None;
     if !complete {
         bytes = Some(
             words
                 .next()
                 .and_then(|b| b.parse().ok())
-                .ok_or("no byte count")?,
+                .ok_or(EventError::NoBytes)?,
         );
     }
     // (CMD): may be empty "()" or hold spaces; skip to the word after the closing ')'.
-    let after_cmd = rest.find(") ").map(|i| &rest[i + 2..]).ok_or("no (cmd)")?;
+    let after_cmd = rest.find(") ").map(|i| &rest[i + 2..]).ok_or(EventError::NoCmd)?;
     let mut w = after_cmd.split_whitespace();
-    let sector: u64 = w.next().and_then(|s| s.parse().ok()).ok_or("no sector")?;
+    let sector: u64 = w.next().and_then(|s| s.parse().ok()).ok_or(EventError::NoSector)?;
     if w.next() != Some("+") {
-        return Err("no '+' after the sector".into());
+        return Err(EventError::NoPlus);
     }
     let nr: u64 = w
         .next()
         .and_then(|s| s.parse().ok())
-        .ok_or("no sector count")?;
+        .ok_or(EventError::NoSectorCount)?;
     Ok(Some(Event {
         ts,
         complete,
@@ -192,10 +219,10 @@ pub fn parse(text: &str, start: f64) -> Output<IoRow> {
                 text: line.to_string(),
                 reason: "not a block_rq_issue or block_rq_complete event".into(),
             }),
-            Err(reason) => out.warnings.push(Warning {
+            Err(e) => out.warnings.push(Warning {
                 line: n + 1,
                 text: line.to_string(),
-                reason,
+                reason: e.to_string(),
             }),
         }
     }
