@@ -1,4 +1,15 @@
-//! The library's error type. Each module has its own typed error; this one wraps them.
+//! The library's error type. Each module has its own typed error; [`Error`] wraps them
+//! all, so that code calling several modules (a notebook cell, a script, a tool built on
+//! fslab) can use `?` across them and still match on what went wrong:
+//!
+//! ```no_run
+//! fn first_point_mean(dir: &str) -> fslab::Result<f64> {
+//!     let runs = fslab::Bundle::open(dir)?.runs()?; // StoreError
+//!     let stats = fslab::analysis::point_stats(&runs, &Default::default())?; // AnalysisError
+//!     let mean = stats.column("mean")?.f64()?.get(0); // PolarsError
+//!     Ok(mean.unwrap_or(f64::NAN))
+//! }
+//! ```
 
 use std::path::PathBuf;
 
@@ -28,6 +39,22 @@ pub enum Error {
     Published(#[from] crate::published::PublishedError),
     #[error(transparent)]
     Frame(#[from] crate::frames::FrameError),
+    #[error(transparent)]
+    Claims(#[from] crate::analysis::claims::ClaimsError),
+    #[error(transparent)]
+    Merge(#[from] crate::store::merge::MergeError),
+    #[error(transparent)]
+    Blockmap(#[from] crate::blockmap::BlockmapError),
+    #[error(transparent)]
+    Notebook(#[from] crate::run::notebook::NotebookError),
+    #[error(transparent)]
+    Ipynb(#[from] crate::ipynb::IpynbError),
+    #[error(transparent)]
+    Tools(#[from] crate::tools::build::BuildError),
+    #[error(transparent)]
+    Shard(#[from] crate::shard::ShardError),
+    #[error(transparent)]
+    Stress(#[from] crate::stress::StressError),
     #[error(transparent)]
     Polars(#[from] polars::error::PolarsError),
     #[error("{path}: {source}")]
