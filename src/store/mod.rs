@@ -645,17 +645,17 @@ fn read_journal(path: &Path) -> Result<Vec<RunRow>, StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io(path)(e)),
     };
-    parse_journal(&text).map_err(|(line, message)| StoreError::Journal {
+    parse_journal(&text).map_err(|(line, e)| StoreError::Journal {
         path: path.to_path_buf(),
         line,
-        message,
+        message: e.to_string(),
     })
 }
 
 /// The rows of a journal. A last line without its newline is a write that never
 /// finished (a crash mid-write; its row was never reported written) and is dropped;
 /// any other line that is not a row is an error, with its 1-based number.
-fn parse_journal(text: &str) -> Result<Vec<RunRow>, (usize, String)> {
+fn parse_journal(text: &str) -> Result<Vec<RunRow>, (usize, serde_json::Error)> {
     let complete = match text.rfind('\n') {
         Some(i) => &text[..=i],
         None => "",
@@ -665,7 +665,7 @@ fn parse_journal(text: &str) -> Result<Vec<RunRow>, (usize, String)> {
         if l.trim().is_empty() {
             continue;
         }
-        out.push(serde_json::from_str::<RunRow>(l).map_err(|e| (n + 1, e.to_string()))?);
+        out.push(serde_json::from_str::<RunRow>(l).map_err(|e| (n + 1, e))?);
     }
     Ok(out)
 }
