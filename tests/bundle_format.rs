@@ -88,3 +88,56 @@ fn a_bundle_of_a_newer_format_is_refused_with_its_version() {
         "{err}"
     );
 }
+
+#[test]
+fn show_lists_the_notebooks_stored_in_a_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b");
+    let copy = Command::new("cp")
+        .arg("-r")
+        .arg(old_bundle())
+        .arg(&b)
+        .status()
+        .unwrap();
+    assert!(copy.success());
+    let show = || {
+        let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
+            .arg("show")
+            .arg(&b)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    assert!(Bundle::open(&b).unwrap().notebooks().unwrap().is_empty());
+    assert!(show().contains("notebooks: none"), "{}", show());
+    let nb = b.join("notebook");
+    std::fs::create_dir_all(&nb).unwrap();
+    for f in [
+        "seed.ipynb",
+        "seed.html",
+        "alone.ipynb",
+        ".staged.ipynb",
+        "notes.txt",
+    ] {
+        std::fs::write(nb.join(f), "{}").unwrap();
+    }
+    let found = Bundle::open(&b).unwrap().notebooks().unwrap();
+    let names: Vec<&str> = found.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["alone", "seed"]);
+    assert_eq!(found[0].html, None);
+    assert_eq!(found[1].html, Some(nb.join("seed.html")));
+    let out = show();
+    assert!(
+        out.contains(&format!(
+            "seed: {}, {}",
+            nb.join("seed.ipynb").display(),
+            nb.join("seed.html").display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("alone: {}\n", nb.join("alone.ipynb").display())),
+        "{out}"
+    );
+}

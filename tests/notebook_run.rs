@@ -105,18 +105,24 @@ fn a_cell_error_names_the_cell_and_parameters_are_injected() {
 }
 
 fn getting_started_on_an_existing_bundle_travels_with_it() {
+    // `fslab run … --notebook` runs the notebook on the new bundle and stores it there
+    // (the same path as `fslab notebook run NB --bundle DIR`: NotebookRun::on_bundle).
     let s = Scratch::new("nbb");
-    let o = s.run(&["run", "smallfiles", "--quiet"]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
     let o = s.run(&[
-        "notebook",
         "run",
+        "smallfiles",
+        "--quiet",
+        "--notebook",
         "notebooks/getting-started.ipynb",
-        "--bundle",
-        &bundle,
     ]);
     assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let shown = s.run(&["show", &bundle]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("getting-started: "),
+        "{}",
+        text(&shown)
+    );
     let ipynb = Path::new(&bundle).join("notebook/getting-started.ipynb");
     let html = Path::new(&bundle).join("notebook/getting-started.html");
     let done: Value = serde_json::from_str(&std::fs::read_to_string(&ipynb).unwrap()).unwrap();

@@ -35,10 +35,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub bundle: Option<PathBuf>,
     /// The Jupyter kernel (evcxr's default name is `rust`).
-    #[arg(long, default_value = "rust")]
+    #[arg(long, default_value = fslab::run::notebook::DEFAULT_KERNEL)]
     pub kernel: String,
     /// Timeout per cell, seconds (the first notebook on a machine compiles polars).
-    #[arg(long, default_value_t = 2400)]
+    #[arg(long, default_value_t = fslab::run::notebook::DEFAULT_CELL_TIMEOUT_S)]
     pub timeout: u64,
 }
 
@@ -49,38 +49,36 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut params: Vec<(String, String)> = a
+    let params: Vec<(String, String)> = a
         .params
         .chunks(2)
         .map(|c| (c[0].clone(), c[1].clone()))
         .collect();
-    let stem = a
-        .notebook
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_else(|| "notebook".into());
-    let (mut output, mut html) = (a.output, a.html);
-    if let Some(b) = &a.bundle {
-        fslab::Bundle::open(b)?;
-        let abs = std::path::absolute(b)?;
-        if !params.iter().any(|(n, _)| n == "bundle_dir") {
-            params.push(("bundle_dir".into(), abs.display().to_string()));
+    let mut run = match &a.bundle {
+        Some(b) => NotebookRun::on_bundle(a.notebook, b, params, a.output, a.html)?,
+        None => {
+            let stem = a
+                .notebook
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "notebook".into());
+            NotebookRun {
+                output: a
+                    .output
+                    .unwrap_or_else(|| a.notebook.with_file_name(format!("{stem}.out.ipynb"))),
+                input: a.notebook,
+                params,
+                html: a.html,
+                kernel: a.kernel.clone(),
+                timeout_s: a.timeout,
+            }
         }
-        let dir = abs.join("notebook");
-        output.get_or_insert_with(|| dir.join(format!("{stem}.ipynb")));
-        html.get_or_insert_with(|| dir.join(format!("{stem}.html")));
-    }
-    let output = output.unwrap_or_else(|| a.notebook.with_file_name(format!("{stem}.out.ipynb")));
-    execute(&NotebookRun {
-        input: a.notebook,
-        params,
-        output: output.clone(),
-        html: html.clone(),
-        kernel: a.kernel,
-        timeout_s: a.timeout,
-    })?;
-    println!("{}", output.display());
-    if let Some(h) = html {
+    };
+    run.kernel = a.kernel;
+    run.timeout_s = a.timeout;
+    execute(&run)?;
+    println!("{}", run.output.display());
+    if let Some(h) = &run.html {
         println!("{}", h.display());
     }
     Ok(ExitCode::SUCCESS)

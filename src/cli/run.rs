@@ -38,6 +38,10 @@ pub struct Args {
     /// runs in shard i mod N + 1); merge the shards' bundles with `fslab merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<fslab::shard::Shard>,
+    /// After the run, execute this notebook on the bundle (repeatable) and store the
+    /// executed copy and its HTML in it: notebook/NAME.ipynb and notebook/NAME.html.
+    #[arg(long = "notebook", value_name = "NB.ipynb")]
+    pub notebooks: Vec<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -186,7 +190,29 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 m.status
             );
             println!("{}", bundle.path().display());
-            Ok(if failed == 0 {
+            // The notebooks open what finished; a failed notebook leaves the bundle
+            // as it is and makes the exit status non-zero.
+            let mut notebooks_ok = true;
+            for nb in &args.notebooks {
+                if !args.quiet {
+                    eprintln!("fslab: executing {} on the bundle", nb.display());
+                }
+                let run = fslab::run::notebook::NotebookRun::on_bundle(
+                    nb.clone(),
+                    bundle.path(),
+                    Vec::new(),
+                    None,
+                    None,
+                )?;
+                match fslab::run::notebook::execute(&run) {
+                    Ok(()) => eprintln!("fslab: notebook stored: {}", run.output.display()),
+                    Err(e) => {
+                        eprintln!("fslab: notebook {}: {e}", nb.display());
+                        notebooks_ok = false;
+                    }
+                }
+            }
+            Ok(if failed == 0 && notebooks_ok {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

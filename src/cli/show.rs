@@ -96,5 +96,23 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     println!("{table}");
     let tables = bundle.tables()?;
     println!("tables: {}", tables.join(", "));
+    let notebooks = bundle.notebooks()?;
+    if notebooks.is_empty() {
+        println!(
+            "notebooks: none (fslab run … --notebook NB, or fslab notebook run NB --bundle DIR)"
+        );
+    } else {
+        println!("notebooks:");
+        for n in notebooks {
+            println!(
+                "  {}: {}{}",
+                n.name,
+                n.ipynb.display(),
+                n.html
+                    .map(|h| format!(", {}", h.display()))
+                    .unwrap_or_default()
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

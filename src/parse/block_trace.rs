@@ -145,9 +145,15 @@ fn parse_event(line: &str) -> Result<Option<Event<'_>>, EventError> {
         );
     }
     // (CMD): may be empty "()" or hold spaces; skip to the word after the closing ')'.
-    let after_cmd = rest.find(") ").map(|i| &rest[i + 2..]).ok_or(EventError::NoCmd)?;
+    let after_cmd = rest
+        .find(") ")
+        .map(|i| &rest[i + 2..])
+        .ok_or(EventError::NoCmd)?;
     let mut w = after_cmd.split_whitespace();
-    let sector: u64 = w.next().and_then(|s| s.parse().ok()).ok_or(EventError::NoSector)?;
+    let sector: u64 = w
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or(EventError::NoSector)?;
     if w.next() != Some("+") {
         return Err(EventError::NoPlus);
     }

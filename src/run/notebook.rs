@@ -21,6 +21,8 @@ pub enum NotebookError {
     },
     #[error("`{command}` failed: {message}")]
     Jupyter { command: String, message: String },
+    #[error("{path}: not a bundle to run a notebook on: {message}")]
+    Bundle { path: PathBuf, message: String },
     #[error("{path}: code cell {cell} failed: {ename}: {message} (the executed copy, with the error, is {out})")]
     Cell {
         path: PathBuf,
@@ -44,6 +46,49 @@ pub struct NotebookRun {
     /// Per-cell timeout, seconds.
     pub timeout_s: u64,
 }
+
+impl NotebookRun {
+    /// Run `notebook` on a result bundle: `bundle_dir` is set to the bundle (unless
+    /// `params` sets it), and the executed copy and its HTML go into the bundle as
+    /// `notebook/NAME.ipynb` and `notebook/NAME.html` (unless `output`/`html` say
+    /// otherwise), so that sharing the result means sharing one directory.
+    pub fn on_bundle(
+        notebook: PathBuf,
+        bundle: &Path,
+        mut params: Vec<(String, String)>,
+        output: Option<PathBuf>,
+        html: Option<PathBuf>,
+    ) -> Result<NotebookRun, NotebookError> {
+        crate::store::Bundle::open(bundle).map_err(|e| NotebookError::Bundle {
+            path: bundle.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let abs = std::path::absolute(bundle).map_err(io(bundle))?;
+        if !params.iter().any(|(n, _)| n == BUNDLE_PARAMETER) {
+            params.push((BUNDLE_PARAMETER.into(), abs.display().to_string()));
+        }
+        let stem = notebook
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "notebook".into());
+        let dir = abs.join(crate::store::NOTEBOOK_DIR);
+        Ok(NotebookRun {
+            output: output.unwrap_or_else(|| dir.join(format!("{stem}.ipynb"))),
+            html: Some(html.unwrap_or_else(|| dir.join(format!("{stem}.html")))),
+            input: notebook,
+            params,
+            kernel: DEFAULT_KERNEL.into(),
+            timeout_s: DEFAULT_CELL_TIMEOUT_S,
+        })
+    }
+}
+
+/// The parameter through which fslab's notebooks take the bundle to open.
+pub const BUNDLE_PARAMETER: &str = "bundle_dir";
+/// evcxr's kernel name in Jupyter.
+pub const DEFAULT_KERNEL: &str = "rust";
+/// Per-cell timeout: the first notebook on a machine compiles polars (minutes).
+pub const DEFAULT_CELL_TIMEOUT_S: u64 = 2400;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> NotebookError + '_ {
     move |source| NotebookError::Io {

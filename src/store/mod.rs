@@ -8,6 +8,7 @@
 //!   <table>.parquet      parsed captures: geometry, fsck, extents, fsmark, timing …
 //!   captures/<point>/…   raw text of every capture
 //!   logs/<point>/…       stdout and stderr of every command
+//!   notebook/NAME.ipynb  notebooks executed on the bundle, and their HTML (NAME.html)
 //! ```
 //! Every file is replaced atomically (temporary file, fsync, rename), and each timed
 //! iteration is on disk before the next one starts.
@@ -20,6 +21,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod merge;
+
+/// The bundle's directory of executed notebooks (`notebook/NAME.ipynb`, `NAME.html`).
+pub const NOTEBOOK_DIR: &str = "notebook";
+
+/// A notebook executed on a bundle and stored in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredNotebook {
+    /// The notebook's name (its file stem).
+    pub name: String,
+    pub ipynb: PathBuf,
+    /// Its HTML export, when there is one.
+    pub html: Option<PathBuf>,
+}
 mod status;
 pub use status::{BundleStatus, PointStatus, RunStatus, UnknownStatus};
 
@@ -751,6 +765,35 @@ impl Bundle {
             }
         }
         out.sort();
+        Ok(out)
+    }
+
+    /// The notebooks executed on this bundle and stored in it, by name.
+    pub fn notebooks(&self) -> Result<Vec<StoredNotebook>, StoreError> {
+        let dir = self.dir.join(NOTEBOOK_DIR);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&dir)(e)),
+        };
+        let mut out: Vec<StoredNotebook> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ipynb"))
+            .filter_map(|ipynb| {
+                let name = ipynb.file_stem()?.to_string_lossy().to_string();
+                if name.starts_with('.') {
+                    return None;
+                }
+                let html = ipynb.with_extension("html");
+                Some(StoredNotebook {
+                    name,
+                    html: html.is_file().then_some(html),
+                    ipynb,
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
 
