@@ -11,6 +11,7 @@ use serde::Serialize;
 
 pub mod block_trace;
 pub mod blockmap;
+pub mod counters;
 pub mod debugfs;
 pub mod e2fsck;
 pub mod ext;

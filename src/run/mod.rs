@@ -1,6 +1,7 @@
 //! The runner: provisions each point's devices, runs its steps, times the workload,
 //! keeps every output, and writes the bundle as it goes.
 
+mod counters;
 pub mod env;
 pub mod exec;
 pub mod executables;
@@ -937,13 +938,14 @@ impl Ctx<'_> {
             return std::fs::create_dir_all(&p)
                 .map_err(|source| StepError::Mkdir { path: p, source });
         }
+        // Only the point's own filesystems are flushed (see PointDevices::sync_own).
         if step.drop_caches == Some(true) {
-            nix::unistd::sync();
+            self.devs.sync_own()?;
             return std::fs::write("/proc/sys/vm/drop_caches", "3\n")
                 .map_err(StepError::DropCaches);
         }
         if step.sync == Some(true) {
-            nix::unistd::sync();
+            self.devs.sync_own()?;
         }
         Ok(())
     }
@@ -1129,6 +1131,14 @@ fn run_point(
             warmup: Warmup::First(point.repeat_warmup as usize),
         };
         let mut samples: Vec<f64> = Vec::new();
+        // `counters:`: resolved now that setup has mounted the point's filesystems.
+        let point_counters = workload
+            .first()
+            .and_then(|w| w.counters.as_ref())
+            .map(|c| counters::PointCounters::resolve(&c.0, &devs));
+        for n in point_counters.iter().flat_map(|c| &c.notes) {
+            warn(format!("{}: {n}", point.id));
+        }
         'iterations: for it in 1..=point.repeat_max {
             for (n, step) in plan.steps(point, Phase::BeforeEach).into_iter().enumerate() {
                 let label = format!("{}-it{it:02}", ctx.label(Phase::BeforeEach, n, step));
@@ -1140,7 +1150,13 @@ fn run_point(
             let Some(step) = workload.first() else { break };
             let label = format!("{}-it{it:02}", ctx.label(Phase::Workload, 0, step));
             let started_at = now();
-            let (outcome, failure) = match ctx.step(step, &label, Some(it)) {
+            let counted_from = point_counters.as_ref().map(|c| c.read());
+            let stepped = ctx.step(step, &label, Some(it));
+            let counted = point_counters
+                .as_ref()
+                .zip(counted_from)
+                .map(|(c, from)| c.rows(&from, &c.read()));
+            let (outcome, failure) = match stepped {
                 Ok(o) => (Some(o), None),
                 Err((StepFailure::Cancelled, _)) => (None, Some(StepFailure::Cancelled)),
                 // A failed or timed-out iteration is still a row, with its status.
@@ -1169,6 +1185,24 @@ fn run_point(
                     status: row_status,
                     started_at,
                 })?;
+                if let Some(rows) = counted {
+                    let framed = crate::frames::from_records(&rows)
+                        .map_err(StepError::from)
+                        .and_then(|df| {
+                            Ok(with_keys(
+                                df,
+                                plan.experiment.id(),
+                                point,
+                                Some(it),
+                                &label,
+                                "counters",
+                            )?)
+                        });
+                    match framed {
+                        Ok(df) => writer.append_table("counters", df)?,
+                        Err(e) => warn(format!("{}: counters of iteration {it}: {e}", point.id)),
+                    }
+                }
                 iterations += 1;
                 opts.emit(Event::Iteration {
                     index: point.index,

@@ -591,6 +591,13 @@ pub(crate) fn yaml_error(loc: &Locator<'_>, e: &serde_yaml::Error) -> SpecError 
         if let Some(o) = loc.find_key_offset_in(&k, here..loc.text.len()) {
             (line, column) = loc.position(o);
         }
+    } else if let Some(v) = key_named("unknown counter source `") {
+        // A value inside `counters:` (checked after the whole value was read): point at it.
+        if let Some(o) = loc.find_key_offset_in("counters", here..loc.text.len()) {
+            if let Some(p) = loc.find_in(o..loc.text.len(), &v) {
+                (line, column) = p;
+            }
+        }
     } else if let Some(k) = key_named("duplicate field `") {
         let first = loc.find_key_offset_in(&k, here..loc.text.len());
         if let Some(second) =

@@ -319,3 +319,83 @@ pub enum TraceKind {
     /// Every block request of the point's devices (`io.parquet`, `io_summary.parquet`).
     Io,
 }
+
+/// A source of kernel counters that the workload reads before and after every timed
+/// iteration (`counters:` on the workload; `counters.parquet`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CounterSource {
+    /// The XFS statistics of the point's XFS filesystems (`/sys/fs/xfs/<dev>/stats/stats`).
+    Xfs,
+    /// `/proc/diskstats` for the point's devices.
+    Diskstats,
+    /// Selected `/proc/vmstat` counters (system-wide).
+    Vmstat,
+    /// ext4's per-filesystem sysfs counters (`/sys/fs/ext4/<dev>/`).
+    Ext4,
+}
+
+impl CounterSource {
+    pub const ALL: [CounterSource; 4] = [Self::Xfs, Self::Diskstats, Self::Vmstat, Self::Ext4];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Xfs => "xfs",
+            Self::Diskstats => "diskstats",
+            Self::Vmstat => "vmstat",
+            Self::Ext4 => "ext4",
+        }
+    }
+}
+
+/// `counters:` as written: `all`, or a list of sources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counters(pub Vec<CounterSource>);
+
+impl<'de> Deserialize<'de> for Counters {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let choices = || {
+            CounterSource::ALL
+                .iter()
+                .map(|s| format!("`{}`", s.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let one = |s: &str| {
+            CounterSource::ALL
+                .into_iter()
+                .find(|c| c.name() == s)
+                .ok_or_else(|| {
+                    D::Error::custom(format!(
+                        "unknown counter source `{s}`: use {} or `all`",
+                        choices()
+                    ))
+                })
+        };
+        let v = serde_yaml::Value::deserialize(d)?;
+        let mut out: Vec<CounterSource> = match &v {
+            serde_yaml::Value::String(s) if s == "all" => CounterSource::ALL.to_vec(),
+            serde_yaml::Value::String(s) => vec![one(s)?],
+            serde_yaml::Value::Sequence(items) => items
+                .iter()
+                .map(|i| match i.as_str() {
+                    Some(s) => one(s),
+                    None => Err(D::Error::custom(format!(
+                        "`counters` lists source names ({}), not {i:?}",
+                        choices()
+                    ))),
+                })
+                .collect::<Result<_, _>>()?,
+            _ => {
+                return Err(D::Error::custom(format!(
+                    "`counters` is `all` or a list of {}",
+                    choices()
+                )))
+            }
+        };
+        out.sort();
+        out.dedup();
+        Ok(Counters(out))
+    }
+}

@@ -181,6 +181,10 @@ pub struct Step {
     /// Record while the step runs: `io` = every block request of the point's devices.
     #[serde(default)]
     pub trace: Option<super::media::TraceKind>,
+    /// Kernel counters read before and after every timed iteration (workload only):
+    /// `counters: all` or `counters: [xfs, diskstats, vmstat, ext4]`.
+    #[serde(default)]
+    pub counters: Option<super::media::Counters>,
 }
 
 /// A need of an experiment, a step or a tool choice: one of `tool:` or `kernel:`.

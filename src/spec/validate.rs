@@ -771,6 +771,13 @@ fn validate_step(
             }),
         ));
     }
+    if section != "workload" && step.counters.is_some() {
+        return Err(fail(
+            key_pos("counters"),
+            format!("{what}: `counters` belongs to the workload only (they are read around each timed iteration)"),
+            Some("move it under `workload:`, e.g. `counters: [xfs, diskstats]`".into()),
+        ));
+    }
     if section == "workload" && step.run.is_none() {
         return Err(fail(
             key_pos(actions.first().copied().unwrap_or("workload")),

@@ -1,0 +1,299 @@
+//! `counters:` on the workload: kernel counters read just before and just after every
+//! timed iteration, stored as deltas in `counters.parquet` (one row per iteration,
+//! source, device and counter). The files are named and differenced by
+//! [`crate::parse::counters`]; this module finds and reads them for a point.
+//!
+//! Reading is a handful of small sysfs/procfs files per iteration, outside the timed
+//! command (BENCHMARKS.md measures it).
+
+use crate::devices::throttle::device_numbers;
+use crate::devices::PointDevices;
+use crate::parse::counters::{self as parse, Delta, Sample};
+use crate::spec::media::CounterSource;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Where a source's numbers come from, and what they cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    source: CounterSource,
+    /// The device (kernel name, e.g. `loop3`) for per-device and per-filesystem sources.
+    device: Option<String>,
+    /// `filesystem`, `device` or `system`: what the numbers count.
+    scope: &'static str,
+    path: PathBuf,
+}
+
+/// One read of every origin.
+pub(super) struct Snapshot(Vec<(usize, Vec<Sample>)>);
+
+/// The counters a point reads, resolved once its filesystems are mounted.
+pub(super) struct PointCounters {
+    origins: Vec<Origin>,
+    devices: Vec<(u32, u32)>,
+    /// What was said about sources that could not be read as asked (said once a point).
+    pub notes: Vec<String>,
+}
+
+/// A row of `counters.parquet` (before the key columns).
+#[derive(Debug, Clone, Serialize)]
+pub struct CounterRow {
+    pub source: &'static str,
+    pub scope: &'static str,
+    pub device: Option<String>,
+    pub group: String,
+    pub name: String,
+    pub delta: i64,
+    pub before: u64,
+    pub after: u64,
+    pub unit: &'static str,
+    pub gauge: bool,
+    pub wrapped: bool,
+}
+
+/// The kernel's name of a block device (`/dev/loop3` → `loop3`), through sysfs.
+fn kernel_name(major: u32, minor: u32) -> Option<String> {
+    let target = std::fs::read_link(format!("/sys/dev/block/{major}:{minor}")).ok()?;
+    Some(target.file_name()?.to_string_lossy().to_string())
+}
+
+impl PointCounters {
+    /// Resolve the sources for a point's devices (`sysfs`/`proc` are the roots, `/sys`
+    /// and `/proc` outside tests).
+    pub(super) fn resolve(sources: &[CounterSource], devs: &PointDevices) -> PointCounters {
+        Self::resolve_in(
+            sources,
+            &devs
+                .devices()
+                .iter()
+                .map(|d| d.device.clone())
+                .collect::<Vec<_>>(),
+            Path::new("/sys"),
+            Path::new("/proc"),
+        )
+    }
+
+    fn resolve_in(
+        sources: &[CounterSource],
+        device_paths: &[PathBuf],
+        sys: &Path,
+        proc_: &Path,
+    ) -> PointCounters {
+        let mut origins = Vec::new();
+        let mut notes = Vec::new();
+        let devices: Vec<(u32, u32)> = device_paths
+            .iter()
+            .filter_map(|p| device_numbers(p).ok())
+            .collect();
+        let names: Vec<String> = devices
+            .iter()
+            .filter_map(|(a, b)| kernel_name(*a, *b))
+            .collect();
+        for &source in sources {
+            match source {
+                CounterSource::Xfs => {
+                    let own: Vec<&String> = names
+                        .iter()
+                        .filter(|n| sys.join("fs/xfs").join(n).join("stats/stats").is_file())
+                        .collect();
+                    for n in &own {
+                        origins.push(Origin {
+                            source,
+                            device: Some((*n).clone()),
+                            scope: "filesystem",
+                            path: sys.join("fs/xfs").join(n).join("stats/stats"),
+                        });
+                    }
+                    // Per-filesystem statistics exist since Linux 4.4 (/sys/fs/xfs/<dev>/):
+                    // then a point without a mounted XFS has no XFS rows. Only a kernel
+                    // without them falls back to the global file, and says so.
+                    let per_fs = sys.join("fs/xfs").is_dir();
+                    if own.is_empty() && per_fs {
+                        notes.push(
+                            "counters: xfs: no XFS filesystem of this point is mounted when the workload starts; no xfs rows".into(),
+                        );
+                    } else if own.is_empty() {
+                        let global = proc_.join("fs/xfs/stat");
+                        if global.is_file() {
+                            notes.push(format!(
+                                "counters: xfs: this kernel has no per-filesystem XFS statistics; {} counts every XFS filesystem on the machine (scope: system)",
+                                global.display()
+                            ));
+                            origins.push(Origin {
+                                source,
+                                device: None,
+                                scope: "system",
+                                path: global,
+                            });
+                        } else {
+                            notes.push(
+                                "counters: xfs: no XFS statistics here (the kernel has neither /sys/fs/xfs nor /proc/fs/xfs/stat); no xfs rows".into(),
+                            );
+                        }
+                    }
+                }
+                CounterSource::Ext4 => {
+                    let own: Vec<&String> = names
+                        .iter()
+                        .filter(|n| sys.join("fs/ext4").join(n).is_dir())
+                        .collect();
+                    if own.is_empty() {
+                        notes.push(
+                            "counters: ext4: no ext4 filesystem of this point is mounted when the workload starts; no ext4 rows".into(),
+                        );
+                    }
+                    for n in own {
+                        origins.push(Origin {
+                            source,
+                            device: Some(n.clone()),
+                            scope: "filesystem",
+                            path: sys.join("fs/ext4").join(n),
+                        });
+                    }
+                }
+                CounterSource::Diskstats => {
+                    if devices.is_empty() {
+                        notes.push(
+                            "counters: diskstats: the point has no devices; no diskstats rows"
+                                .into(),
+                        );
+                    } else {
+                        origins.push(Origin {
+                            source,
+                            device: None,
+                            scope: "device",
+                            path: proc_.join("diskstats"),
+                        });
+                    }
+                }
+                CounterSource::Vmstat => origins.push(Origin {
+                    source,
+                    device: None,
+                    scope: "system",
+                    path: proc_.join("vmstat"),
+                }),
+            }
+        }
+        PointCounters {
+            origins,
+            devices,
+            notes,
+        }
+    }
+
+    /// Read every origin now. A file that cannot be read gives no samples (and so no
+    /// rows): the iteration's rows say what was measured, never a made-up zero.
+    pub(super) fn read(&self) -> Snapshot {
+        Snapshot(
+            self.origins
+                .iter()
+                .enumerate()
+                .map(|(i, o)| (i, self.read_one(o)))
+                .collect(),
+        )
+    }
+
+    fn read_one(&self, o: &Origin) -> Vec<Sample> {
+        match o.source {
+            CounterSource::Xfs => std::fs::read_to_string(&o.path)
+                .map(|t| parse::xfs_stats(&t).0)
+                .unwrap_or_default(),
+            CounterSource::Diskstats => std::fs::read_to_string(&o.path)
+                .map(|t| parse::diskstats(&t, &self.devices))
+                .unwrap_or_default(),
+            CounterSource::Vmstat => std::fs::read_to_string(&o.path)
+                .map(|t| parse::vmstat(&t))
+                .unwrap_or_default(),
+            CounterSource::Ext4 => {
+                let files: Vec<(&str, String)> = parse::EXT4_FILES
+                    .iter()
+                    .filter_map(|(n, _, _)| {
+                        std::fs::read_to_string(o.path.join(n))
+                            .ok()
+                            .map(|t| (*n, t))
+                    })
+                    .collect();
+                parse::ext4(&files)
+            }
+        }
+    }
+
+    /// The rows of one iteration: every counter's delta between two snapshots.
+    pub(super) fn rows(&self, before: &Snapshot, after: &Snapshot) -> Vec<CounterRow> {
+        let mut out = Vec::new();
+        for ((i, b), (_, a)) in before.0.iter().zip(&after.0) {
+            let o = &self.origins[*i];
+            for d in parse::deltas(b, a) {
+                let Delta {
+                    group,
+                    name,
+                    delta,
+                    before,
+                    after,
+                    unit,
+                    gauge,
+                    wrapped,
+                } = d;
+                out.push(CounterRow {
+                    source: o.source.name(),
+                    scope: o.scope,
+                    // diskstats: the group is the device's kernel name.
+                    device: o
+                        .device
+                        .clone()
+                        .or_else(|| (o.source == CounterSource::Diskstats).then(|| group.clone())),
+                    group,
+                    name,
+                    delta,
+                    before,
+                    after,
+                    unit,
+                    gauge,
+                    wrapped,
+                });
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_without_per_filesystem_xfs_stats_falls_back_to_the_global_file_and_says_so() {
+        let d = tempfile::tempdir().unwrap();
+        let (sys, proc_) = (d.path().join("sys"), d.path().join("proc"));
+        std::fs::create_dir_all(proc_.join("fs/xfs")).unwrap();
+        std::fs::write(proc_.join("fs/xfs/stat"), "log 1 2 3 4 5\n").unwrap();
+        std::fs::write(proc_.join("vmstat"), "pgpgin 10\n").unwrap();
+        let c = PointCounters::resolve_in(
+            &[
+                CounterSource::Xfs,
+                CounterSource::Vmstat,
+                CounterSource::Ext4,
+            ],
+            &[],
+            &sys,
+            &proc_,
+        );
+        assert_eq!(c.origins.len(), 2);
+        assert_eq!(c.origins[0].scope, "system");
+        assert!(
+            c.notes[0].contains("counts every XFS filesystem"),
+            "{:?}",
+            c.notes
+        );
+        assert!(c.notes[1].contains("no ext4 rows"), "{:?}", c.notes);
+        let before = c.read();
+        std::fs::write(proc_.join("fs/xfs/stat"), "log 4 2 3 4 9\n").unwrap();
+        std::fs::write(proc_.join("vmstat"), "pgpgin 25\n").unwrap();
+        let rows = c.rows(&before, &c.read());
+        let get = |n: &str| rows.iter().find(|r| r.name == n).unwrap();
+        assert_eq!(get("xs_log_writes").delta, 3);
+        assert_eq!(get("xs_log_force_sleep").delta, 4);
+        assert_eq!((get("pgpgin").delta, get("pgpgin").source), (15, "vmstat"));
+        assert_eq!(rows.len(), 6);
+    }
+}

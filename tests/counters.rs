@@ -1,0 +1,71 @@
+//! `counters:` on the workload through `fslab run`, on real loop devices (as root):
+//! the kernel's counters move by what the workload did, per iteration.
+
+mod common;
+use common::{fixture, text, Scratch};
+use polars::prelude::*;
+
+fn rows(df: &DataFrame, point: &str, iteration: i64, name: &str) -> Vec<(String, i64)> {
+    let ids = df.column("point_id").unwrap().str().unwrap().clone();
+    let its = df.column("iteration").unwrap().i64().unwrap().clone();
+    let names = df.column("name").unwrap().str().unwrap().clone();
+    let sources = df.column("source").unwrap().str().unwrap().clone();
+    let deltas = df.column("delta").unwrap().i64().unwrap().clone();
+    (0..df.height())
+        .filter(|&i| {
+            ids.get(i) == Some(point) && its.get(i) == Some(iteration) && names.get(i) == Some(name)
+        })
+        .map(|i| (sources.get(i).unwrap().to_string(), deltas.get(i).unwrap()))
+        .collect()
+}
+
+#[test]
+fn creating_files_moves_the_create_counters_by_at_least_as_many() {
+    let s = Scratch::new("ctr");
+    let o = s.run(&["run", fixture("counters.yaml").to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let c = b
+        .table_if_present("counters")
+        .unwrap()
+        .expect("counters.parquet");
+    for it in [1, 2] {
+        // XFS: its own filesystem's statistics, 300 creates (and their directory).
+        let creates = rows(&c, "fs=xfs", it, "xs_dir_create");
+        assert_eq!(creates.len(), 1, "{creates:?}");
+        assert_eq!(creates[0].0, "xfs");
+        assert!(
+            creates[0].1 >= 300,
+            "xs_dir_create moved by {}",
+            creates[0].1
+        );
+        // 300 files of 2 bytes were written and synced: the loop device saw writes.
+        for fs in ["fs=xfs", "fs=ext4"] {
+            let w = rows(&c, fs, it, "writes_completed");
+            assert_eq!(w.len(), 1, "{fs}: {w:?}");
+            assert!(w[0].1 > 0, "{fs}: no writes counted");
+            assert_eq!(w[0].0, "diskstats");
+        }
+        // ext4: its session write counter moved; no XFS rows on an ext4 point.
+        let kb = rows(&c, "fs=ext4", it, "session_write_kbytes");
+        assert_eq!(kb.len(), 1, "{kb:?}");
+        assert!(kb[0].1 > 0);
+        assert!(rows(&c, "fs=ext4", it, "xs_dir_create").is_empty());
+        assert_eq!(rows(&c, "fs=xfs", it, "pgfault").len(), 1);
+    }
+    // Joined to runs.parquet by point and iteration: every counters row has its run row.
+    let runs = b.runs().unwrap();
+    let keys = |df: &DataFrame| -> std::collections::BTreeSet<(String, i64)> {
+        let ids = df.column("point_id").unwrap().str().unwrap().clone();
+        let its = df.column("iteration").unwrap().i64().unwrap().clone();
+        (0..df.height())
+            .map(|i| (ids.get(i).unwrap().to_string(), its.get(i).unwrap()))
+            .collect()
+    };
+    let (ck, rk) = (keys(&c), keys(&runs));
+    assert_eq!(ck.len(), 4, "{ck:?}");
+    assert!(ck.is_subset(&rk), "{ck:?} vs {rk:?}");
+    assert!(s.mounts().is_empty(), "{:?}", s.mounts());
+    assert!(s.loops().is_empty(), "{:?}", s.loops());
+}
