@@ -11,6 +11,7 @@ REQUIRED = {
     "xfs-parent-pointers.ipynb": ["text/html", "image/svg+xml"],
     "ext-fsck-small-files.ipynb": ["text/html", "image/svg+xml"],
     "xfs-rt-truncate.ipynb": ["text/html", "image/svg+xml"],
+    "fio.ipynb": ["text/html", "image/svg+xml"],
 }
 
 failed = False

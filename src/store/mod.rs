@@ -684,6 +684,44 @@ fn parse_journal(text: &str) -> Result<Vec<RunRow>, (usize, serde_json::Error)> 
     Ok(out)
 }
 
+/// A matrix value as text, as point ids write it (`ext4`, `16`).
+pub fn value_label(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `df` with the manifest's matrix values added as text columns by `point_index`.
+pub fn with_axes(mut df: DataFrame, manifest: &Manifest) -> PolarsResult<DataFrame> {
+    let Ok(idx) = df
+        .column("point_index")
+        .and_then(|c| c.cast(&DataType::Int64))
+    else {
+        return Ok(df);
+    };
+    let idx = idx.i64()?.clone();
+    for axis in &manifest.matrix_axes {
+        if df.column(axis).is_ok() {
+            continue;
+        }
+        let values: Vec<Option<String>> = idx
+            .iter()
+            .map(|i| {
+                let i = usize::try_from(i?).ok()?;
+                manifest
+                    .points
+                    .iter()
+                    .find(|p| p.index == i)
+                    .and_then(|p| p.vars.get(axis))
+                    .map(value_label)
+            })
+            .collect();
+        df.with_column(Column::new(axis.as_str().into(), values))?;
+    }
+    Ok(df)
+}
+
 /// A result bundle on disk, for reading.
 #[derive(Debug, Clone)]
 pub struct Bundle {
@@ -817,6 +855,20 @@ impl Bundle {
             return Ok(None);
         }
         read_parquet(&path).map(Some)
+    }
+
+    /// A table with each row's matrix values added as columns (text, as in point ids),
+    /// taken from the manifest by `point_index`, so that a parsed table (fio, counters,
+    /// extents …) can be grouped by the experiment's axes. Columns the table already has
+    /// are left as they are. None when the bundle has no such table.
+    pub fn table_with_axes(&self, name: &str) -> Result<Option<DataFrame>, StoreError> {
+        let Some(df) = self.table_if_present(name)? else {
+            return Ok(None);
+        };
+        let path = self.dir.join(format!("{name}.parquet"));
+        with_axes(df, &self.manifest)
+            .map(Some)
+            .map_err(|source| StoreError::Polars { path, source })
     }
 
     /// A short name for the bundle: its directory name, with the experiment id when
