@@ -1,6 +1,7 @@
 //! Job files that run a plan's shards on a cluster scheduler and merge them: an sbatch
 //! job array and a merge job for Slurm (`fslab slurm`), an Indexed Job and a merge Job
-//! for Kubernetes (`fslab k8s`). Pure text generation: nothing here submits anything.
+//! for Kubernetes (`fslab k8s`). The job files are pure text generation; [`sbatch`] and
+//! [`wait_for`] are the only parts that talk to a scheduler (Slurm's commands).
 //!
 //! Every shard task runs `fslab run EXP --shard K/N` (see [`crate::shard`]) into
 //! `<results>/shards/<tag>/`, and the merge job runs `fslab merge` over the bundles found
@@ -9,6 +10,8 @@
 
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
 /// What to run, and where results go.
 #[derive(Debug, Clone)]
@@ -341,5 +344,83 @@ mod tests {
             "fslab-small-files-2026t"
         );
         assert!(k8s_name(&"x".repeat(100)).len() <= 52);
+    }
+}
+
+/// Submitting to Slurm and waiting for a job went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmError {
+    #[error("running {program} (is Slurm installed? see scripts/slurm-local.sh): {source}")]
+    Spawn {
+        program: &'static str,
+        source: std::io::Error,
+    },
+    #[error("sbatch {} failed: {stderr}", script.display())]
+    Sbatch { script: PathBuf, stderr: String },
+    #[error("sbatch printed `{0}`, not a job id")]
+    NotAJobId(String),
+    #[error("a shard failed, so the merge job {merge_job} can never run (cancelled); see the shards' output in {}", script_dir.display())]
+    ShardFailed {
+        merge_job: String,
+        script_dir: PathBuf,
+    },
+}
+
+/// Submit a script; its job id.
+pub fn sbatch(extra: &[String], script: &Path) -> Result<String, SlurmError> {
+    let out = Command::new("sbatch")
+        .arg("--parsable")
+        .args(extra)
+        .arg(script)
+        .output()
+        .map_err(|source| SlurmError::Spawn {
+            program: "sbatch",
+            source,
+        })?;
+    if !out.status.success() {
+        return Err(SlurmError::Sbatch {
+            script: script.to_path_buf(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    // `--parsable` prints `id` or `id;cluster`.
+    let id = text.trim().split(';').next().unwrap_or("").to_string();
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
+        return Err(SlurmError::NotAJobId(text.trim().to_string()));
+    }
+    Ok(id)
+}
+
+/// Wait until a job has left the queue. A merge whose dependency can never be met (a
+/// shard failed) is cancelled and reported.
+pub fn wait_for(id: &str, script_dir: &Path) -> Result<(), SlurmError> {
+    loop {
+        let out = Command::new("squeue")
+            .args(["-h", "-j", id, "-o", "%T %r"])
+            .output()
+            .map_err(|source| SlurmError::Spawn {
+                program: "squeue",
+                source,
+            })?;
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let err = String::from_utf8_lossy(&out.stderr);
+        // A finished job leaves the queue (then squeue calls its id invalid); any other
+        // failure (slurmctld busy) is asked again.
+        if !out.status.success() && !err.contains("Invalid job id") {
+            std::thread::sleep(Duration::from_secs(2));
+            continue;
+        }
+        if text.is_empty() {
+            return Ok(());
+        }
+        if text.contains("DependencyNeverSatisfied") {
+            let _ = Command::new("scancel").arg(id).status();
+            return Err(SlurmError::ShardFailed {
+                merge_job: id.to_string(),
+                script_dir: script_dir.to_path_buf(),
+            });
+        }
+        std::thread::sleep(Duration::from_secs(2));
     }
 }

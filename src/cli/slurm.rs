@@ -3,9 +3,8 @@
 
 use anyhow::{bail, Context};
 use fslab::cluster::{self, ShardJob, SlurmOptions};
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
-use std::time::Duration;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -116,8 +115,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", script_dir.display());
         return Ok(ExitCode::SUCCESS);
     }
-    let array_id = sbatch(&[], &array)?;
-    let merge_id = sbatch(&[format!("--dependency=afterok:{array_id}")], &merge)?;
+    let array_id = cluster::sbatch(&[], &array)?;
+    let merge_id = cluster::sbatch(&[format!("--dependency=afterok:{array_id}")], &merge)?;
     println!("array job {array_id}");
     println!("merge job {merge_id}");
     if !args.wait {
@@ -127,7 +126,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    wait_for(&merge_id, &script_dir)?;
+    cluster::wait_for(&merge_id, &script_dir)?;
     let out = job.merged_bundle();
     if !out.join("manifest.json").exists() {
         bail!(
@@ -138,58 +137,4 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     println!("{}", out.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// Submit a script; its job id.
-fn sbatch(extra: &[String], script: &Path) -> anyhow::Result<String> {
-    let out = Command::new("sbatch")
-        .arg("--parsable")
-        .args(extra)
-        .arg(script)
-        .output()
-        .context("running sbatch (is Slurm installed? see scripts/slurm-local.sh)")?;
-    if !out.status.success() {
-        bail!(
-            "sbatch {} failed: {}",
-            script.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    // `--parsable` prints `id` or `id;cluster`.
-    let id = text.trim().split(';').next().unwrap_or("").to_string();
-    if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
-        bail!("sbatch printed `{}`, not a job id", text.trim());
-    }
-    Ok(id)
-}
-
-/// Wait until a job has left the queue. A merge whose dependency can never be met (a
-/// shard failed) is cancelled and reported.
-fn wait_for(id: &str, script_dir: &Path) -> anyhow::Result<()> {
-    loop {
-        let out = Command::new("squeue")
-            .args(["-h", "-j", id, "-o", "%T %r"])
-            .output()
-            .context("running squeue")?;
-        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let err = String::from_utf8_lossy(&out.stderr);
-        // A finished job leaves the queue (then squeue calls its id invalid); any other
-        // failure (slurmctld busy) is asked again.
-        if !out.status.success() && !err.contains("Invalid job id") {
-            std::thread::sleep(Duration::from_secs(2));
-            continue;
-        }
-        if text.is_empty() {
-            return Ok(());
-        }
-        if text.contains("DependencyNeverSatisfied") {
-            let _ = Command::new("scancel").arg(id).status();
-            bail!(
-                "a shard failed, so the merge job {id} can never run (cancelled); see the shards' output in {}",
-                script_dir.display()
-            );
-        }
-        std::thread::sleep(Duration::from_secs(2));
-    }
 }
