@@ -266,7 +266,8 @@ impl Notebook {
     }
 
     /// The first error output of an executed notebook: (1-based number among code
-    /// cells, error name, message).
+    /// cells, error name, message). Text on stderr counts (error name `stderr`): that is
+    /// how evcxr reports an error a cell returns.
     pub fn first_error(&self) -> Option<(usize, String, String)> {
         self.cells()
             .iter()
@@ -274,6 +275,19 @@ impl Notebook {
             .enumerate()
             .find_map(|(i, c)| {
                 c["outputs"].as_array()?.iter().find_map(|o| {
+                    // evcxr reports an error that a cell returns through `?` on stderr,
+                    // not as an error output: a cell that writes to stderr failed.
+                    if o["output_type"] == "stream" && o["name"] == "stderr" {
+                        let text = match &o["text"] {
+                            Value::Array(parts) => {
+                                parts.iter().filter_map(Value::as_str).collect::<String>()
+                            }
+                            other => other.as_str().unwrap_or_default().to_string(),
+                        };
+                        if !text.trim().is_empty() {
+                            return Some((i + 1, "stderr".to_string(), text.trim().to_string()));
+                        }
+                    }
                     (o["output_type"] == "error").then(|| {
                         let tb: Vec<String> = o["traceback"]
                             .as_array()
@@ -479,5 +493,27 @@ mod tests {
             plain.parameters(),
             Err(IpynbError::NoParametersCell)
         ));
+    }
+
+    #[test]
+    fn an_error_printed_on_stderr_is_the_cell_s_error() {
+        let nb = Notebook::parse(
+            r#"{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "x"},
+            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": "a",
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": ["fine\n"]}]},
+            {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": "b",
+             "outputs": [{"output_type": "stream", "name": "stderr", "text": ["the input frame ", "has no column `x`\n"]}]}
+            ]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            nb.first_error(),
+            Some((
+                2,
+                "stderr".to_string(),
+                "the input frame has no column `x`".to_string()
+            ))
+        );
     }
 }

@@ -72,16 +72,23 @@ fn column<'a>(
     frame: &'static str,
     name: &str,
 ) -> Result<&'a Column, AnalysisError> {
-    df.column(name).map_err(|_| AnalysisError::MissingColumn {
-        frame,
-        column: name.to_string(),
-        available: df
-            .get_column_names()
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-    })
+    // By name, and by a scan of the columns when the name lookup does not answer: in a
+    // notebook (evcxr, where every cell is built as its own library), a frame made in one
+    // cell and looked up by name in a later one reported a column it has as missing
+    // (notebooks/fio.ipynb, polars 0.55), while columns() still held it.
+    df.column(name)
+        .ok()
+        .or_else(|| df.columns().iter().find(|c| c.name().as_str() == name))
+        .ok_or_else(|| AnalysisError::MissingColumn {
+            frame,
+            column: name.to_string(),
+            available: df
+                .get_column_names()
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// A column's values as f64 (integers and booleans are cast; strings are an error).
