@@ -68,6 +68,7 @@ fn claim(yaml: &str) -> Claim {
         text: "a claim".into(),
         quote: None,
         check: Some(serde_yaml::from_str(yaml).unwrap()),
+        not_measured: None,
     }
 }
 
