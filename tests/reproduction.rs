@@ -52,8 +52,8 @@ fn reproduction_md_is_regenerated_from_the_committed_reruns() {
 fn every_claim_of_the_seed_experiments_is_in_the_table() {
     let file = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
     for (_, id) in SEEDS {
-        let exp = fslab::Experiment::load(root().join("experiments").join(format!("{id}.yaml")))
-            .unwrap();
+        let exp =
+            fslab::Experiment::load(root().join("experiments").join(format!("{id}.yaml"))).unwrap();
         assert!(file.contains(&format!("\n## {id} — ")), "{id}");
         for c in &exp.def.claims {
             assert!(

@@ -63,17 +63,7 @@ fn environment(b: &Bundle) -> Vec<String> {
             m.started_at,
             m.finished_at.as_deref().unwrap_or("(not finished)")
         ),
-        format!(
-            "- points: {}",
-            m.points
-                .iter()
-                .map(|p| match &p.reason {
-                    Some(r) if p.status != "ok" => format!("`{}` {} ({})", p.id, p.status, r),
-                    _ => format!("`{}` {}", p.id, p.status),
-                })
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
+        format!("- points: {}", points_line(m)),
     ];
     for d in &e.devices {
         let medium = match &d.medium {
@@ -120,6 +110,51 @@ fn environment(b: &Bundle) -> Vec<String> {
     out
 }
 
+/// Points grouped by status and reason: `ok: a, b; unsupported (why): c, d`.
+fn points_line(m: &Manifest) -> String {
+    let mut groups: IndexMap<(String, Option<String>), Vec<String>> = IndexMap::new();
+    for p in &m.points {
+        let reason = (p.status != "ok").then(|| p.reason.clone()).flatten();
+        groups
+            .entry((p.status.clone(), reason))
+            .or_default()
+            .push(format!("`{}`", p.id));
+    }
+    groups
+        .into_iter()
+        .map(|((status, reason), ids)| match reason {
+            Some(r) => format!("{status} ({r}): {}", ids.join(", ")),
+            None => format!("{status}: {}", ids.join(", ")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The tier's reason without what the bundle's header already says (the substitutions,
+/// the differences from the published profile), then the claim's note.
+fn row_reason(v: &ClaimVerdict, note: Option<&str>) -> String {
+    let mut r = v.tier_reason.clone();
+    for cut in [
+        "; ran at another scale than the published profile",
+        "; substitutes: ",
+    ] {
+        if let Some(i) = r.find(cut) {
+            r.truncate(i);
+        }
+    }
+    let decided = matches!(
+        v.tier,
+        Tier::ReproducedWithSubstitutes | Tier::NotReproduced
+    );
+    if decided && !v.substitutions.is_empty() {
+        r.push_str(" (substitutes: see above)");
+    }
+    if let Some(n) = note {
+        r.push_str(&format!("; note: {n}"));
+    }
+    r
+}
+
 /// The document for these bundles, in the order given.
 pub fn reproduction_md(bundles: &[Bundle]) -> Result<String, ClaimsError> {
     let mut out = String::new();
@@ -149,23 +184,38 @@ pub fn reproduction_md(bundles: &[Bundle]) -> Result<String, ClaimsError> {
             out.push_str(&cell_line(&line));
             out.push('\n');
         }
+        let differs = published_vars(m)
+            .map(|p| scale_differences(&bundle_vars(m), &p))
+            .unwrap_or_default();
+        if !differs.is_empty() {
+            out.push_str(&format!(
+                "- differs from the published profile (each claim's `at_scale` is met unless its tier says otherwise): {}\n",
+                differs.join(", ")
+            ));
+        }
+        let subs = substitutions(m);
+        if subs.is_empty() {
+            out.push_str("- substitutions: none\n");
+        } else {
+            out.push_str("- substitutions (every claim of this seed rests on them):\n");
+            for sub in &subs {
+                out.push_str(&format!("  - {}\n", sub.what));
+            }
+        }
         let tiers: Vec<Tier> = verdicts.iter().map(|v| v.tier).collect();
         out.push_str(&format!("\n{}\n\n", counts_line(&tiers)));
         out.push_str("| claim | quote | published | here | expected | tier | reason |\n");
         out.push_str("|---|---|---|---|---|---|---|\n");
         let exp = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")?;
         for v in &verdicts {
-            let quote = exp
-                .def
-                .claims
-                .iter()
-                .find(|c| c.id == v.id)
+            let claim = exp.def.claims.iter().find(|c| c.id == v.id);
+            let quote = claim
                 .and_then(|c| c.quote.clone())
                 .unwrap_or_else(|| "—".into());
-            let mut reason = v.tier_reason.clone();
-            if !v.reason.is_empty() && !reason.contains(&v.reason) {
-                reason = format!("{reason} — verdict on the number alone: {}", v.reason);
-            }
+            let check = claim
+                .and_then(|c| c.check.as_ref())
+                .and_then(|c| parse_check(c).ok());
+            let reason = row_reason(v, check.as_ref().and_then(|c| c.stated().note));
             out.push_str(&format!(
                 "| **{}**: {} | {} | {} | {} | {} | {} | {} |\n",
                 cell(&v.id),

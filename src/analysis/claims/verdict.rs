@@ -133,7 +133,7 @@ pub(super) fn bundle_vars(m: &Manifest) -> IndexMap<String, SpecValue> {
 
 /// The scalar vars of the bundle's experiment under its `published` profile (None when it
 /// has none, or the experiment cannot be read).
-fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
+pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
     let exp =
         crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
     let def = exp.def;
