@@ -7,6 +7,7 @@
 
 use super::*;
 use crate::analysis::tiers::counts_line;
+use crate::store::PointStatus;
 
 /// A table cell: one line, `|` escaped.
 fn cell(s: &str) -> String {
@@ -112,11 +113,13 @@ fn environment(b: &Bundle) -> Vec<String> {
 
 /// Points grouped by status and reason: `ok: a, b; unsupported (why): c, d`.
 fn points_line(m: &Manifest) -> String {
-    let mut groups: IndexMap<(String, Option<String>), Vec<String>> = IndexMap::new();
+    let mut groups: IndexMap<(&'static str, Option<String>), Vec<String>> = IndexMap::new();
     for p in &m.points {
-        let reason = (p.status != "ok").then(|| p.reason.clone()).flatten();
+        let reason = (p.status != PointStatus::Ok)
+            .then(|| p.reason.clone())
+            .flatten();
         groups
-            .entry((p.status.clone(), reason))
+            .entry((p.status.as_str(), reason))
             .or_default()
             .push(format!("`{}`", p.id));
     }
