@@ -108,6 +108,15 @@ fn numbers(text: &str) -> Vec<f64> {
 
 /// What a printed token says, in the row's unit. Independent of the CSV's `value`.
 fn value_of(printed: &str, unit: &str) -> f64 {
+    // A flag: on (1) unless the post says it was off.
+    if unit == "flag" {
+        let lower = printed.to_ascii_lowercase();
+        return if lower.contains("neither") || lower.ends_with(" off") {
+            0.0
+        } else {
+            1.0
+        };
+    }
     // bash `time`: 1m4.441s
     if let Some(rest) = printed.strip_suffix('s') {
         if let Some((m, sec)) = rest.split_once('m') {
@@ -145,6 +154,9 @@ fn value_of_reads_the_printed_forms() {
     assert_eq!(value_of("about one hour", "min"), 60.0);
     assert_eq!(value_of("{1..1000}", "files"), 1000.0);
     assert_eq!(value_of("~11MB", "MB"), 11.0);
+    assert_eq!(value_of("mkfs.ext3 -j", "flag"), 1.0);
+    assert_eq!(value_of("flex_bg off", "flag"), 0.0);
+    assert_eq!(value_of("neither flex_bg nor uninit_bg", "flag"), 0.0);
 }
 
 /// Every row of every dataset: printed in the post, value == printed, source columns.

@@ -76,6 +76,9 @@ pub enum NoInterval {
     },
     /// The denominator's mean is not clearly away from 0: the interval is unbounded.
     Unbounded,
+    /// A block layout read once: there is nothing to resample; the measured number
+    /// decides by itself, and the verdict says so.
+    DeterministicLayout,
 }
 
 impl std::fmt::Display for NoInterval {
@@ -90,6 +93,9 @@ impl std::fmt::Display for NoInterval {
             ),
             NoInterval::Unbounded => {
                 f.write_str("the denominator is not clearly away from 0: the interval is unbounded")
+            }
+            NoInterval::DeterministicLayout => {
+                f.write_str("no interval: single measurement of a deterministic layout")
             }
         }
     }

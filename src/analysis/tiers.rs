@@ -6,11 +6,16 @@
 //!   `not reproduced` needs the whole interval outside it; anything else is
 //!   `inconclusive`, shown with its interval.
 //! - Fewer samples on a side than the minimum (default 3) is `inconclusive`.
-//! - Any substitution (a stand-in workload, ext3 mounted by the ext4 driver) gives at
-//!   best `reproduced with substitutes`, and each substitution is named.
+//! - Any substitution (a stand-in workload, ext3 mounted by the ext4 driver, another
+//!   medium than the post's: a disk model or a loop device on an image file where the
+//!   post names its storage) gives at best `reproduced with substitutes`, and each
+//!   substitution is named.
+//! - A number with no interval by its nature (a block layout read once) decides by
+//!   itself, and the reason says there is no interval and why ([`decide_point`]).
 
-use super::claims::Expect;
 use super::interval::{Interval, NoInterval};
+use crate::spec::claim::Expect;
+use crate::spec::PostMedium;
 use crate::store::{Manifest, PointStatus};
 use serde::Serialize;
 
@@ -56,6 +61,9 @@ pub enum SubstitutionKind {
     StandInWorkload,
     /// ext3 points: no kernel since 4.3 has a separate ext3 driver; ext4's mounts them.
     Ext3ByExt4Driver,
+    /// The device is not the post's kind of storage: a disk model, or a loop device on
+    /// an image file where the post names an HDD, SSD, pmem or RAM disk.
+    Medium,
 }
 
 /// One substitution, named.
@@ -105,7 +113,103 @@ pub fn substitutions(m: &Manifest) -> Vec<Substitution> {
             ),
         });
     }
+    out.extend(medium_substitutions(m));
     out
+}
+
+/// The post's storage, as the bundle's experiment states it (`source: [{ medium: … }]`).
+fn post_medium(m: &Manifest) -> Option<PostMedium> {
+    let exp =
+        crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
+    exp.def.source.iter().find_map(|s| s.medium)
+}
+
+/// Each device that is not the post's kind of storage. Nothing when the experiment does
+/// not say what the post used, or says `unknown` (nothing to compare with).
+fn medium_substitutions(m: &Manifest) -> Vec<Substitution> {
+    let Some(post) = post_medium(m) else {
+        return Vec::new();
+    };
+    if post == PostMedium::Unknown {
+        return Vec::new();
+    }
+    m.environment
+        .devices
+        .iter()
+        .map(|d| {
+            let what = match &d.medium {
+                Some(r) if r.substitution => format!(
+                    "medium: device `{}` ran through the `{}` disk model{} (timings are the model's); the post used {}",
+                    d.name,
+                    r.model,
+                    r.params
+                        .as_ref()
+                        .map(|p| format!(" {p}"))
+                        .unwrap_or_default(),
+                    post.label()
+                ),
+                _ if d.backing.starts_with("mapped ") => format!(
+                    "medium: device `{}` is {}, whose kind of storage is not recorded; the post used {}",
+                    d.name,
+                    d.backing,
+                    post.label()
+                ),
+                _ => format!(
+                    "medium: device `{}` is a loop device on an image file here ({}); the post used {}",
+                    d.name,
+                    d.backing,
+                    post.label()
+                ),
+            };
+            Substitution {
+                kind: SubstitutionKind::Medium,
+                what,
+            }
+        })
+        .collect()
+}
+
+/// The tier of a number that has no interval by its nature (`why`): it decides by
+/// itself, with `why` in the reason.
+pub fn decide_point(
+    expect: &Expect,
+    value: f64,
+    samples: (usize, usize),
+    min_samples: usize,
+    subs: &[Substitution],
+) -> (Tier, String) {
+    let why = NoInterval::DeterministicLayout;
+    if samples.0.min(samples.1) < min_samples {
+        return (
+            Tier::Inconclusive,
+            format!(
+                "{} over {} samples; at least {min_samples} per side are needed",
+                samples.0, samples.1
+            ),
+        );
+    }
+    let named = subs
+        .iter()
+        .map(|s| s.what.clone())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let v = crate::analysis::fmt_sig(value, 4);
+    if expect.holds(value) {
+        if subs.is_empty() {
+            (Tier::Reproduced, format!("{v} is {expect} ({why})"))
+        } else {
+            (
+                Tier::ReproducedWithSubstitutes,
+                format!("{v} is {expect} ({why}); substitutes: {named}"),
+            )
+        }
+    } else {
+        let mut r = format!("{v} violates {expect} ({why})");
+        if !subs.is_empty() {
+            r.push_str(&format!("; substitutes: {named}"));
+        }
+        (Tier::NotReproduced, r)
+    }
 }
 
 /// Where an interval lies against `expect`.

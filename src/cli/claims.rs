@@ -1,4 +1,4 @@
-//! `fslab claims BUNDLE`: the source's claims, checked against a bundle.
+//! `fslab claims BUNDLE…`: the source's claims, checked against bundles.
 
 use fslab::analysis::claims;
 use fslab::store::PointStatus;
@@ -7,18 +7,36 @@ use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A result bundle directory.
-    pub bundle: PathBuf,
+    /// Result bundle directories (several only with --md).
+    #[arg(required = true)]
+    pub bundles: Vec<PathBuf>,
     /// Check the claims of this experiment file instead of the copy in the bundle.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "md")]
     pub experiment: Option<PathBuf>,
-    /// Print the verdicts as JSON.
-    #[arg(long)]
+    /// Print the verdicts as JSON: `{ "claims": [...], "tiers": { tier: count } }`.
+    #[arg(long, conflicts_with = "md")]
     pub json: bool,
+    /// Print REPRODUCTION.md for these bundles (one per seed experiment): their
+    /// environment, then one row per claim with quote, published, here (with interval),
+    /// tier and reason.
+    #[arg(long)]
+    pub md: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    let bundle = fslab::Bundle::open(&args.bundle)?;
+    if args.md {
+        let bundles = args
+            .bundles
+            .iter()
+            .map(fslab::Bundle::open)
+            .collect::<Result<Vec<_>, _>>()?;
+        print!("{}", claims::reproduction_md(&bundles)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let [bundle] = args.bundles.as_slice() else {
+        anyhow::bail!("give one bundle (several only with --md)");
+    };
+    let bundle = fslab::Bundle::open(bundle)?;
     let verdicts = match &args.experiment {
         None => claims::check_bundle(&bundle)?,
         Some(p) => {
@@ -32,7 +50,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("fslab: warning: {w}");
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&verdicts)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&claims::Report::new(&verdicts))?
+        );
     } else {
         let m = bundle.manifest();
         println!(

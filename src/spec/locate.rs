@@ -499,7 +499,7 @@ fn parse_line_col(s: &str) -> Option<(usize, usize)> {
 }
 
 /// From serde's "unknown field `x`, expected one of `a`, `b`" suggest the closest name.
-fn did_you_mean(message: &str) -> Option<String> {
+pub(crate) fn did_you_mean(message: &str) -> Option<String> {
     let (given, rest) = ["unknown field `", "unknown variant `"]
         .iter()
         .find_map(|p| message.split(p).nth(1).map(|r| (r, *p)))

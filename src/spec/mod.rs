@@ -9,10 +9,12 @@
 //!
 //! - [`schema`]: the types an experiment file deserialises into;
 //! - [`validate`](mod@validate): the checks after deserialising;
+//! - [`claim`]: the `check:` of a claim, checked at load;
 //! - [`SpecError`]: a located error;
 //! - `locate`, `template`, `value`: positions in the YAML text, `{{name}}` templates,
 //!   and variable values.
 
+pub mod claim;
 mod error;
 mod locate;
 pub mod media;

@@ -85,6 +85,39 @@ pub struct Citation {
     pub seed: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
+    /// The storage the post measured on, when it says (`hdd`, `ssd`, `pmem`, `ramdisk`,
+    /// `unknown`). A run on anything else (a loop device on an image, a disk model) is a
+    /// substitution that verdicts name.
+    #[serde(default)]
+    pub medium: Option<PostMedium>,
+}
+
+/// The storage a post measured on.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PostMedium {
+    /// A rotating disk.
+    Hdd,
+    /// A flash disk.
+    Ssd,
+    /// Persistent memory (`/dev/pmem*`).
+    Pmem,
+    /// A RAM disk (`brd`, `/dev/ram*`).
+    Ramdisk,
+    /// The post names a device but not what it is.
+    Unknown,
+}
+
+impl PostMedium {
+    pub fn label(self) -> &'static str {
+        match self {
+            PostMedium::Hdd => "a rotating disk (HDD)",
+            PostMedium::Ssd => "an SSD",
+            PostMedium::Pmem => "persistent memory (pmem)",
+            PostMedium::Ramdisk => "a RAM disk",
+            PostMedium::Unknown => "a device the post does not describe",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -488,9 +521,15 @@ pub struct Claim {
     /// Where in the source it is made (quote or section).
     #[serde(default)]
     pub quote: Option<String>,
-    /// The checkable statement; interpreted by `analysis::claims`.
+    /// The checkable statement; interpreted by `analysis::claims`, its schema checked
+    /// when the experiment is loaded.
     #[serde(default)]
     pub check: Option<serde_yaml::Value>,
+    /// Why this claim cannot be measured by a run here (e.g. it compares two kernels):
+    /// the verdict is `not applicable` with this reason; the published number is still
+    /// computed from `check:`.
+    #[serde(default)]
+    pub not_measured: Option<String>,
 }
 
 impl Step {

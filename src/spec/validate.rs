@@ -214,6 +214,7 @@ pub(super) fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), Spe
     check_profiles(&c)?;
     check_steps(&c)?;
     check_repeat(&c)?;
+    super::claim::check_claims(def, loc)?;
     Ok(())
 }
 

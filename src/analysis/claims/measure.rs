@@ -506,10 +506,12 @@ pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, 
         .expect
         .decisive(&vals)
         .ok_or_else(|| "no finite values".to_string())?;
+    // The block map is read once per point: no samples to resample. The number decides
+    // by itself, and the verdict says that it has no interval and why.
     Ok(Measure {
         value,
         details,
-        interval: None,
+        interval: Some((Err(NoInterval::DeterministicLayout), (1, 1), 1)),
         incomplete: incomplete_points(ev, &c.table, &c.select),
     })
 }

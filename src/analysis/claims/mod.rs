@@ -43,13 +43,15 @@
 
 mod measure;
 mod render;
+mod reproduction;
 mod schema;
 mod select;
 mod verdict;
 
+pub use crate::spec::claim::*;
 pub use measure::{discontiguity, Run};
-pub use render::{render, verdicts_frame};
-pub use schema::*;
+pub use render::{render, tier_counts, tier_counts_frame, verdicts_frame, Report};
+pub use reproduction::reproduction_md;
 pub use verdict::*;
 
 use measure::*;
@@ -57,7 +59,9 @@ use render::*;
 use select::*;
 
 use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
-use super::tiers::{decide, scale_differences, substitutions, Tier, DEFAULT_MIN_SAMPLES};
+use super::tiers::{
+    decide, decide_point, scale_differences, substitutions, Tier, DEFAULT_MIN_SAMPLES,
+};
 use super::{f64_values, str_values, AnalysisError};
 use crate::blockmap::summary::file_summary;
 use crate::extent::Extent;
@@ -65,7 +69,8 @@ use crate::spec::{Claim, Value as SpecValue};
 use crate::store::{Bundle, Manifest, PointStatus, RunStatus, StoreError};
 use indexmap::IndexMap;
 use polars::prelude::*;
-use serde::{Deserialize, Serialize};
+use schema::Stated;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 

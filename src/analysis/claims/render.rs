@@ -77,12 +77,55 @@ pub fn verdicts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
                 .collect::<Vec<_>>(),
         ),
         Column::new(
+            "no_interval".into(),
+            v.iter()
+                .map(|c| c.no_interval.as_deref())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
             "substitutions".into(),
             v.iter()
                 .map(|c| c.substitutions.join("; "))
                 .collect::<Vec<_>>(),
         ),
     ])
+}
+
+/// How many claims are in each tier, every tier listed (in [`Tier::ALL`] order).
+pub fn tier_counts(v: &[ClaimVerdict]) -> IndexMap<&'static str, usize> {
+    Tier::ALL
+        .iter()
+        .map(|t| (t.label(), v.iter().filter(|c| c.tier == *t).count()))
+        .collect()
+}
+
+/// One row per tier: `tier`, `claims` (the count), every tier listed.
+pub fn tier_counts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
+    let counts = tier_counts(v);
+    DataFrame::new_infer_height(vec![
+        Column::new("tier".into(), counts.keys().copied().collect::<Vec<_>>()),
+        Column::new(
+            "claims".into(),
+            counts.values().map(|n| *n as u32).collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// `fslab claims --json`: the verdicts and the count per tier.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    pub claims: &'a [ClaimVerdict],
+    /// Tier label → number of claims, every tier listed.
+    pub tiers: IndexMap<&'static str, usize>,
+}
+
+impl<'a> Report<'a> {
+    pub fn new(claims: &'a [ClaimVerdict]) -> Report<'a> {
+        Report {
+            claims,
+            tiers: tier_counts(claims),
+        }
+    }
 }
 
 /// The verdicts as text for a terminal.

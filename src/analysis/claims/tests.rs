@@ -68,6 +68,7 @@ fn claim(yaml: &str) -> Claim {
         text: "a claim".into(),
         quote: None,
         check: Some(serde_yaml::from_str(yaml).unwrap()),
+        not_measured: None,
     }
 }
 
@@ -301,7 +302,7 @@ fn smaller_scale_is_not_applicable_but_shows_the_measurement() {
     assert!(close(v.measured.unwrap(), 1.1));
     assert!(
         v.reason
-            .contains("scale differs: n=2000 here, 400000 at the published scale"),
+            .contains("scale differs: n=2000 here, at least 400000 for this claim (`at_scale`)"),
         "{}",
         v.reason
     );
@@ -419,9 +420,18 @@ fn expectations_and_the_frame() {
             "tier_reason",
             "interval_lo",
             "interval_hi",
+            "no_interval",
             "substitutions"
         ]
     );
+    // The count per tier, every tier a row.
+    let counts = tier_counts_frame(&vs).unwrap();
+    assert_eq!(counts.height(), 5);
+    let n = counts.column("claims").unwrap().u32().unwrap();
+    let t = counts.column("tier").unwrap().str().unwrap();
+    assert_eq!(t.get(3), Some("inconclusive"));
+    assert_eq!(n.get(3), Some(1));
+    assert_eq!(n.sum(), Some(1));
     let text = render(&vs);
     assert!(text.contains("c — REPRODUCED"), "{text}");
     assert!(text.contains("1 claims: 1 reproduced"), "{text}");
@@ -444,8 +454,7 @@ fn the_seed_experiments_checks_all_parse() {
         let exp = crate::spec::Experiment::load(dir.join(format!("{name}.yaml"))).unwrap();
         assert!(!exp.def.claims.is_empty(), "{name} has no claims");
         for c in &exp.def.claims {
-            let check: Result<Check, _> =
-                serde_yaml::from_value(c.check.clone().expect("every claim has a check"));
+            let check = parse_check(c.check.as_ref().expect("every claim has a check"));
             assert!(check.is_ok(), "{name} claim {}: {:?}", c.id, check.err());
         }
     }
@@ -525,6 +534,81 @@ fn seed_xfs_rt_truncate_large_rtextsize_costs_little_holds_for_the_post() {
     published_satisfies("xfs-rt-truncate", "large-rtextsize-costs-little");
 }
 
+#[test]
+fn seed_000_first_run_sys_overhead_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "first-run-sys-overhead");
+}
+
+#[test]
+fn seed_000_later_runs_sys_close_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "later-runs-sys-close");
+}
+
+#[test]
+fn seed_000_later_runs_user_same_holds_for_the_post() {
+    published_satisfies("xfs-parent-pointers", "later-runs-user-same");
+}
+
+#[test]
+fn seed_xfs_rt_truncate_zero_out_grows_holds_for_the_post() {
+    published_satisfies("xfs-rt-truncate", "zero-out-grows");
+}
+
+#[test]
+fn seed_xfs_rt_truncate_conclusion_small_same_holds_for_the_post() {
+    published_satisfies("xfs-rt-truncate", "conclusion-small-same");
+}
+
+#[test]
+fn seed_xfs_rt_truncate_conclusion_large_better_holds_for_the_post() {
+    published_satisfies("xfs-rt-truncate", "conclusion-large-better");
+}
+
+/// Claims the post makes in words only: no published number to check (the experiment
+/// says so in each claim's `note`).
+#[test]
+fn claims_in_words_only_have_no_published_number() {
+    for (experiment, claim) in [
+        ("xfs-parent-pointers", "later-runs-same-without-link"),
+        ("ext-fsck-small-files", "fast-without-flex_bg"),
+        ("ext-fsck-small-files", "pass2-carries-the-gap"),
+    ] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let exp = crate::spec::Experiment::load(dir.join(format!("{experiment}.yaml"))).unwrap();
+        let c = exp.def.claims.iter().find(|c| c.id == claim).unwrap();
+        let check = parse_check(c.check.as_ref().unwrap()).unwrap();
+        let ev = Evidence {
+            manifest: Manifest::default(),
+            tables: BTreeMap::new(),
+            vars: IndexMap::new(),
+            published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        };
+        assert!(check.published(&ev).is_none(), "{experiment} {claim}");
+    }
+}
+
+/// A claim marked `not_measured` (it compares two kernels): not applicable with its
+/// reason, the published number computed, and why this bundle could not stand in.
+#[test]
+fn a_claim_not_measured_here_is_not_applicable_with_its_reason() {
+    let ev = parent_evidence(400000);
+    let mut c = claim(
+        "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 7 }\nexpect: { min: 1.5 }\npublished: { dataset: \"003\", numerator: { group: truncate_time, method: zero_out, rtextsize: 1024k }, denominator: { group: truncate_time, method: convert_unwritten, rtextsize: 1024k } }\n",
+    );
+    c.not_measured = Some("it compares two kernels".into());
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
+    assert!(
+        v.tier_reason
+            .starts_with("not measured here: it compares two kernels; and in this bundle: "),
+        "{v:?}"
+    );
+    // 20.141 / 10.526
+    assert!(close(v.published.unwrap(), 20.141 / 10.526), "{v:?}");
+    assert_eq!(v.no_interval.as_deref(), Some("not measured here"));
+}
+
 // `variant-data-hint-flat` is fslab's own variant, with no published counterpart.
 #[test]
 fn seed_xfs_rt_truncate_variant_has_no_published_number() {
@@ -552,8 +636,19 @@ fn a_layout_claim_over_a_failed_point_is_inconclusive_and_names_it() {
     let c = claim("kind: layout\nselect: { fs: [ext3, ext4] }\nexpect: { max: 1 }\n");
     let v = check_claim(&c, &ev);
     assert_eq!(v.verdict, Verdict::Reproduced, "{v:?}");
-    assert_eq!(v.tier, Tier::Inconclusive);
-    assert!(v.tier_reason.starts_with("no 95 % interval"), "{v:?}");
+    // A layout has no interval by its nature: its number decides, and says so (ext3
+    // ran on the ext4 driver: a substitution).
+    assert_eq!(v.tier, Tier::ReproducedWithSubstitutes, "{v:?}");
+    assert!(
+        v.tier_reason
+            .starts_with("0.6667 is ≤ 1 (no interval: single measurement of a deterministic layout); substitutes: ext3 mounted by the ext4 driver"),
+        "{v:?}"
+    );
+    assert_eq!(
+        v.no_interval.as_deref(),
+        Some("no interval: single measurement of a deterministic layout")
+    );
+    assert!(v.interval.is_none());
     // fs=ext4 failed (its rows are what it left before failing).
     ev.manifest.points[1].status = PointStatus::Failed;
     ev.manifest.points[1].reason = Some("mkfs: exit 1".into());

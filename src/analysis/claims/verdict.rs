@@ -52,7 +52,11 @@ pub struct ClaimVerdict {
     pub tier_reason: String,
     /// The measured number's 95 % interval, when there is one.
     pub interval: Option<Interval>,
-    /// What ran differently from the post (stand-in workload, ext3 on the ext4 driver).
+    /// Why the measured number has no interval, when it has none (`interval` is then
+    /// None): never silently absent.
+    pub no_interval: Option<String>,
+    /// What ran differently from the post (stand-in workload, ext3 on the ext4 driver,
+    /// another medium).
     pub substitutions: Vec<String>,
 }
 
@@ -129,7 +133,7 @@ pub(super) fn bundle_vars(m: &Manifest) -> IndexMap<String, SpecValue> {
 
 /// The scalar vars of the bundle's experiment under its `published` profile (None when it
 /// has none, or the experiment cannot be read).
-fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
+pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
     let exp =
         crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
     let def = exp.def;
@@ -156,6 +160,11 @@ pub fn check_bundle(b: &Bundle) -> Result<Vec<ClaimVerdict>, ClaimsError> {
 /// [`check_bundle`] as a DataFrame (see [`verdicts_frame`]).
 pub fn claims_frame(b: &Bundle) -> Result<DataFrame, ClaimsError> {
     Ok(verdicts_frame(&check_bundle(b)?)?)
+}
+
+/// The count of claims per tier of a bundle, as a DataFrame (see [`tier_counts_frame`]).
+pub fn claims_tier_counts(b: &Bundle) -> Result<DataFrame, ClaimsError> {
+    Ok(tier_counts_frame(&check_bundle(b)?)?)
 }
 
 pub fn check_claims(claims: &[Claim], ev: &Evidence) -> Vec<ClaimVerdict> {
@@ -192,16 +201,19 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         tier: Tier::NotApplicable,
         tier_reason: String::new(),
         interval: None,
+        no_interval: None,
         substitutions: Vec::new(),
     };
     let Some(raw) = &claim.check else {
         v.reason = "the claim has no `check:`; it is not checked".into();
+        v.tier_reason = v.reason.clone();
         return v;
     };
-    let check: Check = match serde_yaml::from_value(raw.clone()) {
+    let check: Check = match parse_check(raw) {
         Ok(c) => c,
         Err(e) => {
             v.reason = format!("its `check:` cannot be read: {e}");
+            v.tier_reason = v.reason.clone();
             return v;
         }
     };
@@ -224,6 +236,43 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
     let scale = scale_gap(at_scale, &ev.vars);
     let subs = substitutions(&ev.manifest);
     v.substitutions = subs.iter().map(|s| s.what.clone()).collect();
+    for (name, t) in &ev.manifest.tools {
+        if let Some(si) = &t.stand_in {
+            extra.push(format!(
+                "stand-in workload used: {name} ran as `{}` ({si})",
+                t.command.replace("{{fslab}}", "fslab")
+            ));
+        }
+    }
+    if let Some(n) = note {
+        extra.push(n.to_string());
+    }
+    if let Some(why) = &claim.not_measured {
+        // The published number is still shown; the bundle's, if any, only for reference.
+        let mut r = format!("not measured here: {why}");
+        match &measured {
+            Ok(m) => {
+                v.measured = Some(m.value);
+                v.details = m.details.clone();
+                r.push_str(&format!(
+                    "; this bundle's {} is {} (not the claim's quantity)",
+                    check.kind(),
+                    num(m.value)
+                ));
+            }
+            Err(e) => r.push_str(&format!("; and in this bundle: {e}")),
+        }
+        v.no_interval = Some("not measured here".into());
+        v.verdict = Verdict::NotApplicable;
+        v.tier = Tier::NotApplicable;
+        v.tier_reason = r.clone();
+        v.reason = r;
+        for e in extra {
+            v.reason.push_str("; ");
+            v.reason.push_str(&e);
+        }
+        return v;
+    }
     match measured {
         Err(why) => {
             v.verdict = Verdict::NotApplicable;
@@ -233,24 +282,31 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         Ok(m) => {
             v.measured = Some(m.value);
             v.details = m.details;
+            // Every variable away from the published profile is named; only a variable
+            // below the claim's `at_scale` makes it not applicable.
             let differs = published_vars(&ev.manifest)
                 .map(|p| scale_differences(&ev.vars, &p))
                 .unwrap_or_default();
+            match &m.interval {
+                Some((Ok(i), _, _)) => v.interval = Some(*i),
+                Some((Err(e), _, _)) => v.no_interval = Some(e.to_string()),
+                None => {
+                    v.no_interval = Some(format!(
+                        "no 95 % interval is computed for `{}` checks",
+                        check.kind()
+                    ))
+                }
+            }
             (v.tier, v.tier_reason) = match (&scale, &m.interval) {
                 (Some(gap), _) => (Tier::NotApplicable, format!("scale differs: {gap}")),
-                (None, _) if !differs.is_empty() => (
-                    Tier::NotApplicable,
-                    format!(
-                        "not at the published profile's scale: {}",
-                        differs.join(", ")
-                    ),
-                ),
                 (None, _) if !m.incomplete.is_empty() => (
                     Tier::Inconclusive,
                     format!("incomplete: {}", m.incomplete.join("; ")),
                 ),
+                (None, Some((Err(NoInterval::DeterministicLayout), samples, min))) => {
+                    decide_point(expect, m.value, *samples, *min, &subs)
+                }
                 (None, Some((interval, samples, min))) => {
-                    v.interval = interval.as_ref().ok().copied();
                     decide(expect, interval, *samples, *min, &subs)
                 }
                 (None, None) => (
@@ -258,6 +314,12 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
                     format!("no 95 % interval is computed for `{}` checks yet, so a point estimate cannot decide", check.kind()),
                 ),
             };
+            if scale.is_none() && !differs.is_empty() {
+                v.tier_reason.push_str(&format!(
+                    "; ran at another scale than the published profile (at or above the claim's `at_scale`): {}",
+                    differs.join(", ")
+                ));
+            }
             if let Some(gap) = scale {
                 v.verdict = Verdict::NotApplicable;
                 v.reason = format!(
@@ -272,17 +334,6 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
                 v.reason = format!("measured {}, expected {expect}", num(m.value));
             }
         }
-    }
-    for (name, t) in &ev.manifest.tools {
-        if let Some(si) = &t.stand_in {
-            extra.push(format!(
-                "stand-in workload used: {name} ran as `{}` ({si})",
-                t.command.replace("{{fslab}}", "fslab")
-            ));
-        }
-    }
-    if let Some(n) = note {
-        extra.push(n.to_string());
     }
     for e in extra {
         v.reason.push_str("; ");
@@ -307,12 +358,12 @@ pub(super) fn scale_gap(
         match have {
             Some(h) if h >= *want => {}
             Some(h) => gaps.push(format!(
-                "{k}={} here, {} at the published scale",
+                "{k}={} here, at least {} for this claim (`at_scale`)",
                 num(h),
                 num(*want)
             )),
             None => gaps.push(format!(
-                "cannot tell `{k}` of this bundle ({} at the published scale)",
+                "cannot tell `{k}` of this bundle (at least {} for this claim)",
                 num(*want)
             )),
         }

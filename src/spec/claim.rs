@@ -1,0 +1,446 @@
+//! The `check:` of a claim as written: kinds, selections, statistics, expectations,
+//! and the check made when an experiment is loaded (a misspelt key or kind is a located
+//! error, like any other key). `analysis::claims` measures them.
+
+use super::Value as SpecValue;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// `expect:` — bounds on the measured number.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+}
+
+impl Expect {
+    pub fn holds(&self, v: f64) -> bool {
+        self.min.is_none_or(|m| v >= m) && self.max.is_none_or(|m| v <= m)
+    }
+
+    /// How far outside the bounds `v` is (0 inside), relative to the bound.
+    pub(crate) fn miss(&self, v: f64) -> f64 {
+        let below = self.min.map_or(0.0, |m| {
+            if v < m {
+                (m - v) / m.abs().max(1e-12)
+            } else {
+                0.0
+            }
+        });
+        let above = self.max.map_or(0.0, |m| {
+            if v > m {
+                (v - m) / m.abs().max(1e-12)
+            } else {
+                0.0
+            }
+        });
+        below.max(above)
+    }
+
+    /// Of several per-point values, the one that decides: the furthest outside the
+    /// bounds, or when all hold, the closest to a bound.
+    pub(crate) fn decisive(&self, values: &[f64]) -> Option<f64> {
+        let key = |v: f64| {
+            let miss = self.miss(v);
+            if miss > 0.0 {
+                miss
+            } else {
+                // Inside: negative distance to the nearest bound (closer → larger).
+                let dmin = self.min.map_or(f64::INFINITY, |m| v - m);
+                let dmax = self.max.map_or(f64::INFINITY, |m| m - v);
+                -dmin.min(dmax)
+            }
+        };
+        values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .max_by(|a, b| key(*a).total_cmp(&key(*b)))
+    }
+}
+
+/// A selection condition on one column.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Cond {
+    Range(Range),
+    Value(SpecValue),
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    #[serde(default)]
+    pub min: Option<f64>,
+    #[serde(default)]
+    pub max: Option<f64>,
+}
+
+/// Column → condition; all must hold.
+pub type Selection = IndexMap<String, Cond>;
+
+/// How rows are summarised.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Stat {
+    #[default]
+    Mean,
+    Median,
+    Min,
+    Max,
+    Sum,
+    Count,
+}
+
+impl Stat {
+    pub(crate) fn apply(self, v: &[f64]) -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        Some(match self {
+            Stat::Mean => v.iter().sum::<f64>() / v.len() as f64,
+            Stat::Median => {
+                let mut s = v.to_vec();
+                s.sort_by(f64::total_cmp);
+                let n = s.len();
+                if n % 2 == 1 {
+                    s[n / 2]
+                } else {
+                    (s[n / 2 - 1] + s[n / 2]) / 2.0
+                }
+            }
+            Stat::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
+            Stat::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            Stat::Sum => v.iter().sum(),
+            Stat::Count => v.len() as f64,
+        })
+    }
+}
+
+/// The `check:` of a claim.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Check {
+    Ratio(RatioCheck),
+    FirstVsRest(FirstVsRestCheck),
+    Flat(FlatCheck),
+    Layout(LayoutCheck),
+}
+
+impl Check {
+    /// The kinds, as written after `kind:`.
+    pub const KINDS: [&'static str; 4] = ["ratio", "first_vs_rest", "flat", "layout"];
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Check::Ratio(_) => "ratio",
+            Check::FirstVsRest(_) => "first_vs_rest",
+            Check::Flat(_) => "flat",
+            Check::Layout(_) => "layout",
+        }
+    }
+
+    /// The selections of the check (measured side), for load-time checks.
+    fn selections(&self) -> Vec<(&'static str, &Selection)> {
+        match self {
+            Check::Ratio(c) => vec![("numerator", &c.numerator), ("denominator", &c.denominator)],
+            Check::FirstVsRest(c) => vec![("select", &c.select)],
+            Check::Flat(c) => vec![("select", &c.select)],
+            Check::Layout(c) => vec![("select", &c.select)],
+        }
+    }
+
+    /// What it expects of the measured number.
+    pub fn expect(&self) -> &Expect {
+        match self {
+            Check::Ratio(c) => &c.expect,
+            Check::FirstVsRest(c) => &c.expect,
+            Check::Flat(c) => &c.expect,
+            Check::Layout(c) => &c.expect,
+        }
+    }
+}
+
+/// Read a claim's `check:`; the error is serde's message, made friendlier.
+pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, String> {
+    let check: Check = serde_yaml::from_value(raw.clone()).map_err(|e| {
+        let m = e.to_string();
+        if m.contains("untagged enum Cond") {
+            "a selection condition is a value (`fs: ext4`), a list of values (`fs: [ext3, ext4]`) or a range with only `min` and `max` (`iteration: { min: 2 }`)".to_string()
+        } else if m.contains("missing field `kind`") {
+            format!("missing field `kind`: say which kind of check this is ({})", Check::KINDS.join(", "))
+        } else {
+            m
+        }
+    })?;
+    if let (Some(a), Some(b)) = (check.expect().min, check.expect().max) {
+        if a > b {
+            return Err(format!(
+                "`expect`: min {a} is above max {b}; nothing can satisfy it"
+            ));
+        }
+    }
+    for (name, sel) in check.selections() {
+        for (col, cond) in sel {
+            if let Cond::Range(r) = cond {
+                if r.min.is_none() && r.max.is_none() {
+                    return Err(format!(
+                        "`{name}`: the range for `{col}` gives neither `min` nor `max`"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(check)
+}
+
+fn default_runs() -> String {
+    "runs".into()
+}
+fn default_extents() -> String {
+    "extents".into()
+}
+fn default_wall() -> String {
+    "wall_s".into()
+}
+fn default_value() -> String {
+    "value".into()
+}
+fn default_run() -> String {
+    "run".into()
+}
+fn default_block() -> u64 {
+    4096
+}
+fn default_x() -> String {
+    "x".into()
+}
+
+/// `kind: ratio`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatioCheck {
+    #[serde(default = "default_runs")]
+    pub table: String,
+    #[serde(default = "default_wall")]
+    pub metric: String,
+    #[serde(default)]
+    pub stat: Stat,
+    pub numerator: Selection,
+    pub denominator: Selection,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    #[serde(default = "default_x")]
+    pub unit: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub published: Option<PublishedRatio>,
+    /// The fewest samples per side for a tier other than `inconclusive` (default 3).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedRatio {
+    pub dataset: String,
+    #[serde(default = "default_value")]
+    pub metric: String,
+    #[serde(default)]
+    pub stat: Stat,
+    pub numerator: Selection,
+    pub denominator: Selection,
+}
+
+/// `kind: first_vs_rest`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirstVsRestCheck {
+    #[serde(default = "default_runs")]
+    pub table: String,
+    #[serde(default = "default_wall")]
+    pub metric: String,
+    #[serde(default)]
+    pub select: Selection,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    #[serde(default = "default_x")]
+    pub unit: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub published: Option<PublishedFirstVsRest>,
+    /// The fewest samples per side for a tier other than `inconclusive` (default 3; the
+    /// first run is one sample per point).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedFirstVsRest {
+    pub dataset: String,
+    #[serde(default = "default_value")]
+    pub metric: String,
+    #[serde(default)]
+    pub select: Selection,
+    /// Columns that tell the series apart (each is one "point").
+    #[serde(default)]
+    pub by: Vec<String>,
+    /// The column that numbers the runs.
+    #[serde(default = "default_run")]
+    pub iteration: String,
+}
+
+/// `kind: flat`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlatCheck {
+    #[serde(default = "default_runs")]
+    pub table: String,
+    #[serde(default = "default_wall")]
+    pub metric: String,
+    #[serde(default)]
+    pub stat: Stat,
+    #[serde(default)]
+    pub select: Selection,
+    /// The column (usually a matrix axis) the metric should not depend on.
+    pub across: String,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    #[serde(default = "default_x")]
+    pub unit: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub published: Option<PublishedFlat>,
+    /// The fewest samples per group for a tier other than `inconclusive` (default 3).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedFlat {
+    pub dataset: String,
+    #[serde(default = "default_value")]
+    pub metric: String,
+    #[serde(default)]
+    pub stat: Stat,
+    #[serde(default)]
+    pub select: Selection,
+    pub across: String,
+}
+
+/// `kind: layout`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayoutCheck {
+    #[serde(default = "default_extents")]
+    pub table: String,
+    #[serde(default)]
+    pub select: Selection,
+    /// Bytes per block, to count blocks from extent lengths.
+    #[serde(default = "default_block")]
+    pub block_bytes: u64,
+    /// The largest file must have at least this many blocks for the layout to say anything.
+    #[serde(default)]
+    pub min_blocks: u64,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub published: Option<PublishedLayout>,
+}
+
+/// A block listing in the shape of `data/published/001_dir_blocks.csv`: `kind` (`data`
+/// or `IND`), `segment`, `logical_start`, `physical_start`, `length`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedLayout {
+    pub dataset: String,
+    #[serde(default)]
+    pub select: Selection,
+}
+
+/// Every claim's `check:` reads as a check, and claim ids are unique: else an error at
+/// the offending key (or the `check:` of the claim), with what would be right.
+pub(super) fn check_claims(
+    def: &super::ExperimentDef,
+    loc: &super::locate::Locator<'_>,
+) -> Result<(), super::SpecError> {
+    let section = loc.section("claims");
+    let mut seen: IndexMap<&str, usize> = IndexMap::new();
+    for (i, claim) in def.claims.iter().enumerate() {
+        let item = section.clone().and_then(|r| loc.item(r, i));
+        let at_start = || {
+            item.as_ref()
+                .map(|r| loc.start_of(r))
+                .or_else(|| section.as_ref().map(|r| loc.start_of(r)))
+                .unwrap_or((0, 0))
+        };
+        if let Some(first) = seen.insert(claim.id.as_str(), i) {
+            let pos = item
+                .clone()
+                .and_then(|r| loc.value_in(r, "id"))
+                .unwrap_or_else(at_start);
+            let mut e = loc.at_pos(pos, format!("claim id `{}` is used twice", claim.id));
+            e.help = Some(format!(
+                "claim {} already has it; each claim needs its own id (verdicts are keyed by it)",
+                first + 1
+            ));
+            return Err(e);
+        }
+        let Some(raw) = &claim.check else { continue };
+        let Err(message) = parse_check(raw) else {
+            continue;
+        };
+        let block = item.clone().and_then(|r| loc.block(r, "check"));
+        let within = block.clone().or(item.clone());
+        let named = |prefix: &str| {
+            message
+                .split(prefix)
+                .nth(1)
+                .and_then(|r| r.split('`').next())
+                .map(str::to_string)
+        };
+        let pos = if let Some(k) = named("unknown field `") {
+            within.clone().and_then(|r| loc.key_in(r, &k))
+        } else if named("unknown variant `").is_some() || message.contains("field `kind`") {
+            within.clone().and_then(|r| loc.value_in(r, "kind"))
+        } else if let Some(k) = ["`expect`", "`numerator`", "`denominator`", "`select`"]
+            .iter()
+            .find(|k| message.starts_with(**k))
+        {
+            within
+                .clone()
+                .and_then(|r| loc.key_in(r, k.trim_matches('`')))
+        } else {
+            None
+        }
+        .or_else(|| block.as_ref().map(|r| loc.start_of(r)))
+        .unwrap_or_else(at_start);
+        let mut e = loc.at_pos(pos, format!("claim `{}`: `check:`: {message}", claim.id));
+        e.help = super::locate::did_you_mean(&message).or_else(|| {
+            Some(format!(
+                "a check is a mapping with `kind` ({}) and that kind's keys; see src/analysis/claims/mod.rs",
+                Check::KINDS.join(", ")
+            ))
+        });
+        return Err(e);
+    }
+    Ok(())
+}
