@@ -542,7 +542,8 @@ mod tests {
 
     /// A parsed frame with the key columns the runner adds (`kind` → `row_kind`).
     fn as_table(kind: Kind, text: &str, point: &str, index: i64, iteration: i64) -> DataFrame {
-        let mut df = parse(kind, text).unwrap().frame;
+        let opts = crate::parse::map::MapOptions::given(4096);
+        let mut df = crate::parse::parse_with(kind, text, opts).unwrap().frame;
         if df.column("kind").is_ok() {
             df.rename("kind", "row_kind".into()).unwrap();
         }

@@ -559,6 +559,13 @@ fn stat_report(
         }
         if t == "BLOCKS:" || t == "EXTENTS:" {
             recognised += 1;
+            // A second list after a complete one (two bare lists pasted in one mail, as
+            // in seed 001): a file of its own.
+            if rec.as_ref().is_some_and(|r| !r.stat.map.is_empty()) {
+                if let Some(r) = rec.take() {
+                    finish_record(r, given, &mut report);
+                }
+            }
             let r = rec.get_or_insert_with(|| {
                 // A bare list, as pasted in a mail (seed 001).
                 let mut r = Record {
