@@ -383,7 +383,7 @@ fn xfs_bmap_v_sparse_holes_and_ags() {
     }
     let f = &r.files[0];
     assert_eq!(f.path, "mnt/sparse");
-    assert_eq!((f.rows, f.extents, f.holes), (10, 6, 4));
+    assert_eq!((f.rows, f.data_rows, f.holes), (10, 6, 4));
     assert_eq!((f.total, f.hole_total, f.end), (768, 7424, Some(8192)));
     assert_eq!(f.total_bytes, Some(768 * 512));
     assert_eq!(f.ags, Some(1));
@@ -528,4 +528,131 @@ fn seed_001_post_totals() {
         .warnings
         .iter()
         .any(|w| w.reason.contains("block size unknown")));
+}
+
+// ---------------------------------------------------------------- every number
+
+/// The numbers in `s`: `0x…` as hex, digit runs as decimal (and, with a leading zero, also
+/// as octal: `Mode: 0600`).
+fn numbers(s: &str) -> Vec<Vec<u64>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"0x") && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) {
+            let j = i
+                + 2
+                + b[i + 2..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_hexdigit())
+                    .count();
+            out.push(vec![u64::from_str_radix(&s[i + 2..j], 16).unwrap()]);
+            i = j;
+        } else if b[i].is_ascii_digit() {
+            let j = i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let t = &s[i..j];
+            let mut alts = vec![t.parse::<u64>().unwrap()];
+            if t.len() > 1 && t.starts_with('0') {
+                if let Ok(v) = u64::from_str_radix(t, 8) {
+                    alts.push(v);
+                }
+            }
+            out.push(alts);
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn collect(v: &Value, into: &mut std::collections::HashSet<u64>) {
+    match v {
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                into.insert(u);
+            }
+        }
+        Value::String(s) => {
+            for alts in numbers(s) {
+                into.extend(alts);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect(x, into)),
+        Value::Object(o) => o.values().for_each(|x| collect(x, into)),
+        _ => {}
+    }
+}
+
+/// Acceptance: for every block-map fixture, every number on every line the tool printed
+/// for a file or an extent (column headers and banners aside, lines the parser warned
+/// about aside) is in `fslab parse KIND --json`'s document. Times are checked as seconds
+/// and nanoseconds (`0x6b0e3f00:49a9ef48` → 1796095744 s, 0x49a9ef48 >> 2 ns).
+#[test]
+fn json_holds_every_number_the_tools_printed() {
+    let dirs = [
+        ("filefrag", Kind::Filefrag),
+        ("xfs_bmap", Kind::XfsBmap),
+        ("xfs_io", Kind::XfsIoFiemap),
+        ("debugfs", Kind::DebugfsStat),
+    ];
+    let mut checked = 0;
+    for (dir, kind) in dirs {
+        let path = format!("{}/tests/fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
+        let mut names: Vec<_> = std::fs::read_dir(&path)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        names.sort();
+        for p in names {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let kind = if name.contains("-ex") {
+                Kind::DebugfsEx
+            } else {
+                kind
+            };
+            let Ok(parsed) = parse::parse_json(kind, &text) else {
+                continue; // a tool error message (ext3 `ex`), tested above
+            };
+            let mut have = std::collections::HashSet::new();
+            collect(&parsed.json_document(), &mut have);
+            let warned: Vec<usize> = parsed.warnings.iter().map(|w| w.line).collect();
+            let mut in_legend = false;
+            for (i, line) in text.lines().enumerate() {
+                let t = line.trim();
+                if t == "FLAG Values:" {
+                    in_legend = true;
+                }
+                let header = t.starts_with("EXT:")
+                    || t.starts_with("ext:")
+                    || t.starts_with("Level")
+                    || (t.starts_with("debugfs ") && t.ends_with(')'))
+                    || in_legend;
+                if header || warned.contains(&(i + 1)) {
+                    continue;
+                }
+                // Times: seconds and nanoseconds; the date after ` -- ` is derived text.
+                let t = t.split(" -- ").next().unwrap();
+                let mut toks = numbers(t);
+                if let Some((_, v)) = t.split_once("time: 0x") {
+                    let (secs, extra) = v.split_once(':').unwrap_or((v, ""));
+                    toks = vec![vec![u64::from_str_radix(secs, 16).unwrap()]];
+                    if !extra.is_empty() {
+                        toks.push(vec![u64::from_str_radix(extra, 16).unwrap() >> 2]);
+                    }
+                }
+                for alts in toks {
+                    assert!(
+                        alts.iter().any(|a| have.contains(a)),
+                        "{name}:{}: {alts:?} of `{line}` is not in the JSON",
+                        i + 1
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "{checked} lines checked");
 }

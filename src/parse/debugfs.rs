@@ -34,12 +34,12 @@
 //!   inline size as length. Fast symlinks and device inodes give no rows.
 //!
 //! # Block size
-//! debugfs prints block numbers, never the block size. [`parse_stat_with_block_size`] takes
-//! it from the caller. [`parse_stat`] detects it per inode from `Blockcount:` (512-byte
-//! sectors) divided by the blocks listed (plus one for a `File ACL:` block) when that gives
-//! a power of two in 1 KiB ..= 64 KiB; otherwise it assumes 4096 and says so in a warning.
-//! `ex` has no `Blockcount:`: [`parse_ex`] assumes 4096 (with a warning),
-//! [`parse_ex_with_block_size`] takes it.
+//! debugfs prints block numbers, never the block size, and it is never assumed: it is
+//! given ([`parse_stat_map`] / [`parse_ex_map`] with [`MapOptions`], from `--block-size` or
+//! an experiment's geometry table), or the byte columns of the rows are null and a warning
+//! says so. `Blockcount:` (512-byte sectors) / blocks listed is kept as
+//! [`InodeStat::blockcount_block_size`] and named in that warning as a hint only (bigalloc
+//! and huge_file make it wrong); with a block size, `Blockcount:` is checked against it.
 //!
 //! # Several inodes in one text
 //! A batched run (`debugfs -f cmdfile IMAGE`) echoes each command as `debugfs: stat "PATH"`:

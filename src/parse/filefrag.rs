@@ -1,4 +1,5 @@
-//! `filefrag -v` output (e2fsprogs 1.47) → [`Extent`] rows and per-file [`FilefragFile`] rows.
+//! `filefrag -v` output (e2fsprogs 1.47) → [`MapRow`]s (and [`Extent`]s) and per-file
+//! [`FilefragFile`] records.
 //!
 //! The text may hold any number of files (`filefrag -v a b c`, or `find … | xargs filefrag -v`):
 //!
@@ -21,9 +22,10 @@
 //! Flags are kept exactly as filefrag prints them, comma-separated: the FIEMAP names
 //! (`last`, `unknown_loc`, `delalloc`, `encoded`, `encrypted`, `not_aligned`, `inline`,
 //! `tail_packed`, `unwritten`, `merged`, `shared`, `hole`, unknown bits as `0x…`) and
-//! filefrag's own `eof` (the extent reaches the file size). The `expected:` column (where
-//! filefrag expected the extent if the file were contiguous) is not part of an [`Extent`]
-//! and is only checked to be a number.
+//! filefrag's own `eof` (the extent reaches the file size). Every printed column is kept in
+//! the [`MapRow`]s ([`parse_map`]): `ext`, both offset ranges and `length` in filefrag's
+//! unit, `expected:` (where filefrag expected the extent if the file were contiguous) and
+//! the flags as printed.
 //!
 //! `N extents found` is filefrag's count of *discontiguous* pieces, which can be lower than
 //! the number of rows: it is kept in [`FilefragFile::extents_found`]. Only decimal output is

@@ -1,5 +1,5 @@
-//! Block maps as `xfs_bmap` and `xfs_io -c "fiemap"` print them, into
-//! [`Extent`](crate::extent::Extent) rows:
+//! Block maps as `xfs_bmap` and `xfs_io -c "fiemap"` print them, into [`MapRow`]s and one
+//! [`BmapFile`] per file:
 //!
 //! ```text
 //! mnt/holes:
@@ -16,9 +16,11 @@
 //! a TOTAL column), `-vp` / `fiemap -v` (a FLAGS column), several files in one text (a
 //! `path:` line starts each; `path: no extents` is a file without any).
 //!
-//! * Holes are not extents: `hole` lines give no row and no warning (FIEMAP does not
-//!   report holes either). `index` counts the rows of a file from 0, so it can differ
-//!   from the `EXT` number the tool prints.
+//! * Holes are rows flagged `hole` in the [`MapRow`]s ([`parse_bmap_report`],
+//!   [`parse_fiemap_report`]), with the AG columns of `-v`, `EXT` as `ext` and the
+//!   printed columns in basic blocks; [`parse_bmap`] / [`parse_fiemap`] give the data rows
+//!   as [`Extent`]s (FIEMAP does not report holes either). `index` counts the data rows of
+//!   a file from 0, so it can differ from the `EXT` number the tool prints.
 //! * `delalloc` (xfs_bmap `-e`, data not yet allocated) gives a row with
 //!   `physical_bytes` None and flag `delalloc`.
 //! * Flags are FIEMAP names, lower case, comma-separated. `fiemap -v` prints the
@@ -58,7 +60,7 @@ pub struct BmapFile {
     /// Rows printed (extents and holes).
     pub rows: u64,
     /// Rows that map data (not holes; delalloc rows included).
-    pub extents: u64,
+    pub data_rows: u64,
     /// Rows printed as `hole`.
     pub holes: u64,
     /// Sum of the data rows' lengths (TOTAL column or range), basic blocks.
@@ -78,7 +80,7 @@ pub const FILE_INTS: [&str; 10] = [
     "file",
     "block_size",
     "rows",
-    "extents",
+    "data_rows",
     "holes",
     "total",
     "total_bytes",
@@ -358,7 +360,7 @@ fn parse_map(text: &str, tool: Tool) -> Result<MapReport<BmapFile>, ParseError> 
                 f.holes += 1;
                 f.hole_total = f.hole_total.saturating_add(units);
             } else {
-                f.extents += 1;
+                f.data_rows += 1;
                 f.total = f.total.saturating_add(units);
                 index += 1;
             }
