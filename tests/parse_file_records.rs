@@ -12,17 +12,18 @@ fn fixture(rel: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
+/// A row's tool columns.
+type Tool = (
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
 /// The tool columns of a row: (logical_start, logical_end, physical_start, physical_end,
 /// length).
-fn tool(
-    r: &MapRow,
-) -> (
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-) {
+fn tool(r: &MapRow) -> Tool {
     (
         r.logical_start,
         r.logical_end,
