@@ -256,14 +256,28 @@ fn parse_throughput() {
     let ff_s = line("filefrag -v (`filefrag::parse`)", &ff, rows, &|t| {
         std::hint::black_box(filefrag::parse(t).ok());
     });
-    let rows = debugfs::parse_stat(&st).map(|o| o.rows.len()).unwrap_or(0);
-    let st_s = line("debugfs stat (`debugfs::parse_stat`)", &st, rows, &|t| {
-        std::hint::black_box(debugfs::parse_stat(t).ok());
-    });
-    let rows = debugfs::parse_ex(&ex).map(|o| o.rows.len()).unwrap_or(0);
-    line("debugfs ex (`debugfs::parse_ex`)", &ex, rows, &|t| {
-        std::hint::black_box(debugfs::parse_ex(t).ok());
-    });
+    let rows = debugfs::parse_stat_with_block_size(&st, 4096)
+        .map(|o| o.rows.len())
+        .unwrap_or(0);
+    let st_s = line(
+        "debugfs stat (`debugfs::parse_stat_with_block_size`)",
+        &st,
+        rows,
+        &|t| {
+            std::hint::black_box(debugfs::parse_stat_with_block_size(t, 4096).ok());
+        },
+    );
+    let rows = debugfs::parse_ex_with_block_size(&ex, 4096)
+        .map(|o| o.rows.len())
+        .unwrap_or(0);
+    line(
+        "debugfs ex (`debugfs::parse_ex_with_block_size`)",
+        &ex,
+        rows,
+        &|t| {
+            std::hint::black_box(debugfs::parse_ex_with_block_size(t, 4096).ok());
+        },
+    );
     let rows = filefrag::parse(&ff).map(|o| o.rows.len()).unwrap_or(0);
     line(
         "filefrag -v to extents DataFrame (`filefrag::parse` + `blockmap::extents_frame`)",

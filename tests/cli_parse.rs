@@ -121,3 +121,55 @@ fn parse_errors_exit_1_usage_errors_exit_2() {
     let out = fslab(&["parse", "time", "/nonexistent/fslab-parse-input"], None);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Block maps: `--json` is one object per file with its rows under `extents`; debugfs's
+/// byte columns are null with a warning on stderr until `--block-size` gives the size.
+#[test]
+fn block_map_json_is_files_with_extents_and_block_size_is_never_assumed() {
+    let f = fixture("debugfs", "ext3-1k-holey-stat");
+    let f = f.to_str().unwrap();
+    let out = fslab(&["parse", "debugfs-stat", f, "--json"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("block size unknown") && stderr.contains("--block-size"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc[0]["total_blocks"], 63);
+    assert_eq!(doc[0]["block_size"], serde_json::Value::Null);
+    let rows = doc[0]["extents"].as_array().unwrap();
+    assert_eq!(rows.len(), 7);
+    assert!(rows.iter().all(|r| r["length_bytes"].is_null()));
+    assert_eq!(rows[6]["physical_start"], 5613);
+
+    let out = fslab(
+        &["parse", "debugfs-stat", f, "--json", "--block-size", "1024"],
+        None,
+    );
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc[0]["block_size_source"], "given");
+    assert_eq!(doc[0]["extents"][6]["physical_bytes"], 5613 * 1024);
+    assert_eq!(doc[0]["extents"][6]["length_bytes"], 40 * 1024);
+
+    // CSV: the rows, flat, with the join key.
+    let out = fslab(
+        &[
+            "parse",
+            "xfs_bmap",
+            fixture("xfs_bmap", "sparse-v").to_str().unwrap(),
+            "--csv",
+        ],
+        None,
+    );
+    let csv = text(&out.stdout);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 11, "{csv}");
+    assert!(
+        lines[0].starts_with("file,path,inode,index,logical_bytes,"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[2].contains(",hole,"), "{}", lines[2]);
+}

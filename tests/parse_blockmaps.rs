@@ -2,6 +2,7 @@
 //! (tests/fixtures/{filefrag,debugfs}/, commands next to each file) and seed 001.
 
 use fslab::blockmap::Extent;
+use fslab::parse::map::BlockSizeSource;
 use fslab::parse::{self, debugfs, filefrag, Kind};
 
 fn fixture(rel: &str) -> String {
@@ -215,9 +216,12 @@ fn filefrag_dispatch_gives_a_frame() {
         .iter()
         .map(|s| s.as_str())
         .collect();
+    // The extents table's long-standing columns come first (after the `file` join
+    // key), the tool's own columns after them.
     assert_eq!(
-        names,
+        &names[..8],
         [
+            "file",
             "path",
             "inode",
             "index",
@@ -227,13 +231,16 @@ fn filefrag_dispatch_gives_a_frame() {
             "flags"
         ]
     );
+    assert!(names.contains(&"expected") && names.contains(&"unit_bytes"));
+    assert_eq!(p.files.unwrap().height(), 6);
 }
 
 // ---------------------------------------------------------------- debugfs stat
 
 #[test]
 fn debugfs_stat_header_fields() {
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-prealloc.txt"), None).unwrap();
+    let r =
+        debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-prealloc.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let s = &r.inodes[0];
     // Inode: 15   Type: regular    Mode:  0644   Flags: 0x80000
@@ -263,9 +270,10 @@ fn debugfs_stat_header_fields() {
         (2, 2048, 0)
     );
     // 16384 sectors * 512 / 2048 blocks = 4096
+    // Given, and checked against Blockcount; Blockcount alone would give the same.
     assert_eq!(
-        (s.block_size, s.block_size_source.as_str()),
-        (4096, "detected")
+        (s.block_size, s.block_size_source, s.blockcount_block_size),
+        (Some(4096), BlockSizeSource::Given, Some(4096))
     );
     // (0-255):34816-35071, (256-2047[u]):35072-36863
     assert_eq!(
@@ -285,7 +293,7 @@ fn debugfs_stat_header_fields() {
 
 #[test]
 fn debugfs_stat_ext3_indirect_blocks() {
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-big.txt"), None).unwrap();
+    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-big.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let s = &r.inodes[0];
     assert_eq!(s.map, "blocks");
@@ -294,7 +302,7 @@ fn debugfs_stat_ext3_indirect_blocks() {
         (s.data_extents, s.data_blocks, s.metadata_blocks),
         (10, 2560, 4)
     );
-    assert_eq!(s.block_size, 4096);
+    assert_eq!(s.block_size, Some(4096));
     let flags: Vec<&str> = r.extents.iter().map(|e| &*e.flags).collect();
     // (0-11):6174-6185, (IND):6686, (12-15):6186-6189, … (512-1035):7680-8203, (DIND):6687,
     // (IND):6848, (1036-2047):8204-9215, (2048-2059):10240-10251, (IND):6849, (2060-2559):10252-10751
@@ -364,7 +372,7 @@ fn debugfs_stat_ext3_indirect_blocks() {
 
 #[test]
 fn debugfs_stat_tind_and_1k_blocks() {
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-tind.txt"), None).unwrap();
+    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-tind.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     // (TIND):6850, (DIND):6851, (IND):6852, (1049617):13329 / TOTAL: 4 / Blockcount: 32
     let flags: Vec<&str> = r.extents.iter().map(|e| &*e.flags).collect();
@@ -377,12 +385,12 @@ fn debugfs_stat_tind_and_1k_blocks() {
         .iter()
         .all(|e| e.index == 0 && e.logical_bytes == 1049617 * K));
     assert_eq!(r.extents[0].physical_bytes, Some(6850 * K));
-    assert_eq!(r.inodes[0].block_size, 4096);
+    assert_eq!(r.inodes[0].block_size, Some(4096));
 
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-1k-stat.txt"), None).unwrap();
+    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-1k-stat.txt"), Some(1024)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     // Blockcount: 806 = 403 blocks of 1 KiB (TOTAL: 403)
-    assert_eq!(r.inodes[0].block_size, 1024);
+    assert_eq!(r.inodes[0].block_size, Some(1024));
     assert_eq!(r.inodes[0].total_blocks, Some(403));
     // (256-267):5889-5900, (DIND):5412, (IND):5413, (268-399):5901-6032
     let last = r.extents.last().unwrap();
@@ -411,7 +419,7 @@ fn debugfs_stat_given_block_size_is_used_and_checked() {
 
 #[test]
 fn debugfs_stat_directories() {
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-dir.txt"), None).unwrap();
+    let r = debugfs::parse_stat_report(&fixture("debugfs/ext3-stat-dir.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let s = &r.inodes[0];
     assert_eq!(
@@ -423,7 +431,7 @@ fn debugfs_stat_directories() {
         (Some(35), 34, 1)
     );
     assert_eq!(s.data_extents, 33);
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-dir.txt"), None).unwrap();
+    let r = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-dir.txt"), Some(4096)).unwrap();
     // (0):2127, (1-65):2129-2193
     assert_eq!(r.extents.len(), 2);
     assert_eq!(
@@ -437,19 +445,22 @@ fn debugfs_stat_directories() {
 
 #[test]
 fn debugfs_stat_inline_symlink_empty() {
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-inline.txt"), None).unwrap();
+    let r =
+        debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-inline.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     assert_eq!(r.inodes[0].map, "inline");
     assert_eq!(r.inodes[0].inline_size, Some(60));
     assert_eq!(r.extents.len(), 1);
     assert_eq!(r.extents[0].physical_bytes, None);
     assert_eq!(r.extents[0].length_bytes, 60);
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-fastlink.txt"), None).unwrap();
+    let r =
+        debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-fastlink.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     assert_eq!(r.inodes[0].map, "fast_symlink");
     assert_eq!(r.inodes[0].fast_link_dest.as_deref(), Some("tiny.txt"));
     assert!(r.extents.is_empty());
-    let r = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-empty.txt"), None).unwrap();
+    let r =
+        debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-empty.txt"), Some(4096)).unwrap();
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     assert_eq!(
         (r.inodes[0].map.as_str(), r.inodes[0].size_bytes),
@@ -462,10 +473,11 @@ fn debugfs_stat_inline_symlink_empty() {
 /// with filefrag (FIEMAP) extent by extent.
 #[test]
 fn debugfs_fragmented_file_matches_filefrag() {
-    let stat = debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-frag.txt"), None).unwrap();
+    let stat =
+        debugfs::parse_stat_report(&fixture("debugfs/ext4-stat-frag.txt"), Some(4096)).unwrap();
     assert!(stat.warnings.is_empty(), "{:?}", stat.warnings);
     let s = &stat.inodes[0];
-    assert_eq!(s.block_size, 4096);
+    assert_eq!(s.block_size, Some(4096));
     assert_eq!((s.data_extents, s.data_blocks), (26524, 27892));
     // One ETB0 (root index → level-1 block) and 79 ETB1 (leaf blocks), as `ex` says.
     assert_eq!(s.metadata_blocks, 80);
@@ -544,8 +556,9 @@ fn debugfs_ex_tables() {
         (false, 27891, 36903, 27892)
     );
     assert_eq!(frag.rows.iter().filter(|r| !r.leaf).count(), 80);
-    let out = debugfs::parse_ex(&fixture("debugfs/ext4-ex-sparse.txt")).unwrap();
-    assert_eq!(out.warnings.len(), 1, "block size assumed");
+    let out =
+        debugfs::parse_ex_with_block_size(&fixture("debugfs/ext4-ex-sparse.txt"), 4096).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     assert_eq!(out.rows[2], ext("", 2, 5000, Some(32833), 1, "last", K));
 }
 
@@ -569,24 +582,29 @@ fn debugfs_seed_001_block_lists() {
         (4051 * K, Some(4943314 * K), 2 * K)
     );
     assert_eq!(s.metadata_blocks, 1);
-    let r = debugfs::parse_stat_report(&fixture("debugfs/seed001-ext4-blocks.txt"), None).unwrap();
+    let r = debugfs::parse_stat_report(&fixture("debugfs/seed001-ext4-blocks.txt"), Some(4096))
+        .unwrap();
     assert_eq!(r.inodes[0].total_blocks, Some(5071));
     assert_eq!(r.inodes[0].data_blocks, 5071);
     assert_eq!(r.extents[1], ext("", 1, 1, Some(1900546), 5070, "last", K));
-    assert_eq!(r.warnings.len(), 1, "block size assumed: {:?}", r.warnings);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
 
 #[test]
 fn debugfs_truncated_stat_is_partial() {
     let text = fixture("debugfs/ext3-stat-big.txt");
     let cut = &text[..text.find("(1036-2047)").unwrap() + 7];
-    let r = debugfs::parse_stat_report(cut, None).unwrap();
+    let r = debugfs::parse_stat_report(cut, Some(4096)).unwrap();
     assert!(r.partial);
     let cut = &text[..text.find("TOTAL").unwrap()];
-    assert!(debugfs::parse_stat_report(cut, None).unwrap().partial);
+    assert!(debugfs::parse_stat_report(cut, Some(4096)).unwrap().partial);
     let cut = &text[..text.find("BLOCKS").unwrap()];
-    assert!(debugfs::parse_stat_report(cut, None).unwrap().partial);
-    assert!(!debugfs::parse_stat_report(&text, None).unwrap().partial);
+    assert!(debugfs::parse_stat_report(cut, Some(4096)).unwrap().partial);
+    assert!(
+        !debugfs::parse_stat_report(&text, Some(4096))
+            .unwrap()
+            .partial
+    );
 }
 
 #[test]
@@ -624,7 +642,8 @@ fn summary_fragments_equal_filefrag_counts() {
     }
     assert_eq!(checked, 19);
     // And debugfs's view of the fragmented file: 26524 pieces, ETB blocks apart.
-    let stat = debugfs::parse_stat(&fixture("debugfs/ext4-stat-frag.txt")).unwrap();
+    let stat =
+        debugfs::parse_stat_with_block_size(&fixture("debugfs/ext4-stat-frag.txt"), 4096).unwrap();
     let s = &summary::per_file(&stat.rows)[0];
     assert_eq!(
         (s.extents, s.fragments, s.metadata_blocks),

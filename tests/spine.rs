@@ -94,7 +94,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
     // Parsed captures, keyed so that they join with runs.parquet.
     assert_eq!(
         b.tables().unwrap(),
-        ["extents", "fsmark", "geometry", "runs"]
+        ["extents", "files", "fsmark", "geometry", "runs"]
     );
     // The FIEMAP capture of it1: 500 files of 4 KiB, one extent each, on both filesystems.
     let ext = b.table("extents").unwrap();
@@ -344,4 +344,47 @@ fn adaptive_repetition_stops_at_the_target_or_the_maximum() {
     );
     let why = b.manifest().points[0].repeat_stop.clone().unwrap();
     assert!(why.contains("maximum"), "{why}");
+}
+
+/// A debugfs block map captured in an experiment gets its block size from the point's
+/// geometry capture (dumpe2fs of the same device): bytes right on 1 KiB blocks, and a
+/// `files` record that says where the block size came from, joined with `extents`.
+#[test]
+fn debugfs_capture_takes_the_block_size_from_geometry() {
+    let s = Scratch::new("bmgeo");
+    let o = s.run(&[
+        "run",
+        fixture("blockmap-geometry.yaml").to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let files = b.table("files").unwrap();
+    let col = |df: &fslab::polars::prelude::DataFrame, c: &str| -> Vec<Option<i64>> {
+        df.column(c).unwrap().i64().unwrap().iter().collect()
+    };
+    assert_eq!(col(&files, "block_size"), [Some(1024)], "{files}");
+    let src: Vec<Option<&str>> = files
+        .column("block_size_source")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(src, [Some("geometry")]);
+    // 20 KiB + 8 KiB of data, in 1 KiB blocks: blocks 12-19 need an (IND), 300-307 a
+    // (DIND) and its (IND).
+    assert_eq!(col(&files, "size_bytes"), [Some(308 * 1024)]);
+    assert_eq!(col(&files, "total_blocks"), [Some(31)]);
+    let ext = b.table("extents").unwrap();
+    let len = col(&ext, "length_bytes");
+    assert!(
+        len.iter().all(|l| l.is_some_and(|l| l % 1024 == 0)),
+        "{ext}"
+    );
+    let blocks: i64 = col(&ext, "length").iter().map(|l| l.unwrap()).sum();
+    assert_eq!(blocks, 20 + 8 + 3, "{ext}");
+    assert_eq!(len.iter().map(|l| l.unwrap()).sum::<i64>(), blocks * 1024);
+    assert_eq!(col(&ext, "file"), vec![Some(0); ext.height()]);
 }

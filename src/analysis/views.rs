@@ -119,6 +119,14 @@ fn largest_per_point(extents: &DataFrame) -> Result<Vec<FileRows>, AnalysisError
     let u = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok());
     let mut files: IndexMap<(String, String, Option<i64>, String), FileRows> = IndexMap::new();
     for r in 0..h {
+        // Holes (xfs_bmap, xfs_io fiemap rows flagged `hole`) map nothing, and rows whose
+        // bytes are unknown (debugfs without a block size) cannot be placed.
+        let hole = flags[r]
+            .as_deref()
+            .is_some_and(|f| f.split(',').any(|x| x.trim() == "hole"));
+        if hole || length[r].is_none() || logical[r].is_none() {
+            continue;
+        }
         let point = pid[r].clone().unwrap_or_default();
         let p = path[r].clone().unwrap_or_default();
         let key = (
@@ -534,7 +542,8 @@ mod tests {
 
     /// A parsed frame with the key columns the runner adds (`kind` → `row_kind`).
     fn as_table(kind: Kind, text: &str, point: &str, index: i64, iteration: i64) -> DataFrame {
-        let mut df = parse(kind, text).unwrap().frame;
+        let opts = crate::parse::map::MapOptions::given(4096);
+        let mut df = crate::parse::parse_with(kind, text, opts).unwrap().frame;
         if df.column("kind").is_ok() {
             df.rename("kind", "row_kind".into()).unwrap();
         }

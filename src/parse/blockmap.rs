@@ -4,8 +4,70 @@
 //! (`run: "{{fslab}} blockmap {{mnt}}/dir --json"` with `parse: blockmap`), or with its
 //! batched debugfs reader on an unmounted ext image (`--debugfs {{dev.data}}`).
 
+use super::map::{MapReport, MapRow, Unit};
 use super::{Output, ParseError};
 use crate::extent::Extent;
+use serde::Serialize;
+
+/// One file of `fslab blockmap --json` (consecutive rows of one path and inode).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct BlockmapFile {
+    /// 0-based number of the file in the text: the join key with its rows.
+    pub file: u64,
+    pub path: String,
+    pub inode: Option<u64>,
+    /// Rows of the file.
+    pub rows: u64,
+    /// Sum of the rows' lengths, bytes.
+    pub mapped_bytes: u64,
+}
+
+/// The integer fields of [`BlockmapFile`].
+pub const FILE_INTS: [&str; 4] = ["file", "inode", "rows", "mapped_bytes"];
+
+/// `fslab blockmap --json` → file records and rows (in bytes: FIEMAP's unit).
+pub fn parse_map(text: &str) -> Result<MapReport<BlockmapFile>, ParseError> {
+    let out = parse(text)?;
+    let mut r = MapReport::default();
+    for e in out.rows {
+        let same = r
+            .files
+            .last()
+            .is_some_and(|f: &BlockmapFile| f.path.as_str() == &*e.path && f.inode == e.inode);
+        if !same {
+            r.files.push(BlockmapFile {
+                file: r.files.len() as u64,
+                path: e.path.to_string(),
+                inode: e.inode,
+                ..Default::default()
+            });
+        }
+        let f = r.files.last_mut().expect("a file");
+        f.rows += 1;
+        f.mapped_bytes = f.mapped_bytes.saturating_add(e.length_bytes);
+        let end = |a: u64| a.checked_add(e.length_bytes.checked_sub(1)?);
+        r.rows.push(MapRow {
+            file: f.file,
+            path: e.path.clone(),
+            inode: e.inode,
+            index: e.index,
+            logical_bytes: Some(e.logical_bytes),
+            physical_bytes: e.physical_bytes,
+            length_bytes: Some(e.length_bytes),
+            unit: Unit::Byte,
+            unit_bytes: Some(1),
+            logical_start: Some(e.logical_bytes),
+            logical_end: end(e.logical_bytes),
+            physical_start: e.physical_bytes,
+            physical_end: e.physical_bytes.and_then(end),
+            length: Some(e.length_bytes),
+            tool_flags: (!e.flags.is_empty()).then(|| e.flags.to_string()),
+            flags: e.flags,
+            ..Default::default()
+        });
+    }
+    Ok(r)
+}
 
 /// Parse `fslab blockmap --json` output.
 pub fn parse(text: &str) -> Result<Output<Extent>, ParseError> {

@@ -34,18 +34,19 @@
 //!   inline size as length. Fast symlinks and device inodes give no rows.
 //!
 //! # Block size
-//! debugfs prints block numbers, never the block size. [`parse_stat_with_block_size`] takes
-//! it from the caller. [`parse_stat`] detects it per inode from `Blockcount:` (512-byte
-//! sectors) divided by the blocks listed (plus one for a `File ACL:` block) when that gives
-//! a power of two in 1 KiB ..= 64 KiB; otherwise it assumes 4096 and says so in a warning.
-//! `ex` has no `Blockcount:`: [`parse_ex`] assumes 4096 (with a warning),
-//! [`parse_ex_with_block_size`] takes it.
+//! debugfs prints block numbers, never the block size, and it is never assumed: it is
+//! given ([`parse_stat_map`] / [`parse_ex_map`] with [`MapOptions`], from `--block-size` or
+//! an experiment's geometry table), or the byte columns of the rows are null and a warning
+//! says so. `Blockcount:` (512-byte sectors) / blocks listed is kept as
+//! [`InodeStat::blockcount_block_size`] and named in that warning as a hint only (bigalloc
+//! and huge_file make it wrong); with a block size, `Blockcount:` is checked against it.
 //!
 //! # Several inodes in one text
 //! A batched run (`debugfs -f cmdfile IMAGE`) echoes each command as `debugfs: stat "PATH"`:
 //! those lines start a new inode and give the rows their `path` (without them `path` is
 //! empty). Comment lines `# …` (which debugfs echoes from the command file) are skipped.
 
+use super::map::{BlockSizeSource, MapOptions, MapReport, MapRow, Unit};
 use super::{Output, ParseError, Warning};
 use crate::extent::Extent;
 use serde::Serialize;
@@ -55,12 +56,11 @@ use std::sync::Arc;
 const STAT: &str = "debugfs-stat";
 const EX: &str = "debugfs-ex";
 
-/// The block size [`parse_stat`] and [`parse_ex`] assume when they cannot detect it.
-pub const DEFAULT_BLOCK_SIZE: u64 = 4096;
-
 /// The header of one `stat` output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct InodeStat {
+    /// 0-based number of the inode in the text: the join key with its rows.
+    pub file: u64,
     /// From the `debugfs: stat PATH` echo of a batched run; empty otherwise.
     pub path: String,
     pub inode: Option<u64>,
@@ -88,6 +88,15 @@ pub struct InodeStat {
     pub mtime: Option<i64>,
     pub crtime: Option<i64>,
     pub dtime: Option<i64>,
+    /// Nanoseconds of the times (the extra field of large inodes, `:2b904bc8`, >> 2).
+    pub ctime_ns: Option<u32>,
+    pub atime_ns: Option<u32>,
+    pub mtime_ns: Option<u32>,
+    pub crtime_ns: Option<u32>,
+    /// `Fragment:  Address: N    Number: N    Size: N` (always 0 on Linux).
+    pub fragment_address: Option<u64>,
+    pub fragment_number: Option<u64>,
+    pub fragment_size: Option<u64>,
     pub extra_isize: Option<u64>,
     pub checksum: Option<u64>,
     /// `extents`, `blocks`, `inline`, `fast_symlink`, `device` or `none`.
@@ -103,11 +112,86 @@ pub struct InodeStat {
     /// `Size of inline data:`.
     pub inline_size: Option<u64>,
     pub fast_link_dest: Option<String>,
-    /// The block size used to turn block numbers into bytes.
-    pub block_size: u64,
-    /// `given`, `detected` (from Blockcount) or `assumed` (4096).
-    pub block_size_source: String,
+    /// Extended attribute lines as printed (`user.x (5) = "hello"`, `system.data (0)`).
+    pub xattrs: Vec<String>,
+    /// The block size used to turn block numbers into bytes; null when unknown.
+    pub block_size: Option<u64>,
+    /// `given` (`--block-size`), `geometry` (an experiment's geometry table) or
+    /// `unknown` (then the byte columns of the rows are null).
+    pub block_size_source: BlockSizeSource,
+    /// Blockcount × 512 / blocks listed, when that is a power of two in 1 KiB ..= 64 KiB:
+    /// a hint in the warning when the block size is unknown, never used for bytes (it is
+    /// wrong with bigalloc and with the huge_file flag).
+    pub blockcount_block_size: Option<u64>,
+    /// Rows of the block map (data, metadata).
+    pub rows: u64,
 }
+
+/// The integer fields of [`InodeStat`] (for a typed `files` frame).
+pub const STAT_INTS: [&str; 31] = [
+    "file",
+    "inode",
+    "mode",
+    "flags",
+    "generation",
+    "user",
+    "group",
+    "project",
+    "size_bytes",
+    "file_acl",
+    "links",
+    "blockcount",
+    "ctime",
+    "atime",
+    "mtime",
+    "crtime",
+    "dtime",
+    "ctime_ns",
+    "atime_ns",
+    "mtime_ns",
+    "crtime_ns",
+    "fragment_address",
+    "fragment_number",
+    "fragment_size",
+    "extra_isize",
+    "checksum",
+    "total_blocks",
+    "inline_size",
+    "block_size",
+    "blockcount_block_size",
+    "rows",
+];
+
+/// One file of a `debugfs ex` text (a batched run has several).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct ExFile {
+    /// 0-based number of the file in the text: the join key with its rows.
+    pub file: u64,
+    /// The `debugfs: ex PATH` echo of a batched run; empty otherwise.
+    pub path: String,
+    pub block_size: Option<u64>,
+    pub block_size_source: BlockSizeSource,
+    /// Table rows (index and leaf).
+    pub rows: u64,
+    /// The tree's depth (`Level` `n/DEPTH`): 0 when the extents fit in the inode.
+    pub depth: Option<u32>,
+    /// Leaf rows (data extents) and index rows (pointers to tree blocks).
+    pub leaves: u64,
+    pub index_rows: u64,
+    /// Blocks mapped by the leaves.
+    pub data_blocks: u64,
+}
+
+/// The integer fields of [`ExFile`].
+pub const EX_INTS: [&str; 7] = [
+    "file",
+    "block_size",
+    "rows",
+    "depth",
+    "leaves",
+    "index_rows",
+    "data_blocks",
+];
 
 /// One row of the `ex` (`dump_extents`) table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -136,14 +220,12 @@ pub struct ExRow {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StatReport {
     pub inodes: Vec<InodeStat>,
+    /// Every block-map entry as a row (block numbers, and bytes when the block size is known).
+    pub rows: Vec<MapRow>,
+    /// The rows as [`Extent`]s; empty when the block size is unknown.
     pub extents: Vec<Extent>,
     pub warnings: Vec<Warning>,
     pub partial: bool,
-}
-
-/// `stat` → extents, block size detected per inode or assumed 4096 (see the module docs).
-pub fn parse_stat(text: &str) -> Result<Output<Extent>, ParseError> {
-    into_extents(parse_stat_report(text, None)?)
 }
 
 /// `stat` → extents with the filesystem block size given.
@@ -154,11 +236,27 @@ pub fn parse_stat_with_block_size(
     into_extents(parse_stat_report(text, Some(block_size))?)
 }
 
-/// `stat` → one [`InodeStat`] per inode (block size detected or assumed).
-pub fn parse_stat_inodes(text: &str) -> Result<Output<InodeStat>, ParseError> {
-    let r = parse_stat_report(text, None)?;
+/// `stat` → one [`InodeStat`] per inode (block size unknown unless given).
+pub fn parse_stat_inodes(
+    text: &str,
+    block_size: Option<u64>,
+) -> Result<Output<InodeStat>, ParseError> {
+    let r = parse_stat_report(text, block_size)?;
     Ok(Output {
         rows: r.inodes,
+        warnings: r.warnings,
+        partial: r.partial,
+    })
+}
+
+/// `stat` → inode records and their rows; the block size comes from `opts` (without
+/// one, the byte columns are null and a warning says so).
+pub fn parse_stat_map(text: &str, opts: MapOptions) -> Result<MapReport<InodeStat>, ParseError> {
+    let (bs, source) = opts.block_size();
+    let r = stat_report(text, bs, source)?;
+    Ok(MapReport {
+        files: r.inodes,
+        rows: r.rows,
         warnings: r.warnings,
         partial: r.partial,
     })
@@ -172,14 +270,14 @@ fn into_extents(r: StatReport) -> Result<Output<Extent>, ParseError> {
     })
 }
 
-/// `ex` → extents, assuming 4096-byte blocks (with a warning).
-pub fn parse_ex(text: &str) -> Result<Output<Extent>, ParseError> {
-    parse_ex_inner(text, None)
-}
-
 /// `ex` → extents with the filesystem block size given.
 pub fn parse_ex_with_block_size(text: &str, block_size: u64) -> Result<Output<Extent>, ParseError> {
-    parse_ex_inner(text, Some(block_size))
+    let r = parse_ex_map(text, MapOptions::given(block_size))?;
+    Ok(Output {
+        rows: r.extents(),
+        warnings: r.warnings,
+        partial: r.partial,
+    })
 }
 
 fn warn(warnings: &mut Vec<Warning>, line: usize, text: &str, reason: impl Into<String>) {
@@ -365,8 +463,18 @@ struct Record {
     broken: bool,
 }
 
-/// `stat` text → inodes and extents. `block_size = None` detects it per inode.
+/// `stat` text → inodes and rows. `block_size`: the filesystem block size given by the
+/// caller; None leaves the byte columns null (with a warning).
 pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatReport, ParseError> {
+    stat_report(text, block_size, BlockSizeSource::Given)
+}
+
+fn stat_report(
+    text: &str,
+    block_size: Option<u64>,
+    source: BlockSizeSource,
+) -> Result<StatReport, ParseError> {
+    let given = block_size.map(|bs| (bs, source));
     if let Some(bs) = block_size {
         if !valid_block_size(bs) {
             return Err(ParseError::Malformed {
@@ -421,7 +529,7 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
         if let Some(path) = echo_arg(t, "stat") {
             recognised += 1;
             if let Some(r) = rec.take() {
-                finish_record(r, block_size, &mut report);
+                finish_record(r, given, &mut report);
             }
             if let Some((l, p)) = pending_path.take() {
                 no_output(&mut report.warnings, l, &p);
@@ -437,7 +545,7 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
         if t.starts_with("Inode:") {
             recognised += 1;
             if let Some(r) = rec.take() {
-                finish_record(r, block_size, &mut report);
+                finish_record(r, given, &mut report);
             }
             let mut r = Record {
                 line: n,
@@ -451,6 +559,13 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
         }
         if t == "BLOCKS:" || t == "EXTENTS:" {
             recognised += 1;
+            // A second list after a complete one (two bare lists pasted in one mail, as
+            // in seed 001): a file of its own.
+            if rec.as_ref().is_some_and(|r| !r.stat.map.is_empty()) {
+                if let Some(r) = rec.take() {
+                    finish_record(r, given, &mut report);
+                }
+            }
             let r = rec.get_or_insert_with(|| {
                 // A bare list, as pasted in a mail (seed 001).
                 let mut r = Record {
@@ -474,6 +589,7 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
             Some(r) if r.seen_header => {
                 if r.in_xattrs && raw.starts_with("  ") {
                     recognised += 1;
+                    r.stat.xattrs.push(t.to_string());
                     continue;
                 }
                 r.in_xattrs = t == "Extended attributes:";
@@ -513,7 +629,7 @@ pub fn parse_stat_report(text: &str, block_size: Option<u64>) -> Result<StatRepo
             );
             r.broken = true;
         }
-        finish_record(r, block_size, &mut report);
+        finish_record(r, given, &mut report);
     }
     if let Some((l, p)) = pending_path {
         no_output(&mut report.warnings, l, &p);
@@ -604,18 +720,36 @@ fn header_line(s: &mut InodeStat, t: &str) -> bool {
         s.map = "device".into();
         return true;
     }
-    if t == "Extended attributes:" || t.starts_with("Fragment:") {
+    if t == "Extended attributes:" {
         return true;
     }
-    for (name, slot) in [
-        ("ctime:", &mut s.ctime),
-        ("atime:", &mut s.atime),
-        ("mtime:", &mut s.mtime),
-        ("crtime:", &mut s.crtime),
-        ("dtime:", &mut s.dtime),
+    if let Some(rest) = t.strip_prefix("Fragment:") {
+        // `Fragment:  Address: 0    Number: 0    Size: 0`
+        let mut w = rest.split_whitespace();
+        while let (Some(k), Some(v)) = (w.next(), w.next()) {
+            let slot = match k {
+                "Address:" => &mut s.fragment_address,
+                "Number:" => &mut s.fragment_number,
+                "Size:" => &mut s.fragment_size,
+                _ => return false,
+            };
+            *slot = num(v);
+        }
+        return true;
+    }
+    for (name, slot, ns) in [
+        ("ctime:", &mut s.ctime, Some(&mut s.ctime_ns)),
+        ("atime:", &mut s.atime, Some(&mut s.atime_ns)),
+        ("mtime:", &mut s.mtime, Some(&mut s.mtime_ns)),
+        ("crtime:", &mut s.crtime, Some(&mut s.crtime_ns)),
+        ("dtime:", &mut s.dtime, None),
     ] {
         if let Some(rest) = t.strip_prefix(name) {
-            *slot = time_value(rest);
+            let v = time_value(rest);
+            *slot = v.map(|v| v.0);
+            if let Some(ns) = ns {
+                *ns = v.and_then(|v| v.1);
+            }
             return slot.is_some();
         }
     }
@@ -678,23 +812,26 @@ fn hex(s: &str) -> Option<u64> {
     u64::from_str_radix(s.strip_prefix("0x")?, 16).ok()
 }
 
-/// ` 0x6b0cad1d:2b904bc8 -- Sun …` (large inode) or `0x6b0cad1d -- Sun …`.
-fn time_value(rest: &str) -> Option<i64> {
+/// ` 0x6b0cad1d:2b904bc8 -- Sun …` (large inode) or `0x6b0cad1d -- Sun …`: seconds
+/// (with the epoch bits of the extra field) and nanoseconds (the extra field >> 2).
+fn time_value(rest: &str) -> Option<(i64, Option<u32>)> {
     let v = rest.trim().split(" -- ").next()?.trim();
     let (secs, extra) = match v.split_once(':') {
         Some((s, e)) => (s, Some(e.trim_start_matches('(').trim_end_matches(')'))),
         None => (v, None),
     };
     let secs = i64::from(u32::try_from(hex(secs)?).ok()? as i32);
-    let epoch = match extra {
-        Some(e) => i64::from(u32::from_str_radix(e, 16).ok()? & 3),
-        None => 0,
+    let extra = match extra {
+        Some(e) => Some(u32::from_str_radix(e, 16).ok()?),
+        None => None,
     };
-    Some(secs + (epoch << 32))
+    let epoch = i64::from(extra.unwrap_or(0) & 3);
+    Some((secs + (epoch << 32), extra.map(|e| e >> 2)))
 }
 
-fn finish_record(mut r: Record, given: Option<u64>, report: &mut StatReport) {
+fn finish_record(mut r: Record, given: Option<(u64, BlockSizeSource)>, report: &mut StatReport) {
     let s = &mut r.stat;
+    s.file = report.inodes.len() as u64;
     if s.map.is_empty() {
         s.map = "none".into();
     }
@@ -725,30 +862,35 @@ fn finish_record(mut r: Record, given: Option<u64>, report: &mut StatReport) {
     if r.broken {
         report.partial = true;
     }
-    // Block size.
-    let (bs, source) = match given {
-        Some(bs) => (bs, "given"),
-        None => match detect_block_size(s, listed) {
-            Some(bs) => (bs, "detected"),
-            None => {
-                if listed > 0 {
-                    warn(
-                        &mut report.warnings,
-                        r.line,
-                        "",
-                        format!(
-                            "block size not given and not detectable (inode {}): assuming {DEFAULT_BLOCK_SIZE}",
-                            s.inode.map_or("?".to_string(), |i| i.to_string())
-                        ),
-                    );
-                }
-                (DEFAULT_BLOCK_SIZE, "assumed")
+    s.blockcount_block_size = blockcount_block_size(s, listed);
+    // Block size: given, or unknown (never guessed).
+    let bs = match given {
+        Some((bs, source)) => {
+            s.block_size = Some(bs);
+            s.block_size_source = source;
+            Some(bs)
+        }
+        None => {
+            s.block_size_source = BlockSizeSource::Unknown;
+            if listed > 0 {
+                let hint = match s.blockcount_block_size {
+                    Some(h) => format!("; Blockcount × 512 / blocks listed would give {h}, which is wrong with bigalloc or huge_file"),
+                    None => String::new(),
+                };
+                warn(
+                    &mut report.warnings,
+                    r.line,
+                    "",
+                    format!(
+                        "block size unknown (inode {}): debugfs does not print it, so the byte columns are null; pass --block-size N (dumpe2fs -h prints `Block size:`){hint}",
+                        s.inode.map_or("?".to_string(), |i| i.to_string())
+                    ),
+                );
             }
-        },
+            None
+        }
     };
-    s.block_size = bs;
-    s.block_size_source = source.into();
-    if source == "given" && !r.broken && s.flags.unwrap_or(0) & 0x40000 == 0 {
+    if let Some(bs) = bs.filter(|_| !r.broken && s.flags.unwrap_or(0) & 0x40000 == 0) {
         let count = listed + u64::from(s.file_acl.unwrap_or(0) != 0);
         if let Some(sectors) = s.blockcount {
             if u128::from(sectors) * 512 != u128::from(count) * u128::from(bs) {
@@ -764,20 +906,25 @@ fn finish_record(mut r: Record, given: Option<u64>, report: &mut StatReport) {
         }
     }
 
-    let stat = r.stat;
+    let before = report.rows.len();
+    let stat = &mut r.stat;
     if stat.map == "inline" {
-        report.extents.push(Extent {
+        report.rows.push(MapRow {
+            file: stat.file,
             path: stat.path.as_str().into(),
             inode: stat.inode,
-            index: 0,
-            logical_bytes: 0,
-            physical_bytes: None,
-            length_bytes: stat.inline_size.unwrap_or(0),
+            logical_bytes: Some(0),
+            length_bytes: stat.inline_size,
             flags: "last,not_aligned,inline,eof".into(),
+            unit: Unit::Byte,
+            unit_bytes: Some(1),
+            length: stat.inline_size,
+            ..Default::default()
         });
     } else {
-        push_extents(
-            &mut report.extents,
+        push_rows(
+            &mut report.rows,
+            stat.file,
             &stat.path,
             stat.inode,
             stat.size_bytes,
@@ -785,11 +932,15 @@ fn finish_record(mut r: Record, given: Option<u64>, report: &mut StatReport) {
             &r.entries,
         );
     }
-    report.inodes.push(stat);
+    stat.rows = (report.rows.len() - before) as u64;
+    report
+        .extents
+        .extend(report.rows[before..].iter().filter_map(MapRow::to_extent));
+    report.inodes.push(r.stat);
 }
 
 /// Blockcount (512-byte sectors) / blocks listed, when that is a plausible block size.
-fn detect_block_size(s: &InodeStat, listed: u64) -> Option<u64> {
+fn blockcount_block_size(s: &InodeStat, listed: u64) -> Option<u64> {
     const HUGE_FILE_FL: u64 = 0x40000;
     if s.flags.unwrap_or(0) & HUGE_FILE_FL != 0 {
         return None;
@@ -804,12 +955,13 @@ fn detect_block_size(s: &InodeStat, listed: u64) -> Option<u64> {
 }
 
 /// Entries in listed order → rows (see the module docs for numbering and flags).
-fn push_extents(
-    out: &mut Vec<Extent>,
+fn push_rows(
+    out: &mut Vec<MapRow>,
+    file: u64,
     path: &str,
     inode: Option<u64>,
     size: Option<u64>,
-    bs: u64,
+    bs: Option<u64>,
     entries: &[Entry],
 ) {
     out.reserve(entries.len());
@@ -827,11 +979,20 @@ fn push_extents(
             end_of_data = end_of_data.max(logical.saturating_add(*blocks));
         }
     }
+    let mul = |v: u64| bs.map(|b| v.saturating_mul(b));
     // Metadata rows get the index and offset of the next data extent: they are pushed with
     // "none follows" values and patched when that extent comes.
     let mut pending = 0usize;
     let mut data_index = 0u64;
     for (i, e) in entries.iter().enumerate() {
+        let base = MapRow {
+            file,
+            path: Arc::clone(&path),
+            inode,
+            unit: Unit::Block,
+            unit_bytes: bs,
+            ..Default::default()
+        };
         match *e {
             Entry::Data {
                 logical,
@@ -839,18 +1000,20 @@ fn push_extents(
                 blocks,
                 uninit,
             } => {
-                let logical_bytes = logical.saturating_mul(bs);
                 if pending > 0 {
                     let len = out.len();
                     for m in &mut out[len - pending..] {
                         m.index = data_index;
-                        m.logical_bytes = logical_bytes;
+                        m.logical_bytes = mul(logical);
                     }
                     pending = 0;
                 }
-                let length_bytes = blocks.saturating_mul(bs);
                 let last = Some(i) == last_data;
-                let eof = size.is_some_and(|sz| logical_bytes.saturating_add(length_bytes) >= sz);
+                let eof = size.is_some_and(|sz| {
+                    u128::from(logical.saturating_add(blocks)) * u128::from(bs.unwrap_or(0))
+                        >= u128::from(sz)
+                        && bs.is_some()
+                });
                 let flags = match (last, uninit, eof) {
                     (false, false, false) => "",
                     (true, false, false) => "last",
@@ -861,26 +1024,37 @@ fn push_extents(
                     (false, true, true) => "unwritten,eof",
                     (true, true, true) => "last,unwritten,eof",
                 };
-                out.push(Extent {
-                    path: Arc::clone(&path),
-                    inode,
+                out.push(MapRow {
                     index: data_index,
-                    logical_bytes,
-                    physical_bytes: Some(physical.saturating_mul(bs)),
-                    length_bytes,
+                    logical_bytes: mul(logical),
+                    physical_bytes: mul(physical),
+                    length_bytes: mul(blocks),
                     flags: Cow::Borrowed(flags),
+                    logical_start: Some(logical),
+                    logical_end: Some(logical.saturating_add(blocks - 1)),
+                    physical_start: Some(physical),
+                    physical_end: Some(physical.saturating_add(blocks - 1)),
+                    length: Some(blocks),
+                    tool_flags: uninit.then(|| "[u]".to_string()),
+                    ..base
                 });
                 data_index += 1;
             }
             Entry::Meta { kind, physical } => {
-                out.push(Extent {
-                    path: Arc::clone(&path),
-                    inode,
+                out.push(MapRow {
                     index: n_data,
-                    logical_bytes: end_of_data.saturating_mul(bs),
-                    physical_bytes: Some(physical.saturating_mul(bs)),
+                    logical_bytes: mul(end_of_data),
+                    physical_bytes: mul(physical),
                     length_bytes: bs,
                     flags: kind.flags(),
+                    physical_start: Some(physical),
+                    physical_end: Some(physical),
+                    length: Some(1),
+                    level: match kind {
+                        Meta::Etb(l) => Some(l),
+                        _ => None,
+                    },
+                    ..base
                 });
                 pending += 1;
             }
@@ -923,6 +1097,10 @@ pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
             recognised += 1;
             continue;
         }
+        if t.starts_with("debugfs ") && t.ends_with(')') {
+            // The version banner, `debugfs 1.47.0 (5-Feb-2023)`.
+            continue;
+        }
         if t.starts_with("Level") && t.contains("Entries") && t.contains("Logical") {
             recognised += 1;
             continue;
@@ -937,9 +1115,23 @@ pub fn parse_ex_rows(text: &str) -> Result<Output<ExRow>, ParseError> {
         out.partial = true;
     }
     if recognised == 0 {
-        return Err(ParseError::NothingRecognised {
-            kind: EX,
-            expected: "`Level Entries Logical Physical Length Flags` table",
+        // debugfs's own message, e.g. `/f: does not uses extent block maps` for a
+        // block-mapped (ext2/ext3) file.
+        let said = text
+            .lines()
+            .map(str::trim)
+            .enumerate()
+            .find(|(_, l)| !l.is_empty() && !l.starts_with("debugfs "));
+        return Err(match said {
+            Some((i, l)) => ParseError::Malformed {
+                kind: EX,
+                line: i + 1,
+                message: format!("no extent table; debugfs printed: {l}"),
+            },
+            None => ParseError::NothingRecognised {
+                kind: EX,
+                expected: "`Level Entries Logical Physical Length Flags` table",
+            },
         });
     }
     Ok(out)
@@ -1031,7 +1223,10 @@ fn parse_ex_row(t: &str) -> Option<ExRow> {
     Some(row)
 }
 
-fn parse_ex_inner(text: &str, block_size: Option<u64>) -> Result<Output<Extent>, ParseError> {
+/// `ex` → one [`ExFile`] per file and a row per table line; the block size comes from
+/// `opts` (without one, the byte columns are null and a warning says so).
+pub fn parse_ex_map(text: &str, opts: MapOptions) -> Result<MapReport<ExFile>, ParseError> {
+    let (block_size, source) = opts.block_size();
     if let Some(bs) = block_size {
         if !valid_block_size(bs) {
             return Err(ParseError::Malformed {
@@ -1041,35 +1236,31 @@ fn parse_ex_inner(text: &str, block_size: Option<u64>) -> Result<Output<Extent>,
             });
         }
     }
-    let rows = parse_ex_rows(text)?;
-    let mut out = Output {
-        rows: Vec::new(),
-        warnings: rows.warnings,
-        partial: rows.partial,
+    let table = parse_ex_rows(text)?;
+    let mut out = MapReport {
+        warnings: table.warnings,
+        partial: table.partial,
+        ..MapReport::default()
     };
-    let bs = match block_size {
-        Some(bs) => bs,
-        None => {
-            if !rows.rows.is_empty() {
-                warn(
-                    &mut out.warnings,
-                    0,
-                    "",
-                    format!("block size not given: assuming {DEFAULT_BLOCK_SIZE}"),
-                );
-            }
-            DEFAULT_BLOCK_SIZE
-        }
-    };
-    // Group rows by path (consecutive runs), turn each into entries.
+    if block_size.is_none() && !table.rows.is_empty() {
+        warn(
+            &mut out.warnings,
+            0,
+            "",
+            "block size unknown: debugfs does not print it, so the byte columns are null; pass --block-size N (dumpe2fs -h prints `Block size:`)",
+        );
+    }
+    // Group rows by path (consecutive runs): one file each.
     let mut start = 0;
-    while start < rows.rows.len() {
-        let path = &rows.rows[start].path;
-        let end = rows.rows[start..]
+    while start < table.rows.len() {
+        let path = &table.rows[start].path;
+        let end = table.rows[start..]
             .iter()
             .position(|r| &r.path != path)
-            .map_or(rows.rows.len(), |p| start + p);
-        let entries: Vec<Entry> = rows.rows[start..end]
+            .map_or(table.rows.len(), |p| start + p);
+        let rows = &table.rows[start..end];
+        let file = out.files.len() as u64;
+        let entries: Vec<Entry> = rows
             .iter()
             .map(|r| {
                 if r.leaf {
@@ -1087,7 +1278,39 @@ fn parse_ex_inner(text: &str, block_size: Option<u64>) -> Result<Output<Extent>,
                 }
             })
             .collect();
-        push_extents(&mut out.rows, path, None, None, bs, &entries);
+        let first = out.rows.len();
+        push_rows(&mut out.rows, file, path, None, None, block_size, &entries);
+        // The table's own columns, as printed.
+        for (m, r) in out.rows[first..].iter_mut().zip(rows) {
+            m.level = Some(r.level);
+            m.max_depth = Some(r.max_depth);
+            m.entry = Some(r.entry);
+            m.entries = Some(r.entries);
+            m.logical_start = Some(r.logical_first);
+            m.logical_end = Some(r.logical_last);
+            m.physical_start = Some(r.physical_first);
+            m.physical_end = r.physical_last;
+            m.length = Some(r.length);
+            m.tool_flags = r.uninit.then(|| "Uninit".to_string());
+        }
+        out.files.push(ExFile {
+            file,
+            path: path.clone(),
+            block_size,
+            block_size_source: if block_size.is_some() {
+                source
+            } else {
+                BlockSizeSource::Unknown
+            },
+            rows: rows.len() as u64,
+            depth: rows.iter().map(|r| r.max_depth).max(),
+            leaves: rows.iter().filter(|r| r.leaf).count() as u64,
+            index_rows: rows.iter().filter(|r| !r.leaf).count() as u64,
+            data_blocks: rows
+                .iter()
+                .filter(|r| r.leaf)
+                .fold(0u64, |a, r| a.saturating_add(r.length)),
+        });
         start = end;
     }
     Ok(out)
@@ -1156,10 +1379,13 @@ mod tests {
     fn times_with_epoch_bits() {
         assert_eq!(
             time_value(" 0x6b0cad1d:2b904bc8 -- Sun Nov 29 22:54:21 2026"),
-            Some(0x6b0cad1d)
+            Some((0x6b0cad1d, Some(0x2b904bc8 >> 2)))
         );
-        assert_eq!(time_value(" 0x00000001:00000001 -- x"), Some(1 + (1 << 32)));
-        assert_eq!(time_value("0xffffffff -- x"), Some(-1));
+        assert_eq!(
+            time_value(" 0x00000001:00000005 -- x"),
+            Some((1 + (1 << 32), Some(1)))
+        );
+        assert_eq!(time_value("0xffffffff -- x"), Some((-1, None)));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `filefrag -v` output (e2fsprogs 1.47) → [`Extent`] rows and per-file [`FilefragFile`] rows.
+//! `filefrag -v` output (e2fsprogs 1.47) → [`MapRow`]s (and [`Extent`]s) and per-file
+//! [`FilefragFile`] records.
 //!
 //! The text may hold any number of files (`filefrag -v a b c`, or `find … | xargs filefrag -v`):
 //!
@@ -21,15 +22,17 @@
 //! Flags are kept exactly as filefrag prints them, comma-separated: the FIEMAP names
 //! (`last`, `unknown_loc`, `delalloc`, `encoded`, `encrypted`, `not_aligned`, `inline`,
 //! `tail_packed`, `unwritten`, `merged`, `shared`, `hole`, unknown bits as `0x…`) and
-//! filefrag's own `eof` (the extent reaches the file size). The `expected:` column (where
-//! filefrag expected the extent if the file were contiguous) is not part of an [`Extent`]
-//! and is only checked to be a number.
+//! filefrag's own `eof` (the extent reaches the file size). Every printed column is kept in
+//! the [`MapRow`]s ([`parse_map`]): `ext`, both offset ranges and `length` in filefrag's
+//! unit, `expected:` (where filefrag expected the extent if the file were contiguous) and
+//! the flags as printed.
 //!
 //! `N extents found` is filefrag's count of *discontiguous* pieces, which can be lower than
 //! the number of rows: it is kept in [`FilefragFile::extents_found`]. Only decimal output is
 //! understood (`-x` hex output gives warnings). FIBMAP fallback `Discontinuity:` lines and
 //! error messages merged from stderr become warnings.
 
+use super::map::{BlockSizeSource, MapRow, Unit};
 use super::{Output, ParseError, Warning};
 use crate::extent::Extent;
 use serde::Serialize;
@@ -39,6 +42,8 @@ const KIND: &str = "filefrag";
 /// One file of a `filefrag` run: the `File size of …` line and the `… extents found` line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct FilefragFile {
+    /// 0-based number of the file in the text: the join key with its rows.
+    pub file: u64,
     /// The path as filefrag printed it (as it was given on its command line).
     pub path: String,
     /// The `Filesystem type is:` magic in effect for this file, lower-case hex (`ef53`).
@@ -49,17 +54,43 @@ pub struct FilefragFile {
     pub blocks: Option<u64>,
     /// The unit `S` of `(B blocks of S bytes)`: the unit of every offset in the table.
     pub block_size: Option<u64>,
+    /// `stated` when the `File size of` line gave `block_size`, else `unknown`.
+    pub block_size_source: BlockSizeSource,
     /// `N extents found`: filefrag's count of discontiguous pieces.
     pub extents_found: Option<u64>,
     /// `, perfection would be N extents` (FIBMAP on block-mapped files only).
     pub perfection: Option<u64>,
     /// Number of extent rows printed for the file.
     pub rows: u64,
+    /// FIBMAP fallback (`-B`, or no FIEMAP): `Blocksize of file X is N`.
+    pub fibmap_block_size: Option<u64>,
+    /// FIBMAP fallback: `First block: N` and `Last block: N`.
+    pub first_block: Option<u64>,
+    pub last_block: Option<u64>,
+    /// `Filesystem cylinder groups approximately N` (FIBMAP on ext2/3).
+    pub cylinder_groups: Option<u64>,
 }
+
+/// The integer fields of [`FilefragFile`] (for a typed `files` frame).
+pub const FILE_INTS: [&str; 10] = [
+    "file",
+    "size_bytes",
+    "blocks",
+    "block_size",
+    "extents_found",
+    "perfection",
+    "rows",
+    "fibmap_block_size",
+    "first_block",
+    "last_block",
+];
 
 /// Everything read from one `filefrag` text.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
+    /// Every row as printed, in the tool's unit and in bytes.
+    pub rows: Vec<MapRow>,
+    /// The rows as [`Extent`]s (all of them: filefrag always states its unit).
     pub extents: Vec<Extent>,
     pub files: Vec<FilefragFile>,
     pub warnings: Vec<Warning>,
@@ -86,6 +117,17 @@ pub fn parse_files(text: &str) -> Result<Output<FilefragFile>, ParseError> {
     })
 }
 
+/// File records and every row (the `files` and `extents` tables).
+pub fn parse_map(text: &str) -> Result<super::map::MapReport<FilefragFile>, ParseError> {
+    let r = parse_report(text)?;
+    Ok(super::map::MapReport {
+        files: r.files,
+        rows: r.rows,
+        warnings: r.warnings,
+        partial: r.partial,
+    })
+}
+
 /// Extents and per-file rows in one pass.
 pub fn parse_report(text: &str) -> Result<Report, ParseError> {
     let mut p = State::default();
@@ -106,6 +148,7 @@ struct State {
     /// The current file's table is complete (its `extents found` line was seen).
     closed: bool,
     recognised: usize,
+    cylinder_groups: Option<u64>,
 }
 
 impl State {
@@ -135,9 +178,33 @@ impl State {
             self.fs_type = Some(rest.trim().to_ascii_lowercase());
             return;
         }
-        if t.starts_with("Filesystem cylinder groups approximately") {
+        if let Some(rest) = t.strip_prefix("Filesystem cylinder groups approximately") {
             self.recognised += 1;
+            self.cylinder_groups = rest.trim().parse().ok();
             return;
+        }
+        if let Some(rest) = t.strip_prefix("Blocksize of file ") {
+            if let Some((_, n)) = rest.rsplit_once(" is ") {
+                if let (Ok(v), Some(i)) = (n.trim().parse::<u64>(), self.current) {
+                    self.recognised += 1;
+                    self.report.files[i].fibmap_block_size = Some(v);
+                    return;
+                }
+            }
+        }
+        for (key, first) in [("First block:", true), ("Last block:", false)] {
+            if let Some(rest) = t.strip_prefix(key) {
+                if let (Ok(v), Some(i)) = (rest.trim().parse::<u64>(), self.current) {
+                    self.recognised += 1;
+                    let f = &mut self.report.files[i];
+                    if first {
+                        f.first_block = Some(v);
+                    } else {
+                        f.last_block = Some(v);
+                    }
+                    return;
+                }
+            }
         }
         if t.starts_with("ext:") && t.contains("logical_offset") {
             self.recognised += 1;
@@ -147,7 +214,8 @@ impl State {
             return;
         }
         if let Some(rest) = t.strip_prefix("File size of ") {
-            if let Some(file) = parse_file_size(rest, self.fs_type.clone()) {
+            if let Some(mut file) = parse_file_size(rest, self.fs_type.clone()) {
+                file.cylinder_groups = self.cylinder_groups;
                 self.recognised += 1;
                 self.open_file(n, file);
                 return;
@@ -179,6 +247,8 @@ impl State {
             });
         }
         self.current_path = file.path.as_str().into();
+        let mut file = file;
+        file.file = self.report.files.len() as u64;
         self.report.files.push(file);
         self.current = Some(self.report.files.len() - 1);
         self.closed = false;
@@ -191,38 +261,35 @@ impl State {
         };
         let file = &mut self.report.files[i];
         let (inline, no_location) = flag_kinds(row.flags);
-        let unit = if inline {
-            1
+        let (unit, unit_bytes) = if inline {
+            (Unit::Byte, Some(1))
         } else {
-            file.block_size.unwrap_or(4096)
+            (Unit::Block, file.block_size)
         };
-        let blocks = if row.length > 0 {
-            Some(row.length)
-        } else if no_location {
-            row.logical_last
-                .checked_sub(row.logical_first)
-                .and_then(|d| d.checked_add(1))
-        } else {
-            Some(0)
+        let mut r = MapRow {
+            file: file.file,
+            path: std::sync::Arc::clone(&self.current_path),
+            index: row.index,
+            flags: crate::extent::flags(row.flags),
+            unit,
+            unit_bytes,
+            ext: Some(row.index),
+            logical_start: Some(row.logical_first),
+            logical_end: Some(row.logical_last),
+            physical_start: Some(row.physical_first),
+            physical_end: Some(row.physical_last),
+            length: Some(row.length),
+            expected: row.expected,
+            tool_flags: (!row.flags.is_empty()).then(|| row.flags.to_string()),
+            ..Default::default()
         };
-        let (Some(logical), Some(length), Some(physical)) = (
-            row.logical_first.checked_mul(unit),
-            blocks.and_then(|b| b.checked_mul(unit)),
-            row.physical_first.checked_mul(unit),
-        ) else {
+        r.fill_bytes(!no_location);
+        if unit_bytes.is_some() && (r.logical_bytes.is_none() || r.length_bytes.is_none()) {
             self.warn(n, line, "offsets overflow 64 bits in bytes");
             return;
-        };
+        }
         file.rows += 1;
-        self.report.extents.push(Extent {
-            path: std::sync::Arc::clone(&self.current_path),
-            inode: None,
-            index: row.index,
-            logical_bytes: logical,
-            physical_bytes: if no_location { None } else { Some(physical) },
-            length_bytes: length,
-            flags: crate::extent::flags(row.flags),
-        });
+        self.report.rows.push(r);
     }
 
     fn close_file(
@@ -251,6 +318,7 @@ impl State {
             _ => {
                 // Plain `filefrag` (without -v) prints only this line per file.
                 self.report.files.push(FilefragFile {
+                    file: self.report.files.len() as u64,
                     path: path.to_string(),
                     fs_type: self.fs_type.clone(),
                     extents_found: Some(found),
@@ -270,6 +338,7 @@ impl State {
                 expected: "`File size of …` lines, extent rows, `… extents found`",
             });
         }
+        self.report.extents = super::map::to_extents(&self.report.rows);
         if let (Some(i), false) = (self.current, self.closed) {
             let path = self.report.files[i].path.clone();
             self.report.partial = true;
@@ -305,6 +374,7 @@ fn parse_file_size(rest: &str, fs_type: Option<String>) -> Option<FilefragFile> 
         size_bytes: Some(size.parse().ok()?),
         blocks: Some(blocks.parse().ok()?),
         block_size: Some(block_size),
+        block_size_source: BlockSizeSource::Stated,
         ..Default::default()
     })
 }
@@ -332,7 +402,9 @@ struct Row<'a> {
     logical_first: u64,
     logical_last: u64,
     physical_first: u64,
+    physical_last: u64,
     length: u64,
+    expected: Option<u64>,
     flags: &'a str,
 }
 
@@ -387,15 +459,15 @@ fn parse_row(t: &str) -> Option<Row<'_>> {
     let physical_first = c.num()?;
     c.lit(b'.')?;
     c.lit(b'.')?;
-    c.num()?;
+    let physical_last = c.num()?;
     c.lit(b':')?;
     let length = c.num()?;
     c.lit(b':')?;
     // An `expected` column is a number followed by `:`; flags never contain `:`.
     let mut e = Cur { s: t, i: c.i };
-    let flags = match e.num().and_then(|_| e.lit(b':')) {
-        Some(()) => e.rest(),
-        None => c.rest(),
+    let (expected, flags) = match e.num().and_then(|v| e.lit(b':').map(|()| v)) {
+        Some(v) => (Some(v), e.rest()),
+        None => (None, c.rest()),
     };
     if flags.contains(':') {
         return None;
@@ -405,7 +477,9 @@ fn parse_row(t: &str) -> Option<Row<'_>> {
         logical_first,
         logical_last,
         physical_first,
+        physical_last,
         length,
+        expected,
         flags,
     })
 }

@@ -18,6 +18,7 @@ pub mod ext;
 pub mod filefrag;
 pub mod fio;
 pub mod fsmark;
+pub mod map;
 pub mod perf_stat;
 mod text;
 pub mod time;
@@ -168,6 +169,11 @@ pub struct Parsed {
     pub frame: DataFrame,
     /// One object per row; filled by [`parse_json`] only.
     pub json: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Block-map kinds: one record per file (the bundle's `files` table), joined with
+    /// the rows of `frame` on `file`. None for other kinds.
+    pub files: Option<DataFrame>,
+    /// Block-map kinds: one object per file; filled by [`parse_json`] only.
+    pub files_json: Vec<serde_json::Map<String, serde_json::Value>>,
     pub warnings: Vec<Warning>,
     pub partial: bool,
 }
@@ -199,69 +205,178 @@ pub fn finish<T: Serialize>(kind: Kind, out: Output<T>, json: bool) -> Result<Pa
     Ok(assemble(kind, out, frame, json))
 }
 
-/// Extent rows: the frame is built column by column (`extent::extents_frame`), which
-/// is ~15× faster than the generic path on block maps of many files.
-fn finish_extents(
+/// Block-map rows and file records: the rows' frame is built column by column
+/// ([`map::map_frame`]), which is ~15× faster than the generic path on block maps of
+/// many files.
+fn finish_map<F: Serialize>(
     kind: Kind,
-    out: Output<crate::extent::Extent>,
+    r: map::MapReport<F>,
+    ints: &[&str],
     json: bool,
 ) -> Result<Parsed, ParseError> {
-    let frame = crate::extent::extents_frame(&out.rows).map_err(|e| ParseError::Malformed {
+    let malformed = |e: String| ParseError::Malformed {
         kind: kind.name(),
         line: 0,
-        message: e.to_string(),
-    })?;
-    Ok(assemble(kind, out, frame, json))
+        message: e,
+    };
+    let frame = map::map_frame(&r.rows).map_err(|e| malformed(e.to_string()))?;
+    let files = map::files_frame(&r.files, ints)?;
+    let files_json = if json { objects(&r.files) } else { Vec::new() };
+    let out = Output {
+        rows: r.rows,
+        warnings: r.warnings,
+        partial: r.partial,
+    };
+    let mut p = assemble(kind, out, frame, json);
+    p.files = Some(files);
+    p.files_json = files_json;
+    Ok(p)
+}
+
+fn objects<T: Serialize>(rows: &[T]) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    rows.iter()
+        .filter_map(|r| match serde_json::to_value(r) {
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            _ => None,
+        })
+        .collect()
 }
 
 fn assemble<T: Serialize>(kind: Kind, out: Output<T>, frame: DataFrame, json: bool) -> Parsed {
-    let json = if json {
-        out.rows
-            .iter()
-            .filter_map(|r| match serde_json::to_value(r) {
-                Ok(serde_json::Value::Object(m)) => Some(m),
-                _ => None,
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let json = if json { objects(&out.rows) } else { Vec::new() };
     Parsed {
         kind,
         frame,
         json,
+        files: None,
+        files_json: Vec::new(),
         warnings: out.warnings,
         partial: out.partial,
     }
 }
 
+impl Kind {
+    /// Block-map kinds give map rows and file records (tables `extents` and `files`).
+    pub fn is_block_map(self) -> bool {
+        self.table() == "extents"
+    }
+}
+
+impl Parsed {
+    /// The `--json` document. Block-map kinds: an array of file objects, each with its
+    /// fields and its rows under `extents` (joined on `file`); other kinds: the array of
+    /// row objects. Needs [`parse_json`].
+    pub fn json_document(&self) -> serde_json::Value {
+        use serde_json::Value;
+        if self.files.is_none() {
+            return Value::Array(self.json.iter().cloned().map(Value::Object).collect());
+        }
+        let mut files: Vec<serde_json::Map<String, Value>> = self.files_json.clone();
+        for f in &mut files {
+            f.insert("extents".into(), Value::Array(Vec::new()));
+        }
+        for row in &self.json {
+            let n = row.get("file").and_then(Value::as_u64);
+            let Some(f) = files
+                .iter_mut()
+                .find(|f| f.get("file").and_then(Value::as_u64) == n)
+            else {
+                continue;
+            };
+            if let Some(Value::Array(a)) = f.get_mut("extents") {
+                a.push(Value::Object(row.clone()));
+            }
+        }
+        Value::Array(files.into_iter().map(Value::Object).collect())
+    }
+}
+
 /// Parse `text` as output of the tool `kind` into a frame (`json` stays empty).
 pub fn parse(kind: Kind, text: &str) -> Result<Parsed, ParseError> {
-    parse_inner(kind, text, false)
+    parse_inner(kind, text, false, map::MapOptions::default())
 }
 
 /// [`parse`], also filling [`Parsed::json`] with one JSON object per row.
 pub fn parse_json(kind: Kind, text: &str) -> Result<Parsed, ParseError> {
-    parse_inner(kind, text, true)
+    parse_inner(kind, text, true, map::MapOptions::default())
 }
 
-fn parse_inner(kind: Kind, text: &str, j: bool) -> Result<Parsed, ParseError> {
+/// [`parse`] with options for block-map kinds (the block size of debugfs output).
+pub fn parse_with(kind: Kind, text: &str, opts: map::MapOptions) -> Result<Parsed, ParseError> {
+    parse_inner(kind, text, false, opts)
+}
+
+/// [`parse_json`] with options for block-map kinds.
+pub fn parse_json_with(
+    kind: Kind,
+    text: &str,
+    opts: map::MapOptions,
+) -> Result<Parsed, ParseError> {
+    parse_inner(kind, text, true, opts)
+}
+
+fn parse_inner(
+    kind: Kind,
+    text: &str,
+    j: bool,
+    opts: map::MapOptions,
+) -> Result<Parsed, ParseError> {
     match kind {
         Kind::MkfsXfs | Kind::XfsInfo => finish(kind, xfs::parse(text)?, j),
         Kind::Mke2fs | Kind::Dumpe2fs => finish(kind, ext::parse(kind, text)?, j),
         Kind::Time => finish(kind, time::parse(text)?, j),
         Kind::E2fsck => finish(kind, e2fsck::parse(text)?, j),
-        Kind::DebugfsStat => finish_extents(kind, debugfs::parse_stat(text)?, j),
-        Kind::DebugfsEx => finish_extents(kind, debugfs::parse_ex(text)?, j),
-        Kind::Filefrag => finish_extents(kind, filefrag::parse(text)?, j),
-        Kind::XfsBmap => finish_extents(kind, xfs_bmap::parse_bmap(text)?, j),
-        Kind::XfsIoFiemap => finish_extents(kind, xfs_bmap::parse_fiemap(text)?, j),
+        Kind::DebugfsStat => finish_map(
+            kind,
+            debugfs::parse_stat_map(text, opts)?,
+            &debugfs::STAT_INTS,
+            j,
+        ),
+        Kind::DebugfsEx => finish_map(
+            kind,
+            debugfs::parse_ex_map(text, opts)?,
+            &debugfs::EX_INTS,
+            j,
+        ),
+        Kind::Filefrag => finish_map(kind, filefrag::parse_map(text)?, &filefrag::FILE_INTS, j),
+        Kind::XfsBmap => finish_map(
+            kind,
+            xfs_bmap::parse_bmap_report(text)?,
+            &xfs_bmap::FILE_INTS,
+            j,
+        ),
+        Kind::XfsIoFiemap => finish_map(
+            kind,
+            xfs_bmap::parse_fiemap_report(text)?,
+            &xfs_bmap::FILE_INTS,
+            j,
+        ),
         Kind::FsMark => finish(kind, fsmark::parse(text)?, j),
-        Kind::Blockmap => finish_extents(kind, blockmap::parse(text)?, j),
+        Kind::Blockmap => finish_map(kind, blockmap::parse_map(text)?, &blockmap::FILE_INTS, j),
         Kind::Fio => finish(kind, fio::parse_json(text)?, j),
         Kind::FioTerse => finish(kind, fio::parse_terse(text)?, j),
         Kind::PerfStat => finish(kind, perf_stat::parse(text)?, j),
     }
+}
+
+/// The filesystem block size a geometry output states: `Block size:` of dumpe2fs,
+/// mke2fs's `block_size`, the `data` section's `bsize` of xfs_info / mkfs.xfs. None for
+/// other kinds, or when the text does not state it.
+pub fn geometry_block_size(kind: Kind, text: &str) -> Option<u64> {
+    let rows = match kind {
+        Kind::MkfsXfs | Kind::XfsInfo => xfs::parse(text).ok()?.rows,
+        Kind::Mke2fs | Kind::Dumpe2fs => ext::parse(kind, text).ok()?.rows,
+        _ => return None,
+    };
+    rows.iter()
+        .rev()
+        .find(|r| match kind {
+            Kind::MkfsXfs | Kind::XfsInfo => r.section == "data" && r.key == "bsize",
+            _ => r.key == "block_size",
+        })
+        .and_then(|r| r.number)
+        .filter(|n| *n >= 512.0 && n.fract() == 0.0)
+        .map(|n| n as u64)
 }
 
 /// One `key=value` of a filesystem's geometry (mkfs.xfs, xfs_info, mke2fs, dumpe2fs): the

@@ -1,5 +1,5 @@
-//! Block maps as `xfs_bmap` and `xfs_io -c "fiemap"` print them, into
-//! [`Extent`](crate::extent::Extent) rows:
+//! Block maps as `xfs_bmap` and `xfs_io -c "fiemap"` print them, into [`MapRow`]s and one
+//! [`BmapFile`] per file:
 //!
 //! ```text
 //! mnt/holes:
@@ -16,9 +16,11 @@
 //! a TOTAL column), `-vp` / `fiemap -v` (a FLAGS column), several files in one text (a
 //! `path:` line starts each; `path: no extents` is a file without any).
 //!
-//! * Holes are not extents: `hole` lines give no row and no warning (FIEMAP does not
-//!   report holes either). `index` counts the rows of a file from 0, so it can differ
-//!   from the `EXT` number the tool prints.
+//! * Holes are rows flagged `hole` in the [`MapRow`]s ([`parse_bmap_report`],
+//!   [`parse_fiemap_report`]), with the AG columns of `-v`, `EXT` as `ext` and the
+//!   printed columns in basic blocks; [`parse_bmap`] / [`parse_fiemap`] give the data rows
+//!   as [`Extent`]s (FIEMAP does not report holes either). `index` counts the data rows of
+//!   a file from 0, so it can differ from the `EXT` number the tool prints.
 //! * `delalloc` (xfs_bmap `-e`, data not yet allocated) gives a row with
 //!   `physical_bytes` None and flag `delalloc`.
 //! * Flags are FIEMAP names, lower case, comma-separated. `fiemap -v` prints the
@@ -34,18 +36,86 @@
 //!   extent (`foreign file active, bmap command is for XFS filesystems only`) is an error
 //!   quoting the tool.
 
+use super::map::{BlockSizeSource, MapReport, MapRow, Unit};
 use super::text::{numbered, parse_hex, parse_u64, warning};
 use super::{Output, ParseError};
 use crate::extent::Extent;
+use serde::Serialize;
 
-/// Parse `xfs_bmap` output (any of `-v`, `-vp`, `-vv`, `-l`, `-e`).
+/// One file of an `xfs_bmap` / `xfs_io fiemap` listing (its `path:` line and its rows).
+/// The totals are sums over the rows (the tools print no file total), in 512-byte basic
+/// blocks like the rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct BmapFile {
+    /// 0-based number of the file in the text: the join key with its rows.
+    pub file: u64,
+    /// The path as printed on the `path:` line.
+    pub path: String,
+    /// Always 512: both tools count in basic blocks.
+    pub block_size: Option<u64>,
+    /// `stated` (the tools document their 512-byte unit).
+    pub block_size_source: BlockSizeSource,
+    /// `path: no extents` was printed.
+    pub no_extents: bool,
+    /// Rows printed (extents and holes).
+    pub rows: u64,
+    /// Rows that map data (not holes; delalloc rows included).
+    pub data_rows: u64,
+    /// Rows printed as `hole`.
+    pub holes: u64,
+    /// Sum of the data rows' lengths (TOTAL column or range), basic blocks.
+    pub total: u64,
+    /// The same in bytes.
+    pub total_bytes: Option<u64>,
+    /// Sum of the holes' lengths, basic blocks.
+    pub hole_total: u64,
+    /// One past the last logical basic block listed (the mapped range's end).
+    pub end: Option<u64>,
+    /// Number of distinct allocation groups the data rows are in (xfs_bmap -v only).
+    pub ags: Option<u64>,
+}
+
+/// The integer fields of [`BmapFile`] (for a typed `files` frame).
+pub const FILE_INTS: [&str; 10] = [
+    "file",
+    "block_size",
+    "rows",
+    "data_rows",
+    "holes",
+    "total",
+    "total_bytes",
+    "hole_total",
+    "end",
+    "ags",
+];
+
+/// Parse `xfs_bmap` output (any of `-v`, `-vp`, `-vv`, `-l`, `-e`) into extents (holes
+/// left out).
 pub fn parse_bmap(text: &str) -> Result<Output<Extent>, ParseError> {
+    legacy(parse_map(text, Tool::Bmap)?)
+}
+
+/// Parse `xfs_io -c "fiemap [-v] [-l]"` output into extents (holes left out).
+pub fn parse_fiemap(text: &str) -> Result<Output<Extent>, ParseError> {
+    legacy(parse_map(text, Tool::Fiemap)?)
+}
+
+/// `xfs_bmap` output → file records and every row (holes included).
+pub fn parse_bmap_report(text: &str) -> Result<MapReport<BmapFile>, ParseError> {
     parse_map(text, Tool::Bmap)
 }
 
-/// Parse `xfs_io -c "fiemap [-v] [-l]"` output.
-pub fn parse_fiemap(text: &str) -> Result<Output<Extent>, ParseError> {
+/// `xfs_io -c "fiemap"` output → file records and every row (holes included).
+pub fn parse_fiemap_report(text: &str) -> Result<MapReport<BmapFile>, ParseError> {
     parse_map(text, Tool::Fiemap)
+}
+
+fn legacy(r: MapReport<BmapFile>) -> Result<Output<Extent>, ParseError> {
+    Ok(Output {
+        rows: r.extents(),
+        warnings: r.warnings,
+        partial: r.partial,
+    })
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -122,10 +192,12 @@ fn bmap_flag_names(flags: u32) -> Option<String> {
     )
 }
 
-struct Parsed {
+struct Line {
     number: u64,
     logical: (u64, u64),
     physical: Physical,
+    /// AG and AG-OFFSET range (xfs_bmap -v).
+    ag: Option<(u64, (u64, u64))>,
     total: Option<u64>,
     flags: String,
 }
@@ -136,15 +208,14 @@ enum Physical {
     Delalloc,
 }
 
-fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
-    let mut out: Output<Extent> = Output::default();
+fn parse_map(text: &str, tool: Tool) -> Result<MapReport<BmapFile>, ParseError> {
+    let mut out: MapReport<BmapFile> = MapReport::default();
     let mut path: Option<std::sync::Arc<str>> = None;
     let mut index = 0u64;
     let mut last_number: Option<u64> = None;
     let mut in_legend = false;
     let mut first_text: Option<(usize, &str)> = None;
     let mut last_failed_extent = false;
-    let mut saw_path = false;
 
     for (n, line) in numbered(text) {
         let t = line.trim();
@@ -227,9 +298,40 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                     }
                 },
             };
-            let (physical, flags) = match p.physical {
-                Physical::Hole => continue,
-                Physical::Delalloc => (None, join_flags("delalloc", &flags)),
+            if out.files.is_empty() {
+                // Rows without a `path:` line (a listing pasted without its first line).
+                out.files.push(BmapFile {
+                    block_size: Some(SECTOR),
+                    block_size_source: BlockSizeSource::Stated,
+                    ..Default::default()
+                });
+            }
+            let file_no = out.files.len() as u64 - 1;
+            let mut row = MapRow {
+                file: file_no,
+                path: path.clone().unwrap_or_else(|| "".into()),
+                index,
+                unit: Unit::BasicBlock,
+                unit_bytes: Some(SECTOR),
+                ext: Some(p.number),
+                logical_start: Some(p.logical.0),
+                logical_end: Some(p.logical.1),
+                length: Some(p.total.unwrap_or(units)),
+                ag: p.ag.map(|a| a.0),
+                ag_offset_start: p.ag.map(|a| a.1 .0),
+                ag_offset_end: p.ag.map(|a| a.1 .1),
+                tool_flags: (!p.flags.is_empty()).then(|| p.flags.clone()),
+                ..Default::default()
+            };
+            let located = match p.physical {
+                Physical::Hole => {
+                    row.flags = crate::extent::flags(&join_flags("hole", &flags));
+                    false
+                }
+                Physical::Delalloc => {
+                    row.flags = crate::extent::flags(&join_flags("delalloc", &flags));
+                    false
+                }
                 Physical::Range(a, b) => {
                     if b - a != p.logical.1 - p.logical.0 {
                         out.warnings.push(warning(
@@ -238,27 +340,46 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                             "block range and file range differ in length",
                         ));
                     }
-                    (a.checked_mul(SECTOR), flags)
+                    row.physical_start = Some(a);
+                    row.physical_end = Some(b);
+                    row.flags = crate::extent::flags(&flags);
+                    true
                 }
             };
-            out.rows.push(Extent {
-                path: path.clone().unwrap_or_else(|| "".into()),
-                inode: None,
-                index,
-                logical_bytes: p.logical.0.saturating_mul(SECTOR),
-                physical_bytes: physical,
-                length_bytes: units.saturating_mul(SECTOR),
-                flags: crate::extent::flags(&flags),
-            });
-            index += 1;
+            row.fill_bytes(located);
+            // Lengths as before: the range, even when a TOTAL disagrees (warned above).
+            row.length_bytes = Some(units.saturating_mul(SECTOR));
+            row.logical_bytes = Some(p.logical.0.saturating_mul(SECTOR));
+            if located {
+                row.physical_bytes = row.physical_start.and_then(|a| a.checked_mul(SECTOR));
+            }
+            let f = out.files.last_mut().expect("a file");
+            f.rows += 1;
+            f.end = Some(p.logical.1.saturating_add(1));
+            if matches!(p.physical, Physical::Hole) {
+                f.holes += 1;
+                f.hole_total = f.hole_total.saturating_add(units);
+            } else {
+                f.data_rows += 1;
+                f.total = f.total.saturating_add(units);
+                index += 1;
+            }
+            out.rows.push(row);
             continue;
         }
         match path_line(line) {
-            Some(p) => {
+            Some((p, none)) => {
                 path = Some(p.into());
-                saw_path = true;
                 index = 0;
                 last_number = None;
+                out.files.push(BmapFile {
+                    file: out.files.len() as u64,
+                    path: p.to_string(),
+                    block_size: Some(SECTOR),
+                    block_size_source: BlockSizeSource::Stated,
+                    no_extents: none,
+                    ..Default::default()
+                });
             }
             None => out.warnings.push(warning(
                 n,
@@ -267,7 +388,7 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
             )),
         }
     }
-    if out.rows.is_empty() && !saw_path {
+    if out.rows.is_empty() && out.files.is_empty() {
         return Err(match first_text {
             None => ParseError::NothingRecognised {
                 kind: tool.kind(),
@@ -279,6 +400,23 @@ fn parse_map(text: &str, tool: Tool) -> Result<Output<Extent>, ParseError> {
                 message: format!("no file or extent lines; the tool printed: {text}"),
             },
         });
+    }
+    for f in &mut out.files {
+        f.total_bytes = f.total.checked_mul(SECTOR);
+    }
+    // Allocation groups per file (xfs_bmap -v).
+    for f in &mut out.files {
+        let mut ags: Vec<u64> = out
+            .rows
+            .iter()
+            .filter(|r| r.file == f.file)
+            .filter_map(|r| r.ag)
+            .collect();
+        if !ags.is_empty() {
+            ags.sort_unstable();
+            ags.dedup();
+            f.ags = Some(ags.len() as u64);
+        }
     }
     out.partial = last_failed_extent;
     Ok(out)
@@ -292,17 +430,18 @@ fn join_flags(first: &str, rest: &str) -> String {
     }
 }
 
-/// `mnt/holes:` or `mnt/empty: no extents` (a path line starts in column 0).
-fn path_line(line: &str) -> Option<&str> {
+/// `mnt/holes:` or `mnt/empty: no extents` (a path line starts in column 0): the path
+/// and whether it has no extents.
+fn path_line(line: &str) -> Option<(&str, bool)> {
     if line.starts_with([' ', '\t']) {
         return None;
     }
     let t = line.trim_end();
     if let Some(p) = t.strip_suffix(": no extents") {
-        return Some(p);
+        return Some((p, true));
     }
     let p = t.strip_suffix(':')?;
-    (!p.is_empty()).then_some(p)
+    (!p.is_empty()).then_some((p, false))
 }
 
 fn range(s: &str) -> Option<(u64, u64)> {
@@ -313,7 +452,7 @@ fn range(s: &str) -> Option<(u64, u64)> {
 
 /// `N: [a..b]: REST`. None when the line does not start like an extent line;
 /// Some(Err) when it does but the rest cannot be read.
-fn extent_line(t: &str) -> Option<Result<Parsed, String>> {
+fn extent_line(t: &str) -> Option<Result<Line, String>> {
     let (num, rest) = t.split_once(':')?;
     let number = parse_u64(num.trim())?;
     let rest = rest.trim_start();
@@ -323,7 +462,7 @@ fn extent_line(t: &str) -> Option<Result<Parsed, String>> {
     Some(extent_rest(number, rest))
 }
 
-fn extent_rest(number: u64, rest: &str) -> Result<Parsed, String> {
+fn extent_rest(number: u64, rest: &str) -> Result<Line, String> {
     let (logical, rest) = rest
         .strip_prefix('[')
         .and_then(|r| r.split_once("]:"))
@@ -341,15 +480,16 @@ fn extent_rest(number: u64, rest: &str) -> Result<Parsed, String> {
     };
     let mut rest: Vec<&str> = tok.collect();
     // xfs_bmap -v: AG and (AG-OFFSET) come before TOTAL.
+    let mut ag = None;
     if rest.get(1).is_some_and(|t| t.starts_with('(')) {
-        let ag_ok = rest.first().is_some_and(|a| parse_u64(a).is_some())
-            && rest
-                .get(1)
-                .and_then(|o| o.strip_prefix('(')?.strip_suffix(')'))
-                .and_then(range)
-                .is_some();
-        if !ag_ok {
-            return Err("bad AG columns".into());
+        let n = rest.first().and_then(|a| parse_u64(a));
+        let off = rest
+            .get(1)
+            .and_then(|o| o.strip_prefix('(')?.strip_suffix(')'))
+            .and_then(range);
+        match (n, off) {
+            (Some(n), Some(off)) => ag = Some((n, off)),
+            _ => return Err("bad AG columns".into()),
         }
         rest.drain(..2);
     }
@@ -366,10 +506,11 @@ fn extent_rest(number: u64, rest: &str) -> Result<Parsed, String> {
         [_, f] => (*f).to_string(),
         _ => return Err("extra columns".into()),
     };
-    Ok(Parsed {
+    Ok(Line {
         number,
         logical,
         physical,
+        ag,
         total,
         flags,
     })

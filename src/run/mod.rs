@@ -1,6 +1,7 @@
 //! The runner: provisions each point's devices, runs its steps, times the workload,
 //! keeps every output, and writes the bundle as it goes.
 
+mod blocksize;
 mod counters;
 pub mod env;
 pub mod exec;
@@ -716,6 +717,8 @@ struct Ctx<'a> {
     log_dir: PathBuf,
     /// The block trace of the last step with `trace: io`, until it is stored.
     io: std::cell::RefCell<Option<trace::Captured>>,
+    /// Block sizes from this point's geometry captures, for debugfs block maps.
+    block_sizes: std::cell::RefCell<blocksize::Known>,
 }
 
 /// Why a step did not succeed.
@@ -984,24 +987,32 @@ impl Ctx<'_> {
         };
         writer.save_capture(self.point.index, &self.point.id, label, &text)?;
         let kind: Kind = kind_name.parse().map_err(StepError::Kind)?;
-        let parsed = crate::parse::parse(kind, &text).map_err(|source| StepError::Parse {
-            label: label.to_string(),
-            source,
-        })?;
+        let words = self.argv(step, iteration, Some(0)).unwrap_or_default();
+        let opts = match self.block_sizes.borrow().for_command(&words) {
+            Some(bs) if kind.is_block_map() => crate::parse::map::MapOptions::geometry(bs),
+            _ => crate::parse::map::MapOptions::default(),
+        };
+        let parsed =
+            crate::parse::parse_with(kind, &text, opts).map_err(|source| StepError::Parse {
+                label: label.to_string(),
+                source,
+            })?;
+        if let Some(bs) = crate::parse::geometry_block_size(kind, &text) {
+            self.block_sizes.borrow_mut().add(words, bs);
+        }
         for w in &parsed.warnings {
             self.opts.emit(Event::Warning(format!(
                 "{} {label}: line {}: {} ({})",
                 self.point.id, w.line, w.reason, w.text
             )));
         }
-        let df = with_keys(
-            parsed.frame,
-            self.plan.experiment.id(),
-            self.point,
-            iteration,
-            label,
-            kind.name(),
-        )?;
+        let id = self.plan.experiment.id();
+        if let Some(files) = parsed.files {
+            // Block maps: one record per file, joined with `extents` on the keys + `file`.
+            let df = with_keys(files, id, self.point, iteration, label, kind.name())?;
+            writer.append_table("files", df)?;
+        }
+        let df = with_keys(parsed.frame, id, self.point, iteration, label, kind.name())?;
         Ok(writer.append_table(kind.table(), df)?)
     }
 }
@@ -1082,6 +1093,7 @@ fn run_point(
         devs: &devs,
         log_dir,
         io: Default::default(),
+        block_sizes: Default::default(),
     };
     let mut status = PointStatus::Ok;
     let mut reason: Option<String> = None;

@@ -5,7 +5,8 @@
 //!   manifest.json        what ran, where, with which tools; per-point status
 //!   experiment.yaml      the experiment file exactly as run
 //!   runs.parquet         one row per timed iteration (also runs.jsonl, the append-only journal)
-//!   <table>.parquet      parsed captures: geometry, fsck, extents, fsmark, timing …
+//!   <table>.parquet      parsed captures: geometry, fsck, extents (+ files: one record per
+//!                        mapped file, joined on the capture keys and `file`), fsmark, timing …
 //!   captures/<point>/…   raw text of every capture
 //!   logs/<point>/…       stdout and stderr of every command
 //!   notebook/NAME.ipynb  notebooks executed on the bundle, and their HTML (NAME.html)

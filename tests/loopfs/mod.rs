@@ -93,6 +93,19 @@ impl LoopFs {
         g
     }
 
+    /// A fresh XFS of `size` made with `mkfs.xfs -q -f EXTRA…` (at least 300 MiB; the
+    /// image is sparse), attached and mounted on `mnt`.
+    pub fn xfs(name: &str, size: &str, extra: &[&str]) -> LoopFs {
+        let mut g = LoopFs::new(name);
+        run("truncate", &["-s", size, g.img()]);
+        let mut args = vec!["-q", "-f"];
+        args.extend_from_slice(extra);
+        args.push(g.img());
+        run("mkfs.xfs", &args);
+        g.attach_and_mount();
+        g
+    }
+
     /// The image as a `&str` argument.
     pub fn img(&self) -> &str {
         self.image.to_str().unwrap()
@@ -104,6 +117,11 @@ impl LoopFs {
         self.loopdev = Some(dev.trim().to_string());
         run("mount", &[dev.trim(), self.mnt.to_str().unwrap()]);
         self.mounted = true;
+    }
+
+    /// Unmount and detach, keeping the image (for tools that read it, like debugfs).
+    pub fn unmount_and_detach_keep_image(&mut self) {
+        self.unmount_and_detach();
     }
 
     pub fn unmount_and_detach(&mut self) {
