@@ -143,9 +143,22 @@ fn random_reads_take_the_models_time() {
         .reads
         .load(std::sync::atomic::Ordering::Relaxed);
     assert_eq!(reads, 1000, "every read reached the model");
+    // What the server charged is the model's time (deterministic), and the reads took at
+    // least that long. Only a lower bound on the wall clock: a loaded host makes them
+    // slower, never faster (no timed upper bound in a test; BENCHMARKS.md has the ratio).
+    let charged = fx
+        .served()
+        .stats()
+        .charged_ns
+        .load(std::sync::atomic::Ordering::Relaxed) as f64
+        / 1e9;
     assert!(
-        within(measured - host, expected, 0.15),
-        "1,000 random 4 KiB reads: {measured:.2} s ({host:.2} s of it the host's), model {expected:.2} s"
+        within(charged, expected, 0.01),
+        "charged {charged:.3} s, model {expected:.3} s"
+    );
+    assert!(
+        measured >= 0.95 * expected,
+        "1,000 random 4 KiB reads: {measured:.2} s ({host:.2} s the host's own), faster than the model's {expected:.2} s"
     );
     fx.release();
 }
