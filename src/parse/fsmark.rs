@@ -137,7 +137,7 @@ pub fn parse(text: &str) -> Result<Output<FsMarkRow>, ParseError> {
                 out.rows.push(row);
                 rows_since_table += 1;
             }
-            Err(reason) => out.warnings.push(warning(n, line, reason)),
+            Err(reason) => out.warnings.push(warning(n, line, reason.to_string())),
         }
     }
     if out.rows.is_empty() && ops.is_none() {
@@ -234,19 +234,30 @@ fn table_header(t: &str, n: usize, line: &str, out: &mut Output<FsMarkRow>) -> V
     groups
 }
 
-fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, String> {
+/// Why a data line of fs_mark is not a row.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum RowError {
+    #[error("{got} columns where the header has {want}")]
+    Columns { got: usize, want: usize },
+    #[error("`{0}` is not a whole number")]
+    NotWhole(String),
+    #[error("`Files/sec` is not a number")]
+    FilesPerSec,
+}
+
+fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, RowError> {
     let cols: Vec<&str> = t.split_whitespace().collect();
     let want = 5 + 3 * groups.len();
     if cols.len() != want {
-        return Err(format!(
-            "{} columns where the header has {want}",
-            cols.len()
-        ));
+        return Err(RowError::Columns {
+            got: cols.len(),
+            want,
+        });
     }
     let int = |i: usize, name: &str| {
         cols.get(i)
             .and_then(|c| parse_u64(c))
-            .ok_or_else(|| format!("`{name}` is not a whole number"))
+            .ok_or_else(|| RowError::NotWhole(name.to_string()))
     };
     let mut row = FsMarkRow {
         fsuse_pct: int(0, "FSUse%")?,
@@ -255,7 +266,7 @@ fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, 
         files_per_sec: cols
             .get(3)
             .and_then(|c| parse_f64(c))
-            .ok_or("`Files/sec` is not a number")?,
+            .ok_or(RowError::FilesPerSec)?,
         app_overhead_us: int(4, "App Overhead")?,
         version: h.version.clone(),
         threads: h.threads,
@@ -267,7 +278,7 @@ fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, 
         let mut v = [None; 3];
         for (k, slot) in v.iter_mut().enumerate() {
             let c = cols.get(5 + 3 * g + k).copied().unwrap_or("");
-            *slot = Some(parse_u64(c).ok_or_else(|| format!("`{c}` is not a whole number"))?);
+            *slot = Some(parse_u64(c).ok_or_else(|| RowError::NotWhole(c.to_string()))?);
         }
         let [min, avg, max] = v;
         let fields = match op {

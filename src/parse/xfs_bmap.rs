@@ -247,7 +247,7 @@ fn parse_map(text: &str, tool: Tool) -> Result<MapReport<BmapFile>, ParseError> 
             let p = match ext {
                 Ok(p) => p,
                 Err(reason) => {
-                    out.warnings.push(warning(n, line, reason));
+                    out.warnings.push(warning(n, line, reason.to_string()));
                     last_failed_extent = true;
                     continue;
                 }
@@ -450,9 +450,28 @@ fn range(s: &str) -> Option<(u64, u64)> {
     (a <= b).then_some((a, b))
 }
 
+/// What an extent line of xfs_bmap lacks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum LineError {
+    #[error("no `[a..b]:` file range")]
+    NoFileRange,
+    #[error("bad file range `[{0}]`")]
+    BadFileRange(String),
+    #[error("bad block range `{0}`")]
+    BadBlockRange(String),
+    #[error("no block range")]
+    NoBlockRange,
+    #[error("bad AG columns")]
+    BadAgColumns,
+    #[error("bad TOTAL `{0}`")]
+    BadTotal(String),
+    #[error("extra columns")]
+    ExtraColumns,
+}
+
 /// `N: [a..b]: REST`. None when the line does not start like an extent line;
 /// Some(Err) when it does but the rest cannot be read.
-fn extent_line(t: &str) -> Option<Result<Line, String>> {
+fn extent_line(t: &str) -> Option<Result<Line, LineError>> {
     let (num, rest) = t.split_once(':')?;
     let number = parse_u64(num.trim())?;
     let rest = rest.trim_start();
@@ -462,21 +481,21 @@ fn extent_line(t: &str) -> Option<Result<Line, String>> {
     Some(extent_rest(number, rest))
 }
 
-fn extent_rest(number: u64, rest: &str) -> Result<Line, String> {
+fn extent_rest(number: u64, rest: &str) -> Result<Line, LineError> {
     let (logical, rest) = rest
         .strip_prefix('[')
         .and_then(|r| r.split_once("]:"))
-        .ok_or("no `[a..b]:` file range")?;
-    let logical = range(logical).ok_or_else(|| format!("bad file range `[{logical}]`"))?;
+        .ok_or(LineError::NoFileRange)?;
+    let logical = range(logical).ok_or_else(|| LineError::BadFileRange(logical.to_string()))?;
     let mut tok = rest.split_whitespace();
     let physical = match tok.next() {
         Some("hole") => Physical::Hole,
         Some("delalloc") => Physical::Delalloc,
         Some(r) => {
-            let (a, b) = range(r).ok_or_else(|| format!("bad block range `{r}`"))?;
+            let (a, b) = range(r).ok_or_else(|| LineError::BadBlockRange(r.to_string()))?;
             Physical::Range(a, b)
         }
-        None => return Err("no block range".into()),
+        None => return Err(LineError::NoBlockRange),
     };
     let mut rest: Vec<&str> = tok.collect();
     // xfs_bmap -v: AG and (AG-OFFSET) come before TOTAL.
@@ -489,7 +508,7 @@ fn extent_rest(number: u64, rest: &str) -> Result<Line, String> {
             .and_then(range);
         match (n, off) {
             (Some(n), Some(off)) => ag = Some((n, off)),
-            _ => return Err("bad AG columns".into()),
+            _ => return Err(LineError::BadAgColumns),
         }
         rest.drain(..2);
     }
@@ -498,13 +517,13 @@ fn extent_rest(number: u64, rest: &str) -> Result<Line, String> {
         rest.pop();
     }
     let total = match rest.first() {
-        Some(t) => Some(parse_u64(t).ok_or_else(|| format!("bad TOTAL `{t}`"))?),
+        Some(t) => Some(parse_u64(t).ok_or_else(|| LineError::BadTotal(t.to_string()))?),
         None => None,
     };
     let flags = match rest.as_slice() {
         [] | [_] => String::new(),
         [_, f] => (*f).to_string(),
-        _ => return Err("extra columns".into()),
+        _ => return Err(LineError::ExtraColumns),
     };
     Ok(Line {
         number,
