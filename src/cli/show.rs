@@ -58,21 +58,32 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     println!();
     for p in &m.points {
+        let replicates = p.repeat_stops.len();
         println!(
-            "point {} [{}] {} ({} iterations){}",
+            "point {} [{}] {} ({} iterations{}){}{}",
             p.index,
             p.id,
             p.status,
             p.iterations,
+            if replicates > 1 {
+                format!(" in {replicates} replicates")
+            } else {
+                String::new()
+            },
             p.reason
                 .as_ref()
                 .map(|r| format!(": {r}"))
+                .unwrap_or_default(),
+            p.repeat_stop
+                .as_ref()
+                .map(|r| format!("; stopped: {r}"))
                 .unwrap_or_default()
         );
     }
     println!();
     let shown: Vec<&str> = [
         "point_id",
+        "replicate",
         "iteration",
         "wall_s",
         "user_s",

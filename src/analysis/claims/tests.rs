@@ -17,6 +17,7 @@ fn point(index: usize, id: &str, vars: &[(&str, serde_json::Value)], status: &st
             .then(|| "tool too old: `mkfs.xfs` is version 6.1.0, this point needs ≥ 6.10".into()),
         iterations: 0,
         repeat_stop: None,
+        repeat_stops: Vec::new(),
         notes: Vec::new(),
     }
 }
