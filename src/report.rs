@@ -230,20 +230,28 @@ fn gather(
         ..StatsOptions::default()
     };
     let stats_frame = crate::analysis::point_stats(&runs, &sopts)?;
-    let mut charts = vec![
+    // A chart with nothing to draw (e.g. no point has a steady state) is left out.
+    let mut charts = Vec::new();
+    for (caption, chart) in [
         (
-            "Steady-state mean per point with its 95 % confidence interval; the triangle is the first iteration.".to_string(),
-            Chart::mean_ci(&stats_frame)?,
+            "Steady-state mean per point with its 95 % confidence interval; the triangle is the first iteration.",
+            Chart::mean_ci(&stats_frame),
         ),
         (
-            "Every iteration in order: warm-up and drift.".to_string(),
-            Chart::iterations(&runs, &opts.metric)?,
+            "Every iteration in order: warm-up and drift.",
+            Chart::iterations(&runs, &opts.metric),
         ),
         (
-            "Distribution per point: box of the steady state (quartiles, whiskers within 1.5 IQR), every iteration as a dot.".to_string(),
-            Chart::distribution(&runs, &sopts)?,
+            "Distribution per point: box of the steady state (quartiles, whiskers within 1.5 IQR), every iteration as a dot.",
+            Chart::distribution(&runs, &sopts),
         ),
-    ];
+    ] {
+        match chart {
+            Ok(c) => charts.push((caption.to_string(), c)),
+            Err(PlotError::Empty(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     if let (Some(o), Some(o_runs)) = (other, &other_runs) {
         let base_stats = crate::analysis::point_stats(o_runs, &sopts)?;
         let first_id = crate::analysis::samples_by_point(&runs, &opts.metric)?

@@ -239,10 +239,11 @@ pub fn compare_runs(
                     }
                     _ => "a side has no usable iteration",
                 };
+                // n per side still shown (a side's steady state, 0 without one).
                 (
                     Basis::NotComparable,
-                    Vec::new(),
-                    Vec::new(),
+                    b_steady,
+                    n_steady,
                     Some(format!(
                         "not compared: {which}; a cold run is not set against a steady state (--warmup 0 compares every iteration)"
                     )),
@@ -280,7 +281,7 @@ pub fn compare_runs(
             new_mean: nm,
             new_std_pct: rel_std(&ns),
             change_pct: match (bm, nm) {
-                (Some(b), Some(n)) if b != 0.0 => Some(100.0 * (n - b) / b.abs()),
+                (Some(b), Some(n)) if b != 0.0 && comparable => Some(100.0 * (n - b) / b.abs()),
                 _ => None,
             },
             change_ci_low: interval.map(|i| 100.0 * (i.lo - 1.0)),

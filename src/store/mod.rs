@@ -1022,6 +1022,7 @@ mod tests {
                 "fs",
                 "files",
                 "iteration",
+                "replicate",
                 "wall_s",
                 "user_s",
                 "sys_s",
