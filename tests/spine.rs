@@ -84,7 +84,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
     );
     assert_eq!(
         String::from_utf8_lossy(&py.stdout),
-        "experiment,point_id,point_index,fs,iteration,wall_s,user_s,sys_s,exit_code,status,started_at\n4\n"
+        "experiment,point_id,point_index,fs,iteration,replicate,wall_s,user_s,sys_s,exit_code,status,started_at\n4\n"
     );
     assert!(
         s.loops().is_empty() && s.mounts().is_empty(),
@@ -113,7 +113,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
         "--sync maps delalloc extents: {ext}"
     );
     let geo = b.table("geometry").unwrap();
-    let keys: Vec<String> = geo.get_column_names()[..6]
+    let keys: Vec<String> = geo.get_column_names()[..7]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -124,6 +124,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
             "point_id",
             "point_index",
             "iteration",
+            "replicate",
             "capture",
             "kind"
         ]

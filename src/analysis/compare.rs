@@ -588,7 +588,7 @@ impl Comparison {
             out.push_str("(no point in common)\n");
         }
         out.push_str(&format!(
-            "{} test{} (Holm–Bonferroni over {} point{} with a p-value; {} point{} compared)\n",
+            "\n{} test{} (Holm–Bonferroni over {} point{} with a p-value; {} point{} compared)\n",
             self.tests,
             if self.tests == 1 { "" } else { "s" },
             self.tests,
