@@ -163,6 +163,7 @@ pub fn relative_to(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::i64_values;
 
     fn runs() -> DataFrame {
         df!(
