@@ -459,6 +459,11 @@ fn replicates_make_a_fresh_filesystem_each_and_are_the_unit() {
     let o = s.run(&["show", &bundle]);
     assert!(text(&o).contains("in 3 replicates"), "{}", text(&o));
     assert!(
+        text(&o).contains("n=3 (unit: replicate, of 3)"),
+        "{}",
+        text(&o)
+    );
+    assert!(
         text(&o).contains("stopped: replicate 1: fixed count"),
         "{}",
         text(&o)
