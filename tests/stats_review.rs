@@ -113,7 +113,7 @@ fn a_single_iteration_has_no_steady_state_not_zero_percent() {
         user_s: 0.01,
         sys_s: 0.02,
         exit_code: 0,
-        status: "ok".into(),
+        status: fslab::store::RunStatus::Ok,
         started_at: "t".into(),
     })
     .unwrap();
