@@ -10,7 +10,7 @@ use crate::analysis::compare::environment_facts;
 use crate::analysis::text_grid::{frame_to_text, render_grid, Align};
 use crate::analysis::{
     compare_runs, fmt_sig, metric_label, point_stats_rows, AnalysisError, CompareOptions,
-    Comparison, PointStatsRow, StatsOptions, Warmup,
+    Comparison, PointStatsRow, Resolution, StatsOptions, Unit, Warmup, DEFAULT_THRESHOLD_PCT,
 };
 use crate::plot::{Chart, PlotError};
 use crate::store::{Bundle, PointStatus, StoreError};
@@ -62,6 +62,8 @@ pub struct ReportOptions {
     pub warmup: Warmup,
     /// Significance level of the comparison.
     pub alpha: f64,
+    /// Noise threshold of the comparison, in percent.
+    pub threshold_pct: f64,
 }
 
 impl Default for ReportOptions {
@@ -70,6 +72,7 @@ impl Default for ReportOptions {
             metric: "wall_s".to_string(),
             warmup: Warmup::default(),
             alpha: 0.05,
+            threshold_pct: DEFAULT_THRESHOLD_PCT,
         }
     }
 }
@@ -80,7 +83,10 @@ struct Content {
     subtitle: Vec<(String, String)>,
     environment: Vec<(String, String)>,
     point_status: Vec<Vec<String>>,
-    stats: Vec<(String, Vec<PointStatsRow>)>,
+    /// (point, why the run stopped repeating it).
+    stops: Vec<Vec<String>>,
+    /// (metric, rows, the resolution used under MAD = 0).
+    stats: Vec<(String, Vec<PointStatsRow>, Resolution)>,
     claims: Option<DataFrame>,
     comparison: Option<Comparison>,
     /// (caption, chart) — rendered only in HTML.
@@ -167,6 +173,15 @@ fn gather(
             ]
         })
         .collect();
+    let stops = m
+        .points
+        .iter()
+        .filter_map(|p| {
+            p.repeat_stop
+                .as_ref()
+                .map(|r| vec![p.id.clone(), r.clone()])
+        })
+        .collect();
     let mut metrics = vec![opts.metric.clone()];
     for extra in ["wall_s", "user_s", "sys_s"] {
         if !metrics.iter().any(|m| m == extra) && runs.column(extra).is_ok() {
@@ -175,12 +190,14 @@ fn gather(
     }
     let mut stats = Vec::new();
     for metric in &metrics {
+        let resolution = Resolution::for_metric(metric, Some(m));
         let sopts = StatsOptions {
             metric: metric.clone(),
             warmup: opts.warmup,
+            resolution: Some(resolution),
             ..StatsOptions::default()
         };
-        stats.push((metric.clone(), point_stats_rows(&runs, &sopts)?));
+        stats.push((metric.clone(), point_stats_rows(&runs, &sopts)?, resolution));
     }
     let claims = bundle.table_if_present("claims")?;
     let other_runs = other.map(Bundle::runs).transpose()?;
@@ -194,6 +211,7 @@ fn gather(
                 metric: opts.metric.clone(),
                 warmup: opts.warmup,
                 alpha: opts.alpha,
+                threshold_pct: opts.threshold_pct,
             },
         )?),
         _ => None,
@@ -208,23 +226,32 @@ fn gather(
     let sopts = StatsOptions {
         metric: opts.metric.clone(),
         warmup: opts.warmup,
+        resolution: Some(Resolution::for_metric(&opts.metric, Some(m))),
         ..StatsOptions::default()
     };
     let stats_frame = crate::analysis::point_stats(&runs, &sopts)?;
-    let mut charts = vec![
+    // A chart with nothing to draw (e.g. no point has a steady state) is left out.
+    let mut charts = Vec::new();
+    for (caption, chart) in [
         (
-            "Steady-state mean per point with its 95 % confidence interval; the triangle is the first iteration.".to_string(),
-            Chart::mean_ci(&stats_frame)?,
+            "Steady-state mean per point with its 95 % confidence interval; the triangle is the first iteration.",
+            Chart::mean_ci(&stats_frame),
         ),
         (
-            "Every iteration in order: warm-up and drift.".to_string(),
-            Chart::iterations(&runs, &opts.metric)?,
+            "Every iteration in order: warm-up and drift.",
+            Chart::iterations(&runs, &opts.metric),
         ),
         (
-            "Distribution per point: box of the steady state (quartiles, whiskers within 1.5 IQR), every iteration as a dot.".to_string(),
-            Chart::distribution(&runs, &sopts)?,
+            "Distribution per point: box of the steady state (quartiles, whiskers within 1.5 IQR), every iteration as a dot.",
+            Chart::distribution(&runs, &sopts),
         ),
-    ];
+    ] {
+        match chart {
+            Ok(c) => charts.push((caption.to_string(), c)),
+            Err(PlotError::Empty(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     if let (Some(o), Some(o_runs)) = (other, &other_runs) {
         let base_stats = crate::analysis::point_stats(o_runs, &sopts)?;
         let first_id = crate::analysis::samples_by_point(&runs, &opts.metric)?
@@ -262,6 +289,7 @@ fn gather(
         subtitle,
         environment,
         point_status,
+        stops,
         stats,
         claims,
         comparison,
@@ -273,8 +301,9 @@ fn opt(v: Option<f64>, sig: usize) -> String {
     v.map(|v| fmt_sig(v, sig)).unwrap_or_default()
 }
 
-const STATS_HEADERS: [&str; 14] = [
+const STATS_HEADERS: [&str; 15] = [
     "point",
+    "unit",
     "n",
     "first",
     "first vs mean",
@@ -290,14 +319,30 @@ const STATS_HEADERS: [&str; 14] = [
     "warm-up",
 ];
 
+/// "first vs mean": the % difference, or "no steady state" (never +0.0 %).
+fn first_vs_mean(r: &PointStatsRow) -> String {
+    if r.no_steady_state {
+        return "no steady state".to_string();
+    }
+    r.first_vs_mean_pct
+        .map(|p| format!("{p:+.1}%"))
+        .unwrap_or_default()
+}
+
+fn unit_cell(r: &PointStatsRow) -> String {
+    match r.unit {
+        Unit::Iteration => "iteration".to_string(),
+        Unit::Replicate => format!("replicate (of {})", r.replicates),
+    }
+}
+
 fn stats_cells(r: &PointStatsRow) -> Vec<String> {
     vec![
         r.point_id.clone(),
+        unit_cell(r),
         r.n.to_string(),
         opt(r.first, 4),
-        r.first_vs_mean_pct
-            .map(|p| format!("{p:+.1}%"))
-            .unwrap_or_default(),
+        first_vs_mean(r),
         opt(r.mean, 4),
         match (r.ci_low, r.ci_high) {
             (Some(lo), Some(hi)) => format!("{} – {}", fmt_sig(lo, 4), fmt_sig(hi, 4)),
@@ -321,13 +366,14 @@ fn stats_aligns(n: usize) -> Vec<Align> {
 }
 
 /// The narrower table for mail: about 80 columns.
-const MAIL_HEADERS: [&str; 9] = [
-    "point", "n", "mean", "±95% CI", "CV", "min", "max", "first", "vs mean",
+const MAIL_HEADERS: [&str; 10] = [
+    "point", "unit", "n", "mean", "±95% CI", "CV", "min", "max", "first", "vs mean",
 ];
 
 fn mail_cells(r: &PointStatsRow) -> Vec<String> {
     vec![
         r.point_id.clone(),
+        r.unit.name().to_string(),
         r.n.to_string(),
         opt(r.mean, 4),
         match (r.ci_low, r.ci_high) {
@@ -338,19 +384,31 @@ fn mail_cells(r: &PointStatsRow) -> Vec<String> {
         opt(r.min, 4),
         opt(r.max, 4),
         opt(r.first, 4),
-        r.first_vs_mean_pct
-            .map(|p| format!("{p:+.1}%"))
-            .unwrap_or_default(),
+        first_vs_mean(r),
     ]
 }
 
 fn warmup_note(w: Warmup) -> String {
-    match w {
-        Warmup::None => "every iteration counts as steady state".to_string(),
-        Warmup::First(n) => format!(
-            "the first {n} iteration(s) of each point are warm-up, reported as \"first\" and left out of the statistics"
-        ),
+    w.describe()
+}
+
+/// The unit(s) of a stats table in words.
+fn unit_note(rows: &[PointStatsRow]) -> String {
+    let replicate = rows.iter().any(|r| r.unit == Unit::Replicate);
+    let iteration = rows.iter().any(|r| r.unit == Unit::Iteration);
+    match (iteration, replicate) {
+        (_, false) => "unit: iteration".to_string(),
+        (false, true) => "unit: replicate (each replicate's steady-state iterations averaged; n counts replicates)".to_string(),
+        (true, true) => "unit: replicate where a point has several replicates (n counts replicates), else iteration".to_string(),
     }
+}
+
+fn stats_note(rows: &[PointStatsRow], resolution: &Resolution) -> String {
+    format!(
+        "{}; outliers among steady-state iterations, {}",
+        unit_note(rows),
+        resolution.describe()
+    )
 }
 
 /// Render the report as a string.
@@ -409,12 +467,25 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
         ));
         s.push_str("```\n");
     }
+    if !c.stops.is_empty() {
+        s.push_str("\n## Why repetition stopped\n\n```\n");
+        s.push_str(&render_grid(
+            &["point", "stop"],
+            &[Align::Left; 2],
+            &c.stops,
+        ));
+        s.push_str("```\n");
+    }
     s.push_str(&format!(
-        "\n## Per-point statistics\n\nSteady state: {}. CI: Student t interval of the mean. Outliers: |modified z-score| > 3.5 (flagged, not dropped).\n",
+        "\n## Per-point statistics\n\nSteady state: {}. CI: Student t interval of the mean. Outliers: |modified z-score| > 3.5 (flagged, not dropped). A point whose iterations are all warm-up has no steady state.\n",
         warmup_note(opts.warmup)
     ));
-    for (metric, rows) in &c.stats {
-        s.push_str(&format!("\n### {}\n\n```\n", metric_label(metric)));
+    for (metric, rows, resolution) in &c.stats {
+        s.push_str(&format!(
+            "\n### {}\n\n{}.\n\n```\n",
+            metric_label(metric),
+            stats_note(rows, resolution)
+        ));
         let cells: Vec<Vec<String>> = rows.iter().map(mail_cells).collect();
         s.push_str(&render_grid(
             &MAIL_HEADERS,
@@ -516,12 +587,20 @@ fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
             &c.point_status,
         ));
     }
+    if !c.stops.is_empty() {
+        s.push_str("<h2>Why repetition stopped</h2>\n");
+        s.push_str(&html_table(&["point", "stop"], &[Align::Left; 2], &c.stops));
+    }
     s.push_str(&format!(
-        "<h2>Per-point statistics</h2>\n<p>Steady state: {}. CI: Student t interval of the mean. Outliers: |modified z-score| &gt; 3.5 (flagged, not dropped).</p>\n",
+        "<h2>Per-point statistics</h2>\n<p>Steady state: {}. CI: Student t interval of the mean. Outliers: |modified z-score| &gt; 3.5 (flagged, not dropped). A point whose iterations are all warm-up has no steady state.</p>\n",
         esc(&warmup_note(opts.warmup))
     ));
-    for (metric, rows) in &c.stats {
-        s.push_str(&format!("<h3>{}</h3>\n", esc(&metric_label(metric))));
+    for (metric, rows, resolution) in &c.stats {
+        s.push_str(&format!(
+            "<h3>{}</h3>\n<p>{}.</p>\n",
+            esc(&metric_label(metric)),
+            esc(&stats_note(rows, resolution))
+        ));
         let cells: Vec<Vec<String>> = rows.iter().map(stats_cells).collect();
         s.push_str(&html_table(
             &STATS_HEADERS,

@@ -71,7 +71,10 @@ fn a_new_bundle_records_the_format_version() {
     let text = std::fs::read_to_string(w.dir().join("manifest.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["format_version"], FORMAT_VERSION);
-    assert_eq!(Bundle::open(w.dir()).unwrap().manifest().format_version, 1);
+    assert_eq!(
+        Bundle::open(w.dir()).unwrap().manifest().format_version,
+        FORMAT_VERSION
+    );
 }
 
 #[test]

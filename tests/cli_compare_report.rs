@@ -144,7 +144,11 @@ fn a_ten_percent_slowdown_is_marked_and_new_points_are_listed() {
     let text = stdout(&out);
     let rows = table_rows(&text);
     let parent1 = rows.iter().find(|r| r.ends_with("parent=1")).unwrap();
-    assert!(parent1.contains("+10.0%  ***"), "{text}");
+    assert!(
+        parent1.contains("+10.0%") && parent1.contains("***"),
+        "{text}"
+    );
+    assert!(parent1.contains("significant"), "{text}");
     let parent0 = rows.iter().find(|r| r.ends_with("parent=0")).unwrap();
     assert!(!parent0.contains('*'), "{text}");
     assert!(text.contains("only in new: parent=2"), "{text}");
@@ -360,4 +364,110 @@ fn compare_and_report_two_runs_of_the_example_experiment() {
     // mean/CI, iterations, distribution, normalised, and the extent layout of its block-map capture
     assert_eq!(svg_blocks(&text).len(), 5);
     assert!(text.contains("Small-file creation with fs_mark"));
+}
+
+#[test]
+fn a_bundle_compared_with_itself_prints_no_significant_change_and_no_p_zero() {
+    let (a, _) = support::real_bundles();
+    for metric in ["wall_s", "user_s", "sys_s"] {
+        let out = fslab(&["compare", p(&a), p(&a), "--metric", metric]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        for row in table_rows(&text) {
+            assert!(!row.contains("significant"), "{metric}: {row}");
+            assert!(!row.contains('*'), "{metric}: {row}");
+        }
+        assert!(text.contains("p(Holm)"), "{text}");
+        let json: Value = serde_json::from_slice(
+            &fslab(&["compare", p(&a), p(&a), "--json", "--metric", metric]).stdout,
+        )
+        .unwrap();
+        for r in json["rows"].as_array().unwrap() {
+            assert_ne!(r["p_value"], json!(0.0), "{metric}: {r}");
+            assert_eq!(r["significant"], json!(false), "{metric}: {r}");
+        }
+    }
+}
+
+/// A bundle of 12 points × 6 iterations, `wall_s` = base + shift(point).
+fn twelve_point_bundle(name: &str, shift: f64) -> PathBuf {
+    let dir = support::scratch().join(name);
+    let mut ids = Vec::new();
+    let mut idx = Vec::new();
+    let mut k_col = Vec::new();
+    let mut it = Vec::new();
+    let mut wall = Vec::new();
+    let noise = [0.0, 0.2, -0.2, 0.1, -0.1, 0.05];
+    for k in 0..12i64 {
+        for (i, e) in noise.iter().enumerate() {
+            ids.push(format!("k={k}"));
+            idx.push(k);
+            k_col.push(k);
+            it.push(i as i64 + 1);
+            wall.push(10.0 + k as f64 + e + if k % 4 == 0 { shift } else { 0.0 });
+        }
+    }
+    let n = ids.len();
+    let runs = df!(
+        "experiment" => vec!["twelve"; n],
+        "point_id" => ids,
+        "point_index" => idx,
+        "k" => k_col,
+        "iteration" => it,
+        "replicate" => vec![1i64; n],
+        "wall_s" => wall,
+        "status" => vec!["ok"; n],
+    )
+    .unwrap();
+    let manifest = Manifest {
+        experiment: ExperimentInfo {
+            id: "twelve".into(),
+            title: "Twelve points".into(),
+            ..ExperimentInfo::default()
+        },
+        started_at: "2026-12-01T00:00:00Z".into(),
+        ..Manifest::default()
+    };
+    support::write_bundle(&dir, &manifest, &runs);
+    dir
+}
+
+#[test]
+fn twelve_points_print_holm_adjusted_p_and_the_number_of_tests() {
+    let a = twelve_point_bundle("twelve-a", 0.0);
+    let b = twelve_point_bundle("twelve-b", 1.5);
+    let out = fslab(&["compare", p(&a), p(&b)]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("p(Holm)"), "{text}");
+    assert!(text.contains("12 tests (Holm"), "{text}");
+    assert_eq!(table_rows(&text).len(), 12, "{text}");
+    let json: Value =
+        serde_json::from_slice(&fslab(&["compare", p(&a), p(&b), "--json"]).stdout).unwrap();
+    assert_eq!(json["tests"], json!(12));
+    let rows = json["rows"].as_array().unwrap();
+    // Points 0, 4, 8 moved by 1.5 s; their adjusted p is at least their raw p.
+    for r in rows {
+        let (raw, adj) = (r["p_value"].as_f64(), r["p_adjusted"].as_f64());
+        if let (Some(raw), Some(adj)) = (raw, adj) {
+            assert!(adj >= raw, "{r}");
+        }
+    }
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r["significant"] == json!(true))
+            .count(),
+        3,
+        "{text}"
+    );
+    // The noise threshold is settable: at 50 % every change is within noise.
+    let json: Value = serde_json::from_slice(
+        &fslab(&["compare", p(&a), p(&b), "--json", "--threshold", "50"]).stdout,
+    )
+    .unwrap();
+    assert!(json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["significant"] == json!(false)));
 }

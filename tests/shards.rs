@@ -234,6 +234,7 @@ fn fake_shard(root: &Path, k: usize, n: usize, tweak: impl FnOnce(&mut Manifest)
             point_index: p.index,
             vars: serde_json::Map::new(),
             iteration: 1,
+            replicate: 1,
             wall_s: 1.0,
             user_s: 0.0,
             sys_s: 0.0,

@@ -35,6 +35,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
             "point_index",
             "fs",
             "iteration",
+            "replicate",
             "wall_s",
             "user_s",
             "sys_s",
@@ -83,7 +84,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
     );
     assert_eq!(
         String::from_utf8_lossy(&py.stdout),
-        "experiment,point_id,point_index,fs,iteration,wall_s,user_s,sys_s,exit_code,status,started_at\n4\n"
+        "experiment,point_id,point_index,fs,iteration,replicate,wall_s,user_s,sys_s,exit_code,status,started_at\n4\n"
     );
     assert!(
         s.loops().is_empty() && s.mounts().is_empty(),
@@ -112,7 +113,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
         "--sync maps delalloc extents: {ext}"
     );
     let geo = b.table("geometry").unwrap();
-    let keys: Vec<String> = geo.get_column_names()[..6]
+    let keys: Vec<String> = geo.get_column_names()[..7]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -123,6 +124,7 @@ fn the_example_runs_into_a_bundle_that_python_polars_reads() {
             "point_id",
             "point_index",
             "iteration",
+            "replicate",
             "capture",
             "kind"
         ]
@@ -323,11 +325,23 @@ fn adaptive_repetition_stops_at_the_target_or_the_maximum() {
     let b = fslab::Bundle::open(String::from_utf8_lossy(&o.stdout).trim()).unwrap();
     assert_eq!(
         b.runs().unwrap().height(),
-        3,
-        "a steady sleep reaches 50 % CV at the minimum"
+        6,
+        "a steady sleep reaches 50 % CV once there are 5 steady-state iterations"
     );
     let why = b.manifest().points[0].repeat_stop.clone().unwrap();
     assert!(why.contains("target"), "{why}");
+    assert!(matches!(
+        b.manifest().points[0].repeat_stops[..],
+        [fslab::store::RepeatStop {
+            replicate: 1,
+            warmup: 1,
+            reason: fslab::store::StopReason::TargetReached {
+                n: 6,
+                steady_n: 5,
+                ..
+            }
+        }]
+    ));
 
     let strict = std::fs::read_to_string(fixture("adaptive.yaml"))
         .unwrap()
@@ -387,4 +401,72 @@ fn debugfs_capture_takes_the_block_size_from_geometry() {
     assert_eq!(blocks, 20 + 8 + 3, "{ext}");
     assert_eq!(len.iter().map(|l| l.unwrap()).sum::<i64>(), blocks * 1024);
     assert_eq!(col(&ext, "file"), vec![Some(0); ext.height()]);
+}
+
+#[test]
+fn replicates_make_a_fresh_filesystem_each_and_are_the_unit() {
+    let s = Scratch::new("rp");
+    let o = s.run(&[
+        "run",
+        fixture("replicates.yaml").to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let runs = b.runs().unwrap();
+    assert_eq!(runs.height(), 6, "3 replicates × 2 iterations: {runs}");
+    let reps: Vec<i64> = runs
+        .column("replicate")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    assert_eq!(reps, [1, 1, 2, 2, 3, 3]);
+    // Three filesystems: three distinct UUIDs in the captured dumpe2fs headers.
+    let mut uuids = std::collections::BTreeSet::new();
+    let mut stack = vec![std::path::PathBuf::from(&bundle).join("logs")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().contains("capture") {
+                let t = std::fs::read_to_string(&p).unwrap_or_default();
+                uuids.extend(
+                    t.lines()
+                        .filter_map(|l| l.strip_prefix("Filesystem UUID:"))
+                        .map(|u| u.trim().to_string()),
+                );
+            }
+        }
+    }
+    assert_eq!(uuids.len(), 3, "{uuids:?}");
+    let m = b.manifest();
+    assert_eq!(m.format_version, fslab::store::FORMAT_VERSION);
+    assert_eq!(m.points[0].iterations, 6);
+    assert_eq!(m.points[0].repeat_stops.len(), 3);
+    // Its statistics say "unit: replicate": n is 3 replicates.
+    let rows = fslab::analysis::point_stats_rows(&runs, &Default::default()).unwrap();
+    assert_eq!(rows[0].unit, fslab::analysis::Unit::Replicate);
+    assert_eq!(rows[0].n, 3);
+    let report = s.root.join("r.md");
+    let o = s.run(&["report", &bundle, "-o", report.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(&report).unwrap();
+    assert!(md.contains("unit: replicate"), "{md}");
+    let o = s.run(&["show", &bundle]);
+    assert!(text(&o).contains("in 3 replicates"), "{}", text(&o));
+    assert!(
+        text(&o).contains("n=3 (unit: replicate, of 3)"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("stopped: replicate 1: fixed count"),
+        "{}",
+        text(&o)
+    );
+    assert!(s.loops().is_empty() && s.mounts().is_empty());
 }

@@ -1,13 +1,27 @@
 //! Two runs side by side, in the manner of lkp's `ncompare` and mmtests'
-//! `compare-kernels`: for each point present in both, the base and new steady-state
-//! mean ± relative standard deviation, the % change, Welch's t-test p-value and a
-//! significance mark; the points present in only one; and the differences between
-//! the two environments recorded in the manifests.
+//! `compare-kernels`: for each point present in both, the base and new mean ± relative
+//! standard deviation with n per side, the % change with its 95 % interval (Fieller's,
+//! from [`super::interval`]), Welch's t-test p-value, its Holm-adjusted value and a
+//! verdict; the points present in only one; why each run stopped repeating; and the
+//! differences between the two environments recorded in the manifests.
 //!
-//! Significance marks, for a level α (default 0.05): `*` p < α, `**` p < α/5,
-//! `***` p < α/50 (0.05, 0.01, 0.001 by default).
+//! - Both sides use the one warm-up rule ([`super::stats::is_warmup`]) and the point's
+//!   unit ([`Unit`]: iteration, or replicate when there are several).
+//! - A side without a steady state (every iteration warm-up) is never set against a
+//!   side with one: the row says so and has no change. When neither side has a steady
+//!   state their cold runs are compared, and the row says that too.
+//! - No p-value for constant data (both variances zero).
+//! - Significance is judged on the Holm-adjusted p-value (the number of tests is stated
+//!   under the table), and a significant change smaller than the noise threshold
+//!   (default 2 %) is shown as "within noise threshold".
+//!
+//! Significance marks, for a level α (default 0.05), on the adjusted p: `*` p < α,
+//! `**` p < α/5, `***` p < α/50 (0.05, 0.01, 0.001 by default).
 
-use super::stats::{mean, samples_by_point, std_dev, welch_t_test, Warmup};
+use super::interval::{fieller_welch, Method};
+use super::stats::{
+    holm_adjust, mean, samples_by_point, std_dev, welch_t_test, NoTest, PointSamples, Unit, Warmup,
+};
 use super::text_grid::{render_grid, Align};
 use super::{fmt_sig, metric_label, AnalysisError};
 use crate::frames::from_records;
@@ -17,13 +31,19 @@ use polars::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+/// The default noise threshold of [`CompareOptions::threshold_pct`], in percent.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 2.0;
+
 /// Options for [`compare_runs`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompareOptions {
     pub metric: String,
     pub warmup: Warmup,
-    /// Significance level of the t-test.
+    /// Significance level of the t-test (on the Holm-adjusted p-values).
     pub alpha: f64,
+    /// Effect-size threshold in percent: a significant change whose size is below it
+    /// is "within noise threshold".
+    pub threshold_pct: f64,
 }
 
 impl Default for CompareOptions {
@@ -32,6 +52,45 @@ impl Default for CompareOptions {
             metric: "wall_s".to_string(),
             warmup: Warmup::default(),
             alpha: 0.05,
+            threshold_pct: DEFAULT_THRESHOLD_PCT,
+        }
+    }
+}
+
+/// What a row compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// Steady state against steady state.
+    SteadyState,
+    /// Neither side has a steady state: cold (warm-up) runs against cold runs.
+    ColdRuns,
+    /// One side has a steady state and the other only cold runs (or nothing): not
+    /// compared.
+    NotComparable,
+}
+
+/// The verdict of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Significance {
+    /// No test (too few samples, constant data, not comparable).
+    NotTested,
+    /// Adjusted p at or above α.
+    NotSignificant,
+    /// Adjusted p below α, but the change is smaller than the noise threshold.
+    WithinNoise,
+    /// Adjusted p below α and the change at least the noise threshold.
+    Significant,
+}
+
+impl Significance {
+    pub fn label(self) -> &'static str {
+        match self {
+            Significance::NotTested => "not tested",
+            Significance::NotSignificant => "",
+            Significance::WithinNoise => "within noise threshold",
+            Significance::Significant => "significant",
         }
     }
 }
@@ -40,22 +99,39 @@ impl Default for CompareOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComparisonRow {
     pub point_id: String,
+    pub basis: Basis,
+    pub base_unit: Unit,
     pub base_n: usize,
     pub base_mean: Option<f64>,
     /// Standard deviation as a percentage of the mean (σ%).
     pub base_std_pct: Option<f64>,
+    pub new_unit: Unit,
     pub new_n: usize,
     pub new_mean: Option<f64>,
     pub new_std_pct: Option<f64>,
     /// (new − base) / base, in percent.
     pub change_pct: Option<f64>,
+    /// 95 % interval of the % change (Fieller's interval of new/base, minus 1).
+    pub change_ci_low: Option<f64>,
+    pub change_ci_high: Option<f64>,
+    pub change_ci_method: Option<Method>,
     pub t: Option<f64>,
     pub df: Option<f64>,
-    /// Welch's two-sided p-value; `None` when a side has fewer than two samples.
+    /// Welch's two-sided p-value (raw); `None` when there is no test (`no_test`).
     pub p_value: Option<f64>,
+    /// Holm-adjusted p-value over the comparison's tests.
+    pub p_adjusted: Option<f64>,
+    pub no_test: Option<NoTest>,
+    pub significance: Significance,
+    /// `significance == Significant`.
     pub significant: bool,
-    /// `""`, `*`, `**` or `***`.
+    /// `""`, `*`, `**` or `***` (on the adjusted p; empty unless significant).
     pub mark: String,
+    /// What the reader must know about the row (no steady state, cold runs, …).
+    pub note: Option<String>,
+    /// Why each run stopped repeating this point (from the manifests).
+    pub base_stop: Option<String>,
+    pub new_stop: Option<String>,
 }
 
 /// One environment property that differs between the two manifests.
@@ -76,6 +152,9 @@ pub struct Comparison {
     pub metric: String,
     pub warmup: Warmup,
     pub alpha: f64,
+    pub threshold_pct: f64,
+    /// Number of t-tests made (the Holm family size).
+    pub tests: usize,
     pub rows: Vec<ComparisonRow>,
     /// Points only in the base run.
     pub only_base: Vec<String>,
@@ -93,8 +172,21 @@ fn mark(p: Option<f64>, alpha: f64) -> &'static str {
     }
 }
 
-/// Compare two runs frames on `opts.metric` (steady state only). Manifests are optional;
-/// when both are given their environment differences are listed.
+fn stop_of(m: Option<&Manifest>, id: &str) -> Option<String> {
+    m?.points
+        .iter()
+        .find(|p| p.id == id)
+        .and_then(|p| p.repeat_stop.clone())
+}
+
+/// The samples a side contributes, and whether they are steady state.
+fn side(p: &PointSamples, warmup: Warmup) -> (Unit, Vec<f64>, Vec<f64>) {
+    let u = p.units(warmup);
+    (u.unit, u.steady, u.cold)
+}
+
+/// Compare two runs frames on `opts.metric`. Manifests are optional; when both are
+/// given their environment differences are listed, and each manifest's stop reasons.
 pub fn compare_runs(
     base: &DataFrame,
     new: &DataFrame,
@@ -106,6 +198,12 @@ pub fn compare_runs(
         return Err(AnalysisError::InvalidOption(format!(
             "significance level must be in (0, 1), got {}",
             opts.alpha
+        )));
+    }
+    if !(opts.threshold_pct >= 0.0 && opts.threshold_pct.is_finite()) {
+        return Err(AnalysisError::InvalidOption(format!(
+            "noise threshold must be a percentage of 0 or more, got {}",
+            opts.threshold_pct
         )));
     }
     let base_points = samples_by_point(base, &opts.metric)?;
@@ -121,33 +219,104 @@ pub fn compare_runs(
             only_base.push(b.point_id.clone());
             continue;
         };
-        let (_, bs) = b.split(opts.warmup);
-        let (_, ns) = n.split(opts.warmup);
+        let (bu, b_steady, b_cold) = side(b, opts.warmup);
+        let (nu, n_steady, n_cold) = side(n, opts.warmup);
+        let (basis, bs, ns, note) = match (b_steady.is_empty(), n_steady.is_empty()) {
+            (false, false) => (Basis::SteadyState, b_steady, n_steady, None),
+            (true, true) if !b_cold.is_empty() && !n_cold.is_empty() => (
+                Basis::ColdRuns,
+                b_cold,
+                n_cold,
+                Some("no steady state on either side: cold (warm-up) runs compared".to_string()),
+            ),
+            (b_none, n_none) => {
+                let which = match (b_none, n_none) {
+                    (true, false) => {
+                        "base has no steady state (every iteration is warm-up) and new has one"
+                    }
+                    (false, true) => {
+                        "new has no steady state (every iteration is warm-up) and base has one"
+                    }
+                    _ => "a side has no usable iteration",
+                };
+                // n per side still shown (a side's steady state, 0 without one).
+                (
+                    Basis::NotComparable,
+                    b_steady,
+                    n_steady,
+                    Some(format!(
+                        "not compared: {which}; a cold run is not set against a steady state (--warmup 0 compares every iteration)"
+                    )),
+                )
+            }
+        };
         let rel_std = |xs: &[f64]| match (mean(xs), std_dev(xs)) {
             (Some(m), Some(s)) if m != 0.0 => Some(100.0 * s / m.abs()),
             _ => None,
         };
         let (bm, nm) = (mean(&bs), mean(&ns));
-        let welch = welch_t_test(&bs, &ns);
-        let p_value = welch.map(|w| w.p_value);
+        let comparable = basis != Basis::NotComparable;
+        let welch = if comparable {
+            welch_t_test(&bs, &ns)
+        } else {
+            Err(NoTest::TooFewSamples {
+                a: bs.len(),
+                b: ns.len(),
+            })
+        };
+        let interval = if comparable {
+            fieller_welch(&ns, &bs, 0.95).ok()
+        } else {
+            None
+        };
         rows.push(ComparisonRow {
             point_id: b.point_id.clone(),
+            basis,
+            base_unit: bu,
             base_n: bs.len(),
             base_mean: bm,
             base_std_pct: rel_std(&bs),
+            new_unit: nu,
             new_n: ns.len(),
             new_mean: nm,
             new_std_pct: rel_std(&ns),
             change_pct: match (bm, nm) {
-                (Some(b), Some(n)) if b != 0.0 => Some(100.0 * (n - b) / b.abs()),
+                (Some(b), Some(n)) if b != 0.0 && comparable => Some(100.0 * (n - b) / b.abs()),
                 _ => None,
             },
-            t: welch.map(|w| -w.t), // sign of new − base
-            df: welch.map(|w| w.df),
-            p_value,
-            significant: p_value.is_some_and(|p| p < opts.alpha),
-            mark: mark(p_value, opts.alpha).to_string(),
+            change_ci_low: interval.map(|i| 100.0 * (i.lo - 1.0)),
+            change_ci_high: interval.map(|i| 100.0 * (i.hi - 1.0)),
+            change_ci_method: interval.map(|i| i.method),
+            t: welch.ok().map(|w| -w.t), // sign of new − base
+            df: welch.ok().map(|w| w.df),
+            p_value: welch.ok().map(|w| w.p_value),
+            p_adjusted: None,
+            no_test: if comparable { welch.err() } else { None },
+            significance: Significance::NotTested,
+            significant: false,
+            mark: String::new(),
+            note,
+            base_stop: stop_of(base_manifest, &b.point_id),
+            new_stop: stop_of(new_manifest, &b.point_id),
         });
+    }
+    // Holm over every test made, then the verdicts on the adjusted values.
+    let raw: Vec<Option<f64>> = rows.iter().map(|r| r.p_value).collect();
+    let tests = raw.iter().flatten().count();
+    for (r, adj) in rows.iter_mut().zip(holm_adjust(&raw)) {
+        r.p_adjusted = adj;
+        r.significance = match adj {
+            None => Significance::NotTested,
+            Some(p) if p >= opts.alpha => Significance::NotSignificant,
+            Some(_) if r.change_pct.is_some_and(|c| c.abs() < opts.threshold_pct) => {
+                Significance::WithinNoise
+            }
+            Some(_) => Significance::Significant,
+        };
+        r.significant = r.significance == Significance::Significant;
+        if r.significant {
+            r.mark = mark(adj, opts.alpha).to_string();
+        }
     }
     let base_ids: Vec<&str> = base_points.iter().map(|p| p.point_id.as_str()).collect();
     let only_new = new_points
@@ -169,6 +338,8 @@ pub fn compare_runs(
         metric: opts.metric.clone(),
         warmup: opts.warmup,
         alpha: opts.alpha,
+        threshold_pct: opts.threshold_pct,
+        tests,
         rows,
         only_base,
         only_new,
@@ -265,6 +436,15 @@ fn pct(v: Option<f64>) -> String {
     }
 }
 
+fn p_text(p: Option<f64>) -> String {
+    match p {
+        None => "-".into(),
+        // Never print p = 0: a p-value this small is below what f64 holds.
+        Some(p) if p < 1e-300 => "<1e-300".into(),
+        Some(p) => fmt_sig(p, 2),
+    }
+}
+
 impl Comparison {
     /// The rows as a DataFrame (one row per common point; columns as [`ComparisonRow`]).
     pub fn to_frame(&self) -> Result<DataFrame, AnalysisError> {
@@ -275,9 +455,12 @@ impl Comparison {
             "new_mean",
             "new_std_pct",
             "change_pct",
+            "change_ci_low",
+            "change_ci_high",
             "t",
             "df",
             "p_value",
+            "p_adjusted",
         ] {
             if let Ok(col) = df.column(name) {
                 if col.dtype() != &DataType::Float64 {
@@ -289,13 +472,35 @@ impl Comparison {
         Ok(df)
     }
 
-    /// Rows whose change is significant at the comparison's α.
+    /// Rows whose change is significant (adjusted p below α, change at least the noise
+    /// threshold).
     pub fn significant_rows(&self) -> impl Iterator<Item = &ComparisonRow> {
         self.rows.iter().filter(|r| r.significant)
     }
 
+    /// The unit(s) of the rows in words: `unit: iteration`, `unit: replicate`, or both.
+    pub fn unit_text(&self) -> String {
+        let mut units: Vec<&str> = Vec::new();
+        for r in &self.rows {
+            for u in [r.base_unit, r.new_unit] {
+                if !units.contains(&u.name()) {
+                    units.push(u.name());
+                }
+            }
+        }
+        if units.is_empty() {
+            units.push(Unit::Iteration.name());
+        }
+        let mut text = format!("unit: {}", units.join(" and "));
+        if units.contains(&"replicate") {
+            text.push_str(" (each replicate's steady-state iterations averaged)");
+        }
+        text
+    }
+
     /// The comparison as fixed-width plain text (for terminals and mail): environment
-    /// differences, then the table, then the points found in only one run.
+    /// differences, then the table, the number of tests and the notes, why each run
+    /// stopped repeating, then the points found in only one run.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         if !self.environment.is_empty() {
@@ -320,43 +525,52 @@ impl Comparison {
             }
             out.push('\n');
         }
-        let warm = match self.warmup {
-            Warmup::None => "all iterations".to_string(),
-            Warmup::First(n) => format!("first {n} iteration(s) left out as warm-up"),
-        };
         out.push_str(&format!(
-            "{}: steady-state mean ± σ% ({warm}); Welch's t-test, * p<{} ** p<{} *** p<{}\n",
+            "{}: steady-state mean ± σ%, n per side; {}\n{}\n",
             metric_label(&self.metric),
+            self.unit_text(),
+            self.warmup.describe(),
+        ));
+        out.push_str(&format!(
+            "Welch's t-test; p(Holm) adjusted over the tests below; marks on p(Holm): * p<{} ** p<{} *** p<{}; |change| < {}% is within the noise threshold\n",
             trim_num(self.alpha),
             trim_num(self.alpha / 5.0),
             trim_num(self.alpha / 50.0),
+            trim_num(self.threshold_pct),
         ));
         out.push_str(&format!(
             "base: {}\nnew:  {}\n\n",
             self.base_label, self.new_label
         ));
+        let num = |v: Option<f64>| v.map(|m| fmt_sig(m, 4)).unwrap_or_else(|| "-".into());
         let rows: Vec<Vec<String>> = self
             .rows
             .iter()
             .map(|r| {
                 vec![
-                    r.base_mean
-                        .map(|m| fmt_sig(m, 4))
-                        .unwrap_or_else(|| "-".into()),
+                    num(r.base_mean),
                     format!("± {}", pct(r.base_std_pct)),
                     r.base_n.to_string(),
                     r.change_pct
                         .map(|c| format!("{c:+.1}%"))
                         .unwrap_or_else(|| "-".into()),
+                    match (r.change_ci_low, r.change_ci_high) {
+                        (Some(lo), Some(hi)) => format!("[{lo:+.1}%, {hi:+.1}%]"),
+                        _ => "-".into(),
+                    },
                     r.mark.clone(),
-                    r.new_mean
-                        .map(|m| fmt_sig(m, 4))
-                        .unwrap_or_else(|| "-".into()),
+                    num(r.new_mean),
                     format!("± {}", pct(r.new_std_pct)),
                     r.new_n.to_string(),
-                    r.p_value
-                        .map(|p| fmt_sig(p, 2))
-                        .unwrap_or_else(|| "-".into()),
+                    match (r.p_value, r.no_test) {
+                        (None, Some(NoTest::ConstantData)) => "constant data".into(),
+                        (p, _) => p_text(p),
+                    },
+                    p_text(r.p_adjusted),
+                    match r.basis {
+                        Basis::NotComparable => "not compared".into(),
+                        _ => r.significance.label().to_string(),
+                    },
                     r.point_id.clone(),
                 ]
             })
@@ -364,13 +578,60 @@ impl Comparison {
         use Align::{Left as L, Right as R};
         out.push_str(&render_grid(
             &[
-                "base", "σ%", "n", "%change", "", "new", "σ%", "n", "p", "point",
+                "base", "σ%", "n", "%change", "95% CI", "", "new", "σ%", "n", "p", "p(Holm)",
+                "verdict", "point",
             ],
-            &[R, L, R, R, L, R, L, R, R, L],
+            &[R, L, R, R, R, L, R, L, R, R, R, L, L],
             &rows,
         ));
         if self.rows.is_empty() {
             out.push_str("(no point in common)\n");
+        }
+        out.push_str(&format!(
+            "\n{} test{} (Holm–Bonferroni over {} point{} with a p-value; {} point{} compared)\n",
+            self.tests,
+            if self.tests == 1 { "" } else { "s" },
+            self.tests,
+            if self.tests == 1 { "" } else { "s" },
+            self.rows.len(),
+            if self.rows.len() == 1 { "" } else { "s" },
+        ));
+        let notes: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|r| {
+                let mut parts = Vec::new();
+                if let Some(n) = &r.note {
+                    parts.push(n.clone());
+                }
+                if let Some(t) = r.no_test {
+                    parts.push(format!("no p-value: {t}"));
+                }
+                (!parts.is_empty()).then(|| format!("  {}: {}", r.point_id, parts.join("; ")))
+            })
+            .collect();
+        if !notes.is_empty() {
+            out.push_str("\nNotes:\n");
+            out.push_str(&notes.join("\n"));
+            out.push('\n');
+        }
+        let stops: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.base_stop.is_some() || r.new_stop.is_some())
+            .map(|r| {
+                format!(
+                    "  {}: base: {}; new: {}",
+                    r.point_id,
+                    r.base_stop.as_deref().unwrap_or("not recorded"),
+                    r.new_stop.as_deref().unwrap_or("not recorded")
+                )
+            })
+            .collect();
+        if !stops.is_empty() {
+            out.push_str("\nWhy repetition stopped:\n");
+            out.push_str(&stops.join("\n"));
+            out.push('\n');
         }
         if !self.only_base.is_empty() {
             out.push_str(&format!("\nonly in base: {}\n", self.only_base.join(", ")));
@@ -415,9 +676,12 @@ mod tests {
         for row in &c.rows {
             assert_eq!(row.change_pct, Some(0.0));
             assert_eq!(row.p_value, Some(1.0));
+            assert_eq!(row.p_adjusted, Some(1.0));
             assert!(!row.significant);
             assert_eq!(row.mark, "");
+            assert_eq!((row.base_n, row.new_n), (3, 3));
         }
+        assert_eq!(c.tests, 2);
         assert!(c.only_base.is_empty() && c.only_new.is_empty());
     }
 
@@ -434,7 +698,9 @@ mod tests {
         assert_eq!(row.mark, "***");
         assert!(row.t.unwrap() > 0.0);
         let text = c.render_text();
-        assert!(text.contains("+100.0%  ***"), "{text}");
+        assert!(text.contains("***"), "{text}");
+        assert!(text.contains("significant"), "{text}");
+        assert!(text.contains("1 test (Holm"), "{text}");
         assert!(text.contains("only in base: gone"));
         assert!(text.contains("only in new: added"));
         let df = c.to_frame().unwrap();

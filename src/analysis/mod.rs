@@ -6,7 +6,8 @@
 //!   reported apart, MAD outliers, harmonic and geometric means) and the pure functions
 //!   behind them, Welch's t-test included;
 //! - [`compare`]: two runs frames (and their manifests) side by side, lkp `ncompare` style;
-//! - [`adaptive`]: when to stop repeating an iteration (min, max, target CV);
+//! - [`adaptive`]: when to stop repeating an iteration (min, max, target CV, at least
+//!   five steady-state samples);
 //! - [`input`]: reading a bundle directory (runs.parquet + manifest.json).
 //!
 //! Analysis never draws: charts live in the `plot` module, which uses this one.
@@ -24,13 +25,30 @@ pub mod views;
 
 pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};
 pub use compare::{
-    compare_runs, environment_diff, CompareOptions, Comparison, ComparisonRow, EnvDiff,
+    compare_runs, environment_diff, Basis, CompareOptions, Comparison, ComparisonRow, EnvDiff,
+    Significance, DEFAULT_THRESHOLD_PCT,
 };
 pub use reshape::{filter_eq, group_mean, overlay, relative_to, with_point_id};
 pub use stats::{
-    point_stats, point_stats_rows, samples_by_point, summarize, welch_t_test, with_outliers,
-    PointSamples, PointStatsRow, StatsOptions, Summary, Warmup, WelchTest,
+    holm_adjust, is_warmup, point_stats, point_stats_rows, samples_by_point, summarize,
+    welch_t_test, with_outliers, NoTest, PointSamples, PointStatsRow, Resolution, ResolutionSource,
+    StatsOptions, Summary, Unit, Warmup, WelchTest,
 };
+
+/// The warm-up the runner's stopping rule used, when every adaptive point of the bundle
+/// recorded the same one (the default of `--warmup` for `show`, `compare`, `report`, so
+/// that the CV reported is the CV the run stopped on).
+pub fn recorded_warmup(manifest: &crate::store::Manifest) -> Option<usize> {
+    let mut seen: Option<usize> = None;
+    for s in manifest.points.iter().flat_map(|p| &p.repeat_stops) {
+        match seen {
+            None => seen = Some(s.warmup),
+            Some(w) if w != s.warmup => return None,
+            _ => {}
+        }
+    }
+    seen
+}
 pub use views::{
     fsck_passes, largest_file_summary, largest_files, published_extents, published_runs,
 };

@@ -16,8 +16,7 @@
 //! # Ok(()) }
 //! ```
 
-use super::{f64_values, i64_values, str_values, AnalysisError};
-use crate::store::RunStatus;
+use super::{f64_values, str_values, AnalysisError};
 use indexmap::IndexMap;
 use polars::prelude::*;
 
@@ -131,43 +130,24 @@ pub fn overlay(sets: &[(&str, &DataFrame)]) -> Result<DataFrame, AnalysisError> 
 }
 
 /// The runs frame with a column `<metric>_rel`: `metric` divided by the baseline point's
-/// steady-state mean, the mean of its `ok` iterations after the first (its only
-/// iteration when it has one). Sets measured on different machines then share a scale:
-/// 1.0 is the baseline's usual time, and a first run at 1.35 took 35 % longer.
+/// steady-state mean (the warm-up rule of [`super::stats`]: iterations after the first,
+/// by number, that are ok). A baseline without a steady state (one iteration) is scaled
+/// by its cold run instead: this is a scale for drawing, not a statistic. Sets measured
+/// on different machines then share a scale: 1.0 is the baseline's usual time, and a
+/// first run at 1.35 took 35 % longer.
 pub fn relative_to(
     runs: &DataFrame,
     metric: &str,
     baseline: &str,
 ) -> Result<DataFrame, AnalysisError> {
-    let ids = str_values(runs, FRAME, "point_id")?;
     let values = f64_values(runs, FRAME, metric)?;
-    let iterations = if runs.column("iteration").is_ok() {
-        i64_values(runs, FRAME, "iteration")?
-    } else {
-        vec![None; runs.height()]
-    };
-    let ok: Vec<bool> = if runs.column("status").is_ok() {
-        str_values(runs, FRAME, "status")?
-            .into_iter()
-            .map(|s| RunStatus::is_ok_str(s.as_deref()))
-            .collect()
-    } else {
-        vec![true; runs.height()]
-    };
-    let mut base: Vec<(i64, f64)> = (0..runs.height())
-        .filter(|&r| ok[r] && ids[r].as_deref() == Some(baseline))
-        .filter_map(|r| {
-            values[r]
-                .filter(|v| v.is_finite())
-                .map(|v| (iterations[r].unwrap_or(r as i64), v))
-        })
-        .collect();
-    base.sort_by_key(|(i, _)| *i);
-    let steady: Vec<f64> = if base.len() > 1 {
-        base[1..].iter().map(|(_, v)| *v).collect()
-    } else {
-        base.iter().map(|(_, v)| *v).collect()
-    };
+    let points = super::stats::samples_by_point(runs, metric)?;
+    let (warm, steady) = points
+        .iter()
+        .find(|p| p.point_id == baseline)
+        .map(|p| p.split(super::stats::Warmup::default()))
+        .unwrap_or_default();
+    let steady = if steady.is_empty() { warm } else { steady };
     let mean = steady.iter().sum::<f64>() / steady.len().max(1) as f64;
     if steady.is_empty() || mean == 0.0 {
         return Err(AnalysisError::InvalidOption(format!(
@@ -183,6 +163,7 @@ pub fn relative_to(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::i64_values;
 
     fn runs() -> DataFrame {
         df!(

@@ -2,13 +2,28 @@
 //!
 //! [`point_stats`] gives one row per point: n, mean, median, sample standard deviation,
 //! min, max, coefficient of variation, Student-t confidence interval of the mean,
-//! harmonic mean (for rates) and geometric mean (for ratios), over the *steady state*:
-//! the iterations after the warm-up ([`Warmup`], default: the first iteration). The
-//! first iteration is reported apart (`first`, `first_vs_mean_pct`), since the
+//! harmonic mean (for rates) and geometric mean (for ratios), over the *steady state*.
+//!
+//! **The warm-up rule** (one rule for statistics, comparisons, adaptive repetitions,
+//! claims and reports; [`is_warmup`]): within each replicate, the iterations numbered
+//! 1..=k are warm-up ([`Warmup`], default k = 1), whatever their status; the steady
+//! state is every later iteration whose status is `ok` and whose value is finite. A
+//! point whose iterations are all warm-up has **no steady state**: its cold value is
+//! never promoted to a steady state (and then compared with itself).
+//!
+//! **The unit** ([`Unit`]): with one replicate per point the unit is the iteration; with
+//! several (`replicates: N`, a fresh setup and filesystem each), each replicate's
+//! steady-state iterations are averaged and the replicate is the unit of n, σ, the
+//! interval and the tests.
+//!
+//! The first iteration is reported apart (`first`, `first_vs_mean_pct`), since the
 //! first-run effect is often the finding. Outliers are flagged by the modified z-score
-//! of Iglewicz and Hoaglin, `M = 0.6745 (x − median) / MAD`, `|M| > 3.5`; they are
-//! counted, never dropped. [`with_outliers`] returns the runs frame with the per-row
-//! flags. Only rows whose `status` is `ok` are used; the others are counted in
+//! of Iglewicz and Hoaglin, `M = 0.6745 (x − median) / MAD`, `|M| > 3.5`, among the
+//! steady-state iterations only (the same rows are flagged by [`with_outliers`] and
+//! counted by [`point_stats`]); they are counted, never dropped. When the MAD is zero
+//! (common for `user_s`/`sys_s`, which move in clock ticks), the MAD is taken as one
+//! step of the metric's [`Resolution`], so that a one-tick difference is not an
+//! outlier. Only rows whose `status` is `ok` are used; the others are counted in
 //! `n_failed`.
 //!
 //! The pure functions on `&[f64]` ([`summarize`], [`t_interval`], [`welch_t_test`], …)
@@ -46,6 +61,138 @@ impl Warmup {
             Warmup::First(n) => *n,
         }
     }
+
+    /// `--warmup N` as a rule (0: none).
+    pub fn from_count(n: usize) -> Warmup {
+        if n == 0 {
+            Warmup::None
+        } else {
+            Warmup::First(n)
+        }
+    }
+
+    /// The rule in words, for the output that uses it.
+    pub fn describe(&self) -> String {
+        match self {
+            Warmup::None => "no warm-up: every ok iteration is steady state".to_string(),
+            Warmup::First(n) => format!(
+                "warm-up: iteration{} 1{} of each replicate (by number, whatever their status), reported as \"first\" and left out; steady state: the later ok iterations",
+                if *n == 1 { "" } else { "s" },
+                if *n == 1 { String::new() } else { format!("–{n}") }
+            ),
+        }
+    }
+}
+
+/// The warm-up rule: iteration number `iteration` (from 1, within its replicate) is
+/// warm-up under `warmup`. Used by every statistic, comparison, claim and the adaptive
+/// stopping rule.
+pub fn is_warmup(iteration: i64, warmup: Warmup) -> bool {
+    iteration <= warmup.count() as i64
+}
+
+/// The unit the statistics are computed over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// One replicate: the steady-state iterations are the samples.
+    Iteration,
+    /// Several replicates: each replicate's steady-state mean is one sample.
+    Replicate,
+}
+
+impl Unit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Iteration => "iteration",
+            Unit::Replicate => "replicate",
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a metric's resolution comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolutionSource {
+    /// Given by the caller.
+    Given,
+    /// Recorded in the bundle's manifest (`environment.clock_ticks_per_s`).
+    Manifest,
+    /// Not recorded: Linux's USER_HZ of 100 ticks per second is assumed.
+    AssumedUserHz,
+    /// The clock the runner reads (`wall_s`: the monotonic clock, in nanoseconds).
+    Clock,
+    /// Unknown (a metric fslab does not measure itself).
+    Unknown,
+}
+
+/// The smallest step a metric moves in, used when the MAD is zero.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Resolution {
+    /// In the metric's unit; `None` when unknown.
+    pub step: Option<f64>,
+    pub source: ResolutionSource,
+}
+
+impl Resolution {
+    /// The resolution of a runs metric: `user_s`/`sys_s` one clock tick (from the
+    /// manifest, else an assumed 1/100 s, said so), `wall_s` 1 ns, others unknown.
+    pub fn for_metric(metric: &str, manifest: Option<&crate::store::Manifest>) -> Resolution {
+        match metric {
+            "user_s" | "sys_s" => match manifest.and_then(|m| m.environment.clock_ticks_per_s) {
+                Some(hz) if hz > 0 => Resolution {
+                    step: Some(1.0 / hz as f64),
+                    source: ResolutionSource::Manifest,
+                },
+                _ => Resolution {
+                    step: Some(0.01),
+                    source: ResolutionSource::AssumedUserHz,
+                },
+            },
+            "wall_s" => Resolution {
+                step: Some(1e-9),
+                source: ResolutionSource::Clock,
+            },
+            _ => Resolution {
+                step: None,
+                source: ResolutionSource::Unknown,
+            },
+        }
+    }
+
+    /// A resolution the caller knows.
+    pub fn given(step: f64) -> Resolution {
+        Resolution {
+            step: Some(step),
+            source: ResolutionSource::Given,
+        }
+    }
+
+    /// The rule under MAD = 0 in words.
+    pub fn describe(&self) -> String {
+        let step = |s: f64| super::fmt_sig(s, 3);
+        match (self.step, self.source) {
+            (Some(s), ResolutionSource::Manifest) => format!(
+                "resolution {} (one clock tick, recorded in the bundle)",
+                step(s)
+            ),
+            (Some(s), ResolutionSource::AssumedUserHz) => format!(
+                "resolution {} (one clock tick at USER_HZ 100: assumed, the bundle does not record it)",
+                step(s)
+            ),
+            (Some(s), ResolutionSource::Clock) => {
+                format!("resolution {} (the monotonic clock)", step(s))
+            }
+            (Some(s), _) => format!("resolution {} (given)", step(s)),
+            (None, _) => "resolution unknown: under MAD = 0 the mean absolute deviation stands in".to_string(),
+        }
+    }
 }
 
 /// Options for [`point_stats`] and [`with_outliers`].
@@ -58,6 +205,9 @@ pub struct StatsOptions {
     pub confidence: f64,
     /// |modified z-score| above which a sample is flagged as an outlier.
     pub outlier_threshold: f64,
+    /// The metric's resolution for the MAD = 0 rule; `None`:
+    /// [`Resolution::for_metric`] without a manifest.
+    pub resolution: Option<Resolution>,
 }
 
 impl Default for StatsOptions {
@@ -67,6 +217,7 @@ impl Default for StatsOptions {
             warmup: Warmup::default(),
             confidence: 0.95,
             outlier_threshold: 3.5,
+            resolution: None,
         }
     }
 }
@@ -78,6 +229,12 @@ impl StatsOptions {
             metric: metric.into(),
             ..StatsOptions::default()
         }
+    }
+
+    /// The resolution in force.
+    pub fn resolution(&self) -> Resolution {
+        self.resolution
+            .unwrap_or_else(|| Resolution::for_metric(&self.metric, None))
     }
 
     fn validate(&self) -> Result<(), AnalysisError> {
@@ -216,6 +373,26 @@ pub fn modified_z_scores_against(reference: &[f64], xs: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// Modified z-scores of `xs` against the median and MAD of `reference`, with the MAD
+/// taken as at least one `resolution` step: under MAD = 0 a difference of one step
+/// scores 0.6745 and is not an outlier (a step of 0.01 s: 0.004 among five 0.008 scores
+/// 0.27). Without a resolution this is [`modified_z_scores_against`].
+pub fn modified_z_scores_resolved(
+    reference: &[f64],
+    xs: &[f64],
+    resolution: Option<f64>,
+) -> Vec<f64> {
+    let Some(step) = resolution.filter(|r| *r > 0.0 && r.is_finite()) else {
+        return modified_z_scores_against(reference, xs);
+    };
+    let Some(med) = median(reference) else {
+        return Vec::new();
+    };
+    let deviations: Vec<f64> = reference.iter().map(|x| (x - med).abs()).collect();
+    let mad = median(&deviations).unwrap_or(0.0).max(step);
+    xs.iter().map(|x| 0.6745 * (x - med) / mad).collect()
+}
+
 /// Modified z-scores of `xs` against their own median and MAD.
 pub fn modified_z_scores(xs: &[f64]) -> Vec<f64> {
     modified_z_scores_against(xs, xs)
@@ -232,36 +409,69 @@ pub struct WelchTest {
     pub p_value: f64,
 }
 
-/// Welch's two-sample t-test (two-sided), as R's `t.test(a, b)`. `None` when either
-/// sample has fewer than two values. When both variances are zero the test degenerates:
-/// equal means give t = 0, p = 1; different means give t = ±∞, p = 0.
-pub fn welch_t_test(a: &[f64], b: &[f64]) -> Option<WelchTest> {
+/// Why no t-test was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum NoTest {
+    /// A side has fewer than two samples.
+    TooFewSamples { a: usize, b: usize },
+    /// Both sides have zero variance: the data are essentially constant (R's `t.test`
+    /// refuses the same case), so there is no p-value, whatever the means.
+    ConstantData,
+}
+
+impl std::fmt::Display for NoTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoTest::TooFewSamples { a, b } => {
+                write!(f, "too few samples for a test ({a} against {b})")
+            }
+            NoTest::ConstantData => f.write_str("constant data: both sides have zero variance"),
+        }
+    }
+}
+
+/// Welch's two-sample t-test (two-sided), as R's `t.test(a, b)`. No test when either
+/// sample has fewer than two values, or when both variances are zero (constant data:
+/// no p-value rather than p = 0 or 1).
+pub fn welch_t_test(a: &[f64], b: &[f64]) -> Result<WelchTest, NoTest> {
+    let too_few = NoTest::TooFewSamples {
+        a: a.len(),
+        b: b.len(),
+    };
     let (n1, n2) = (a.len() as f64, b.len() as f64);
-    let (m1, m2) = (mean(a)?, mean(b)?);
-    let (s1, s2) = (std_dev(a)?, std_dev(b)?);
+    let (m1, m2) = (mean(a).ok_or(too_few)?, mean(b).ok_or(too_few)?);
+    let (s1, s2) = (std_dev(a).ok_or(too_few)?, std_dev(b).ok_or(too_few)?);
     let (v1, v2) = (s1 * s1 / n1, s2 * s2 / n2);
     let se = (v1 + v2).sqrt();
-    if se == 0.0 {
-        let df = n1 + n2 - 2.0;
-        return Some(if m1 == m2 {
-            WelchTest {
-                t: 0.0,
-                df,
-                p_value: 1.0,
-            }
-        } else {
-            WelchTest {
-                t: (m1 - m2).signum() * f64::INFINITY,
-                df,
-                p_value: 0.0,
-            }
-        });
+    if se == 0.0 || !se.is_finite() {
+        return Err(NoTest::ConstantData);
     }
     let t = (m1 - m2) / se;
     let df = (v1 + v2).powi(2) / (v1 * v1 / (n1 - 1.0) + v2 * v2 / (n2 - 1.0));
-    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
+    let dist = StudentsT::new(0.0, 1.0, df).map_err(|_| NoTest::ConstantData)?;
     let p_value = (2.0 * dist.cdf(-t.abs())).min(1.0);
-    Some(WelchTest { t, df, p_value })
+    Ok(WelchTest { t, df, p_value })
+}
+
+/// Holm's step-down adjustment of p-values for multiple comparisons (R's
+/// `p.adjust(p, "holm")`), over the p-values that are present; `None`s stay `None` and
+/// do not count as tests.
+pub fn holm_adjust(p: &[Option<f64>]) -> Vec<Option<f64>> {
+    let mut present: Vec<(usize, f64)> = p
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i, v)))
+        .collect();
+    present.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let m = present.len();
+    let mut out = vec![None; p.len()];
+    let mut running = 0.0f64;
+    for (rank, (i, v)) in present.into_iter().enumerate() {
+        running = running.max(((m - rank) as f64 * v).min(1.0));
+        out[i] = Some(running);
+    }
+    out
 }
 
 /// Descriptive statistics of one sample.
@@ -312,6 +522,10 @@ pub fn summarize(xs: &[f64], confidence: f64) -> Option<Summary> {
 pub struct Sample {
     /// Row in the runs frame.
     pub row: usize,
+    /// The replicate (fresh setup) it belongs to, from 1 (1 when the frame has no
+    /// `replicate` column: bundles of format 1).
+    pub replicate: i64,
+    /// Iteration number within its replicate, from 1.
     pub iteration: i64,
     /// The metric; `None` when null or not finite.
     pub value: Option<f64>,
@@ -319,7 +533,7 @@ pub struct Sample {
     pub ok: bool,
 }
 
-/// The iterations of one point, in iteration order.
+/// The iterations of one point, in (replicate, iteration) order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointSamples {
     pub experiment: String,
@@ -330,49 +544,138 @@ pub struct PointSamples {
     pub samples: Vec<Sample>,
 }
 
-impl PointSamples {
-    /// Whether the sample at `pos` (in iteration order) is warm-up.
-    fn is_warmup_rank(pos: usize, warmup: Warmup) -> bool {
-        pos < warmup.count()
-    }
+/// A point's samples in its unit (see [`PointSamples::units`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitSamples {
+    pub unit: Unit,
+    /// Steady-state values: iterations (unit iteration) or per-replicate means of the
+    /// steady-state iterations (unit replicate).
+    pub steady: Vec<f64>,
+    /// Cold values: the usable warm-up iterations, or per-replicate means of them.
+    pub cold: Vec<f64>,
+    /// Replicates of the point.
+    pub replicates: usize,
+    /// Replicates without a steady-state iteration.
+    pub replicates_without_steady: usize,
+}
 
-    /// Usable values (ok and finite) split into (warm-up, steady state), in iteration
-    /// order. Warm-up is decided by iteration rank among all iterations of the point,
-    /// failed ones included. When the warm-up would leave no steady-state value, every
-    /// usable value is steady state and the warm-up is empty.
+impl PointSamples {
+    /// Usable values (ok and finite) split into (warm-up, steady state) by the warm-up
+    /// rule ([`is_warmup`]), pooled over replicates. No value is ever moved from the
+    /// warm-up to the steady state: a point whose iterations are all warm-up has an
+    /// empty steady state.
     pub fn split(&self, warmup: Warmup) -> (Vec<f64>, Vec<f64>) {
         let mut warm = Vec::new();
         let mut steady = Vec::new();
-        for (pos, s) in self.samples.iter().enumerate() {
+        for s in &self.samples {
             if let (true, Some(v)) = (s.ok, s.value) {
-                if Self::is_warmup_rank(pos, warmup) {
+                if is_warmup(s.iteration, warmup) {
                     warm.push(v);
                 } else {
                     steady.push(v);
                 }
             }
         }
-        if steady.is_empty() {
-            warm.append(&mut steady);
-            return (Vec::new(), warm);
-        }
         (warm, steady)
     }
 
-    /// The first usable value (lowest iteration).
+    /// The replicate numbers, ascending.
+    pub fn replicate_ids(&self) -> Vec<i64> {
+        let mut ids: Vec<i64> = self.samples.iter().map(|s| s.replicate).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The unit: replicate when the point has more than one, else iteration.
+    pub fn unit(&self) -> Unit {
+        if self.replicate_ids().len() > 1 {
+            Unit::Replicate
+        } else {
+            Unit::Iteration
+        }
+    }
+
+    /// The samples in the point's unit.
+    pub fn units(&self, warmup: Warmup) -> UnitSamples {
+        let ids = self.replicate_ids();
+        let unit = self.unit();
+        let mut steady = Vec::new();
+        let mut cold = Vec::new();
+        let mut without = 0;
+        for r in &ids {
+            let mut rs = Vec::new();
+            let mut rc = Vec::new();
+            for s in self.samples.iter().filter(|s| s.replicate == *r) {
+                if let (true, Some(v)) = (s.ok, s.value) {
+                    if is_warmup(s.iteration, warmup) {
+                        rc.push(v);
+                    } else {
+                        rs.push(v);
+                    }
+                }
+            }
+            if rs.is_empty() {
+                without += 1;
+            }
+            match unit {
+                Unit::Iteration => {
+                    steady.extend(rs);
+                    cold.extend(rc);
+                }
+                Unit::Replicate => {
+                    steady.extend(mean(&rs));
+                    cold.extend(mean(&rc));
+                }
+            }
+        }
+        UnitSamples {
+            unit,
+            steady,
+            cold,
+            replicates: ids.len(),
+            replicates_without_steady: without,
+        }
+    }
+
+    /// The first iteration's value (iteration 1; averaged over replicates when there
+    /// are several); `None` when no iteration 1 is usable. A later iteration never
+    /// stands in for it.
     pub fn first(&self) -> Option<f64> {
-        self.samples.iter().find(|s| s.ok).and_then(|s| s.value)
+        let firsts: Vec<f64> = self
+            .samples
+            .iter()
+            .filter(|s| s.iteration == 1 && s.ok)
+            .filter_map(|s| s.value)
+            .collect();
+        mean(&firsts)
     }
 
     /// Number of iterations whose status is not ok.
     pub fn failed(&self) -> usize {
         self.samples.iter().filter(|s| !s.ok).count()
     }
+
+    /// Outlier scores by the one rule used for flags and counts alike: the steady-state
+    /// iterations (pooled over replicates) are scored against their own median and MAD
+    /// (MAD at least one resolution step); warm-up and unusable rows get no score.
+    /// Returns (row, score) for the scored rows.
+    pub fn outlier_scores(&self, warmup: Warmup, resolution: Resolution) -> Vec<(usize, f64)> {
+        let steady: Vec<(usize, f64)> = self
+            .samples
+            .iter()
+            .filter(|s| s.ok && !is_warmup(s.iteration, warmup))
+            .filter_map(|s| s.value.map(|v| (s.row, v)))
+            .collect();
+        let values: Vec<f64> = steady.iter().map(|(_, v)| *v).collect();
+        let scores = modified_z_scores_resolved(&values, &values, resolution.step);
+        steady.iter().map(|(r, _)| *r).zip(scores).collect()
+    }
 }
 
 /// Group a runs frame by `point_id`, in `point_index` order (then first appearance).
-/// Needs `point_id` and the metric column; `experiment`, `point_index`, `iteration`
-/// and `status` are used when present.
+/// Needs `point_id` and the metric column; `experiment`, `point_index`, `replicate`,
+/// `iteration` and `status` are used when present.
 pub fn samples_by_point(
     runs: &DataFrame,
     metric: &str,
@@ -394,6 +697,11 @@ pub fn samples_by_point(
     };
     let iterations = if has("iteration") {
         i64_values(runs, FRAME, "iteration")?
+    } else {
+        vec![None; height]
+    };
+    let replicates = if has("replicate") {
+        i64_values(runs, FRAME, "replicate")?
     } else {
         vec![None; height]
     };
@@ -421,9 +729,15 @@ pub fn samples_by_point(
                 .collect(),
             samples: Vec::new(),
         });
-        let seen = point.samples.len() as i64;
+        let replicate = replicates[row].unwrap_or(1);
+        let seen = point
+            .samples
+            .iter()
+            .filter(|s| s.replicate == replicate)
+            .count() as i64;
         point.samples.push(Sample {
             row,
+            replicate,
             iteration: iterations[row].unwrap_or(seen + 1),
             value: values[row].filter(|v| v.is_finite()),
             ok: RunStatus::is_ok_str(statuses[row].as_deref()),
@@ -453,7 +767,7 @@ pub fn samples_by_point(
     sorted.sort_by_key(|(k, i, _)| (*k, *i));
     let mut out: Vec<PointSamples> = sorted.into_iter().map(|(_, _, p)| p).collect();
     for p in &mut out {
-        p.samples.sort_by_key(|s| s.iteration);
+        p.samples.sort_by_key(|s| (s.replicate, s.iteration));
     }
     Ok(out)
 }
@@ -468,15 +782,24 @@ pub struct PointStatsRow {
     #[serde(flatten)]
     pub vars: IndexMap<String, Value>,
     pub metric: String,
-    /// Steady-state samples used for the statistics below.
+    /// What one sample of `n` is: an iteration, or a replicate's steady-state mean.
+    pub unit: Unit,
+    /// Replicates (fresh setups) of the point.
+    pub replicates: usize,
+    /// Steady-state samples (in `unit`) used for the statistics below; 0 when the
+    /// point has no steady state.
     pub n: usize,
-    /// Usable warm-up samples left out of the statistics.
+    /// True when every usable iteration is warm-up: no mean, no interval, and no
+    /// "first vs mean" (the output says "no steady state").
+    pub no_steady_state: bool,
+    /// Usable warm-up iterations left out of the statistics.
     pub n_warmup: usize,
     /// Iterations whose status is not `ok`.
     pub n_failed: usize,
     /// The first iteration's value, reported apart.
     pub first: Option<f64>,
-    /// (first − steady mean) / steady mean, in percent.
+    /// (first − steady mean) / steady mean, in percent; only when the first iteration
+    /// is warm-up and there is a steady state.
     pub first_vs_mean_pct: Option<f64>,
     pub mean: Option<f64>,
     pub median: Option<f64>,
@@ -491,7 +814,8 @@ pub struct PointStatsRow {
     pub hmean: Option<f64>,
     /// Geometric mean (meaningful for ratios).
     pub gmean: Option<f64>,
-    /// Steady-state samples flagged as outliers (|modified z| > threshold).
+    /// Steady-state iterations flagged as outliers (|modified z| > threshold): the rows
+    /// [`with_outliers`] flags.
     pub outliers: usize,
 }
 
@@ -501,17 +825,20 @@ pub fn point_stats_rows(
     opts: &StatsOptions,
 ) -> Result<Vec<PointStatsRow>, AnalysisError> {
     opts.validate()?;
+    let resolution = opts.resolution();
     let points = samples_by_point(runs, &opts.metric)?;
     Ok(points
         .iter()
         .map(|p| {
-            let (warm, steady) = p.split(opts.warmup);
-            let summary = summarize(&steady, opts.confidence);
+            let (warm, _) = p.split(opts.warmup);
+            let u = p.units(opts.warmup);
+            let summary = summarize(&u.steady, opts.confidence);
             let first = p.first();
             let mean = summary.as_ref().map(|s| s.mean);
-            let outliers = modified_z_scores(&steady)
+            let outliers = p
+                .outlier_scores(opts.warmup, resolution)
                 .iter()
-                .filter(|z| z.abs() > opts.outlier_threshold)
+                .filter(|(_, z)| z.abs() > opts.outlier_threshold)
                 .count();
             PointStatsRow {
                 experiment: p.experiment.clone(),
@@ -519,12 +846,17 @@ pub fn point_stats_rows(
                 point_index: p.point_index,
                 vars: p.vars.clone(),
                 metric: opts.metric.clone(),
-                n: steady.len(),
+                unit: u.unit,
+                replicates: u.replicates,
+                n: u.steady.len(),
+                no_steady_state: u.steady.is_empty(),
                 n_warmup: warm.len(),
                 n_failed: p.failed(),
                 first,
                 first_vs_mean_pct: match (first, mean) {
-                    (Some(f), Some(m)) if m != 0.0 => Some(100.0 * (f - m) / m),
+                    (Some(f), Some(m)) if m != 0.0 && is_warmup(1, opts.warmup) => {
+                        Some(100.0 * (f - m) / m)
+                    }
                     _ => None,
                 },
                 mean,
@@ -546,8 +878,9 @@ pub fn point_stats_rows(
 
 /// Per-point statistics of `opts.metric` as a DataFrame, one row per point in
 /// `point_index` order. Columns: `experiment, point_id, point_index, <matrix
-/// variables…>, metric, n, n_warmup, n_failed, first, first_vs_mean_pct, mean, median,
-/// std, cv_pct, min, max, ci_level, ci_low, ci_high, hmean, gmean, outliers`.
+/// variables…>, metric, unit, replicates, n, no_steady_state, n_warmup, n_failed,
+/// first, first_vs_mean_pct, mean, median, std, cv_pct, min, max, ci_level, ci_low,
+/// ci_high, hmean, gmean, outliers`.
 pub fn point_stats(runs: &DataFrame, opts: &StatsOptions) -> Result<DataFrame, AnalysisError> {
     let rows = point_stats_rows(runs, opts)?;
     let mut df = from_records(&rows)?;
@@ -578,46 +911,25 @@ pub fn point_stats(runs: &DataFrame, opts: &StatsOptions) -> Result<DataFrame, A
 }
 
 /// The runs frame with three more columns, computed per point over `ok` rows:
-/// `warmup` (bool: the row is in the warm-up), `mod_z` (f64: modified z-score of the
-/// metric against the point's steady-state median and MAD; null for unusable rows) and
-/// `outlier` (bool: |mod_z| > threshold). Nothing is dropped.
+/// `warmup` (bool: the row is warm-up by the warm-up rule), `mod_z` (f64: modified
+/// z-score of a steady-state row against the point's steady-state median and MAD; null
+/// for warm-up and unusable rows) and `outlier` (bool: |mod_z| > threshold). The
+/// flagged rows are exactly those [`point_stats`] counts. Nothing is dropped.
 pub fn with_outliers(runs: &DataFrame, opts: &StatsOptions) -> Result<DataFrame, AnalysisError> {
     opts.validate()?;
+    let resolution = opts.resolution();
     let points = samples_by_point(runs, &opts.metric)?;
     let height = runs.height();
     let mut warmup = vec![false; height];
     let mut mod_z: Vec<Option<f64>> = vec![None; height];
     let mut outlier = vec![false; height];
     for p in &points {
-        let (_, steady) = p.split(opts.warmup);
-        let (warm_rows, usable): (Vec<usize>, Vec<(usize, f64)>) = {
-            let mut warm_rows = Vec::new();
-            let mut usable = Vec::new();
-            let mut any_steady = false;
-            for (pos, s) in p.samples.iter().enumerate() {
-                let w = PointSamples::is_warmup_rank(pos, opts.warmup);
-                if w {
-                    warm_rows.push(s.row);
-                }
-                if let (true, Some(v)) = (s.ok, s.value) {
-                    usable.push((s.row, v));
-                    any_steady |= !w;
-                }
-            }
-            // Same fallback as `split`: no steady-state value means no warm-up.
-            if !any_steady {
-                warm_rows.clear();
-            }
-            (warm_rows, usable)
-        };
-        for r in warm_rows {
-            warmup[r] = true;
+        for s in &p.samples {
+            warmup[s.row] = is_warmup(s.iteration, opts.warmup);
         }
-        let values: Vec<f64> = usable.iter().map(|(_, v)| *v).collect();
-        let scores = modified_z_scores_against(&steady, &values);
-        for ((row, _), z) in usable.iter().zip(scores) {
-            mod_z[*row] = Some(z);
-            outlier[*row] = z.abs() > opts.outlier_threshold;
+        for (row, z) in p.outlier_scores(opts.warmup, resolution) {
+            mod_z[row] = Some(z);
+            outlier[row] = z.abs() > opts.outlier_threshold;
         }
     }
     let mut out = runs.clone();
@@ -656,9 +968,10 @@ mod tests {
         let (w, s) = pts[1].split(Warmup::First(2));
         assert_eq!(w, [5.0]); // iteration 2 failed: not usable, still warm-up
         assert_eq!(s, [5.1, 50.0]);
+        // A warm-up longer than the point leaves no steady state: nothing is promoted.
         let (w, s) = pts[0].split(Warmup::First(9));
-        assert!(w.is_empty());
-        assert_eq!(s.len(), 4);
+        assert_eq!(w.len(), 4);
+        assert!(s.is_empty());
         assert_eq!(pts[1].first(), Some(5.0));
         assert_eq!(pts[1].failed(), 1);
         assert_eq!(pts[0].vars["fs"], Value::from("a"));
@@ -707,8 +1020,10 @@ mod tests {
             .collect();
         assert_eq!(warm[0], Some(true));
         assert_eq!(warm[1], Some(false));
-        // Point a steady: 10, 11, 12 → median 11, MAD 1; 20 scores 0.6745·9 = 6.07.
-        assert_eq!(out[0], Some(true));
+        // Point a steady: 10, 11, 12 → median 11, MAD 1. The warm-up row (20) is neither
+        // scored nor flagged: flags and counts cover the same (steady-state) rows.
+        assert_eq!(out[0], Some(false));
+        assert_eq!(df.column("mod_z").unwrap().f64().unwrap().get(0), None);
         assert_eq!(out[1], Some(false));
         // The failed row has no score.
         assert_eq!(df.column("mod_z").unwrap().f64().unwrap().get(5), None);

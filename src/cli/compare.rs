@@ -1,7 +1,7 @@
 //! `fslab compare A B`: two bundles side by side (lkp ncompare style).
 
 use anyhow::Context;
-use fslab::analysis::{compare_runs, CompareOptions, Warmup};
+use fslab::analysis::{compare_runs, recorded_warmup, CompareOptions, Warmup};
 use fslab::Bundle;
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,12 +16,18 @@ pub struct CompareArgs {
     /// The runs column to compare.
     #[arg(long, default_value = "wall_s")]
     pub metric: String,
-    /// Leading iterations of each point left out as warm-up.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
-    /// Significance level of Welch's t-test (marks: * < α, ** < α/5, *** < α/50).
+    /// Leading iterations of each replicate left out as warm-up (default: the warm-up the
+    /// run's adaptive repetitions used, else 1).
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// Significance level of Welch's t-test, on Holm-adjusted p-values (marks: * < α,
+    /// ** < α/5, *** < α/50).
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
+    /// Noise threshold in percent: a significant change smaller than this is shown as
+    /// "within noise threshold".
+    #[arg(long, default_value_t = fslab::analysis::DEFAULT_THRESHOLD_PCT)]
+    pub threshold: f64,
     /// Print the comparison as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -37,14 +43,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let new_runs = new
         .runs()
         .with_context(|| format!("reading {}", args.new.display()))?;
+    let warmup = args
+        .warmup
+        .or_else(|| recorded_warmup(new.manifest()))
+        .or_else(|| recorded_warmup(base.manifest()))
+        .unwrap_or(1);
     let opts = CompareOptions {
         metric: args.metric,
-        warmup: if args.warmup == 0 {
-            Warmup::None
-        } else {
-            Warmup::First(args.warmup)
-        },
+        warmup: Warmup::from_count(warmup),
         alpha: args.alpha,
+        threshold_pct: args.threshold,
     };
     let mut comparison = compare_runs(
         &base_runs,

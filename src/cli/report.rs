@@ -1,7 +1,7 @@
 //! `fslab report BUNDLE [--compare B] -o FILE.html|FILE.md`.
 
 use anyhow::Context;
-use fslab::analysis::Warmup;
+use fslab::analysis::{recorded_warmup, Warmup};
 use fslab::report::{write_report, ReportOptions};
 use fslab::Bundle;
 use std::path::PathBuf;
@@ -20,9 +20,14 @@ pub struct ReportArgs {
     /// The runs column of the charts and the comparison.
     #[arg(long, default_value = "wall_s")]
     pub metric: String,
-    /// Leading iterations of each point left out as warm-up.
-    #[arg(long, default_value_t = 1)]
-    pub warmup: usize,
+    /// Leading iterations of each replicate left out as warm-up (default: the warm-up
+    /// the run's adaptive repetitions used, else 1).
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// Noise threshold of the comparison in percent: a significant change smaller
+    /// than this is shown as "within noise threshold".
+    #[arg(long, default_value_t = fslab::analysis::DEFAULT_THRESHOLD_PCT)]
+    pub threshold: f64,
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -32,13 +37,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         Some(p) => Some(Bundle::open(p).with_context(|| format!("reading {}", p.display()))?),
         None => None,
     };
+    let warmup = args
+        .warmup
+        .or_else(|| recorded_warmup(bundle.manifest()))
+        .unwrap_or(1);
     let opts = ReportOptions {
         metric: args.metric,
-        warmup: if args.warmup == 0 {
-            Warmup::None
-        } else {
-            Warmup::First(args.warmup)
-        },
+        warmup: Warmup::from_count(warmup),
+        threshold_pct: args.threshold,
         ..ReportOptions::default()
     };
     write_report(&bundle, other.as_ref(), &opts, &args.output)?;

@@ -58,21 +58,75 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     println!();
     for p in &m.points {
+        let replicates = p.repeat_stops.len();
         println!(
-            "point {} [{}] {} ({} iterations){}",
+            "point {} [{}] {} ({} iterations{}){}{}",
             p.index,
             p.id,
             p.status,
             p.iterations,
+            if replicates > 1 {
+                format!(" in {replicates} replicates")
+            } else {
+                String::new()
+            },
             p.reason
                 .as_ref()
                 .map(|r| format!(": {r}"))
+                .unwrap_or_default(),
+            p.repeat_stop
+                .as_ref()
+                .map(|r| format!("; stopped: {r}"))
                 .unwrap_or_default()
         );
     }
     println!();
+    // Steady-state statistics of wall_s: the warm-up rule, the unit, and "no steady
+    // state" where there is none.
+    if runs.height() > 0 && runs.column("wall_s").is_ok() {
+        let warmup =
+            fslab::analysis::Warmup::from_count(fslab::analysis::recorded_warmup(m).unwrap_or(1));
+        let opts = fslab::analysis::StatsOptions {
+            warmup,
+            resolution: Some(fslab::analysis::Resolution::for_metric("wall_s", Some(m))),
+            ..fslab::analysis::StatsOptions::default()
+        };
+        let rows = fslab::analysis::point_stats_rows(&runs, &opts)?;
+        println!("wall time (s), steady state; {}", warmup.describe());
+        for r in &rows {
+            let unit = match r.unit {
+                fslab::analysis::Unit::Replicate => format!("unit: replicate, of {}", r.replicates),
+                fslab::analysis::Unit::Iteration => "unit: iteration".to_string(),
+            };
+            let body = match (r.no_steady_state, r.mean) {
+                (true, _) | (_, None) => format!(
+                    "no steady state (first {})",
+                    r.first
+                        .map(|f| fslab::analysis::fmt_sig(f, 4))
+                        .unwrap_or_else(|| "-".into())
+                ),
+                (false, Some(mean)) => format!(
+                    "mean {}{}{}",
+                    fslab::analysis::fmt_sig(mean, 4),
+                    match (r.ci_low, r.ci_high) {
+                        (Some(lo), Some(hi)) => format!(
+                            " ± {} (95% CI)",
+                            fslab::analysis::fmt_sig((hi - lo) / 2.0, 3)
+                        ),
+                        _ => String::new(),
+                    },
+                    r.cv_pct
+                        .map(|c| format!(", CV {c:.1}%"))
+                        .unwrap_or_default()
+                ),
+            };
+            println!("  [{}] n={} ({unit}): {body}", r.point_id, r.n);
+        }
+        println!();
+    }
     let shown: Vec<&str> = [
         "point_id",
+        "replicate",
         "iteration",
         "wall_s",
         "user_s",

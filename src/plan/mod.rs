@@ -75,6 +75,8 @@ pub struct Point {
     pub repeat_metric: String,
     /// Leading iterations left out of the CV.
     pub repeat_warmup: u32,
+    /// Independent replicates (fresh devices and setup each), default 1.
+    pub replicates: u32,
     pub devices: Vec<DevicePlan>,
 }
 
@@ -366,6 +368,10 @@ impl Plan {
                         )
                     }
                 };
+            let replicates = match &def.workload.replicates {
+                None => 1,
+                Some(v) => count(v, &lookup).ok_or_else(|| bad("workload.replicates", v))?,
+            };
             let mut devices = Vec::new();
             for (name, spec) in &def.devices {
                 let size_text = Template::parse(&spec.size)
@@ -407,6 +413,7 @@ impl Plan {
                 target_cv_pct,
                 repeat_metric,
                 repeat_warmup,
+                replicates,
                 devices,
             });
         }

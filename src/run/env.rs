@@ -42,8 +42,15 @@ pub fn capture_environment(programs: &[String]) -> Environment {
     for p in programs {
         tools.entry(p.clone()).or_insert_with(|| tool_version(p));
     }
+    // The tick rate CPU times are accounted in: the resolution of user_s and sys_s.
+    let clock_ticks_per_s = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .and_then(|t| u64::try_from(t).ok())
+        .filter(|t| *t > 0);
     Environment {
         kernel,
+        clock_ticks_per_s,
         distribution,
         cpu_model,
         cores,

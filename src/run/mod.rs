@@ -11,7 +11,7 @@ mod step_error;
 mod trace;
 pub use step_error::StepError;
 
-use crate::analysis::{should_continue, Decision, RepeatPolicy, Warmup};
+use crate::analysis::{should_continue, Decision, RepeatPolicy, StopReason, Warmup};
 use crate::devices::policy::{self, MappedDevice, ScratchList};
 use crate::devices::{self, DeviceError, PointDevices};
 use crate::doctor::{Probe, SystemHost};
@@ -19,6 +19,7 @@ use crate::parse::Kind;
 use crate::plan::{step_times, Phase, Plan, Point};
 use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
 use crate::store::merge::ShardInfo;
+use crate::store::RepeatStop;
 use crate::store::{
     Bundle, BundleStatus, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord,
     PointStatus, RunRow, RunStatus, StoreError, ToolRecord,
@@ -413,6 +414,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
                     reason,
                     iterations: 0,
                     repeat_stop: None,
+                    repeat_stops: Vec::new(),
                     notes: check.map(|c| c.notes.clone()).unwrap_or_default(),
                 }
             })
@@ -640,13 +642,26 @@ fn run_points(
         let outcome = run_point(plan, point, opts, work, writer, dir, mapped);
         // The point's rows and tables as parquet, before its status says it is done.
         writer.flush()?;
-        let (status, reason, iterations, repeat_stop) = match outcome {
-            Ok(o) => (o.status, o.reason, o.iterations, o.repeat_stop),
-            Err(e) => (PointStatus::Failed, Some(e.to_string()), 0, None),
+        let (status, reason, iterations, repeat_stop, repeat_stops) = match outcome {
+            Ok(o) => (
+                o.status,
+                o.reason,
+                o.iterations,
+                o.repeat_stop,
+                o.repeat_stops,
+            ),
+            Err(e) => (
+                PointStatus::Failed,
+                Some(e.to_string()),
+                0,
+                None,
+                Vec::new(),
+            ),
         };
         set_point(writer, point.index, status, reason.clone(), iterations)?;
         if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
             p.repeat_stop = repeat_stop;
+            p.repeat_stops = repeat_stops;
         }
         writer.save_manifest()?;
         opts.emit(Event::PointFinished {
@@ -706,6 +721,7 @@ struct PointOutcome {
     reason: Option<String>,
     iterations: u32,
     repeat_stop: Option<String>,
+    repeat_stops: Vec<RepeatStop>,
 }
 
 /// Everything a step needs to render and run.
@@ -715,6 +731,8 @@ struct Ctx<'a> {
     opts: &'a RunOptions,
     devs: &'a PointDevices,
     log_dir: PathBuf,
+    /// The replicate being run (from 1).
+    replicate: u32,
     /// The block trace of the last step with `trace: io`, until it is stored.
     io: std::cell::RefCell<Option<trace::Captured>>,
     /// Block sizes from this point's geometry captures, for debugfs block maps.
@@ -810,7 +828,17 @@ impl Ctx<'_> {
                 }
             })
             .collect();
-        format!("{}-{:02}-{}", phase.name(), n + 1, safe)
+        if self.point.replicates > 1 {
+            format!(
+                "r{:02}-{}-{:02}-{}",
+                self.replicate,
+                phase.name(),
+                n + 1,
+                safe
+            )
+        } else {
+            format!("{}-{:02}-{}", phase.name(), n + 1, safe)
+        }
     }
 
     /// Run one step (all of its `times:`), returning its cost; a failure carries the cost
@@ -970,7 +998,7 @@ impl Ctx<'_> {
             }
             let id = self.plan.experiment.id();
             for (table, df) in [("io", io), ("io_summary", summary)] {
-                let df = with_keys(df, id, self.point, iteration, label, "io")?;
+                let df = with_keys(df, id, self.point, (self.replicate, iteration), label, "io")?;
                 writer.append_table(table, df)?;
             }
         }
@@ -1007,12 +1035,13 @@ impl Ctx<'_> {
             )));
         }
         let id = self.plan.experiment.id();
+        let keys = (self.replicate, iteration);
         if let Some(files) = parsed.files {
             // Block maps: one record per file, joined with `extents` on the keys + `file`.
-            let df = with_keys(files, id, self.point, iteration, label, kind.name())?;
+            let df = with_keys(files, id, self.point, keys, label, kind.name())?;
             writer.append_table("files", df)?;
         }
-        let df = with_keys(parsed.frame, id, self.point, iteration, label, kind.name())?;
+        let df = with_keys(parsed.frame, id, self.point, keys, label, kind.name())?;
         Ok(writer.append_table(kind.table(), df)?)
     }
 }
@@ -1022,16 +1051,17 @@ fn with_keys(
     df: DataFrame,
     experiment: &str,
     point: &Point,
-    iteration: Option<u32>,
+    (replicate, iteration): (u32, Option<u32>),
     capture: &str,
     kind: &str,
 ) -> PolarsResult<DataFrame> {
     let h = df.height();
-    const KEYS: [&str; 6] = [
+    const KEYS: [&str; 7] = [
         "experiment",
         "point_id",
         "point_index",
         "iteration",
+        "replicate",
         "capture",
         "kind",
     ];
@@ -1040,6 +1070,7 @@ fn with_keys(
         Column::new("point_id".into(), vec![point.id.as_str(); h]),
         Column::new("point_index".into(), vec![point.index as i64; h]),
         Column::new("iteration".into(), vec![iteration.map(i64::from); h]),
+        Column::new("replicate".into(), vec![i64::from(replicate); h]),
         Column::new("capture".into(), vec![capture; h]),
         Column::new("kind".into(), vec![kind; h]),
     ];
@@ -1075,6 +1106,8 @@ fn tail_of(path: &Path, lines: usize) -> String {
     out.join(" | ")
 }
 
+/// Run a point: each of its replicates afresh (new devices, setup, iterations,
+/// captures, teardown), stopping at the first replicate that does not succeed.
 fn run_point(
     plan: &Plan,
     point: &Point,
@@ -1084,6 +1117,69 @@ fn run_point(
     dir: PathBuf,
     mapped: &[MappedDevice],
 ) -> Result<PointOutcome, RunError> {
+    let replicates = point.replicates.max(1);
+    let mut out = PointOutcome {
+        status: PointStatus::Ok,
+        reason: None,
+        iterations: 0,
+        repeat_stop: None,
+        repeat_stops: Vec::new(),
+    };
+    let mut stop_text = Vec::new();
+    for r in 1..=replicates {
+        let rdir = if replicates == 1 {
+            dir.clone()
+        } else {
+            let mut name = dir.file_name().unwrap_or_default().to_os_string();
+            name.push(format!("r{r}"));
+            dir.with_file_name(name)
+        };
+        let o = run_replicate(plan, point, opts, work, writer, rdir, mapped, r)?;
+        out.iterations += o.iterations;
+        if let Some(why) = o.stop {
+            stop_text.push(if replicates == 1 {
+                why.to_string()
+            } else {
+                format!("replicate {r}: {why}")
+            });
+            out.repeat_stops.push(RepeatStop {
+                replicate: r,
+                warmup: point.repeat_warmup as usize,
+                reason: why,
+            });
+        }
+        if o.status != PointStatus::Ok {
+            out.status = o.status;
+            out.reason = match o.reason {
+                Some(m) if replicates > 1 => Some(format!("replicate {r}: {m}")),
+                other => other,
+            };
+            break;
+        }
+    }
+    out.repeat_stop = (!stop_text.is_empty()).then(|| stop_text.join("; "));
+    Ok(out)
+}
+
+/// What one replicate of a point gave.
+struct ReplicateOutcome {
+    status: PointStatus,
+    reason: Option<String>,
+    iterations: u32,
+    stop: Option<StopReason>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_replicate(
+    plan: &Plan,
+    point: &Point,
+    opts: &RunOptions,
+    work: &devices::WorkDir,
+    writer: &mut BundleWriter,
+    dir: PathBuf,
+    mapped: &[MappedDevice],
+    replicate: u32,
+) -> Result<ReplicateOutcome, RunError> {
     let mut devs = PointDevices::provision_mapped(work, dir, &point.devices, mapped)?;
     let log_dir = writer.log_dir(point.index, &point.id)?;
     let ctx = Ctx {
@@ -1092,13 +1188,14 @@ fn run_point(
         opts,
         devs: &devs,
         log_dir,
+        replicate,
         io: Default::default(),
         block_sizes: Default::default(),
     };
     let mut status = PointStatus::Ok;
     let mut reason: Option<String> = None;
     let mut iterations = 0u32;
-    let mut repeat_stop: Option<String> = None;
+    let mut repeat_stop: Option<StopReason> = None;
     let record = |f: StepFailure, status: &mut PointStatus, reason: &mut Option<String>| {
         let (s, r) = match f {
             StepFailure::Failed(m) => (PointStatus::Failed, Some(m)),
@@ -1186,6 +1283,7 @@ fn run_point(
                     point_index: point.index,
                     vars: vars_json(point),
                     iteration: it,
+                    replicate,
                     wall_s: o.wall.as_secs_f64(),
                     user_s: o.user.as_secs_f64(),
                     sys_s: o.sys.as_secs_f64(),
@@ -1205,7 +1303,7 @@ fn run_point(
                                 df,
                                 plan.experiment.id(),
                                 point,
-                                Some(it),
+                                (replicate, Some(it)),
                                 &label,
                                 "counters",
                             )?)
@@ -1228,10 +1326,16 @@ fn run_point(
                         warn(format!("{}: {m}", point.id));
                     }
                 }
-                samples.push(match point.repeat_metric.as_str() {
-                    "user_s" => o.user.as_secs_f64(),
-                    "sys_s" => o.sys.as_secs_f64(),
-                    _ => o.wall.as_secs_f64(),
+                // A failed iteration counts as run but never as steady state (the
+                // warm-up rule of the statistics).
+                samples.push(if failure.is_some() {
+                    f64::NAN
+                } else {
+                    match point.repeat_metric.as_str() {
+                        "user_s" => o.user.as_secs_f64(),
+                        "sys_s" => o.sys.as_secs_f64(),
+                        _ => o.wall.as_secs_f64(),
+                    }
                 });
             }
             if let Some(f) = failure {
@@ -1239,7 +1343,7 @@ fn run_point(
                 break;
             }
             if let Decision::Stop(why) = should_continue(&samples, &policy) {
-                repeat_stop = Some(why.to_string());
+                repeat_stop = Some(why);
                 break;
             }
         }
@@ -1287,10 +1391,10 @@ fn run_point(
             point.id
         ));
     }
-    Ok(PointOutcome {
+    Ok(ReplicateOutcome {
         status,
         reason,
         iterations,
-        repeat_stop,
+        stop: repeat_stop,
     })
 }

@@ -205,6 +205,12 @@ pub struct Step {
     /// is at most `target_cv` percent.
     #[serde(default)]
     pub repeat: Option<RepeatSpec>,
+    /// Workload only: independent replicates per point (default 1): a count (or
+    /// `{{var}}`). Each replicate runs the point afresh (new devices, setup, the
+    /// iterations, captures, teardown), so each has its own filesystem; statistics then
+    /// take the replicate as the unit.
+    #[serde(default)]
+    pub replicates: Option<Value>,
     /// Workload only: untimed steps before each iteration (e.g. `drop_caches: true`).
     #[serde(default)]
     pub before_each: Vec<Step>,

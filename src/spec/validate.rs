@@ -616,9 +616,16 @@ fn check_steps(c: &Checker<'_>) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// The workload's `repeat:` (a count, or adaptive bounds).
+/// The workload's `repeat:` (a count, or adaptive bounds) and `replicates:` (a count).
 fn check_repeat(c: &Checker<'_>) -> Result<(), SpecError> {
     let (def, loc, names) = (c.def, c.loc, &c.names);
+    if let Some(v) = &def.workload.replicates {
+        let pos = loc
+            .section("workload")
+            .and_then(|w| loc.value_in(w, "replicates"))
+            .unwrap_or_else(|| c.section_start("workload"));
+        check_count(v, "replicates", names, pos, loc)?;
+    }
     if let Some(r) = &def.workload.repeat {
         let workload = loc.section("workload");
         let pos = workload
@@ -756,9 +763,13 @@ fn validate_step(
             ));
         }
     }
-    if section != "workload" && (step.repeat.is_some() || !step.before_each.is_empty()) {
+    if section != "workload"
+        && (step.repeat.is_some() || step.replicates.is_some() || !step.before_each.is_empty())
+    {
         let key = if step.repeat.is_some() {
             "repeat"
+        } else if step.replicates.is_some() {
+            "replicates"
         } else {
             "before_each"
         };

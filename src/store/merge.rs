@@ -202,6 +202,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
                 ));
                 p.iterations = 0;
                 p.repeat_stop = None;
+                p.repeat_stops.clear();
                 points.push(p);
             }
         }
@@ -290,7 +291,7 @@ fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<
     for (_, b) in shards {
         rows.extend(read_journal(&b.path().join("runs.jsonl"))?);
     }
-    rows.sort_by_key(|r| (r.point_index, r.iteration));
+    rows.sort_by_key(|r| (r.point_index, r.replicate, r.iteration));
     let mut text = Vec::new();
     for r in &rows {
         text.extend(serde_json::to_vec(r).unwrap_or_default());

@@ -124,6 +124,10 @@ pub struct Environment {
     pub cores: usize,
     pub memory_bytes: u64,
     pub hostname: String,
+    /// `sysconf(_SC_CLK_TCK)`: the tick rate CPU times (`user_s`, `sys_s`) are
+    /// accounted in; absent in bundles written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ticks_per_s: Option<u64>,
     /// Program → the version it reports (or its Debian package version).
     pub tools: BTreeMap<String, String>,
     pub devices: Vec<DeviceInfo>,
@@ -162,13 +166,68 @@ pub struct PointRecord {
     pub status: PointStatus,
     pub reason: Option<String>,
     pub iterations: u32,
-    /// Why the runner stopped repeating (fixed count, target CV reached, maximum reached).
+    /// Why the runner stopped repeating (fixed count, target CV reached, maximum reached),
+    /// as text (one clause per replicate when there are several).
     #[serde(default)]
     pub repeat_stop: Option<String>,
+    /// The same, typed: one entry per replicate (absent in bundles before format 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeat_stops: Vec<RepeatStop>,
     /// What is worth knowing about how the point ran (e.g. which program stood in for a
     /// tool), from the preflight.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// Why the runner stopped repeating one replicate of a point.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum StopReason {
+    /// No target CV: the fixed count was run.
+    Fixed { n: usize },
+    /// The steady-state CV reached the target, with at least the minimum number of
+    /// steady-state samples (`steady_n`).
+    TargetReached {
+        n: usize,
+        #[serde(default)]
+        steady_n: usize,
+        cv_pct: f64,
+    },
+    /// The maximum was reached before the target (cv_pct is the last CV, if any).
+    MaxReached { n: usize, cv_pct: Option<f64> },
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopReason::Fixed { n } => write!(f, "fixed count of {n} iterations"),
+            StopReason::TargetReached {
+                n,
+                steady_n,
+                cv_pct,
+            } => write!(
+                f,
+                "CV {cv_pct:.2}% reached the target after {n} iterations ({steady_n} steady)"
+            ),
+            StopReason::MaxReached {
+                n,
+                cv_pct: Some(cv),
+            } => write!(f, "maximum of {n} iterations reached with CV {cv:.2}%"),
+            StopReason::MaxReached { n, cv_pct: None } => {
+                write!(f, "maximum of {n} iterations reached")
+            }
+        }
+    }
+}
+
+/// The stop reason of one replicate, with the warm-up its CV left out.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RepeatStop {
+    pub replicate: u32,
+    /// Leading iterations left out of the CV (the stopping rule's warm-up).
+    pub warmup: usize,
+    #[serde(flatten)]
+    pub reason: StopReason,
 }
 
 /// The alternative taken for one of the experiment's `tools:`.
@@ -188,10 +247,12 @@ pub struct ToolRecord {
 }
 
 /// The bundle format this fslab writes, recorded as `format_version` in
-/// `manifest.json`. Version 1 is the layout described above; bundles written before
-/// the field existed have that layout and read as version 1. A bundle of a higher
-/// version (from a newer fslab) is refused rather than misread.
-pub const FORMAT_VERSION: u32 = 1;
+/// `manifest.json`. Version 2 adds the `replicate` column to `runs` (and to the key
+/// columns of parsed tables); version 1 has no such column, and its rows read as
+/// replicate 1 (every reader treats a missing `replicate` column so). Bundles written
+/// before the field existed have the version-1 layout and read as version 1. A bundle
+/// of a higher version (from a newer fslab) is refused rather than misread.
+pub const FORMAT_VERSION: u32 = 2;
 
 fn format_version_1() -> u32 {
     1
@@ -266,12 +327,20 @@ pub struct RunRow {
     /// Matrix values, one column each.
     pub vars: serde_json::Map<String, serde_json::Value>,
     pub iteration: u32,
+    /// Which replicate (fresh setup, fresh filesystem) of the point, from 1; rows of
+    /// format-1 bundles have none and read as 1.
+    #[serde(default = "replicate_1")]
+    pub replicate: u32,
     pub wall_s: f64,
     pub user_s: f64,
     pub sys_s: f64,
     pub exit_code: i64,
     pub status: RunStatus,
     pub started_at: String,
+}
+
+fn replicate_1() -> u32 {
+    1
 }
 
 impl RunRow {
@@ -284,6 +353,7 @@ impl RunRow {
             m.insert(k.clone(), v.clone());
         }
         m.insert("iteration".into(), self.iteration.into());
+        m.insert("replicate".into(), self.replicate.into());
         m.insert("wall_s".into(), f64_json(self.wall_s));
         m.insert("user_s".into(), f64_json(self.user_s));
         m.insert("sys_s".into(), f64_json(self.sys_s));
@@ -305,6 +375,7 @@ pub const RUN_COLUMNS: &[&str] = &[
     "point_id",
     "point_index",
     "iteration",
+    "replicate",
     "wall_s",
     "user_s",
     "sys_s",
@@ -913,6 +984,7 @@ mod tests {
             point_index: 0,
             vars,
             iteration: i,
+            replicate: 1,
             wall_s: wall,
             user_s: 0.0,
             sys_s: 1.0,
@@ -950,6 +1022,7 @@ mod tests {
                 "fs",
                 "files",
                 "iteration",
+                "replicate",
                 "wall_s",
                 "user_s",
                 "sys_s",

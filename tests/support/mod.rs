@@ -57,6 +57,7 @@ fn run_row(
         point_index,
         vars,
         iteration,
+        replicate: 1,
         wall_s,
         user_s,
         sys_s,
@@ -127,6 +128,7 @@ pub fn environment(image: &Path, image_size: u64) -> Environment {
             .unwrap_or(1),
         memory_bytes,
         hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+        clock_ticks_per_s: None,
         tools: [
             ("mkfs.xfs", tool_version("mkfs.xfs", "-V")),
             ("mkfs.ext4", tool_version("mkfs.ext4", "-V")),

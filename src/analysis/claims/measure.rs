@@ -156,9 +156,21 @@ pub(super) fn measure_first_vs_rest(
     if rows.height() == 0 {
         return Err(explain_empty(ev, &c.table, &c.select));
     }
+    // With several replicates, each replicate has its own first run (iteration 1 by
+    // the warm-up rule of `analysis::stats`): one series per point and replicate.
+    let replicated = rows
+        .column("replicate")
+        .ok()
+        .and_then(|c| c.n_unique().ok())
+        .is_some_and(|n| n > 1);
+    let keys: Vec<String> = if replicated {
+        vec!["point_id".to_string(), "replicate".to_string()]
+    } else {
+        vec!["point_id".to_string()]
+    };
     let s = series(
         &rows,
-        &["point_id".to_string()],
+        &keys,
         "iteration",
         &c.metric,
         &format!("the `{}` table", c.table),

@@ -17,6 +17,7 @@ fn point(index: usize, id: &str, vars: &[(&str, serde_json::Value)], status: &st
             .then(|| "tool too old: `mkfs.xfs` is version 6.1.0, this point needs ≥ 6.10".into()),
         iterations: 0,
         repeat_stop: None,
+        repeat_stops: Vec::new(),
         notes: Vec::new(),
     }
 }
@@ -667,4 +668,31 @@ fn a_layout_claim_over_a_failed_point_is_inconclusive_and_names_it() {
             .any(|s| s.starts_with("ext3 mounted by the ext4 driver (kernel 6.18.0")),
         "{v:?}"
     );
+}
+
+#[test]
+fn first_vs_rest_takes_each_replicates_own_first_run() {
+    // parent=0 in two replicates: 10, 8, 8 and 12, 8, 8. Pooled by point (the old
+    // grouping), both iteration 1s sort first and 12 counts as a later run.
+    let runs = df!(
+        "experiment" => ["e"; 6],
+        "point_id" => ["parent=0"; 6],
+        "point_index" => [0i64; 6],
+        "parent" => [0i64; 6],
+        "iteration" => [1i64, 2, 3, 1, 2, 3],
+        "replicate" => [1i64, 1, 1, 2, 2, 2],
+        "wall_s" => [10.0, 8.0, 8.0, 12.0, 8.0, 8.0],
+        "status" => ["ok"; 6],
+    )
+    .unwrap();
+    let mut ev = parent_evidence(400000);
+    ev.tables.insert("runs".to_string(), runs);
+    ev.manifest.points.truncate(1);
+    let v = check_claim(
+        &claim("kind: first_vs_rest\nexpect: { min: 1.2 }\nmin_samples: 1\n"),
+        &ev,
+    );
+    // Replicate 1: 10 / 8 = 1.25; replicate 2: 12 / 8 = 1.5; the lower decides.
+    assert!(close(v.measured.unwrap(), 1.25), "{v:?}");
+    assert!(v.details.iter().any(|d| d.contains("replicate=2")), "{v:?}");
 }
