@@ -6,8 +6,9 @@
 //!   `not reproduced` needs the whole interval outside it; anything else is
 //!   `inconclusive`, shown with its interval.
 //! - Fewer samples on a side than the minimum (default 3) is `inconclusive`.
-//! - Any substitution (a stand-in workload, ext3 mounted by the ext4 driver) gives at
-//!   best `reproduced with substitutes`, and each substitution is named.
+//! - Any substitution (a stand-in workload, ext3 mounted by the ext4 driver, a disk
+//!   model under a device) gives at best `reproduced with substitutes`, and each
+//!   substitution is named.
 
 use super::claims::Expect;
 use super::interval::{Interval, NoInterval};
@@ -56,6 +57,8 @@ pub enum SubstitutionKind {
     StandInWorkload,
     /// ext3 points: no kernel since 4.3 has a separate ext3 driver; ext4's mounts them.
     Ext3ByExt4Driver,
+    /// A device served through a disk model (`medium:`): its timings are the model's.
+    ModelledMedium,
 }
 
 /// One substitution, named.
@@ -105,7 +108,36 @@ pub fn substitutions(m: &Manifest) -> Vec<Substitution> {
             ),
         });
     }
+    for d in &m.environment.devices {
+        let Some(md) = d.medium.as_ref().filter(|md| md.substitution) else {
+            continue;
+        };
+        out.push(Substitution {
+            kind: SubstitutionKind::ModelledMedium,
+            what: format!(
+                "device {} ran on the {} disk model{}, not on the post's disk: its times are the model's (docs/media.md)",
+                d.name,
+                md.model,
+                md.params
+                    .as_ref()
+                    .map(|p| format!(" ({})", params_label(p)))
+                    .unwrap_or_default()
+            ),
+        });
+    }
     out
+}
+
+/// `seek_avg_ms=8.5, rpm=7200, …` from a medium's recorded parameters.
+fn params_label(p: &serde_json::Value) -> String {
+    match p.as_object() {
+        Some(o) => o
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => p.to_string(),
+    }
 }
 
 /// Where an interval lies against `expect`.
@@ -357,5 +389,31 @@ mod tests {
         m.points[0].status = PointStatus::Ok;
         m.environment.kernel = "2.6.32".into();
         assert!(substitutions(&m).is_empty());
+    }
+
+    #[test]
+    fn a_disk_model_under_a_device_is_a_named_substitution_and_none_is_not() {
+        let mut m = Manifest::default();
+        let dev = |model: &str, substitution: bool| crate::store::DeviceInfo {
+            name: "data".into(),
+            medium: Some(crate::store::MediumRecord {
+                model: model.into(),
+                params: substitution.then(|| serde_json::json!({ "seek_avg_ms": 8.5 })),
+                substitution,
+            }),
+            ..Default::default()
+        };
+        m.environment.devices = vec![dev("none", false)];
+        assert!(substitutions(&m).is_empty());
+        m.environment.devices = vec![dev("hdd-2008", true)];
+        let s = substitutions(&m);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].kind, SubstitutionKind::ModelledMedium);
+        assert!(
+            s[0].what
+                .contains("device data ran on the hdd-2008 disk model (seek_avg_ms=8.5)"),
+            "{}",
+            s[0].what
+        );
     }
 }

@@ -22,7 +22,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let verdicts = match &args.experiment {
         None => claims::check_bundle(&bundle)?,
         Some(p) => {
-            let exp = fslab::Experiment::load(super::resolve_experiment(&p.display().to_string()))?;
+            let exp =
+                fslab::analysis::claims::load(super::resolve_experiment(&p.display().to_string()))?;
             let ev = claims::Evidence::from_bundle(&bundle)?;
             claims::check_claims(&exp.def.claims, &ev)
         }

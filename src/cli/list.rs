@@ -21,7 +21,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     table.set_header(["id", "title", "profiles", "file"]);
     let mut broken = 0;
     for f in files {
-        match fslab::Experiment::load(&f) {
+        match fslab::analysis::claims::load(&f) {
             Ok(e) => {
                 table.add_row([
                     e.id().to_string(),

@@ -126,7 +126,7 @@ pub struct PlanArgs {
 impl PlanArgs {
     pub fn plan(&self) -> anyhow::Result<fslab::Plan> {
         let path = resolve_experiment(&self.experiment);
-        let exp = fslab::Experiment::load(&path)?;
+        let exp = fslab::analysis::claims::load(&path)?;
         let overrides = self
             .set
             .iter()

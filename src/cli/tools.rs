@@ -141,7 +141,7 @@ fn list(a: ListArgs) -> anyhow::Result<ExitCode> {
     files.sort();
     let host = SystemHost::new(Probe::Never, fslab::run::default_work_dir());
     for f in files {
-        let exp = match fslab::Experiment::load(&f) {
+        let exp = match fslab::analysis::claims::load(&f) {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("{e}");

@@ -111,6 +111,30 @@ impl Experiment {
             .chain(d.teardown.iter())
     }
 
+    /// A located error about the `check:` of claim number `index` (0-based): at `word`
+    /// inside that check when it is written there, else at its `check:` key, else at the
+    /// claim. For checks whose schema lives downstream (`analysis::claims`).
+    pub fn claim_check_error(
+        &self,
+        index: usize,
+        word: Option<&str>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SpecError {
+        let name = self.display_name();
+        let loc = Locator::new(&name, &self.source_text);
+        let item = loc.section("claims").and_then(|r| loc.item(r, index));
+        let check = item.clone().and_then(|r| loc.block(r, "check"));
+        let pos = check
+            .and_then(|r| word.and_then(|w| loc.find_in(r, w)))
+            .or_else(|| item.clone().and_then(|r| loc.key_in(r, "check")))
+            .or_else(|| item.map(|r| loc.start_of(&r)))
+            .unwrap_or((0, 0));
+        let mut e = loc.at_pos(pos, message);
+        e.help = help;
+        e
+    }
+
     pub fn display_name(&self) -> String {
         self.file
             .as_ref()

@@ -135,6 +135,7 @@ pub enum Check {
     FirstVsRest(FirstVsRestCheck),
     Flat(FlatCheck),
     Layout(LayoutCheck),
+    IoSummary(IoSummaryCheck),
 }
 
 /// What every kind of check states besides how it measures.
@@ -152,6 +153,16 @@ impl Check {
             Check::FirstVsRest(_) => "first_vs_rest",
             Check::Flat(_) => "flat",
             Check::Layout(_) => "layout",
+            Check::IoSummary(_) => "io_summary",
+        }
+    }
+
+    /// What the check itself requires beyond its YAML shape (serde checks the shape):
+    /// the word to point at, the problem, and what would be right.
+    pub fn validate(&self) -> Result<(), (Option<String>, String, String)> {
+        match self {
+            Check::IoSummary(c) => c.validate(),
+            _ => Ok(()),
         }
     }
 
@@ -166,6 +177,7 @@ impl Check {
                 "discontiguous block pairs / block pairs",
                 &c.note,
             ),
+            Check::IoSummary(c) => (&c.expect, &c.at_scale, c.unit(), &c.note),
         };
         Stated {
             expect,
@@ -182,6 +194,7 @@ impl Check {
             Check::FirstVsRest(c) => measure_first_vs_rest(c, ev),
             Check::Flat(c) => measure_flat(c, ev),
             Check::Layout(c) => measure_layout(c, ev),
+            Check::IoSummary(c) => super::io::measure_io_summary(c, ev),
         }
     }
 
@@ -198,6 +211,8 @@ impl Check {
                 .published
                 .as_ref()
                 .map(|p| published_layout(p, &c.expect, ev)),
+            // The posts give block traces as pictures, not numbers.
+            Check::IoSummary(_) => None,
         }
     }
 }
@@ -379,4 +394,143 @@ pub struct PublishedLayout {
     pub dataset: String,
     #[serde(default)]
     pub select: Selection,
+}
+
+/// A column of `io_summary` (one row per traced step and iteration), or a number derived
+/// from its columns.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum IoMetric {
+    Requests,
+    Reads,
+    Writes,
+    Bytes,
+    /// Data requests that do not start where the previous one ended.
+    Seeks,
+    /// The sum of the seeks' distances, in bytes.
+    SeekDistanceBytes,
+    DurationS,
+    SeeksPerS,
+    MbPerS,
+    /// `seek_distance_bytes ÷ seeks`: how far the average seek goes.
+    MeanSeekBytes,
+}
+
+impl IoMetric {
+    pub const ALL: [IoMetric; 10] = [
+        IoMetric::Requests,
+        IoMetric::Reads,
+        IoMetric::Writes,
+        IoMetric::Bytes,
+        IoMetric::Seeks,
+        IoMetric::SeekDistanceBytes,
+        IoMetric::DurationS,
+        IoMetric::SeeksPerS,
+        IoMetric::MbPerS,
+        IoMetric::MeanSeekBytes,
+    ];
+
+    /// The name as written in a claim (and, except `mean_seek_bytes`, the column).
+    pub fn name(self) -> &'static str {
+        match self {
+            IoMetric::Requests => "requests",
+            IoMetric::Reads => "reads",
+            IoMetric::Writes => "writes",
+            IoMetric::Bytes => "bytes",
+            IoMetric::Seeks => "seeks",
+            IoMetric::SeekDistanceBytes => "seek_distance_bytes",
+            IoMetric::DurationS => "duration_s",
+            IoMetric::SeeksPerS => "seeks_per_s",
+            IoMetric::MbPerS => "mb_per_s",
+            IoMetric::MeanSeekBytes => "mean_seek_bytes",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            IoMetric::Requests | IoMetric::Reads | IoMetric::Writes => "requests",
+            IoMetric::Seeks => "seeks",
+            IoMetric::Bytes | IoMetric::SeekDistanceBytes | IoMetric::MeanSeekBytes => "bytes",
+            IoMetric::DurationS => "s",
+            IoMetric::SeeksPerS => "seeks/s",
+            IoMetric::MbPerS => "MB/s",
+        }
+    }
+}
+
+/// `kind: io_summary`: a number from the block traces (`trace: io`) of the selected
+/// points, one sample per traced step and iteration. Either one value (`select`: the
+/// `stat` of the metric) or a ratio of two (`numerator` ÷ `denominator`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoSummaryCheck {
+    pub metric: IoMetric,
+    #[serde(default)]
+    pub stat: Stat,
+    /// The traced step (its label, the `capture` column); default: every traced step.
+    #[serde(default)]
+    pub step: Option<String>,
+    /// One value: the rows to summarise.
+    #[serde(default)]
+    pub select: Option<Selection>,
+    /// A ratio: the rows above the line …
+    #[serde(default)]
+    pub numerator: Option<Selection>,
+    /// … and below it.
+    #[serde(default)]
+    pub denominator: Option<Selection>,
+    /// Only a disk model (`medium:`) makes seeks cost what they did on a disk: without
+    /// one on the bundle's devices the claim is not applicable.
+    #[serde(default)]
+    pub needs_medium: bool,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    /// Default: `x` for a ratio, the metric's unit for one value.
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    /// The fewest samples per side for a tier other than `inconclusive` (default 3).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
+}
+
+impl IoSummaryCheck {
+    pub fn unit(&self) -> &str {
+        match (&self.unit, &self.select) {
+            (Some(u), _) => u,
+            (None, Some(_)) => self.metric.unit(),
+            (None, None) => "x",
+        }
+    }
+
+    /// One value or one ratio, not both and not half of one.
+    fn validate(&self) -> Result<(), (Option<String>, String, String)> {
+        let help = "write `select: {…}` for one value, or `numerator: {…}` and `denominator: {…}` for a ratio".to_string();
+        match (&self.select, &self.numerator, &self.denominator) {
+            (Some(_), None, None) | (None, Some(_), Some(_)) => Ok(()),
+            (Some(_), _, _) => Err((
+                Some("select".into()),
+                "an io_summary check has either `select` (one value) or `numerator` and `denominator` (a ratio), not both".into(),
+                help,
+            )),
+            (None, Some(_), None) => Err((
+                Some("numerator".into()),
+                "an io_summary check with a `numerator` needs a `denominator`".into(),
+                help,
+            )),
+            (None, None, Some(_)) => Err((
+                Some("denominator".into()),
+                "an io_summary check with a `denominator` needs a `numerator`".into(),
+                help,
+            )),
+            (None, None, None) => Err((
+                Some("io_summary".into()),
+                "an io_summary check needs `select` (one value) or `numerator` and `denominator` (a ratio)".into(),
+                help,
+            )),
+        }
+    }
 }
