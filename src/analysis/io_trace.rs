@@ -50,6 +50,22 @@ pub fn rows_from_frame(
     Ok(rows)
 }
 
+/// The step's name in a capture label (the `capture` column): `workload-01-e2fsck-it03` → `e2fsck` (the
+/// runner's labels are `<phase>-<NN>-<name>`, with `-it<NN>` for an iteration).
+pub fn step_name(label: &str) -> &str {
+    let mut parts = label.splitn(3, '-');
+    let (Some(_phase), Some(n), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
+        return label;
+    };
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return label;
+    }
+    match rest.rsplit_once("-it") {
+        Some((name, it)) if !it.is_empty() && it.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => rest,
+    }
+}
+
 /// The one traced run of a point that a chart shows: its lowest traced iteration of the
 /// first traced step that has iterations (else its first traced step), and a label for
 /// it (`e2fsck, iteration 1`). A frame without `capture`/`iteration` columns is one run
@@ -86,8 +102,8 @@ pub fn first_run(
         .map(|i| Some(of_point(i) && capture[i] == cap && iteration[i] == it))
         .collect();
     let label = match (&cap, it) {
-        (Some(c), Some(n)) => format!("{c}, iteration {n}"),
-        (Some(c), None) => c.clone(),
+        (Some(c), Some(n)) => format!("{}, iteration {n}", step_name(c)),
+        (Some(c), None) => step_name(c).to_string(),
         (None, Some(n)) => format!("iteration {n}"),
         (None, None) => String::new(),
     };
@@ -193,7 +209,7 @@ mod tests {
     fn first_run_takes_the_lowest_iteration_of_the_point() {
         let df = polars::df!(
             "point_id" => ["a", "a", "a", "b", "a"],
-            "capture" => ["fill", "fsck", "fsck", "fsck", "fsck"],
+            "capture" => ["setup-03-fill", "workload-01-fsck-it02", "workload-01-fsck-it01", "workload-01-fsck-it01", "workload-01-fsck-it01"],
             "iteration" => [None, Some(2i64), Some(1), Some(1), Some(1)],
             "t_s" => [0.0, 0.1, 0.2, 0.3, 0.4],
         )
@@ -209,6 +225,15 @@ mod tests {
         let bare = df.select(["point_id", "t_s"]).unwrap();
         let (one, label) = first_run(&bare, Some("a")).unwrap();
         assert_eq!((one.height(), label), (5, None));
+    }
+
+    #[test]
+    fn a_capture_label_names_its_step() {
+        assert_eq!(step_name("workload-01-e2fsck-it03"), "e2fsck");
+        assert_eq!(step_name("setup-04-fill"), "fill");
+        assert_eq!(step_name("before_each-01-drop-it-it12"), "drop-it");
+        assert_eq!(step_name("capture-02-dir-blocks"), "dir-blocks");
+        assert_eq!(step_name("e2fsck"), "e2fsck");
     }
 
     #[test]

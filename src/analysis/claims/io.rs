@@ -2,6 +2,7 @@
 //! traced step and iteration), e.g. "a significant reduction in seeks/sec for ext4".
 
 use super::*;
+use crate::analysis::io_trace::step_name;
 
 const TABLE: &str = "io_summary";
 /// The metric's values, added to the table under this name before selecting.
@@ -112,12 +113,16 @@ fn traced_rows(ev: &Evidence, c: &IoSummaryCheck) -> Result<DataFrame, String> {
         let captures = str_values(&df, "claims", "capture").map_err(|e| e.to_string())?;
         let mask: BooleanChunked = captures
             .iter()
-            .map(|x| Some(x.as_deref() == Some(step.as_str())))
+            .map(|x| {
+                Some(
+                    x.as_deref()
+                        .is_some_and(|l| l == step || step_name(l) == step),
+                )
+            })
             .collect();
         let kept = df.filter(&mask).map_err(|e| e.to_string())?;
         if kept.height() == 0 {
-            let mut have: Vec<String> = captures.into_iter().flatten().collect();
-            have.dedup();
+            let mut have: Vec<&str> = captures.iter().flatten().map(|l| step_name(l)).collect();
             have.sort();
             have.dedup();
             return Err(format!(
@@ -218,7 +223,7 @@ mod tests {
             "point_id" => ["fs=ext3", "fs=ext3", "fs=ext3", "fs=ext3", "fs=ext4", "fs=ext4", "fs=ext4", "fs=ext4", "fs=ext4"],
             "point_index" => [0i64, 0, 0, 0, 1, 1, 1, 1, 1],
             "iteration" => [None, Some(1i64), Some(2), Some(3), None, Some(1), Some(2), Some(3), Some(4)],
-            "capture" => ["fill", "e2fsck", "e2fsck", "e2fsck", "fill", "e2fsck", "e2fsck", "e2fsck", "e2fsck"],
+            "capture" => ["setup-03-fill", "workload-01-e2fsck-it01", "workload-01-e2fsck-it02", "workload-01-e2fsck-it03", "setup-03-fill", "workload-01-e2fsck-it01", "workload-01-e2fsck-it02", "workload-01-e2fsck-it03", "workload-01-e2fsck-it04"],
             "seeks" => [5u64, 800, 820, 780, 5, 400, 410, 390, 10_000],
             "seek_distance_bytes" => [0u64, 800_000, 820_000, 780_000, 0, 4_000_000, 4_100_000, 3_900_000, 1],
             "seeks_per_s" => [9999.0, 80.0, 82.0, 78.0, 9999.0, 40.0, 41.0, 39.0, 1000.0],

@@ -233,6 +233,10 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         Ok(m) => {
             v.measured = Some(m.value);
             v.details = m.details;
+            // The interval is shown whatever the tier (also when the scale differs).
+            if let Some((Ok(i), _, _)) = &m.interval {
+                v.interval = Some(*i);
+            }
             let differs = published_vars(&ev.manifest)
                 .map(|p| scale_differences(&ev.vars, &p))
                 .unwrap_or_default();
@@ -250,7 +254,6 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
                     format!("incomplete: {}", m.incomplete.join("; ")),
                 ),
                 (None, Some((interval, samples, min))) => {
-                    v.interval = interval.as_ref().ok().copied();
                     decide(expect, interval, *samples, *min, &subs)
                 }
                 (None, None) => (
