@@ -6,7 +6,8 @@
 #   e2fsck — `e2fsck -f -n` of an ext4 holding 30,000 files, the device's buffer cache
 #            flushed before each pass (cold reads: seed 001's traced step);
 #   create — `fs_mark -S 1`: 1,000 empty files, each fsync'd (small journal writes).
-# As root, from the project root: `bash benches/trace_overhead.sh [ROUNDS]` (default 3).
+# As root, from the project root: `bash benches/trace_overhead.sh [ROUNDS]` (default 3;
+# WORKLOADS="e2fsck" runs one of them).
 # FSLAB=… picks the binary (default target/release/fslab, else target/debug/fslab; the
 # workload's wall time does not depend on it, the whole run's does).
 set -euo pipefail
@@ -14,6 +15,7 @@ FSLAB=${FSLAB:-target/release/fslab}
 [ -x "$FSLAB" ] || FSLAB=target/debug/fslab
 [ -x "$FSLAB" ] || { echo "no fslab binary: cargo build first" >&2; exit 2; }
 ROUNDS=${1:-3}
+WORKLOADS=${WORKLOADS:-e2fsck create}
 W=$(mktemp -d /var/tmp/fslab-bench-trace.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
@@ -86,7 +88,7 @@ PY
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "machine: $(nproc) CPUs, $(uname -r); fslab: $FSLAB; load average at start: $(load)"
 printf '| workload | round | untraced: run (s) | untraced: median wall_s | traced: run (s) | traced: median wall_s | requests traced / iteration | **wall_s ratio** | CPU (user+sys) ratio | run ratio | load (1, 5, 15 min) |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
-for name in e2fsck create; do
+for name in $WORKLOADS; do
   for r in $(seq "$ROUNDS"); do
     # Alternate which goes first, so that a drift in the host's load favours neither.
     if [ $((r % 2)) = 1 ]; then
