@@ -210,7 +210,7 @@ mod tests {
             vars: [("fs".to_string(), serde_json::Value::from(fs))]
                 .into_iter()
                 .collect(),
-            status: "ok".into(),
+            status: crate::store::PointStatus::Ok,
             ..Default::default()
         }
     }
