@@ -284,6 +284,9 @@ fn gather(
             Err(e) => return Err(e.into()),
         }
     }
+    if let Some(io) = bundle.table_if_present("io")? {
+        charts.extend(io_charts(&io, m)?);
+    }
     Ok(Content {
         title,
         subtitle,
@@ -295,6 +298,75 @@ fn gather(
         comparison,
         charts,
     })
+}
+
+/// The seekwatcher-style charts of a bundle's block traces (`trace: io`): the first two
+/// traced points side by side, then each traced point on its own.
+fn io_charts(
+    io: &DataFrame,
+    m: &crate::store::Manifest,
+) -> Result<Vec<(String, Chart)>, ReportError> {
+    let traced: Vec<String> = crate::analysis::str_values(io, "report", "point_id")?
+        .into_iter()
+        .flatten()
+        .fold(Vec::new(), |mut v, p| {
+            if !v.contains(&p) {
+                v.push(p);
+            }
+            v
+        });
+    // In plan order.
+    let mut traced: Vec<(usize, String)> = traced
+        .into_iter()
+        .map(|p| {
+            let i = m
+                .points
+                .iter()
+                .position(|q| q.id == p)
+                .unwrap_or(usize::MAX);
+            (i, p)
+        })
+        .collect();
+    traced.sort();
+    let medium = m
+        .environment
+        .devices
+        .iter()
+        .filter_map(|d| {
+            d.medium
+                .as_ref()
+                .filter(|md| md.substitution)
+                .map(|md| format!("{} on the {} disk model", d.name, md.model))
+        })
+        .collect::<Vec<_>>();
+    let on = if medium.is_empty() {
+        "the loop devices as they are (no disk model)".to_string()
+    } else {
+        medium.join(", ")
+    };
+    let mut out = Vec::new();
+    let keep = |r: Result<Chart, PlotError>| match r {
+        Ok(c) => Ok(Some(c)),
+        Err(PlotError::Empty(_)) => Ok(None),
+        Err(e) => Err(e),
+    };
+    if let [(_, a), (_, b), ..] = traced.as_slice() {
+        if let Some(c) = keep(Chart::io_compare(io, (a, a), (b, b)))? {
+            out.push((
+                format!("Block I/O of {a} and {b} side by side, seekwatcher-style (position on the device, throughput, seeks per second against time), on {on}; each side is the point's first traced iteration."),
+                c,
+            ));
+        }
+    }
+    for (_, p) in &traced {
+        if let Some(c) = keep(Chart::io_trace(io, Some(p)))? {
+            out.push((
+                format!("Block I/O of {p}: every request's position, the read (blue) and write (red) throughput and the seeks per second, on {on}."),
+                c,
+            ));
+        }
+    }
+    Ok(out)
 }
 
 fn opt(v: Option<f64>, sig: usize) -> String {

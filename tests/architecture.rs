@@ -347,3 +347,85 @@ fn docs_show_the_graph_the_check_sees() {
         "docs/architecture.md shows another module graph than the code has; rerun with FSLAB_BLESS=1"
     );
 }
+
+/// Library code (not its unit tests) that uses a string where the crate has a type:
+/// a `Result` whose error is a `String` (or a tuple holding one), or a status compared
+/// with a literal (`status == "ok"`, `Some("ok")`). Each hit: `file:line: text`.
+fn stringly_typed(src: &Path, not_yet: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut hits = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(src).unwrap_or(&f).to_path_buf();
+        if is_test_file(&rel) || not_yet.iter().any(|p| rel.starts_with(p)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in library_lines(&text) {
+            let code = line.split("//").next().unwrap_or("");
+            let string_error = code
+                .match_indices("Result<")
+                .any(|(i, _)| error_type(&code[i + "Result<".len()..]).is_some_and(names_string));
+            let status_literal = ["status == \"", "status != \"", "Some(\"ok\")", "\"ok\" =>"]
+                .iter()
+                .any(|p| code.contains(p));
+            if string_error || status_literal {
+                hits.push(format!("src/{}:{n}: {}", rel.display(), line.trim()));
+            }
+        }
+    }
+    hits
+}
+
+/// The error type of `Result<T, E>` from the text after `Result<`: what follows the
+/// top-level comma, up to the closing `>` (None for `Result<T>` aliases or cut lines).
+fn error_type(after: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut comma = None;
+    for (i, c) in after.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '>' if depth == 0 => return comma.map(|c: usize| after[c + 1..i].trim()),
+            '>' => depth -= 1,
+            ',' if depth == 0 => comma = Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A type that is, or holds, `String`.
+fn names_string(ty: &str) -> bool {
+    ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == "String")
+}
+
+/// Not converted yet (issue 14 stays open for them): the claims' measures and the claim
+/// schema's check reader still carry their reasons as `String` errors.
+const NOT_YET_TYPED: &[&str] = &["analysis/claims", "spec/claim.rs"];
+
+#[test]
+fn library_errors_and_statuses_are_types_not_strings() {
+    let hits = stringly_typed(&root().join("src"), NOT_YET_TYPED);
+    assert!(
+        hits.is_empty(),
+        "typed errors and status enums instead of strings (issue 14):\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_string_check_finds_a_string_error_and_a_status_literal() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::write(
+        src.join("a.rs"),
+        "fn f() -> Result<u8, String> { Ok(1) }\nfn g(s: &str) -> bool { s.status == \"ok\" }\nfn h() -> Result<Vec<(u8, String)>, E> { todo!() }\n#[cfg(test)]\nmod tests {\n    fn t() -> Result<(), String> { Ok(()) }\n}\n",
+    )
+    .unwrap();
+    let hits = stringly_typed(src, &[]);
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert!(hits[0].starts_with("src/a.rs:1:"), "{hits:?}");
+    assert!(hits[1].starts_with("src/a.rs:2:"), "{hits:?}");
+}

@@ -24,6 +24,7 @@ fn every_broken_file_gives_its_expected_located_message() {
         let want = lines.next().unwrap_or_default().to_string();
         let want_help = lines.find_map(|l| l.strip_prefix("help: ").map(str::to_string));
 
+        // The loader the CLI uses: the spec, then every claim's `check:` against its kind.
         let loaded = std::panic::catch_unwind(|| fslab::Experiment::load(path));
         let err = match loaded {
             Err(_) => {
@@ -79,6 +80,7 @@ fn the_cli_reports_a_broken_file_with_exit_status_2_and_no_panic() {
         "unknown-mount-key.yaml",
         "yaml-unclosed-quote.yaml",
         "empty-file.yaml",
+        "claim-io-summary-half-ratio.yaml",
     ] {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_fslab"))
             .args(["plan", dir.join(name).to_str().unwrap()])

@@ -50,6 +50,66 @@ pub fn rows_from_frame(
     Ok(rows)
 }
 
+/// The step's name in a capture label (the `capture` column): `workload-01-e2fsck-it03` → `e2fsck` (the
+/// runner's labels are `<phase>-<NN>-<name>`, with `-it<NN>` for an iteration).
+pub fn step_name(label: &str) -> &str {
+    let mut parts = label.splitn(3, '-');
+    let (Some(_phase), Some(n), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
+        return label;
+    };
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return label;
+    }
+    match rest.rsplit_once("-it") {
+        Some((name, it)) if !it.is_empty() && it.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => rest,
+    }
+}
+
+/// The one traced run of a point that a chart shows: its lowest traced iteration of the
+/// first traced step that has iterations (else its first traced step), and a label for
+/// it (`e2fsck, iteration 1`). A frame without `capture`/`iteration` columns is one run
+/// (label None). With `point_id` None, the frame's first point.
+pub fn first_run(
+    df: &DataFrame,
+    point_id: Option<&str>,
+) -> Result<(DataFrame, Option<String>), AnalysisError> {
+    let points = super::str_values(df, "io", "point_id").ok();
+    let (Ok(capture), Ok(iteration)) = (
+        super::str_values(df, "io", "capture"),
+        super::i64_values(df, "io", "iteration"),
+    ) else {
+        return Ok((df.clone(), None));
+    };
+    let want_point = point_id
+        .map(str::to_string)
+        .or_else(|| points.as_ref().and_then(|p| p.first().cloned().flatten()));
+    let of_point = |i: usize| match (&points, &want_point) {
+        (Some(p), Some(w)) => p[i].as_deref() == Some(w.as_str()),
+        _ => true,
+    };
+    let rows: Vec<usize> = (0..df.height()).filter(|&i| of_point(i)).collect();
+    let chosen = rows
+        .iter()
+        .filter_map(|&i| iteration[i].map(|it| (it, i)))
+        .min_by_key(|&(it, i)| (it, i))
+        .map(|(it, i)| (capture[i].clone(), Some(it)))
+        .or_else(|| rows.first().map(|&i| (capture[i].clone(), None)));
+    let Some((cap, it)) = chosen else {
+        return Ok((df.clone(), None));
+    };
+    let mask: polars::prelude::BooleanChunked = (0..df.height())
+        .map(|i| Some(of_point(i) && capture[i] == cap && iteration[i] == it))
+        .collect();
+    let label = match (&cap, it) {
+        (Some(c), Some(n)) => format!("{}, iteration {n}", step_name(c)),
+        (Some(c), None) => step_name(c).to_string(),
+        (None, Some(n)) => format!("iteration {n}"),
+        (None, None) => String::new(),
+    };
+    Ok((df.filter(&mask)?, (!label.is_empty()).then_some(label)))
+}
+
 /// Per-bin rates of a trace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IoBins {
@@ -143,6 +203,37 @@ mod tests {
         assert_eq!(b.seeks_per_s[0], 0.0);
         assert!((b.seeks_per_s[1] - 10.0).abs() < 1e-9);
         assert!((b.seeks_per_s[2] - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn first_run_takes_the_lowest_iteration_of_the_point() {
+        let df = polars::df!(
+            "point_id" => ["a", "a", "a", "b", "a"],
+            "capture" => ["setup-03-fill", "workload-01-fsck-it02", "workload-01-fsck-it01", "workload-01-fsck-it01", "workload-01-fsck-it01"],
+            "iteration" => [None, Some(2i64), Some(1), Some(1), Some(1)],
+            "t_s" => [0.0, 0.1, 0.2, 0.3, 0.4],
+        )
+        .unwrap();
+        let (one, label) = first_run(&df, Some("a")).unwrap();
+        assert_eq!(label.as_deref(), Some("fsck, iteration 1"));
+        let t = crate::analysis::f64_values(&one, "io", "t_s").unwrap();
+        assert_eq!(t, [Some(0.2), Some(0.4)]);
+        // Only an untimed step traced: that step.
+        let (one, label) = first_run(&df.head(Some(1)), None).unwrap();
+        assert_eq!((one.height(), label.as_deref()), (1, Some("fill")));
+        // No key columns: the frame is one run.
+        let bare = df.select(["point_id", "t_s"]).unwrap();
+        let (one, label) = first_run(&bare, Some("a")).unwrap();
+        assert_eq!((one.height(), label), (5, None));
+    }
+
+    #[test]
+    fn a_capture_label_names_its_step() {
+        assert_eq!(step_name("workload-01-e2fsck-it03"), "e2fsck");
+        assert_eq!(step_name("setup-04-fill"), "fill");
+        assert_eq!(step_name("before_each-01-drop-it-it12"), "drop-it");
+        assert_eq!(step_name("capture-02-dir-blocks"), "dir-blocks");
+        assert_eq!(step_name("e2fsck"), "e2fsck");
     }
 
     #[test]

@@ -25,7 +25,8 @@ impl IoTrace {
         label: &str,
         bin_s: Option<f64>,
     ) -> Result<IoTrace, PlotError> {
-        let rows = io_trace::rows_from_frame(df, point_id)?;
+        let (run, run_label) = io_trace::first_run(df, point_id)?;
+        let rows = io_trace::rows_from_frame(&run, point_id)?;
         if rows.is_empty() {
             return Err(PlotError::Empty(format!(
                 "no block requests{}",
@@ -51,7 +52,10 @@ impl IoTrace {
             }
         }
         Ok(IoTrace {
-            label: label.to_string(),
+            label: match run_label {
+                Some(r) => format!("{label} ({r})"),
+                None => label.to_string(),
+            },
             reads,
             writes,
             bins,
@@ -62,6 +66,8 @@ impl IoTrace {
 impl Chart {
     /// The trace of one step: three panels against time (offset, MB/s, seeks/s), from an
     /// `io.parquet` frame of one point (or of several, with `point_id` choosing one).
+    /// Of several traced runs it draws one: the point's lowest traced iteration
+    /// ([`io_trace::first_run`]), named in the label.
     pub fn io_trace(io: &DataFrame, point_id: Option<&str>) -> Result<Chart, PlotError> {
         let label = point_id.unwrap_or("trace");
         let t = IoTrace::from_frame(io, point_id, label, None)?;
@@ -78,7 +84,10 @@ impl Chart {
         left: (&str, &str),
         right: (&str, &str),
     ) -> Result<Chart, PlotError> {
-        let rows = |p| io_trace::rows_from_frame(io, Some(p));
+        let rows = |p| {
+            io_trace::first_run(io, Some(p))
+                .and_then(|(run, _)| io_trace::rows_from_frame(&run, Some(p)))
+        };
         let span = [left.0, right.0]
             .into_iter()
             .map(|p| {

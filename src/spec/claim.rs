@@ -128,11 +128,12 @@ pub enum Check {
     FirstVsRest(FirstVsRestCheck),
     Flat(FlatCheck),
     Layout(LayoutCheck),
+    IoSummary(IoSummaryCheck),
 }
 
 impl Check {
     /// The kinds, as written after `kind:`.
-    pub const KINDS: [&'static str; 4] = ["ratio", "first_vs_rest", "flat", "layout"];
+    pub const KINDS: [&'static str; 5] = ["ratio", "first_vs_rest", "flat", "layout", "io_summary"];
 
     pub fn kind(&self) -> &'static str {
         match self {
@@ -140,6 +141,7 @@ impl Check {
             Check::FirstVsRest(_) => "first_vs_rest",
             Check::Flat(_) => "flat",
             Check::Layout(_) => "layout",
+            Check::IoSummary(_) => "io_summary",
         }
     }
 
@@ -150,6 +152,14 @@ impl Check {
             Check::FirstVsRest(c) => vec![("select", &c.select)],
             Check::Flat(c) => vec![("select", &c.select)],
             Check::Layout(c) => vec![("select", &c.select)],
+            Check::IoSummary(c) => [
+                ("select", &c.select),
+                ("numerator", &c.numerator),
+                ("denominator", &c.denominator),
+            ]
+            .into_iter()
+            .filter_map(|(k, s)| s.as_ref().map(|s| (k, s)))
+            .collect(),
         }
     }
 
@@ -160,6 +170,147 @@ impl Check {
             Check::FirstVsRest(c) => &c.expect,
             Check::Flat(c) => &c.expect,
             Check::Layout(c) => &c.expect,
+            Check::IoSummary(c) => &c.expect,
+        }
+    }
+}
+
+/// A column of `io_summary` (one row per traced step and iteration), or a number derived
+/// from its columns.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum IoMetric {
+    Requests,
+    Reads,
+    Writes,
+    Bytes,
+    /// Data requests that do not start where the previous one ended.
+    Seeks,
+    /// The sum of the seeks' distances, in bytes.
+    SeekDistanceBytes,
+    DurationS,
+    SeeksPerS,
+    MbPerS,
+    /// `seek_distance_bytes ÷ seeks`: how far the average seek goes.
+    MeanSeekBytes,
+}
+
+impl IoMetric {
+    pub const ALL: [IoMetric; 10] = [
+        IoMetric::Requests,
+        IoMetric::Reads,
+        IoMetric::Writes,
+        IoMetric::Bytes,
+        IoMetric::Seeks,
+        IoMetric::SeekDistanceBytes,
+        IoMetric::DurationS,
+        IoMetric::SeeksPerS,
+        IoMetric::MbPerS,
+        IoMetric::MeanSeekBytes,
+    ];
+
+    /// The name as written in a claim (and, except `mean_seek_bytes`, the column).
+    pub fn name(self) -> &'static str {
+        match self {
+            IoMetric::Requests => "requests",
+            IoMetric::Reads => "reads",
+            IoMetric::Writes => "writes",
+            IoMetric::Bytes => "bytes",
+            IoMetric::Seeks => "seeks",
+            IoMetric::SeekDistanceBytes => "seek_distance_bytes",
+            IoMetric::DurationS => "duration_s",
+            IoMetric::SeeksPerS => "seeks_per_s",
+            IoMetric::MbPerS => "mb_per_s",
+            IoMetric::MeanSeekBytes => "mean_seek_bytes",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            IoMetric::Requests | IoMetric::Reads | IoMetric::Writes => "requests",
+            IoMetric::Seeks => "seeks",
+            IoMetric::Bytes | IoMetric::SeekDistanceBytes | IoMetric::MeanSeekBytes => "bytes",
+            IoMetric::DurationS => "s",
+            IoMetric::SeeksPerS => "seeks/s",
+            IoMetric::MbPerS => "MB/s",
+        }
+    }
+}
+
+/// `kind: io_summary`: a number from the block traces (`trace: io`) of the selected
+/// points, one sample per traced step and iteration. Either one value (`select`: the
+/// `stat` of the metric) or a ratio of two (`numerator` ÷ `denominator`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct IoSummaryCheck {
+    pub metric: IoMetric,
+    #[serde(default)]
+    pub stat: Stat,
+    /// The traced step (its label, the `capture` column); default: every traced step.
+    #[serde(default)]
+    pub step: Option<String>,
+    /// One value: the rows to summarise.
+    #[serde(default)]
+    pub select: Option<Selection>,
+    /// A ratio: the rows above the line …
+    #[serde(default)]
+    pub numerator: Option<Selection>,
+    /// … and below it.
+    #[serde(default)]
+    pub denominator: Option<Selection>,
+    /// Only a disk model (`medium:`) makes seeks cost what they did on a disk: without
+    /// one on the bundle's devices the claim is not applicable.
+    #[serde(default)]
+    pub needs_medium: bool,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    /// Default: `x` for a ratio, the metric's unit for one value.
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    /// The fewest samples per side for a tier other than `inconclusive` (default 3).
+    #[serde(default)]
+    pub min_samples: Option<usize>,
+}
+
+impl IoSummaryCheck {
+    pub fn unit(&self) -> &str {
+        match (&self.unit, &self.select) {
+            (Some(u), _) => u,
+            (None, Some(_)) => self.metric.unit(),
+            (None, None) => "x",
+        }
+    }
+
+    /// One value or one ratio, not both and not half of one: the key to point at, the
+    /// problem, and what would be right.
+    pub(crate) fn validate(&self) -> Result<(), (Option<String>, String, String)> {
+        let help = "write `select: {…}` for one value, or `numerator: {…}` and `denominator: {…}` for a ratio".to_string();
+        match (&self.select, &self.numerator, &self.denominator) {
+            (Some(_), None, None) | (None, Some(_), Some(_)) => Ok(()),
+            (Some(_), _, _) => Err((
+                Some("select".into()),
+                "an io_summary check has either `select` (one value) or `numerator` and `denominator` (a ratio), not both".into(),
+                help,
+            )),
+            (None, Some(_), None) => Err((
+                Some("numerator".into()),
+                "an io_summary check with a `numerator` needs a `denominator`".into(),
+                help,
+            )),
+            (None, None, Some(_)) => Err((
+                Some("denominator".into()),
+                "an io_summary check with a `denominator` needs a `numerator`".into(),
+                help,
+            )),
+            (None, None, None) => Err((
+                Some("io_summary".into()),
+                "an io_summary check needs `select` (one value) or `numerator` and `denominator` (a ratio)".into(),
+                help,
+            )),
         }
     }
 }
@@ -182,6 +333,12 @@ pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, String> {
                 "`expect`: min {a} is above max {b}; nothing can satisfy it"
             ));
         }
+    }
+    if let Check::IoSummary(c) = &check {
+        c.validate().map_err(|(key, msg, help)| match key {
+            Some(k) => format!("`{k}`: {msg}; {help}"),
+            None => format!("{msg}; {help}"),
+        })?;
     }
     for (name, sel) in check.selections() {
         for (col, cond) in sel {
@@ -419,7 +576,13 @@ pub(super) fn check_claims(
         };
         let pos = if let Some(k) = named("unknown field `") {
             within.clone().and_then(|r| loc.key_in(r, &k))
-        } else if named("unknown variant `").is_some() || message.contains("field `kind`") {
+        } else if let Some(v) = named("unknown variant `") {
+            // The word itself (a metric, a stat), else the kind.
+            within
+                .clone()
+                .and_then(|r| loc.find_in(r, &v))
+                .or_else(|| within.clone().and_then(|r| loc.value_in(r, "kind")))
+        } else if message.contains("field `kind`") {
             within.clone().and_then(|r| loc.value_in(r, "kind"))
         } else if let Some(k) = ["`expect`", "`numerator`", "`denominator`", "`select`"]
             .iter()

@@ -1,7 +1,7 @@
 //! Claim verdicts: the statements a source makes, checked against a bundle's frames.
 //!
-//! Each claim of an experiment (`claims:` in its YAML) has a `check:` in one of four
-//! kinds. Every kind computes one *measured* number from the bundle and, with the same
+//! Each claim of an experiment (`claims:` in its YAML) has a `check:` in one of five
+//! kinds, checked when the experiment is loaded through [`load`] (the CLI's loader). Every kind computes one *measured* number from the bundle and, with the same
 //! recipe over `data/published/`, the *published* number, and compares the measured one
 //! with `expect: {min, max}`:
 //!
@@ -11,6 +11,7 @@
 //! | `first_vs_rest` | per point: the first iteration's metric ÷ the mean of the later ones; the point furthest from `expect` counts |
 //! | `flat` | `stat(metric)` per value of the `across` column; the largest ÷ the smallest |
 //! | `layout` | per point: the largest file's *discontiguity*, the share of its consecutive block pairs that are not physically adjacent (0 = one contiguous run, 1 = every block elsewhere); the point furthest from `expect` counts |
+//! | `io_summary` | from the block traces (`trace: io`): `stat(metric)` of `io_summary` (seeks, seeks_per_s, mean_seek_bytes, bytes, mb_per_s, …) over `select`, or over `numerator` ÷ over `denominator`; one sample per traced step and iteration |
 //!
 //! Selections (`numerator`, `select`, …) map a column to a value, a list of values (any
 //! of), or a range `{min, max}`; matrix axes can be used on every table (the runs table
@@ -41,6 +42,7 @@
 //!         denominator: { quantity: real_time, parent: 0, link_op: true, run: 1 }
 //! ```
 
+mod io;
 mod measure;
 mod render;
 mod reproduction;

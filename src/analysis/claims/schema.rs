@@ -33,6 +33,7 @@ impl Check {
                 "discontiguous block pairs / block pairs",
                 &c.note,
             ),
+            Check::IoSummary(c) => (&c.expect, &c.at_scale, c.unit(), &c.note),
         };
         Stated {
             expect,
@@ -49,6 +50,7 @@ impl Check {
             Check::FirstVsRest(c) => measure_first_vs_rest(c, ev),
             Check::Flat(c) => measure_flat(c, ev),
             Check::Layout(c) => measure_layout(c, ev),
+            Check::IoSummary(c) => super::io::measure_io_summary(c, ev),
         }
     }
 
@@ -65,6 +67,8 @@ impl Check {
                 .published
                 .as_ref()
                 .map(|p| published_layout(p, &c.expect, ev)),
+            // The posts give block traces as pictures, not numbers.
+            Check::IoSummary(_) => None,
         }
     }
 }
