@@ -66,6 +66,21 @@ fn creating_files_moves_the_create_counters_by_at_least_as_many() {
     let (ck, rk) = (keys(&c), keys(&runs));
     assert_eq!(ck.len(), 4, "{ck:?}");
     assert!(ck.is_subset(&rk), "{ck:?} vs {rk:?}");
+    // Claims read counters.parquet like any table, with selections on its columns.
+    let o = s.run(&["claims", &bundle, "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let claims = v["claims"].as_array().expect("claims");
+    let creates = claims
+        .iter()
+        .find(|c| c["id"] == "xfs-creates-every-iteration")
+        .unwrap();
+    let ratio = creates["measured"].as_f64().expect("a measured ratio");
+    assert!((0.9..=1.1).contains(&ratio), "{creates}");
+    assert_eq!(creates["verdict"], "reproduced", "{creates}");
+    let writes = claims.iter().find(|c| c["id"] == "ext4-writes-vs-xfs").unwrap();
+    assert!(writes["measured"].as_f64().is_some_and(|r| r > 0.0), "{writes}");
+    assert!(writes["interval"].is_object(), "two iterations a side: {writes}");
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
 }
