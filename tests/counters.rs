@@ -78,9 +78,18 @@ fn creating_files_moves_the_create_counters_by_at_least_as_many() {
     let ratio = creates["measured"].as_f64().expect("a measured ratio");
     assert!((0.9..=1.1).contains(&ratio), "{creates}");
     assert_eq!(creates["verdict"], "reproduced", "{creates}");
-    let writes = claims.iter().find(|c| c["id"] == "ext4-writes-vs-xfs").unwrap();
-    assert!(writes["measured"].as_f64().is_some_and(|r| r > 0.0), "{writes}");
-    assert!(writes["interval"].is_object(), "two iterations a side: {writes}");
+    let writes = claims
+        .iter()
+        .find(|c| c["id"] == "ext4-writes-vs-xfs")
+        .unwrap();
+    assert!(
+        writes["measured"].as_f64().is_some_and(|r| r > 0.0),
+        "{writes}"
+    );
+    assert!(
+        writes["interval"].is_object(),
+        "two iterations a side: {writes}"
+    );
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
 }

@@ -203,21 +203,12 @@ fn in_use(fam: &[(String, DevNo, PathBuf)], mount_table: &[MountEntry]) -> Optio
     for (name, _, sysfs) in fam {
         let h = holders(sysfs);
         if !h.is_empty() {
-            let holders: Vec<String> = h
-                .iter()
-                .map(|x| {
-                    let k = if x.starts_with("dm-") {
-                        " (device-mapper: LVM, crypt, multipath)"
-                    } else if x.starts_with("md") {
-                        " (md RAID)"
-                    } else {
-                        ""
-                    };
-                    format!("{x}{k}")
-                })
-                .collect();
+            // The names as sysfs lists them; InUse says what each kind is.
             let partition = (Some(name.as_str()) != own_name).then(|| name.clone());
-            return Some(InUse::Holders { partition, holders });
+            return Some(InUse::Holders {
+                partition,
+                holders: h,
+            });
         }
     }
     None

@@ -197,3 +197,15 @@ fn regular_files_and_char_devices_are_not_block_devices() {
     let e = identify(f.path()).unwrap_err();
     assert!(e.to_string().contains("a regular file"), "{e}");
 }
+
+#[test]
+fn holders_are_named_with_their_kind_once() {
+    let why = InUse::Holders {
+        partition: None,
+        holders: vec!["dm-0".into(), "md127".into(), "bcache0".into()],
+    };
+    assert_eq!(
+        Refusal::InUse(why).to_string(),
+        "it has holders: dm-0 (device-mapper: LVM, crypt, multipath), md127 (md RAID), bcache0"
+    );
+}
