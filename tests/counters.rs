@@ -86,9 +86,11 @@ fn creating_files_moves_the_create_counters_by_at_least_as_many() {
         writes["measured"].as_f64().is_some_and(|r| r > 0.0),
         "{writes}"
     );
+    // Two iterations a side: an interval, or the reason there is none (Fieller's is
+    // unbounded when the denominator's spread reaches 0).
     assert!(
-        writes["interval"].is_object(),
-        "two iterations a side: {writes}"
+        writes["interval"].is_object() || writes["no_interval"].is_string(),
+        "{writes}"
     );
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
