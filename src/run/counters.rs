@@ -35,20 +35,15 @@ pub(super) struct PointCounters {
     pub notes: Vec<String>,
 }
 
-/// A row of `counters.parquet` (before the key columns).
+/// A row of `counters.parquet` (before the key columns): where the counter was read,
+/// and its delta.
 #[derive(Debug, Clone, Serialize)]
 pub struct CounterRow {
     pub source: &'static str,
     pub scope: &'static str,
     pub device: Option<String>,
-    pub group: String,
-    pub name: String,
-    pub delta: i64,
-    pub before: u64,
-    pub after: u64,
-    pub unit: &'static str,
-    pub gauge: bool,
-    pub wrapped: bool,
+    #[serde(flatten)]
+    pub delta: Delta,
 }
 
 /// The kernel's name of a block device (`/dev/loop3` → `loop3`), through sysfs.
@@ -224,32 +219,14 @@ impl PointCounters {
         for ((i, b), (_, a)) in before.0.iter().zip(&after.0) {
             let o = &self.origins[*i];
             for d in parse::deltas(b, a) {
-                let Delta {
-                    group,
-                    name,
-                    delta,
-                    before,
-                    after,
-                    unit,
-                    gauge,
-                    wrapped,
-                } = d;
                 out.push(CounterRow {
                     source: o.source.name(),
                     scope: o.scope,
                     // diskstats: the group is the device's kernel name.
-                    device: o
-                        .device
-                        .clone()
-                        .or_else(|| (o.source == CounterSource::Diskstats).then(|| group.clone())),
-                    group,
-                    name,
-                    delta,
-                    before,
-                    after,
-                    unit,
-                    gauge,
-                    wrapped,
+                    device: o.device.clone().or_else(|| {
+                        (o.source == CounterSource::Diskstats).then(|| d.group.clone())
+                    }),
+                    delta: d,
                 });
             }
         }
@@ -290,10 +267,13 @@ mod tests {
         std::fs::write(proc_.join("fs/xfs/stat"), "log 4 2 3 4 9\n").unwrap();
         std::fs::write(proc_.join("vmstat"), "pgpgin 25\n").unwrap();
         let rows = c.rows(&before, &c.read());
-        let get = |n: &str| rows.iter().find(|r| r.name == n).unwrap();
-        assert_eq!(get("xs_log_writes").delta, 3);
-        assert_eq!(get("xs_log_force_sleep").delta, 4);
-        assert_eq!((get("pgpgin").delta, get("pgpgin").source), (15, "vmstat"));
+        let get = |n: &str| rows.iter().find(|r| r.delta.name == n).unwrap();
+        assert_eq!(get("xs_log_writes").delta.delta, 3);
+        assert_eq!(get("xs_log_force_sleep").delta.delta, 4);
+        assert_eq!(
+            (get("pgpgin").delta.delta, get("pgpgin").source),
+            (15, "vmstat")
+        );
         assert_eq!(rows.len(), 6);
     }
 }

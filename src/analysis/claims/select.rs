@@ -44,12 +44,7 @@ pub(super) fn text_matches(cell: Option<&str>, cond: &Cond) -> bool {
     }
 }
 
-pub(super) fn json_label(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
+use crate::store::value_label as json_label;
 
 /// The table with the manifest's matrix values added as columns (when missing) and, for
 /// runs, only the `ok` rows.
@@ -65,32 +60,8 @@ pub(super) fn table(ev: &Evidence, name: &str) -> Result<DataFrame, String> {
             }
         )
     })?;
-    let mut df = df.clone();
-    if let (Ok(idx), false) = (
-        crate::analysis::i64_values(&df, "claims", "point_index"),
-        ev.manifest.matrix_axes.is_empty(),
-    ) {
-        for axis in &ev.manifest.matrix_axes {
-            if df.column(axis).is_ok() {
-                continue;
-            }
-            let values: Vec<Option<String>> = idx
-                .iter()
-                .map(|i| {
-                    i.and_then(|i| {
-                        ev.manifest
-                            .points
-                            .iter()
-                            .find(|p| p.index as i64 == i)
-                            .and_then(|p| p.vars.get(axis))
-                            .map(json_label)
-                    })
-                })
-                .collect();
-            df.with_column(Column::new(axis.as_str().into(), values))
-                .map_err(|e| e.to_string())?;
-        }
-    }
+    // The matrix values as columns, from the manifest (as `Bundle::table_with_axes`).
+    let mut df = crate::store::with_axes(df.clone(), &ev.manifest).map_err(|e| e.to_string())?;
     if name == "runs" {
         if let Ok(status) = str_values(&df, "runs", "status") {
             let mask: BooleanChunked = status
