@@ -1244,10 +1244,26 @@ fn run_replicate(
         let point_counters = workload
             .first()
             .and_then(|w| w.counters.as_ref())
-            .map(|c| counters::PointCounters::resolve(&c.0, &devs));
+            .map(|c| counters::PointCounters::resolve(&c.sources, &devs));
         for n in point_counters.iter().flat_map(|c| &c.notes) {
             warn(format!("{}: {n}", point.id));
         }
+        // `counters: { sync: true }`: what an iteration queued is written before its
+        // counters are read. A failed flush is said: the deltas then miss that part.
+        let counters_sync = workload
+            .first()
+            .and_then(|w| w.counters.as_ref())
+            .is_some_and(|c| c.sync);
+        let settle = |when: &str, it: u32| {
+            if counters_sync {
+                if let Err(e) = devs.sync_own() {
+                    warn(format!(
+                        "{}: iteration {it}: flushing before the counters were read {when} failed, so they may miss what the iteration queued: {e}",
+                        point.id
+                    ));
+                }
+            }
+        };
         'iterations: for it in 1..=point.repeat_max {
             for (n, step) in plan.steps(point, Phase::BeforeEach).into_iter().enumerate() {
                 let label = format!("{}-it{it:02}", ctx.label(Phase::BeforeEach, n, step));
@@ -1259,8 +1275,10 @@ fn run_replicate(
             let Some(step) = workload.first() else { break };
             let label = format!("{}-it{it:02}", ctx.label(Phase::Workload, 0, step));
             let started_at = now();
+            settle("before", it);
             let counted_from = point_counters.as_ref().map(|c| c.read());
             let stepped = ctx.step(step, &label, Some(it));
+            settle("after", it);
             let counted = point_counters
                 .as_ref()
                 .zip(counted_from)

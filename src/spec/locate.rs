@@ -598,6 +598,19 @@ pub(crate) fn yaml_error(loc: &Locator<'_>, e: &serde_yaml::Error) -> SpecError 
                 (line, column) = p;
             }
         }
+    } else if message.contains("`counters") {
+        // The other `counters:` forms: point at the key, or at the part that is wrong.
+        if let Some(o) = loc.find_key_offset_in("counters", here..loc.text.len()) {
+            (line, column) = loc.position(o);
+            let part = key_named("unknown key `").or_else(|| {
+                message
+                    .contains("`counters.sync`")
+                    .then(|| "sync".to_string())
+            });
+            if let Some(p) = part.and_then(|k| loc.find_key_offset_in(&k, o..loc.text.len())) {
+                (line, column) = loc.position(p);
+            }
+        }
     } else if let Some(k) = key_named("duplicate field `") {
         let first = loc.find_key_offset_in(&k, here..loc.text.len());
         if let Some(second) =

@@ -348,9 +348,17 @@ impl CounterSource {
     }
 }
 
-/// `counters:` as written: `all`, or a list of sources.
+/// `counters:` as written: `all`, a list of sources, or
+/// `{ sources: all | [...], sync: true }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Counters(pub Vec<CounterSource>);
+pub struct Counters {
+    pub sources: Vec<CounterSource>,
+    /// Flush the point's own filesystems (syncfs, outside the timed command) just before
+    /// each read, so that what an iteration queued (a log checkpoint, dirty pages) is
+    /// written, and counted, within that iteration instead of whenever the kernel gets
+    /// to it. Off by default: it changes what the next iteration starts from.
+    pub sync: bool,
+}
 
 impl<'de> Deserialize<'de> for Counters {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -373,29 +381,62 @@ impl<'de> Deserialize<'de> for Counters {
                     ))
                 })
         };
-        let v = serde_yaml::Value::deserialize(d)?;
-        let mut out: Vec<CounterSource> = match &v {
-            serde_yaml::Value::String(s) if s == "all" => CounterSource::ALL.to_vec(),
-            serde_yaml::Value::String(s) => vec![one(s)?],
-            serde_yaml::Value::Sequence(items) => items
-                .iter()
-                .map(|i| match i.as_str() {
-                    Some(s) => one(s),
-                    None => Err(D::Error::custom(format!(
-                        "`counters` lists source names ({}), not {i:?}",
-                        choices()
-                    ))),
-                })
-                .collect::<Result<_, _>>()?,
-            _ => {
-                return Err(D::Error::custom(format!(
-                    "`counters` is `all` or a list of {}",
+        let sources = |v: &serde_yaml::Value| -> Result<Vec<CounterSource>, D::Error> {
+            match v {
+                serde_yaml::Value::String(s) if s == "all" => Ok(CounterSource::ALL.to_vec()),
+                serde_yaml::Value::String(s) => Ok(vec![one(s)?]),
+                serde_yaml::Value::Sequence(items) => items
+                    .iter()
+                    .map(|i| match i.as_str() {
+                        Some(s) => one(s),
+                        None => Err(D::Error::custom(format!(
+                            "`counters` lists source names ({}), not {i:?}",
+                            choices()
+                        ))),
+                    })
+                    .collect(),
+                _ => Err(D::Error::custom(format!(
+                    "`counters` is `all`, a list of {}, or `{{ sources: [...], sync: true }}`",
                     choices()
-                )))
+                ))),
             }
+        };
+        let v = serde_yaml::Value::deserialize(d)?;
+        let (mut out, sync) = match &v {
+            serde_yaml::Value::Mapping(m) => {
+                let mut out = None;
+                let mut sync = false;
+                for (k, val) in m {
+                    match k.as_str() {
+                        Some("sources") => out = Some(sources(val)?),
+                        Some("sync") => {
+                            sync = val.as_bool().ok_or_else(|| {
+                                let val = serde_yaml::to_string(val).unwrap_or_default();
+                                D::Error::custom(format!(
+                                    "`counters.sync` is `true` or `false`, not `{}`",
+                                    val.trim()
+                                ))
+                            })?
+                        }
+                        _ => {
+                            let k = k.as_str().map_or_else(|| format!("{k:?}"), str::to_string);
+                            return Err(D::Error::custom(format!(
+                                "unknown key `{k}` in `counters`: use `sources` and `sync`"
+                            )));
+                        }
+                    }
+                }
+                let out = out.ok_or_else(|| {
+                    D::Error::custom(
+                        "`counters` as a map needs `sources` (`all` or a list), e.g. `{ sources: [xfs], sync: true }`",
+                    )
+                })?;
+                (out, sync)
+            }
+            other => (sources(other)?, false),
         };
         out.sort();
         out.dedup();
-        Ok(Counters(out))
+        Ok(Counters { sources: out, sync })
     }
 }
