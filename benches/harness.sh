@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
 # Harness cost per iteration (issue 15): `fslab run` of an experiment whose workload is
 # `/bin/true` with `repeat: N` and no devices, timed as a whole, against a bash loop of
-# the same command in the same run. As root (fslab run needs it), from the project root,
-# with a release build: `cargo build --release && bash benches/harness.sh [N...]`.
+# the same command in the same run. The same experiment with `counters: all` on the
+# workload (issue 17) gives what reading the kernel counters around every iteration
+# costs (with no devices: vmstat and the global XFS stats; diskstats and ext4 read
+# nothing). As root (fslab run needs it), from the project root, with a release build:
+# `cargo build --release && bash benches/harness.sh [N...]`.
 set -euo pipefail
 FSLAB=${FSLAB:-target/release/fslab}
 [ -x "$FSLAB" ] || { echo "no $FSLAB: cargo build --release first" >&2; exit 2; }
 W=$(mktemp -d /var/tmp/fslab-bench-harness.XXXXXX)
 trap 'rm -rf "$W"' EXIT
-ns=("$@"); [ ${#ns[@]} -gt 0 ] || ns=(300 1000 3000)
+ns=("$@"); [ ${#ns[@]} -gt 0 ] || ns=(300 3000 10000)
 now() { date +%s.%N; }
-printf '| iterations | fslab run (s) | bash loop (s) | ratio | fslab per iteration beyond bash (ms) | sum of wall_s (s) |\n|---|---|---|---|---|---|\n'
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "machine: $(nproc) CPUs, $(uname -r); fslab: $FSLAB ($(stat -c %s "$FSLAB") bytes); load at start: $(load)"
+printf '| iterations | fslab run (s) | bash loop (s) | **ratio** | fslab beyond bash per iteration (ms) | sum of wall_s (s) | with `counters: all` (s) | counters per iteration (ms) | load |\n|---|---|---|---|---|---|---|---|---|\n'
 for n in "${ns[@]}"; do
-  cat > "$W/h.yaml" <<YAML
-id: harness
-title: harness cost
-workload:
-  run: /bin/true
-  repeat: $n
-YAML
+  for c in 0 1; do
+    {
+      echo "id: harness"
+      echo "title: harness cost"
+      echo "workload:"
+      echo "  run: /bin/true"
+      echo "  repeat: $n"
+      [ $c = 1 ] && echo "  counters: all"
+    } > "$W/h$c.yaml"
+  done
   for rep in 1 2 3; do
     t0=$(now)
-    out=$(FSLAB_WORK_DIR=$W/w FSLAB_RESULTS_DIR=$W/r "$FSLAB" run "$W/h.yaml" --quiet)
+    out=$(FSLAB_WORK_DIR=$W/w FSLAB_RESULTS_DIR=$W/r "$FSLAB" run "$W/h0.yaml" --quiet)
     t1=$(now)
     bash -c "for i in \$(seq $n); do /bin/true; done"
     t2=$(now)
+    FSLAB_WORK_DIR=$W/w FSLAB_RESULTS_DIR=$W/r "$FSLAB" run "$W/h1.yaml" --quiet >/dev/null 2>&1
+    t3=$(now)
     sum=$(python3 -c "import polars as pl; print(round(pl.read_parquet('$out/runs.parquet')['wall_s'].sum(), 3))")
-    awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$n" -v s="$sum" 'BEGIN {
-      f = b - a; l = c - b;
-      printf "| %d | %.2f | %.2f | %.1fx | %.2f | %s |\n", n, f, l, f / l, (f - l) * 1000 / n, s }'
+    awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v n="$n" -v s="$sum" -v l="$(load)" 'BEGIN {
+      f = b - a; l2 = c - b; k = d - c;
+      printf "| %d | %.2f | %.2f | **%.2fx** | %.3f | %s | %.2f | %.3f | %s |\n", n, f, l2, f / l2, (f - l2) * 1000 / n, s, k, (k - f) * 1000 / n, l }'
+    rm -rf "$W/r"
   done
 done
+echo "load at end: $(load)"

@@ -145,6 +145,29 @@ fn assert_resumed(
     );
 }
 
+/// Issue 15: `runs.parquet` is written at the end of each point, the journal after every
+/// iteration. A run SIGKILLed between iterations of its second point leaves the parquet
+/// behind the journal; reopening the bundle (no resume) still gives every journaled row.
+#[test]
+fn a_run_killed_between_iterations_reopens_with_every_journaled_row() {
+    let s = Scratch::new("kil");
+    let (bundle, journaled) = killed_run(&s);
+    let parquet = fslab::store::read_parquet(&bundle.join("runs.parquet"))
+        .map(|df| df.height())
+        .unwrap_or(0);
+    // The kill fell mid-point (0.3 s iterations, a 10 ms poll): the parquet holds the
+    // finished first point only, so the rows below can only come from the journal.
+    assert_eq!(
+        parquet, 3,
+        "runs.parquet: {parquet} rows; journal: {journaled:?}"
+    );
+    assert!(journaled.len() > parquet, "{journaled:?}");
+    assert_eq!(rows(&bundle), journaled, "Bundle::runs() after the kill");
+    let o = s.run(&["cleanup"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(s.mounts().is_empty() && s.loops().is_empty());
+}
+
 #[test]
 fn a_killed_run_resumes_to_the_rows_of_an_uninterrupted_run() {
     let s = Scratch::new("res");
