@@ -38,6 +38,8 @@ pub enum Error {
     #[error(transparent)]
     Published(#[from] crate::published::PublishedError),
     #[error(transparent)]
+    Reshape(#[from] crate::published::ReshapeError),
+    #[error(transparent)]
     Frame(#[from] crate::frames::FrameError),
     #[error(transparent)]
     Claims(#[from] crate::analysis::claims::ClaimsError),

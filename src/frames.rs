@@ -25,6 +25,106 @@ pub enum FrameError {
     Polars(#[from] PolarsError),
 }
 
+/// A column that cannot be read as wanted.
+#[derive(Debug, thiserror::Error)]
+pub enum ColumnError {
+    #[error("the {frame} frame has no column `{column}` (columns: {available})")]
+    Missing {
+        frame: &'static str,
+        column: String,
+        available: String,
+    },
+    #[error("column `{column}` of type {dtype} cannot be read as {wanted}")]
+    Type {
+        column: String,
+        dtype: String,
+        wanted: &'static str,
+    },
+    #[error(transparent)]
+    Polars(#[from] PolarsError),
+}
+
+/// A column by name; `frame` names the frame in the error.
+pub fn column<'a>(
+    df: &'a DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<&'a Column, ColumnError> {
+    // By name, and by a scan of the columns when the name lookup does not answer: in a
+    // notebook (evcxr, where every cell is built as its own library), a frame made in one
+    // cell and looked up by name in a later one reported a column it has as missing
+    // (notebooks/fio.ipynb, polars 0.55), while columns() still held it.
+    df.column(name)
+        .ok()
+        .or_else(|| df.columns().iter().find(|c| c.name().as_str() == name))
+        .ok_or_else(|| ColumnError::Missing {
+            frame,
+            column: name.to_string(),
+            available: df
+                .get_column_names()
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// A column's values as f64 (integers and booleans are cast; strings are an error).
+pub fn f64_values(
+    df: &DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<Vec<Option<f64>>, ColumnError> {
+    let col = column(df, frame, name)?;
+    let type_error = || ColumnError::Type {
+        column: name.to_string(),
+        dtype: col.dtype().to_string(),
+        wanted: "a number",
+    };
+    if !(col.dtype().is_primitive_numeric() || col.dtype().is_bool() || col.dtype().is_null()) {
+        return Err(type_error());
+    }
+    let cast = col.cast(&DataType::Float64).map_err(|_| type_error())?;
+    let ca = cast.f64().map_err(|_| type_error())?;
+    Ok(ca.iter().collect())
+}
+
+/// A column's values as i64 (floats are truncated by the cast).
+pub fn i64_values(
+    df: &DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<Vec<Option<i64>>, ColumnError> {
+    let col = column(df, frame, name)?;
+    let type_error = || ColumnError::Type {
+        column: name.to_string(),
+        dtype: col.dtype().to_string(),
+        wanted: "an integer",
+    };
+    if !(col.dtype().is_primitive_numeric() || col.dtype().is_null()) {
+        return Err(type_error());
+    }
+    let cast = col.cast(&DataType::Int64).map_err(|_| type_error())?;
+    let ca = cast.i64().map_err(|_| type_error())?;
+    Ok(ca.iter().collect())
+}
+
+/// A column's values as text (any type is rendered as polars casts it to String).
+pub fn str_values(
+    df: &DataFrame,
+    frame: &'static str,
+    name: &str,
+) -> Result<Vec<Option<String>>, ColumnError> {
+    let col = column(df, frame, name)?;
+    let cast = col.cast(&DataType::String).map_err(|_| ColumnError::Type {
+        column: name.to_string(),
+        dtype: col.dtype().to_string(),
+        wanted: "text",
+    })?;
+    let ca = cast.str()?;
+    Ok(ca.iter().map(|v| v.map(str::to_string)).collect())
+}
+
 /// Build a DataFrame from serializable records (one row each).
 pub fn from_records<T: Serialize>(rows: &[T]) -> Result<DataFrame, FrameError> {
     let mut objects = Vec::with_capacity(rows.len());

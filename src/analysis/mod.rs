@@ -49,11 +49,9 @@ pub fn recorded_warmup(manifest: &crate::store::Manifest) -> Option<usize> {
     }
     seen
 }
-pub use views::{
-    fsck_passes, largest_file_summary, largest_files, published_extents, published_runs,
-};
+pub use views::{fsck_passes, largest_file_summary, largest_files};
 
-use crate::frames::FrameError;
+use crate::frames::{ColumnError, FrameError};
 use polars::prelude::*;
 use serde_json::Value;
 
@@ -77,36 +75,10 @@ pub enum AnalysisError {
     },
     #[error("invalid option: {0}")]
     InvalidOption(String),
-    #[error("published data: {0}")]
-    Published(String),
     #[error(transparent)]
     Frame(#[from] FrameError),
     #[error(transparent)]
     Polars(#[from] PolarsError),
-}
-
-fn column<'a>(
-    df: &'a DataFrame,
-    frame: &'static str,
-    name: &str,
-) -> Result<&'a Column, AnalysisError> {
-    // By name, and by a scan of the columns when the name lookup does not answer: in a
-    // notebook (evcxr, where every cell is built as its own library), a frame made in one
-    // cell and looked up by name in a later one reported a column it has as missing
-    // (notebooks/fio.ipynb, polars 0.55), while columns() still held it.
-    df.column(name)
-        .ok()
-        .or_else(|| df.columns().iter().find(|c| c.name().as_str() == name))
-        .ok_or_else(|| AnalysisError::MissingColumn {
-            frame,
-            column: name.to_string(),
-            available: df
-                .get_column_names()
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
 }
 
 /// A column's values as f64 (integers and booleans are cast; strings are an error).
@@ -115,18 +87,7 @@ pub(crate) fn f64_values(
     frame: &'static str,
     name: &str,
 ) -> Result<Vec<Option<f64>>, AnalysisError> {
-    let col = column(df, frame, name)?;
-    let type_error = || AnalysisError::ColumnType {
-        column: name.to_string(),
-        dtype: col.dtype().to_string(),
-        wanted: "a number",
-    };
-    if !(col.dtype().is_primitive_numeric() || col.dtype().is_bool() || col.dtype().is_null()) {
-        return Err(type_error());
-    }
-    let cast = col.cast(&DataType::Float64).map_err(|_| type_error())?;
-    let ca = cast.f64().map_err(|_| type_error())?;
-    Ok(ca.iter().collect())
+    Ok(crate::frames::f64_values(df, frame, name)?)
 }
 
 /// A column's values as i64 (floats are truncated by the cast).
@@ -135,18 +96,7 @@ pub(crate) fn i64_values(
     frame: &'static str,
     name: &str,
 ) -> Result<Vec<Option<i64>>, AnalysisError> {
-    let col = column(df, frame, name)?;
-    let type_error = || AnalysisError::ColumnType {
-        column: name.to_string(),
-        dtype: col.dtype().to_string(),
-        wanted: "an integer",
-    };
-    if !(col.dtype().is_primitive_numeric() || col.dtype().is_null()) {
-        return Err(type_error());
-    }
-    let cast = col.cast(&DataType::Int64).map_err(|_| type_error())?;
-    let ca = cast.i64().map_err(|_| type_error())?;
-    Ok(ca.iter().collect())
+    Ok(crate::frames::i64_values(df, frame, name)?)
 }
 
 /// A column's values as text (any type is rendered as polars casts it to String).
@@ -155,16 +105,33 @@ pub(crate) fn str_values(
     frame: &'static str,
     name: &str,
 ) -> Result<Vec<Option<String>>, AnalysisError> {
-    let col = column(df, frame, name)?;
-    let cast = col
-        .cast(&DataType::String)
-        .map_err(|_| AnalysisError::ColumnType {
-            column: name.to_string(),
-            dtype: col.dtype().to_string(),
-            wanted: "text",
-        })?;
-    let ca = cast.str()?;
-    Ok(ca.iter().map(|v| v.map(str::to_string)).collect())
+    Ok(crate::frames::str_values(df, frame, name)?)
+}
+
+impl From<ColumnError> for AnalysisError {
+    fn from(e: ColumnError) -> Self {
+        match e {
+            ColumnError::Missing {
+                frame,
+                column,
+                available,
+            } => AnalysisError::MissingColumn {
+                frame,
+                column,
+                available,
+            },
+            ColumnError::Type {
+                column,
+                dtype,
+                wanted,
+            } => AnalysisError::ColumnType {
+                column,
+                dtype,
+                wanted,
+            },
+            ColumnError::Polars(e) => AnalysisError::Polars(e),
+        }
+    }
 }
 
 /// One cell as JSON (for carrying matrix variables of any type into typed rows).

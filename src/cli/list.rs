@@ -16,14 +16,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .collect();
     files.sort();
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::NOTHING);
-    table.set_header(["id", "title", "profiles", "file"]);
+    let mut grid = comfy_table::Table::new();
+    grid.load_preset(comfy_table::presets::NOTHING);
+    grid.set_header(["id", "title", "profiles", "file"]);
     let mut broken = 0;
     for f in files {
         match fslab::Experiment::load(&f) {
             Ok(e) => {
-                table.add_row([
+                grid.add_row([
                     e.id().to_string(),
                     e.title().to_string(),
                     e.def.profiles.keys().cloned().collect::<Vec<_>>().join(","),
@@ -36,7 +36,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    println!("{table}");
+    println!("{grid}");
     Ok(if broken > 0 {
         ExitCode::from(1)
     } else {

@@ -100,7 +100,7 @@ pub fn run(args: ParseArgs) -> anyhow::Result<ExitCode> {
         } else if args.csv {
             write_csv(&mut out, &parsed)?;
         } else {
-            writeln!(out, "{}", table(&parsed))?;
+            writeln!(out, "{}", grid(&parsed))?;
         }
         out.flush()
     })();
@@ -142,7 +142,7 @@ fn cell(v: Option<&serde_json::Value>) -> String {
     }
 }
 
-fn table(parsed: &Parsed) -> String {
+fn grid(parsed: &Parsed) -> String {
     if parsed.json.is_empty() {
         return format!("({}: no rows)", parsed.kind);
     }

@@ -137,17 +137,17 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     .into_iter()
     .filter(|c| runs.column(c).is_ok())
     .collect();
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::UTF8_HORIZONTAL_ONLY);
-    table.set_header(shown.clone());
+    let mut grid = comfy_table::Table::new();
+    grid.load_preset(comfy_table::presets::UTF8_HORIZONTAL_ONLY);
+    grid.set_header(shown.clone());
     for i in 0..runs.height() {
-        table.add_row(
+        grid.add_row(
             shown
                 .iter()
                 .map(|c| runs.column(c).map(|col| cell(col, i)).unwrap_or_default()),
         );
     }
-    println!("{table}");
+    println!("{grid}");
     let tables = bundle.tables()?;
     println!("tables: {}", tables.join(", "));
     let notebooks = bundle.notebooks()?;

@@ -285,68 +285,95 @@ impl IoSummaryCheck {
         }
     }
 
-    /// One value or one ratio, not both and not half of one: the key to point at, the
-    /// problem, and what would be right.
-    pub(crate) fn validate(&self) -> Result<(), (Option<String>, String, String)> {
-        let help = "write `select: {…}` for one value, or `numerator: {…}` and `denominator: {…}` for a ratio".to_string();
+    /// One value or one ratio, not both and not half of one.
+    pub(crate) fn validate(&self) -> Result<(), IoShape> {
         match (&self.select, &self.numerator, &self.denominator) {
             (Some(_), None, None) | (None, Some(_), Some(_)) => Ok(()),
-            (Some(_), _, _) => Err((
-                Some("select".into()),
-                "an io_summary check has either `select` (one value) or `numerator` and `denominator` (a ratio), not both".into(),
-                help,
-            )),
-            (None, Some(_), None) => Err((
-                Some("numerator".into()),
-                "an io_summary check with a `numerator` needs a `denominator`".into(),
-                help,
-            )),
-            (None, None, Some(_)) => Err((
-                Some("denominator".into()),
-                "an io_summary check with a `denominator` needs a `numerator`".into(),
-                help,
-            )),
-            (None, None, None) => Err((
-                Some("io_summary".into()),
-                "an io_summary check needs `select` (one value) or `numerator` and `denominator` (a ratio)".into(),
-                help,
-            )),
+            (Some(_), _, _) => Err(IoShape::Both),
+            (None, Some(_), None) => Err(IoShape::NoDenominator),
+            (None, None, Some(_)) => Err(IoShape::NoNumerator),
+            (None, None, None) => Err(IoShape::Neither),
         }
     }
 }
 
-/// Read a claim's `check:`; the error is serde's message, made friendlier.
-pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, String> {
+/// How an `io_summary` check fails to be one value or one ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IoShape {
+    #[error("an io_summary check has either `select` (one value) or `numerator` and `denominator` (a ratio), not both")]
+    Both,
+    #[error("an io_summary check with a `numerator` needs a `denominator`")]
+    NoDenominator,
+    #[error("an io_summary check with a `denominator` needs a `numerator`")]
+    NoNumerator,
+    #[error(
+        "an io_summary check needs `select` (one value) or `numerator` and `denominator` (a ratio)"
+    )]
+    Neither,
+}
+
+impl IoShape {
+    /// What would be right.
+    pub const HELP: &'static str =
+        "write `select: {…}` for one value, or `numerator: {…}` and `denominator: {…}` for a ratio";
+
+    /// The key to point at.
+    pub fn key(self) -> &'static str {
+        match self {
+            IoShape::Both => "select",
+            IoShape::NoDenominator => "numerator",
+            IoShape::NoNumerator => "denominator",
+            IoShape::Neither => "io_summary",
+        }
+    }
+}
+
+/// Why a claim's `check:` cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("a selection condition is a value (`fs: ext4`), a list of values (`fs: [ext3, ext4]`) or a range with only `min` and `max` (`iteration: {{ min: 2 }}`)")]
+    Condition,
+    #[error("missing field `kind`: say which kind of check this is ({})", Check::KINDS.join(", "))]
+    MissingKind,
+    /// serde's message (an unknown key, kind or metric, a wrong type).
+    #[error(transparent)]
+    Yaml(serde_yaml::Error),
+    #[error("`expect`: min {min} is above max {max}; nothing can satisfy it")]
+    EmptyExpect { min: f64, max: f64 },
+    #[error("`{key}`: {shape}; {help}", key = .0.key(), shape = .0, help = IoShape::HELP)]
+    IoShape(IoShape),
+    #[error("`{name}`: the range for `{column}` gives neither `min` nor `max`")]
+    EmptyRange { name: String, column: String },
+}
+
+/// Read a claim's `check:`; serde's errors are made friendlier.
+pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, CheckError> {
     let check: Check = serde_yaml::from_value(raw.clone()).map_err(|e| {
         let m = e.to_string();
         if m.contains("untagged enum Cond") {
-            "a selection condition is a value (`fs: ext4`), a list of values (`fs: [ext3, ext4]`) or a range with only `min` and `max` (`iteration: { min: 2 }`)".to_string()
+            CheckError::Condition
         } else if m.contains("missing field `kind`") {
-            format!("missing field `kind`: say which kind of check this is ({})", Check::KINDS.join(", "))
+            CheckError::MissingKind
         } else {
-            m
+            CheckError::Yaml(e)
         }
     })?;
-    if let (Some(a), Some(b)) = (check.expect().min, check.expect().max) {
-        if a > b {
-            return Err(format!(
-                "`expect`: min {a} is above max {b}; nothing can satisfy it"
-            ));
+    if let (Some(min), Some(max)) = (check.expect().min, check.expect().max) {
+        if min > max {
+            return Err(CheckError::EmptyExpect { min, max });
         }
     }
     if let Check::IoSummary(c) = &check {
-        c.validate().map_err(|(key, msg, help)| match key {
-            Some(k) => format!("`{k}`: {msg}; {help}"),
-            None => format!("{msg}; {help}"),
-        })?;
+        c.validate().map_err(CheckError::IoShape)?;
     }
     for (name, sel) in check.selections() {
         for (col, cond) in sel {
             if let Cond::Range(r) = cond {
                 if r.min.is_none() && r.max.is_none() {
-                    return Err(format!(
-                        "`{name}`: the range for `{col}` gives neither `min` nor `max`"
-                    ));
+                    return Err(CheckError::EmptyRange {
+                        name: name.to_string(),
+                        column: col.to_string(),
+                    });
                 }
             }
         }
@@ -531,79 +558,4 @@ pub struct PublishedLayout {
     pub dataset: String,
     #[serde(default)]
     pub select: Selection,
-}
-
-/// Every claim's `check:` reads as a check, and claim ids are unique: else an error at
-/// the offending key (or the `check:` of the claim), with what would be right.
-pub(super) fn check_claims(
-    def: &super::ExperimentDef,
-    loc: &super::locate::Locator<'_>,
-) -> Result<(), super::SpecError> {
-    let section = loc.section("claims");
-    let mut seen: IndexMap<&str, usize> = IndexMap::new();
-    for (i, claim) in def.claims.iter().enumerate() {
-        let item = section.clone().and_then(|r| loc.item(r, i));
-        let at_start = || {
-            item.as_ref()
-                .map(|r| loc.start_of(r))
-                .or_else(|| section.as_ref().map(|r| loc.start_of(r)))
-                .unwrap_or((0, 0))
-        };
-        if let Some(first) = seen.insert(claim.id.as_str(), i) {
-            let pos = item
-                .clone()
-                .and_then(|r| loc.value_in(r, "id"))
-                .unwrap_or_else(at_start);
-            let mut e = loc.at_pos(pos, format!("claim id `{}` is used twice", claim.id));
-            e.help = Some(format!(
-                "claim {} already has it; each claim needs its own id (verdicts are keyed by it)",
-                first + 1
-            ));
-            return Err(e);
-        }
-        let Some(raw) = &claim.check else { continue };
-        let Err(message) = parse_check(raw) else {
-            continue;
-        };
-        let block = item.clone().and_then(|r| loc.block(r, "check"));
-        let within = block.clone().or(item.clone());
-        let named = |prefix: &str| {
-            message
-                .split(prefix)
-                .nth(1)
-                .and_then(|r| r.split('`').next())
-                .map(str::to_string)
-        };
-        let pos = if let Some(k) = named("unknown field `") {
-            within.clone().and_then(|r| loc.key_in(r, &k))
-        } else if let Some(v) = named("unknown variant `") {
-            // The word itself (a metric, a stat), else the kind.
-            within
-                .clone()
-                .and_then(|r| loc.find_in(r, &v))
-                .or_else(|| within.clone().and_then(|r| loc.value_in(r, "kind")))
-        } else if message.contains("field `kind`") {
-            within.clone().and_then(|r| loc.value_in(r, "kind"))
-        } else if let Some(k) = ["`expect`", "`numerator`", "`denominator`", "`select`"]
-            .iter()
-            .find(|k| message.starts_with(**k))
-        {
-            within
-                .clone()
-                .and_then(|r| loc.key_in(r, k.trim_matches('`')))
-        } else {
-            None
-        }
-        .or_else(|| block.as_ref().map(|r| loc.start_of(r)))
-        .unwrap_or_else(at_start);
-        let mut e = loc.at_pos(pos, format!("claim `{}`: `check:`: {message}", claim.id));
-        e.help = super::locate::did_you_mean(&message).or_else(|| {
-            Some(format!(
-                "a check is a mapping with `kind` ({}) and that kind's keys; see src/analysis/claims/mod.rs",
-                Check::KINDS.join(", ")
-            ))
-        });
-        return Err(e);
-    }
-    Ok(())
 }

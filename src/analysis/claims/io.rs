@@ -8,19 +8,22 @@ const TABLE: &str = "io_summary";
 /// The metric's values, added to the table under this name before selecting.
 const VALUE: &str = "__io_metric";
 
-pub(super) fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Measure, String> {
+pub(super) fn measure_io_summary(
+    c: &IoSummaryCheck,
+    ev: &Evidence,
+) -> Result<Measure, MeasureError> {
     if c.needs_medium && !on_a_disk_model(&ev.manifest) {
-        return Err(format!(
+        return Err(MeasureError::Untestable(format!(
             "{} needs a disk model (`medium:`) under the traced devices, and this bundle's devices have none: on a loop device over an SSD or the page cache a seek costs next to nothing, so its count per second says nothing about a disk",
             c.metric.name()
-        ));
+        )));
     }
     let df = traced_rows(ev, c)?;
     let what = match &c.step {
         Some(s) => format!("{} of step {s}", c.metric.name()),
         None => c.metric.name().to_string(),
     };
-    let side = |sel: &Selection| -> Result<Vec<f64>, String> {
+    let side = |sel: &Selection| -> Result<Vec<f64>, MeasureError> {
         let rows = select(&df, sel, "the `io_summary` table")?;
         let v = values(&rows, VALUE, "the `io_summary` table")?;
         if v.is_empty() {
@@ -43,7 +46,7 @@ pub(super) fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Me
             let v = side(sel)?;
             let x = stat
                 .apply(&v)
-                .ok_or_else(|| "missing data: nothing to summarise".to_string())?;
+                .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
             let interval = bootstrap(&v, &[], &|a, _| stat.apply(a), 0.95, 2000, 0x5eed);
             Ok(Measure {
                 value: x,
@@ -55,13 +58,13 @@ pub(super) fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Me
         (None, Some(num_sel), Some(den_sel)) => {
             let (nv, dv) = (side(num_sel)?, side(den_sel)?);
             let (Some(n), Some(d)) = (stat.apply(&nv), stat.apply(&dv)) else {
-                return Err("missing data: nothing to summarise".into());
+                return Err(MeasureError::MissingData("nothing to summarise".into()));
             };
             if d == 0.0 {
-                return Err(format!(
+                return Err(MeasureError::NoNumber(format!(
                     "the denominator ({what} over {}) is 0",
                     sel_label(den_sel)
-                ));
+                )));
             }
             let interval = match stat {
                 Stat::Mean => fieller_welch(&nv, &dv, 0.95),
@@ -89,10 +92,10 @@ pub(super) fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Me
         }
         // Refused when the experiment is loaded (`validate`); a bundle's embedded copy
         // may predate that.
-        _ => Err(c
-            .validate()
-            .err()
-            .map_or_else(|| "the check is malformed".into(), |(_, m, _)| m)),
+        _ => Err(c.validate().err().map_or_else(
+            || MeasureError::NoNumber("the check is malformed".into()),
+            MeasureError::Shape,
+        )),
     }
 }
 
@@ -106,11 +109,10 @@ fn on_a_disk_model(m: &Manifest) -> bool {
 
 /// The `io_summary` rows the check counts, with the metric under [`VALUE`]: only the
 /// chosen step, and not the iterations whose run failed.
-fn traced_rows(ev: &Evidence, c: &IoSummaryCheck) -> Result<DataFrame, String> {
-    let mut df = table(ev, TABLE)
-        .map_err(|e| format!("{e}; a block trace needs `trace: io` on the step (docs/media.md)"))?;
+fn traced_rows(ev: &Evidence, c: &IoSummaryCheck) -> Result<DataFrame, MeasureError> {
+    let mut df = table(ev, TABLE).map_err(|e| MeasureError::Untraced(Box::new(e)))?;
     if let Some(step) = &c.step {
-        let captures = str_values(&df, "claims", "capture").map_err(|e| e.to_string())?;
+        let captures = str_values(&df, "claims", "capture")?;
         let mask: BooleanChunked = captures
             .iter()
             .map(|x| {
@@ -120,32 +122,31 @@ fn traced_rows(ev: &Evidence, c: &IoSummaryCheck) -> Result<DataFrame, String> {
                 )
             })
             .collect();
-        let kept = df.filter(&mask).map_err(|e| e.to_string())?;
+        let kept = df.filter(&mask)?;
         if kept.height() == 0 {
             let mut have: Vec<&str> = captures.iter().flatten().map(|l| step_name(l)).collect();
             have.sort();
             have.dedup();
-            return Err(format!(
-                "missing data: no step `{step}` was traced (traced: {})",
+            return Err(MeasureError::MissingData(format!(
+                "no step `{step}` was traced (traced: {})",
                 if have.is_empty() {
                     "none".to_string()
                 } else {
                     have.join(", ")
                 }
-            ));
+            )));
         }
         df = kept;
     }
     df = without_failed_iterations(ev, df)?;
     let value = metric_values(&df, c.metric)?;
-    df.with_column(Column::new(VALUE.into(), value))
-        .map_err(|e| e.to_string())?;
+    df.with_column(Column::new(VALUE.into(), value))?;
     Ok(df)
 }
 
 /// Drop the rows of iterations whose `runs` row is not `ok` (a failed step's trace
 /// counts requests of a run that did not do its work).
-fn without_failed_iterations(ev: &Evidence, df: DataFrame) -> Result<DataFrame, String> {
+fn without_failed_iterations(ev: &Evidence, df: DataFrame) -> Result<DataFrame, MeasureError> {
     let Some(runs) = ev.tables.get("runs") else {
         return Ok(df);
     };
@@ -157,15 +158,14 @@ fn without_failed_iterations(ev: &Evidence, df: DataFrame) -> Result<DataFrame, 
         return Ok(df);
     };
     let failed: std::collections::BTreeSet<(i64, i64)> = (0..runs.height())
-        .filter(|&r| st[r].as_deref() != Some("ok"))
+        .filter(|&r| !RunStatus::is_ok_str(st[r].as_deref()))
         .filter_map(|r| Some((pi[r]?, it[r]?)))
         .collect();
     if failed.is_empty() {
         return Ok(df);
     }
-    let dpi =
-        crate::analysis::i64_values(&df, "claims", "point_index").map_err(|e| e.to_string())?;
-    let dit = crate::analysis::i64_values(&df, "claims", "iteration").map_err(|e| e.to_string())?;
+    let dpi = crate::analysis::i64_values(&df, "claims", "point_index")?;
+    let dit = crate::analysis::i64_values(&df, "claims", "iteration")?;
     let mask: BooleanChunked = dpi
         .iter()
         .zip(&dit)
@@ -174,12 +174,12 @@ fn without_failed_iterations(ev: &Evidence, df: DataFrame) -> Result<DataFrame, 
             _ => Some(true),
         })
         .collect();
-    df.filter(&mask).map_err(|e| e.to_string())
+    Ok(df.filter(&mask)?)
 }
 
 /// The metric of every row (None where it is undefined, e.g. the mean seek of a step
 /// without seeks).
-fn metric_values(df: &DataFrame, m: IoMetric) -> Result<Vec<Option<f64>>, String> {
+fn metric_values(df: &DataFrame, m: IoMetric) -> Result<Vec<Option<f64>>, MeasureError> {
     let what = "the `io_summary` table";
     match m {
         IoMetric::MeanSeekBytes => {
@@ -257,7 +257,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             vars: IndexMap::new(),
-            published: Box::new(|d| Err(format!("no published {d}"))),
+            published: Box::new(crate::published::load),
         }
     }
 

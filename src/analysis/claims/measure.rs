@@ -2,17 +2,17 @@
 
 use super::*;
 
-pub(super) fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, String> {
+pub(super) fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
     let num_v = selected_values(ev, &c.table, &c.metric, &c.numerator)?;
     let den_v = selected_values(ev, &c.table, &c.metric, &c.denominator)?;
     let (Some(n), Some(d)) = (c.stat.apply(&num_v), c.stat.apply(&den_v)) else {
-        return Err("missing data: nothing to summarise".into());
+        return Err(MeasureError::MissingData("nothing to summarise".into()));
     };
     if d == 0.0 {
-        return Err(format!(
+        return Err(MeasureError::NoNumber(format!(
             "the denominator ({}) is 0",
             sel_label(&c.denominator)
-        ));
+        )));
     }
     let min = c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES);
     let interval = match c.stat {
@@ -68,12 +68,14 @@ pub(super) fn stat_name(s: Stat) -> &'static str {
     }
 }
 
-pub(super) fn published_ratio(p: &PublishedRatio, ev: &Evidence) -> Result<f64, String> {
+pub(super) fn published_ratio(p: &PublishedRatio, ev: &Evidence) -> Result<f64, MeasureError> {
     let n = published_selected(ev, &p.dataset, &p.metric, &p.numerator)?;
     let d = published_selected(ev, &p.dataset, &p.metric, &p.denominator)?;
     match (p.stat.apply(&n), p.stat.apply(&d)) {
         (Some(n), Some(d)) if d != 0.0 => Ok(n / d),
-        _ => Err("the published denominator is 0 or empty".into()),
+        _ => Err(MeasureError::NoNumber(
+            "the published denominator is 0 or empty".into(),
+        )),
     }
 }
 
@@ -84,12 +86,17 @@ pub(super) fn series(
     iteration: &str,
     metric: &str,
     what: &str,
-) -> Result<BTreeMap<String, Vec<(f64, f64)>>, String> {
+) -> Result<BTreeMap<String, Vec<(f64, f64)>>, MeasureError> {
     let it = values_opt(df, iteration, what)?;
     let v = values_opt(df, metric, what)?;
     let key_cols: Vec<Vec<Option<String>>> = keys
         .iter()
-        .map(|k| str_values(df, "claims", k).map_err(|e| format!("{what}: {e}")))
+        .map(|k| {
+            str_values(df, "claims", k).map_err(|source| MeasureError::Column {
+                what: what.to_string(),
+                source,
+            })
+        })
         .collect::<Result<_, _>>()?;
     let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for row in 0..df.height() {
@@ -122,13 +129,8 @@ pub(super) fn values_opt(
     df: &DataFrame,
     col: &str,
     what: &str,
-) -> Result<Vec<Option<f64>>, String> {
-    f64_values(df, "claims", col).map_err(|e| match e {
-        AnalysisError::MissingColumn { available, .. } => {
-            format!("missing data: {what} has no column `{col}` (columns: {available})")
-        }
-        other => other.to_string(),
-    })
+) -> Result<Vec<Option<f64>>, MeasureError> {
+    f64_values(df, "claims", col).map_err(|e| MeasureError::column(e, what, col))
 }
 
 /// First ÷ mean of the rest, per series.
@@ -150,7 +152,7 @@ pub(super) fn first_vs_rest(
 pub(super) fn measure_first_vs_rest(
     c: &FirstVsRestCheck,
     ev: &Evidence,
-) -> Result<Measure, String> {
+) -> Result<Measure, MeasureError> {
     let df = table(ev, &c.table)?;
     let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
     if rows.height() == 0 {
@@ -189,17 +191,17 @@ pub(super) fn measure_first_vs_rest(
     });
     let ratios = first_vs_rest(&s);
     if ratios.is_empty() {
-        return Err(if incomplete.is_empty() {
-            "missing data: no point has two or more iterations to compare".into()
+        return Err(MeasureError::MissingData(if incomplete.is_empty() {
+            "no point has two or more iterations to compare".into()
         } else {
-            format!("missing data: {}", incomplete.join("; "))
-        });
+            incomplete.join("; ")
+        }));
     }
     let vals: Vec<f64> = ratios.iter().map(|r| r.1).collect();
     let value = c
         .expect
         .decisive(&vals)
-        .ok_or_else(|| "no finite values".to_string())?;
+        .ok_or_else(|| MeasureError::NoNumber("no finite values".into()))?;
     // One first run per point: fewer samples than any minimum above 1 allows, and no
     // interval of a single run.
     let rest = ratios.iter().map(|r| r.2 - 1).min().unwrap_or(0);
@@ -226,17 +228,18 @@ pub(super) fn published_first_vs_rest(
     p: &PublishedFirstVsRest,
     expect: &Expect,
     ev: &Evidence,
-) -> Result<f64, String> {
+) -> Result<f64, MeasureError> {
     let df = (ev.published)(&p.dataset)?;
     let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
     // Convert to seconds first so that mixed units compare.
     let secs = published_values(&rows, &p.metric)?;
     if secs.len() != rows.height() {
-        return Err("published rows without a value".into());
+        return Err(MeasureError::NoNumber(
+            "published rows without a value".into(),
+        ));
     }
     let mut rows = rows;
-    rows.with_column(Column::new("__v".into(), secs))
-        .map_err(|e| e.to_string())?;
+    rows.with_column(Column::new("__v".into(), secs))?;
     let s = series(
         &rows,
         &p.by,
@@ -247,7 +250,7 @@ pub(super) fn published_first_vs_rest(
     let vals: Vec<f64> = first_vs_rest(&s).iter().map(|r| r.1).collect();
     expect
         .decisive(&vals)
-        .ok_or_else(|| "no published series with two or more runs".into())
+        .ok_or_else(|| MeasureError::NoNumber("no published series with two or more runs".into()))
 }
 
 pub(super) fn flat_groups(
@@ -256,7 +259,7 @@ pub(super) fn flat_groups(
     metric: &str,
     stat: Stat,
     what: &str,
-) -> Result<Vec<(String, f64)>, String> {
+) -> Result<Vec<(String, f64)>, MeasureError> {
     Ok(flat_samples(df, across, metric, what)?
         .into_iter()
         .filter_map(|(k, xs)| stat.apply(&xs).map(|s| (k, s)))
@@ -269,8 +272,11 @@ fn flat_samples(
     across: &str,
     metric: &str,
     what: &str,
-) -> Result<IndexMap<String, Vec<f64>>, String> {
-    let keys = str_values(df, "claims", across).map_err(|e| format!("{what}: {e}"))?;
+) -> Result<IndexMap<String, Vec<f64>>, MeasureError> {
+    let keys = str_values(df, "claims", across).map_err(|source| MeasureError::Column {
+        what: what.to_string(),
+        source,
+    })?;
     let v = values_opt(df, metric, what)?;
     let mut groups: IndexMap<String, Vec<f64>> = IndexMap::new();
     for (k, x) in keys.into_iter().zip(v) {
@@ -287,7 +293,7 @@ pub(super) fn max_over_min(groups: &[(String, f64)]) -> Option<f64> {
     (groups.len() >= 2 && min > 0.0).then(|| max / min)
 }
 
-pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, String> {
+pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
     let df = table(ev, &c.table)?;
     let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
     if rows.height() == 0 {
@@ -303,7 +309,7 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Stri
     let value = max_over_min(&groups).ok_or_else(|| {
         let ran: Vec<&str> = groups.iter().map(|g| g.0.as_str()).collect();
         let why = explain_empty(ev, &c.table, &c.select);
-        format!(
+        MeasureError::NoNumber(format!(
             "needs two or more values of `{}` with data; only {} ran ({why})",
             c.across,
             if ran.is_empty() {
@@ -311,7 +317,7 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Stri
             } else {
                 ran.join(", ")
             }
-        )
+        ))
     })?;
     let samples: Vec<Vec<f64>> = flat_samples(
         &rows,
@@ -359,15 +365,15 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Stri
     })
 }
 
-pub(super) fn published_flat(p: &PublishedFlat, ev: &Evidence) -> Result<f64, String> {
+pub(super) fn published_flat(p: &PublishedFlat, ev: &Evidence) -> Result<f64, MeasureError> {
     let df = (ev.published)(&p.dataset)?;
     let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
     let secs = published_values(&rows, &p.metric)?;
     let mut rows = rows;
-    rows.with_column(Column::new("__v".into(), secs))
-        .map_err(|e| e.to_string())?;
+    rows.with_column(Column::new("__v".into(), secs))?;
     let groups = flat_groups(&rows, &p.across, "__v", p.stat, "published")?;
-    max_over_min(&groups).ok_or_else(|| "fewer than two published groups".into())
+    max_over_min(&groups)
+        .ok_or_else(|| MeasureError::NoNumber("fewer than two published groups".into()))
 }
 
 /// One block run of a file: logical start, physical start, length (all in blocks).
@@ -416,7 +422,7 @@ pub fn discontiguity(segments: &[Vec<Run>]) -> Option<(f64, f64, usize)> {
     (pairs > 0.0).then(|| (breaks / pairs, blocks, fragments))
 }
 
-pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, String> {
+pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
     let df = table(ev, &c.table)?;
     let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
     if rows.height() == 0 {
@@ -424,7 +430,7 @@ pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, 
     }
     let what = format!("the `{}` table", c.table);
     let pidx = values_opt(&rows, "point_index", &what)?;
-    let pid = str_values(&rows, "claims", "point_id").map_err(|e| e.to_string())?;
+    let pid = str_values(&rows, "claims", "point_id")?;
     let capture =
         str_values(&rows, "claims", "capture").unwrap_or_else(|_| vec![None; rows.height()]);
     let inode = str_values(&rows, "claims", "inode").unwrap_or_else(|_| vec![None; rows.height()]);
@@ -468,7 +474,9 @@ pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, 
             });
     }
     if files.is_empty() {
-        return Err("missing data: no data extents in the selection".into());
+        return Err(MeasureError::MissingData(
+            "no data extents in the selection".into(),
+        ));
     }
     let mut vals = Vec::new();
     let mut details = Vec::new();
@@ -507,17 +515,17 @@ pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, 
         }
     }
     if vals.is_empty() {
-        return Err(format!(
+        return Err(MeasureError::NoNumber(format!(
             "the files are too small to show a layout (need ≥ {} blocks): {}",
             c.min_blocks.max(2),
             too_small.join("; ")
-        ));
+        )));
     }
     details.extend(too_small);
     let value = c
         .expect
         .decisive(&vals)
-        .ok_or_else(|| "no finite values".to_string())?;
+        .ok_or_else(|| MeasureError::NoNumber("no finite values".into()))?;
     // The block map is read once per point: no samples to resample. The number decides
     // by itself, and the verdict says that it has no interval and why.
     Ok(Measure {
@@ -532,12 +540,16 @@ pub(super) fn published_layout(
     p: &PublishedLayout,
     expect: &Expect,
     ev: &Evidence,
-) -> Result<f64, String> {
+) -> Result<f64, MeasureError> {
     let df = (ev.published)(&p.dataset)?;
     let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
     let what = format!("published dataset {}", p.dataset);
-    let kind = str_values(&rows, "claims", "kind").map_err(|e| format!("{what}: {e}"))?;
-    let seg = str_values(&rows, "claims", "segment").map_err(|e| format!("{what}: {e}"))?;
+    let column = |source| MeasureError::Column {
+        what: what.clone(),
+        source,
+    };
+    let kind = str_values(&rows, "claims", "kind").map_err(column)?;
+    let seg = str_values(&rows, "claims", "segment").map_err(column)?;
     let fs = str_values(&rows, "claims", "fs").unwrap_or_else(|_| vec![None; rows.height()]);
     let l = values_opt(&rows, "logical_start", &what)?;
     let ph = values_opt(&rows, "physical_start", &what)?;
@@ -570,5 +582,5 @@ pub(super) fn published_layout(
         .collect();
     expect
         .decisive(&vals)
-        .ok_or_else(|| "no published block listing in the selection".into())
+        .ok_or_else(|| MeasureError::NoNumber("no published block listing in the selection".into()))
 }

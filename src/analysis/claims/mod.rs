@@ -42,6 +42,7 @@
 //!         denominator: { quantity: real_time, parent: 0, link_op: true, run: 1 }
 //! ```
 
+mod error;
 mod io;
 mod measure;
 mod render;
@@ -51,6 +52,7 @@ mod select;
 mod verdict;
 
 pub use crate::spec::claim::*;
+pub use error::{ClaimsError, MeasureError};
 pub use measure::{discontiguity, Run};
 pub use render::{render, tier_counts, tier_counts_frame, verdicts_frame, Report};
 pub use reproduction::reproduction_md;
@@ -75,16 +77,6 @@ use schema::Stated;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
-
-#[derive(Debug, thiserror::Error)]
-pub enum ClaimsError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("{0}")]
-    Spec(#[from] crate::spec::SpecError),
-    #[error(transparent)]
-    Polars(#[from] PolarsError),
-}
 
 #[cfg(test)]
 mod tests;

@@ -44,7 +44,7 @@ impl Check {
     }
 
     /// The value in this bundle.
-    pub(super) fn measure(&self, ev: &Evidence) -> Result<Measure, String> {
+    pub(super) fn measure(&self, ev: &Evidence) -> Result<Measure, MeasureError> {
         match self {
             Check::Ratio(c) => measure_ratio(c, ev),
             Check::FirstVsRest(c) => measure_first_vs_rest(c, ev),
@@ -55,7 +55,7 @@ impl Check {
     }
 
     /// The same value from the post's numbers, when the check says where they are.
-    pub(super) fn published(&self, ev: &Evidence) -> Option<Result<f64, String>> {
+    pub(super) fn published(&self, ev: &Evidence) -> Option<Result<f64, MeasureError>> {
         match self {
             Check::Ratio(c) => c.published.as_ref().map(|p| published_ratio(p, ev)),
             Check::FirstVsRest(c) => c

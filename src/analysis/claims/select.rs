@@ -48,52 +48,52 @@ use crate::store::value_label as json_label;
 
 /// The table with the manifest's matrix values added as columns (when missing) and, for
 /// runs, only the `ok` rows.
-pub(super) fn table(ev: &Evidence, name: &str) -> Result<DataFrame, String> {
+pub(super) fn table(ev: &Evidence, name: &str) -> Result<DataFrame, MeasureError> {
     let df = ev.tables.get(name).ok_or_else(|| {
         let have: Vec<&str> = ev.tables.keys().map(String::as_str).collect();
-        format!(
-            "missing data: the bundle has no `{name}` table (it has: {})",
+        MeasureError::MissingData(format!(
+            "the bundle has no `{name}` table (it has: {})",
             if have.is_empty() {
                 "none".to_string()
             } else {
                 have.join(", ")
             }
-        )
+        ))
     })?;
     // The matrix values as columns, from the manifest (as `Bundle::table_with_axes`).
-    let mut df = crate::store::with_axes(df.clone(), &ev.manifest).map_err(|e| e.to_string())?;
+    let mut df = crate::store::with_axes(df.clone(), &ev.manifest)?;
     if name == "runs" {
         if let Ok(status) = str_values(&df, "runs", "status") {
             let mask: BooleanChunked = status
                 .iter()
                 .map(|s| Some(RunStatus::is_ok_str(s.as_deref())))
                 .collect();
-            df = df.filter(&mask).map_err(|e| e.to_string())?;
+            df = df.filter(&mask)?;
         }
     }
     Ok(df)
 }
 
-pub(super) fn select(df: &DataFrame, sel: &Selection, what: &str) -> Result<DataFrame, String> {
+pub(super) fn select(
+    df: &DataFrame,
+    sel: &Selection,
+    what: &str,
+) -> Result<DataFrame, MeasureError> {
     let mut mask = vec![true; df.height()];
     for (col, cond) in sel {
-        let cells = str_values(df, "claims", col).map_err(|e| match e {
-            AnalysisError::MissingColumn { available, .. } => {
-                format!("missing data: {what} has no column `{col}` (columns: {available})")
-            }
-            other => other.to_string(),
-        })?;
+        let cells =
+            str_values(df, "claims", col).map_err(|e| MeasureError::column(e, what, col))?;
         for (m, c) in mask.iter_mut().zip(cells.iter()) {
             *m = *m && text_matches(c.as_deref(), cond);
         }
     }
     let mask: BooleanChunked = mask.into_iter().map(Some).collect();
-    df.filter(&mask).map_err(|e| e.to_string())
+    Ok(df.filter(&mask)?)
 }
 
 /// Why a selection of a bundle table has no rows: the matching points were unsupported,
 /// failed, absent from the plan, or simply produced no rows.
-pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> String {
+pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> MeasureError {
     let axes = &ev.manifest.matrix_axes;
     let points: Vec<_> = ev
         .manifest
@@ -106,10 +106,10 @@ pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> Stri
         })
         .collect();
     if points.is_empty() {
-        return format!(
+        return MeasureError::NotRun(format!(
             "no point of this bundle has {} (the profile or --set left it out)",
             sel_label(sel)
-        );
+        ));
     }
     // Points with the same status and reason are named together.
     let mut groups: IndexMap<(PointStatus, Option<String>), Vec<&str>> = IndexMap::new();
@@ -143,21 +143,16 @@ pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> Stri
         } else {
             "no data"
         };
-        return format!("{head}: {}", not_ok.join("; "));
+        return MeasureError::NotRun(format!("{head}: {}", not_ok.join("; ")));
     }
-    format!(
-        "missing data: no rows of `{table}` match {} although the points ran",
+    MeasureError::MissingData(format!(
+        "no rows of `{table}` match {} although the points ran",
         sel_label(sel)
-    )
+    ))
 }
 
-pub(super) fn values(df: &DataFrame, metric: &str, what: &str) -> Result<Vec<f64>, String> {
-    let v = f64_values(df, "claims", metric).map_err(|e| match e {
-        AnalysisError::MissingColumn { available, .. } => {
-            format!("missing data: {what} has no column `{metric}` (columns: {available})")
-        }
-        other => other.to_string(),
-    })?;
+pub(super) fn values(df: &DataFrame, metric: &str, what: &str) -> Result<Vec<f64>, MeasureError> {
+    let v = f64_values(df, "claims", metric).map_err(|e| MeasureError::column(e, what, metric))?;
     Ok(v.into_iter().flatten().filter(|x| x.is_finite()).collect())
 }
 
@@ -208,7 +203,7 @@ pub(super) fn selected_values(
     table_name: &str,
     metric: &str,
     sel: &Selection,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, MeasureError> {
     let df = table(ev, table_name)?;
     let rows = select(&df, sel, &format!("the `{table_name}` table"))?;
     let v = values(&rows, metric, &format!("the `{table_name}` table"))?;
@@ -219,8 +214,8 @@ pub(super) fn selected_values(
 }
 
 /// Published values in seconds when the dataset says their time unit.
-pub(super) fn published_values(df: &DataFrame, metric: &str) -> Result<Vec<f64>, String> {
-    let v = f64_values(df, "published", metric).map_err(|e| e.to_string())?;
+pub(super) fn published_values(df: &DataFrame, metric: &str) -> Result<Vec<f64>, MeasureError> {
+    let v = f64_values(df, "published", metric)?;
     let units = str_values(df, "published", "unit").ok();
     let mut out = Vec::new();
     for (i, x) in v.iter().enumerate() {
@@ -241,15 +236,15 @@ pub(super) fn published_selected(
     dataset: &str,
     metric: &str,
     sel: &Selection,
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, MeasureError> {
     let df = (ev.published)(dataset)?;
     let rows = select(&df, sel, &format!("published dataset {dataset}"))?;
     let v = published_values(&rows, metric)?;
     if v.is_empty() {
-        return Err(format!(
+        return Err(MeasureError::NoNumber(format!(
             "published dataset {dataset} has no rows with {}",
             sel_label(sel)
-        ));
+        )));
     }
     Ok(v)
 }

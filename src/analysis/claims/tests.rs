@@ -59,7 +59,7 @@ fn parent_evidence(n: i64) -> Evidence {
         ),
         tables,
         vars,
-        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        published: Box::new(crate::published::load),
     }
 }
 
@@ -180,7 +180,7 @@ fn flat_is_the_largest_over_the_smallest_group() {
         manifest: manifest(&["rtextsize"], Vec::new()),
         tables,
         vars: IndexMap::new(),
-        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        published: Box::new(crate::published::load),
     };
     let v = check_claim(
         &claim(
@@ -234,7 +234,7 @@ fn extents_evidence() -> Evidence {
         ),
         tables,
         vars: IndexMap::new(),
-        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        published: Box::new(crate::published::load),
     }
 }
 
@@ -472,7 +472,7 @@ fn published_satisfies(experiment: &str, claim: &str) {
         manifest: Manifest::default(),
         tables: BTreeMap::new(),
         vars: IndexMap::new(),
-        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        published: Box::new(crate::published::load),
     };
     let Some(published) = check.published(&ev) else {
         panic!("{experiment} {claim}: no published value to check");
@@ -582,7 +582,7 @@ fn claims_in_words_only_have_no_published_number() {
             manifest: Manifest::default(),
             tables: BTreeMap::new(),
             vars: IndexMap::new(),
-            published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+            published: Box::new(crate::published::load),
         };
         assert!(check.published(&ev).is_none(), "{experiment} {claim}");
     }
@@ -626,7 +626,7 @@ fn seed_xfs_rt_truncate_variant_has_no_published_number() {
         manifest: Manifest::default(),
         tables: BTreeMap::new(),
         vars: IndexMap::new(),
-        published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+        published: Box::new(crate::published::load),
     };
     assert!(check.published(&ev).is_none());
 }

@@ -61,7 +61,7 @@ pub struct ClaimVerdict {
 }
 
 /// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
-pub type PublishedLoader = Box<dyn Fn(&str) -> Result<DataFrame, String>>;
+pub type PublishedLoader = Box<dyn Fn(&str) -> Result<DataFrame, crate::published::PublishedError>>;
 
 /// Everything a verdict is computed from.
 pub struct Evidence {
@@ -101,7 +101,7 @@ impl Evidence {
             manifest,
             tables,
             vars,
-            published: Box::new(|d| crate::published::load(d).map_err(|e| e.to_string())),
+            published: Box::new(crate::published::load),
         })
     }
 }
@@ -276,8 +276,8 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
     match measured {
         Err(why) => {
             v.verdict = Verdict::NotApplicable;
-            v.tier_reason = why.clone();
-            v.reason = why;
+            v.tier_reason = why.to_string();
+            v.reason = why.to_string();
         }
         Ok(m) => {
             v.measured = Some(m.value);

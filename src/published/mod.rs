@@ -21,6 +21,10 @@
 //! `approx`, `link_op`, `uninit_bg` → Boolean. Everything else stays String, so `seed`
 //! keeps its leading zeros and `printed` is exactly the text of the post.
 
+mod views;
+
+pub use views::{extents, extents_from, runs, runs_from, ReshapeError};
+
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,401 @@
+//! The step context: everything a step needs to render its command and run it, and
+//! what its outputs become (parsed frames joined to `runs.parquet`).
+
+use super::*;
+
+/// Everything a step needs to render and run.
+pub(super) struct Ctx<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) point: &'a Point,
+    pub(super) opts: &'a RunOptions,
+    pub(super) devs: &'a PointDevices,
+    pub(super) log_dir: PathBuf,
+    /// The replicate being run (from 1).
+    pub(super) replicate: u32,
+    /// The block trace of the last step with `trace: io`, until it is stored.
+    pub(super) io: std::cell::RefCell<Option<trace::Captured>>,
+    /// Block sizes from this point's geometry captures, for debugfs block maps.
+    pub(super) block_sizes: std::cell::RefCell<blocksize::Known>,
+}
+
+/// Why a step did not succeed.
+pub(super) enum StepFailure {
+    Failed(String),
+    TimedOut(String),
+    Cancelled,
+}
+
+impl Ctx<'_> {
+    pub(super) fn lookup(
+        &self,
+        name: &str,
+        iteration: Option<u32>,
+        i: Option<u32>,
+    ) -> Option<Value> {
+        if let Some(dev) = name.strip_prefix("dev.") {
+            return self
+                .devs
+                .device(dev)
+                .map(|d| Value::Str(d.device.display().to_string()));
+        }
+        if let Some(dev) = name.strip_prefix("image.") {
+            // A mapped device has no image file.
+            return self
+                .devs
+                .device(dev)
+                .filter(|d| d.mapped.is_none())
+                .map(|d| Value::Str(d.image.display().to_string()));
+        }
+        match name {
+            "mnt" => Some(Value::Str(self.devs.mnt().display().to_string())),
+            "work" => Some(Value::Str(self.devs.work().display().to_string())),
+            "point" => Some(Value::Str(self.point.id.clone())),
+            "iteration" => iteration.map(|n| Value::Int(i64::from(n))),
+            "i" => Some(Value::Int(i64::from(i.unwrap_or(0)))),
+            _ => self.point.vars.get(name).cloned(),
+        }
+    }
+
+    pub(super) fn render(
+        &self,
+        t: &str,
+        iteration: Option<u32>,
+        i: Option<u32>,
+    ) -> Result<String, StepError> {
+        Template::parse(t)?
+            .render(&|n| self.lookup(n, iteration, i))
+            .map(|w| w.join(" "))
+            .map_err(StepError::from)
+    }
+
+    pub(super) fn argv(
+        &self,
+        step: &Step,
+        iteration: Option<u32>,
+        i: Option<u32>,
+    ) -> Result<Vec<String>, StepError> {
+        let mut argv = Vec::new();
+        for t in step.argv_templates()? {
+            argv.extend(t.render(&|n| self.lookup(n, iteration, i))?);
+        }
+        for w in &argv {
+            self.devs.check_word(w)?;
+        }
+        Ok(argv)
+    }
+
+    /// Paths that builtins touch must stay inside the point's directory.
+    pub(super) fn inside(&self, path: &str) -> Result<PathBuf, StepError> {
+        let p = PathBuf::from(path);
+        let normal = p
+            .components()
+            .all(|c| !matches!(c, std::path::Component::ParentDir));
+        if p.is_absolute() && normal && p.starts_with(self.devs.dir()) {
+            Ok(p)
+        } else {
+            Err(StepError::OutsidePoint(path.to_string()))
+        }
+    }
+
+    pub(super) fn label(&self, phase: Phase, n: usize, step: &Step) -> String {
+        let what = step.name.clone().unwrap_or_else(|| match &step.run {
+            Some(CommandSpec::Line(l)) => l.split_whitespace().next().unwrap_or("run").to_string(),
+            Some(CommandSpec::Argv(v)) => v.first().cloned().unwrap_or_else(|| "run".into()),
+            None => step.action().to_string(),
+        });
+        let base = std::path::Path::new(&what)
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or(what);
+        let safe: String = base
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if self.point.replicates > 1 {
+            format!(
+                "r{:02}-{}-{:02}-{}",
+                self.replicate,
+                phase.name(),
+                n + 1,
+                safe
+            )
+        } else {
+            format!("{}-{:02}-{}", phase.name(), n + 1, safe)
+        }
+    }
+
+    /// Run one step (all of its `times:`), returning its cost; a failure carries the cost
+    /// too (a failed iteration is still a row). Internal and called once per command, so
+    /// the large error variant costs nothing worth boxing.
+    #[allow(clippy::result_large_err)]
+    pub(super) fn step(
+        &self,
+        step: &Step,
+        label: &str,
+        iteration: Option<u32>,
+    ) -> Result<ExecOutcome, (StepFailure, ExecOutcome)> {
+        self.opts.emit(Event::Step {
+            index: self.point.index,
+            label: label.to_string(),
+        });
+        let fail = |m: StepError| {
+            (
+                StepFailure::Failed(format!("{label}: {m}")),
+                ExecOutcome::default(),
+            )
+        };
+        let stdout = self.log_dir.join(format!("{label}.stdout"));
+        let stderr = self.log_dir.join(format!("{label}.stderr"));
+        let times = step_times(step, self.point).ok_or_else(|| {
+            (
+                StepFailure::Failed(format!("{label}: `times` is not a whole number ≥ 1")),
+                ExecOutcome::default(),
+            )
+        })?;
+        let mut total = ExecOutcome {
+            exit_code: Some(0),
+            ..Default::default()
+        };
+        // A trace of a step whose tables were never stored (a before_each step) is dropped.
+        self.io.borrow_mut().take();
+        let tracer = trace::start(step, self.devs).map_err(fail)?;
+        for i in 0..times {
+            if self.opts.cancelled() {
+                return Err((StepFailure::Cancelled, total));
+            }
+            let one = if step.run.is_some() {
+                let argv = self.argv(step, iteration, Some(i)).map_err(fail)?;
+                let timeout = step.timeout.map(Duration::from_secs_f64);
+                exec::exec(
+                    &argv,
+                    &self.devs.work(),
+                    &stdout,
+                    &stderr,
+                    timeout,
+                    &self.opts.cancel,
+                    Some(self.devs.cgroup()),
+                )
+                .map_err(|e| fail(StepError::Spawn(e)))?
+            } else {
+                self.builtin(step, iteration, i).map_err(fail)?;
+                ExecOutcome {
+                    exit_code: Some(0),
+                    ..Default::default()
+                }
+            };
+            total.accumulate(&one);
+            if one.cancelled {
+                return Err((StepFailure::Cancelled, total));
+            }
+            if one.timed_out {
+                let m = format!(
+                    "{label}: timed out after {}s; its process tree was killed",
+                    step.timeout.unwrap_or_default()
+                );
+                return Err((StepFailure::TimedOut(m), total));
+            }
+            if !one.success() && !step.ignore_errors {
+                let why = match (&one.spawn_error, one.exit_code, one.signal) {
+                    (Some(e), _, _) => e.clone(),
+                    (None, Some(c), _) => format!("exited with status {c}"),
+                    (None, None, Some(s)) => format!("killed by signal {s}"),
+                    _ => "failed".into(),
+                };
+                let tail = tail_of(&stderr, 5);
+                let m = if tail.is_empty() {
+                    why
+                } else {
+                    format!("{why}: {tail}")
+                };
+                return Err((StepFailure::Failed(format!("{label}: {m}")), total));
+            }
+        }
+        if let Some(t) = tracer {
+            *self.io.borrow_mut() = Some(trace::finish(t, total.wall).map_err(fail)?);
+        }
+        Ok(total)
+    }
+
+    pub(super) fn builtin(
+        &self,
+        step: &Step,
+        iteration: Option<u32>,
+        i: u32,
+    ) -> Result<(), StepError> {
+        let r = |t: &str| self.render(t, iteration, Some(i));
+        if let Some(m) = &step.mount {
+            let (device, at, options, fstype) = match m {
+                MountSpec::Device(d) => (d.clone(), None, None, None),
+                MountSpec::Full(f) => (
+                    f.device.clone(),
+                    f.at.clone(),
+                    f.options.clone(),
+                    f.fstype.clone(),
+                ),
+            };
+            let dev_path = match self.devs.device(&device) {
+                Some(d) => d.device.clone(),
+                None => PathBuf::from(r(&device)?),
+            };
+            let at = match at {
+                Some(a) => self.inside(&r(&a)?)?,
+                None => self.devs.mnt(),
+            };
+            let options = options.map(|o| r(&o)).transpose()?;
+            let fstype = fstype.map(|o| r(&o)).transpose()?;
+            return self
+                .devs
+                .mount(&dev_path, &at, fstype.as_deref(), options.as_deref())
+                .map_err(StepError::from);
+        }
+        if let Some(u) = &step.umount {
+            let p = self.inside(&r(u)?)?;
+            return devices::unmount(&p).map_err(StepError::from);
+        }
+        if let Some(d) = &step.mkdir {
+            let p = self.inside(&r(d)?)?;
+            return std::fs::create_dir_all(&p)
+                .map_err(|source| StepError::Mkdir { path: p, source });
+        }
+        // Only the point's own filesystems are flushed (see PointDevices::sync_own).
+        if step.drop_caches == Some(true) {
+            self.devs.sync_own()?;
+            return std::fs::write("/proc/sys/vm/drop_caches", "3\n")
+                .map_err(StepError::DropCaches);
+        }
+        if step.sync == Some(true) {
+            self.devs.sync_own()?;
+        }
+        Ok(())
+    }
+
+    /// Parse a step's output into its bundle table.
+    pub(super) fn parse_capture(
+        &self,
+        writer: &mut BundleWriter,
+        step: &Step,
+        label: &str,
+        iteration: Option<u32>,
+    ) -> Result<(), StepError> {
+        let captured = self.io.borrow_mut().take();
+        if let Some(c) = captured {
+            let (io, summary, warnings) = trace::frames(&c)?;
+            for w in warnings {
+                self.opts
+                    .emit(Event::Warning(format!("{} {label}: {w}", self.point.id)));
+            }
+            let id = self.plan.experiment.id();
+            for (table, df) in [("io", io), ("io_summary", summary)] {
+                let df = with_keys(df, id, self.point, (self.replicate, iteration), label, "io")?;
+                writer.append_table(table, df)?;
+            }
+        }
+        let Some(kind_name) = &step.parse else {
+            return Ok(());
+        };
+        let stdout = std::fs::read_to_string(self.log_dir.join(format!("{label}.stdout")))
+            .unwrap_or_default();
+        let text = if stdout.trim().is_empty() {
+            std::fs::read_to_string(self.log_dir.join(format!("{label}.stderr")))
+                .unwrap_or_default()
+        } else {
+            stdout
+        };
+        writer.save_capture(self.point.index, &self.point.id, label, &text)?;
+        let kind: Kind = kind_name.parse().map_err(StepError::Kind)?;
+        let words = self.argv(step, iteration, Some(0)).unwrap_or_default();
+        let opts = match self.block_sizes.borrow().for_command(&words) {
+            Some(bs) if kind.is_block_map() => crate::parse::map::MapOptions::geometry(bs),
+            _ => crate::parse::map::MapOptions::default(),
+        };
+        let parsed =
+            crate::parse::parse_with(kind, &text, opts).map_err(|source| StepError::Parse {
+                label: label.to_string(),
+                source,
+            })?;
+        if let Some(bs) = crate::parse::geometry_block_size(kind, &text) {
+            self.block_sizes.borrow_mut().add(words, bs);
+        }
+        for w in &parsed.warnings {
+            self.opts.emit(Event::Warning(format!(
+                "{} {label}: line {}: {} ({})",
+                self.point.id, w.line, w.reason, w.text
+            )));
+        }
+        let id = self.plan.experiment.id();
+        let keys = (self.replicate, iteration);
+        if let Some(files) = parsed.files {
+            // Block maps: one record per file, joined with `extents` on the keys + `file`.
+            let df = with_keys(files, id, self.point, keys, label, kind.name())?;
+            writer.append_table("files", df)?;
+        }
+        let df = with_keys(parsed.frame, id, self.point, keys, label, kind.name())?;
+        Ok(writer.append_table(kind.table(), df)?)
+    }
+}
+
+/// Prefix a parsed frame with the columns that join it to `runs.parquet`.
+pub(super) fn with_keys(
+    df: DataFrame,
+    experiment: &str,
+    point: &Point,
+    (replicate, iteration): (u32, Option<u32>),
+    capture: &str,
+    kind: &str,
+) -> PolarsResult<DataFrame> {
+    let h = df.height();
+    const KEYS: [&str; 7] = [
+        "experiment",
+        "point_id",
+        "point_index",
+        "iteration",
+        "replicate",
+        "capture",
+        "kind",
+    ];
+    let mut cols = vec![
+        Column::new("experiment".into(), vec![experiment; h]),
+        Column::new("point_id".into(), vec![point.id.as_str(); h]),
+        Column::new("point_index".into(), vec![point.index as i64; h]),
+        Column::new("iteration".into(), vec![iteration.map(i64::from); h]),
+        Column::new("replicate".into(), vec![i64::from(replicate); h]),
+        Column::new("capture".into(), vec![capture; h]),
+        Column::new("kind".into(), vec![kind; h]),
+    ];
+    // A parsed column named like a key column (e2fsck rows have their own `kind`) is
+    // kept as `row_<name>`.
+    cols.extend(df.columns().iter().map(|c| {
+        if KEYS.contains(&c.name().as_str()) {
+            let mut c = c.clone();
+            c.rename(format!("row_{}", c.name()).into());
+            c
+        } else {
+            c.clone()
+        }
+    }));
+    DataFrame::new_infer_height(cols)
+}
+
+/// The gist of a failing command's stderr: its first lines (where most tools say what
+/// went wrong) and, when longer, its last line.
+pub(super) fn tail_of(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let v: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if v.len() <= lines {
+        return v.join(" | ");
+    }
+    let mut out: Vec<&str> = v[..lines - 1].to_vec();
+    out.push("…");
+    out.push(v[v.len() - 1]);
+    out.join(" | ")
+}

@@ -1,0 +1,124 @@
+//! How to run (`RunOptions`) and what the runner reports while it works (`Event`).
+
+use super::*;
+
+/// What the runner reports while it works (the CLI draws a progress bar from these).
+#[derive(Debug, Clone)]
+pub enum Event {
+    Reclaimed(devices::Reclaimed),
+    Started {
+        bundle: PathBuf,
+        points: usize,
+        iterations: u64,
+    },
+    PointStarted {
+        index: usize,
+        id: String,
+    },
+    Step {
+        index: usize,
+        label: String,
+    },
+    Iteration {
+        index: usize,
+        iteration: u32,
+        repeat: u32,
+        wall_s: f64,
+        ok: bool,
+    },
+    PointFinished {
+        index: usize,
+        id: String,
+        status: PointStatus,
+        reason: Option<String>,
+    },
+    Warning(String),
+}
+
+pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// How to run.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// Where bundles go (`<results>/<experiment>/<stamp>-<id>/`).
+    pub results_dir: PathBuf,
+    /// Where images, mount points and the ownership records live.
+    pub work_dir: PathBuf,
+    /// Stop at the first failing point.
+    pub fail_fast: bool,
+    /// Set to stop (SIGINT/SIGTERM handlers set it).
+    pub cancel: Arc<AtomicBool>,
+    /// How the preflight may probe kernel features (see [`crate::doctor`]).
+    pub probe: Probe,
+    /// Logical device → real block device (`--device NAME=PATH`). Each must be listed
+    /// as a scratch device and pass [`devices::policy`]'s checks.
+    pub device_map: Vec<(String, PathBuf)>,
+    /// The scratch device list; None: read it from the environment and the user's
+    /// config ([`ScratchList::from_env`]) when `device_map` is not empty.
+    pub scratch: Option<ScratchList>,
+    /// Run only this shard's points (`--shard K/N`, see [`crate::shard`]); the others are
+    /// recorded as `other-shard`.
+    pub shard: Option<crate::shard::Shard>,
+    pub on_event: Option<EventSink>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("results_dir", &self.results_dir)
+            .field("work_dir", &self.work_dir)
+            .field("fail_fast", &self.fail_fast)
+            .field("device_map", &self.device_map)
+            .field("shard", &self.shard)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            results_dir: std::env::var_os("FSLAB_RESULTS_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("results")),
+            work_dir: default_work_dir(),
+            fail_fast: false,
+            cancel: Arc::new(AtomicBool::new(false)),
+            probe: Probe::default(),
+            device_map: Vec::new(),
+            scratch: None,
+            shard: None,
+            on_event: None,
+        }
+    }
+}
+
+impl RunOptions {
+    /// SIGINT and SIGTERM set `cancel`: the runner then stops the running command,
+    /// releases every device and mount, and returns [`RunError::Interrupted`].
+    pub fn with_signal_handlers(self) -> std::io::Result<Self> {
+        // SIGHUP too: a closed terminal or ssh session must not leave devices behind.
+        for sig in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            signal_hook::flag::register(sig, Arc::clone(&self.cancel))?;
+        }
+        Ok(self)
+    }
+
+    pub fn with_events(mut self, sink: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.on_event = Some(Arc::new(sink));
+        self
+    }
+
+    pub(super) fn emit(&self, e: Event) {
+        if let Some(s) = &self.on_event {
+            s(&e);
+        }
+    }
+
+    pub(super) fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
+}

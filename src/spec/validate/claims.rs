@@ -1,0 +1,78 @@
+//! `claims:`: unique ids, and every `check:` reads as a check (else an error at the
+//! offending key, with what would be right).
+
+use super::*;
+use crate::spec::claim::{parse_check, Check};
+use indexmap::IndexMap;
+
+/// Every claim's `check:` reads as a check, and claim ids are unique: else an error at
+/// the offending key (or the `check:` of the claim), with what would be right.
+pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
+    let section = loc.section("claims");
+    let mut seen: IndexMap<&str, usize> = IndexMap::new();
+    for (i, claim) in def.claims.iter().enumerate() {
+        let item = section.clone().and_then(|r| loc.item(r, i));
+        let at_start = || {
+            item.as_ref()
+                .map(|r| loc.start_of(r))
+                .or_else(|| section.as_ref().map(|r| loc.start_of(r)))
+                .unwrap_or((0, 0))
+        };
+        if let Some(first) = seen.insert(claim.id.as_str(), i) {
+            let pos = item
+                .clone()
+                .and_then(|r| loc.value_in(r, "id"))
+                .unwrap_or_else(at_start);
+            let mut e = loc.at_pos(pos, format!("claim id `{}` is used twice", claim.id));
+            e.help = Some(format!(
+                "claim {} already has it; each claim needs its own id (verdicts are keyed by it)",
+                first + 1
+            ));
+            return Err(e);
+        }
+        let Some(raw) = &claim.check else { continue };
+        let Err(message) = parse_check(raw).map_err(|e| e.to_string()) else {
+            continue;
+        };
+        let block = item.clone().and_then(|r| loc.block(r, "check"));
+        let within = block.clone().or(item.clone());
+        let named = |prefix: &str| {
+            message
+                .split(prefix)
+                .nth(1)
+                .and_then(|r| r.split('`').next())
+                .map(str::to_string)
+        };
+        let pos = if let Some(k) = named("unknown field `") {
+            within.clone().and_then(|r| loc.key_in(r, &k))
+        } else if let Some(v) = named("unknown variant `") {
+            // The word itself (a metric, a stat), else the kind.
+            within
+                .clone()
+                .and_then(|r| loc.find_in(r, &v))
+                .or_else(|| within.clone().and_then(|r| loc.value_in(r, "kind")))
+        } else if message.contains("field `kind`") {
+            within.clone().and_then(|r| loc.value_in(r, "kind"))
+        } else if let Some(k) = ["`expect`", "`numerator`", "`denominator`", "`select`"]
+            .iter()
+            .find(|k| message.starts_with(**k))
+        {
+            within
+                .clone()
+                .and_then(|r| loc.key_in(r, k.trim_matches('`')))
+        } else {
+            None
+        }
+        .or_else(|| block.as_ref().map(|r| loc.start_of(r)))
+        .unwrap_or_else(at_start);
+        let mut e = loc.at_pos(pos, format!("claim `{}`: `check:`: {message}", claim.id));
+        e.help = crate::spec::locate::did_you_mean(&message).or_else(|| {
+            Some(format!(
+                "a check is a mapping with `kind` ({}) and that kind's keys; see src/analysis/claims/mod.rs",
+                Check::KINDS.join(", ")
+            ))
+        });
+        return Err(e);
+    }
+    Ok(())
+}
