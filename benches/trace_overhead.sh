@@ -8,6 +8,8 @@
 #   create — `fs_mark -S 1`: 1,000 empty files, each fsync'd (small journal writes).
 # As root, from the project root: `bash benches/trace_overhead.sh [ROUNDS]` (default 3;
 # WORKLOADS="e2fsck" runs one of them).
+# FEATURE=counters measures `counters: all` (issue 17) instead of `trace: io` the same way:
+# the kernel counters read before and after every timed iteration.
 # FSLAB=… picks the binary (default target/release/fslab, else target/debug/fslab; the
 # workload's wall time does not depend on it, the whole run's does).
 set -euo pipefail
@@ -15,6 +17,12 @@ FSLAB=${FSLAB:-target/release/fslab}
 [ -x "$FSLAB" ] || FSLAB=target/debug/fslab
 [ -x "$FSLAB" ] || { echo "no fslab binary: cargo build first" >&2; exit 2; }
 ROUNDS=${1:-3}
+FEATURE=${FEATURE:-trace}
+case $FEATURE in
+  trace) LINE="  trace: io" ;;
+  counters) LINE="  counters: all" ;;
+  *) echo "FEATURE is trace or counters, not $FEATURE" >&2; exit 2 ;;
+esac
 WORKLOADS=${WORKLOADS:-e2fsck create}
 W=$(mktemp -d /var/tmp/fslab-bench-trace.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -22,7 +30,7 @@ now() { date +%s.%N; }
 
 experiment() { # NAME TRACE(0|1)
   local trace=""
-  [ "$2" = 1 ] && trace="  trace: io"
+  [ "$2" = 1 ] && trace="$LINE"
   case $1 in
     e2fsck) cat <<YAML
 id: trace-overhead-e2fsck
@@ -86,8 +94,8 @@ PY
 }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "machine: $(nproc) CPUs, $(uname -r); fslab: $FSLAB; load average at start: $(load)"
-printf '| workload | round | untraced: run (s) | untraced: median wall_s | traced: run (s) | traced: median wall_s | requests traced / iteration | **wall_s ratio** | CPU (user+sys) ratio | run ratio | load (1, 5, 15 min) |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
+echo "machine: $(nproc) CPUs, $(uname -r); fslab: $FSLAB; feature: $FEATURE ($LINE); load average at start: $(load)"
+printf '| workload | round | without: run (s) | without: median wall_s | with: run (s) | with: median wall_s | requests traced / iteration | **wall_s ratio** | CPU (user+sys) ratio | run ratio | load (1, 5, 15 min) |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
 for name in $WORKLOADS; do
   for r in $(seq "$ROUNDS"); do
     # Alternate which goes first, so that a drift in the host's load favours neither.
