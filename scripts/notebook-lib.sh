@@ -26,7 +26,9 @@ rlib=$target/debug/libfslab.rlib
 lib=$out/libfslab_notebook.so
 mkdir -p "$out"
 ln -sfn "$target/debug/deps" "$out/deps.new" && mv -T "$out/deps.new" "$out/deps"
-if [ -e "$lib" ] && [ "$lib" -nt "$rlib" ]; then
+# Up to date when linked from this very rlib (path, size, modification time).
+stamp="$rlib $(stat -Lc '%s %Y' "$rlib")"
+if [ -e "$lib" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
   exit 0
 fi
 echo "notebook-lib: linking $lib (fslab and its dependencies in one shared library)"
@@ -40,3 +42,4 @@ echo 'pub use fslab::*;' |
     -o "$out/new/libfslab_notebook.so" -
 mv "$out/new/libfslab_notebook.so" "$lib"
 rmdir "$out/new"
+echo "$stamp" >"$out/stamp"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Execute every notebook headlessly in real Jupyter with the evcxr kernel, failing on
-# any cell error. Executed copies go to target/notebooks/ (or back into notebooks/ with
-# --inplace). All notebooks share one evcxr build directory (EVCXR_TMPDIR), so fslab and
-# polars compile once.
+# Execute every notebook headlessly in real Jupyter with the evcxr kernel (through
+# `fslab notebook run`), failing on any cell error; prints each code cell's time.
+# Executed copies go to target/notebooks/ (or back into notebooks/ with --inplace).
+# The notebooks link against one fslab shared library (scripts/notebook-lib.sh, run here
+# first: on a fresh machine that is where fslab and polars compile) and keep evcxr's
+# build directory in target/evcxr (notebooks/evcxr.toml; EVCXR_TMPDIR is not used).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
-mkdir -p "$EVCXR_TMPDIR"
 # Experiments call fslab itself ({{fslab}}: the fsstress stand-in, block maps); inside
 # evcxr the running program is not fslab, so they need the executable: the one built
 # from this tree, unless FSLAB_BIN names one.
@@ -15,15 +15,16 @@ if [ -z "${FSLAB_BIN:-}" ]; then
   target=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
   export FSLAB_BIN="$target/debug/fslab"
 fi
+start=$(date +%s)
+bash scripts/notebook-lib.sh
+echo "run-notebooks: notebook library ready in $(( $(date +%s) - start )) s"
 out=target/notebooks
 [ "${1:-}" = "--inplace" ] && out=notebooks
 mkdir -p "$out"
 for nb in notebooks/*.ipynb; do
   echo "run-notebooks: executing $nb"
   start=$(date +%s)
-  (cd notebooks && jupyter nbconvert --to notebook --execute \
-      --ExecutePreprocessor.timeout=2400 --ExecutePreprocessor.kernel_name=rust \
-      --output-dir "../$out" "$(basename "$nb")")
+  "$FSLAB_BIN" notebook run "$nb" --timing -o "$out/$(basename "$nb")"
   echo "run-notebooks: $nb done in $(( $(date +%s) - start )) s"
 done
 python3 scripts/check-notebooks.py "$out"/*.ipynb

@@ -308,6 +308,50 @@ impl Notebook {
     }
 }
 
+/// How long one code cell took to execute, from the timestamps nbclient records in
+/// the executed notebook (`metadata.execution`: from `iopub.status.busy` to
+/// `shell.execute_reply`, i.e. evcxr's compiling and running it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellTime {
+    /// 1-based among the code cells, as [`Notebook::first_error`] counts.
+    pub cell: usize,
+    pub seconds: f64,
+    /// The cell's first non-empty source line.
+    pub first_line: String,
+}
+
+fn timestamp(v: &Value) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+    chrono::DateTime::parse_from_rfc3339(v.as_str()?).ok()
+}
+
+impl Notebook {
+    /// The execution time of each code cell that has nbclient's timestamps (cells that
+    /// did not run, e.g. after an error, have none and are left out).
+    pub fn cell_times(&self) -> Vec<CellTime> {
+        self.cells()
+            .iter()
+            .filter(|c| c["cell_type"] == "code")
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let e = &c["metadata"]["execution"];
+                let busy = timestamp(&e["iopub.status.busy"])?;
+                let reply = timestamp(&e["shell.execute_reply"])?;
+                let first_line = source_of(c)
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .unwrap_or_default()
+                    .to_string();
+                Some(CellTime {
+                    cell: i + 1,
+                    seconds: (reply - busy).num_microseconds()? as f64 / 1e6,
+                    first_line,
+                })
+            })
+            .collect()
+    }
+}
+
 fn strip_ansi(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
@@ -426,6 +470,36 @@ mod tests {
             .to_string(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn cell_times_come_from_nbclients_timestamps() {
+        let done = Notebook::parse(
+            &json!({
+                "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [
+                    {"cell_type": "markdown", "metadata": {}, "source": "# t"},
+                    {"cell_type": "code", "outputs": [], "source": "\n:dep x\n",
+                     "metadata": {"execution": {
+                        "iopub.status.busy": "2026-12-01T07:00:00.250000Z",
+                        "iopub.execute_input": "2026-12-01T07:00:00.260000Z",
+                        "shell.execute_reply": "2026-12-01T07:00:01.750000Z"}}},
+                    {"cell_type": "code", "outputs": [], "source": ["let a = 1;\n", "a"],
+                     "metadata": {"execution": {
+                        "iopub.status.busy": "2026-12-01T07:00:01.800000+00:00",
+                        "shell.execute_reply": "2026-12-01T07:00:04.050000+00:00"}}},
+                    {"cell_type": "code", "outputs": [], "source": "never ran", "metadata": {}}
+                ]
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let t = done.cell_times();
+        assert_eq!(t.len(), 2);
+        assert_eq!((t[0].cell, t[0].first_line.as_str()), (1, ":dep x"));
+        assert!((t[0].seconds - 1.5).abs() < 1e-9, "{t:?}");
+        assert_eq!((t[1].cell, t[1].first_line.as_str()), (2, "let a = 1;"));
+        assert!((t[1].seconds - 2.25).abs() < 1e-9, "{t:?}");
     }
 
     #[test]

@@ -62,7 +62,47 @@ fn notebooks_run_with_parameters_name_failing_cells_and_travel_with_bundles() {
         return;
     }
     a_cell_error_names_the_cell_and_parameters_are_injected();
+    timing_lists_each_code_cell();
     getting_started_on_an_existing_bundle_travels_with_it();
+}
+
+fn timing_lists_each_code_cell() {
+    let s = Scratch::new("nbt");
+    let nb = s.root.join("ok.ipynb");
+    let doc = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust", "language": "rust"}},
+        "cells": [
+            {"cell_type": "code", "id": "p", "metadata": {"tags": ["parameters"]},
+             "execution_count": null, "outputs": [], "source": "let n: i64 = 1;"},
+            {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "text"},
+            {"cell_type": "code", "id": "a", "metadata": {}, "execution_count": null,
+             "outputs": [], "source": "\nprintln!(\"n is {}\", n + 1);"}
+        ]
+    });
+    std::fs::write(&nb, doc.to_string()).unwrap();
+    let out = s.root.join("out.ipynb");
+    let o = s.run(&[
+        "notebook",
+        "run",
+        nb.to_str().unwrap(),
+        "--timing",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("cell ")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with("cell   1 ") && lines[0].ends_with(" s  let n: i64 = 1;"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("cell   2 ") && lines[1].contains("println!"),
+        "{err}"
+    );
+    assert!(err.contains("2 code cells "), "{err}");
 }
 
 fn a_cell_error_names_the_cell_and_parameters_are_injected() {

@@ -40,6 +40,9 @@ pub struct RunArgs {
     /// Timeout per cell, seconds (the first notebook on a machine compiles polars).
     #[arg(long, default_value_t = fslab::run::notebook::DEFAULT_CELL_TIMEOUT_S)]
     pub timeout: u64,
+    /// Print how long each code cell took (compiling and running it), on stderr.
+    #[arg(long)]
+    pub timing: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
@@ -76,7 +79,15 @@ fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     };
     run.kernel = a.kernel;
     run.timeout_s = a.timeout;
-    execute(&run)?;
+    let times = execute(&run)?;
+    if a.timing {
+        let total: f64 = times.iter().map(|t| t.seconds).sum();
+        for t in &times {
+            let line: String = t.first_line.chars().take(70).collect();
+            eprintln!("cell {:>3} {:>8.2} s  {line}", t.cell, t.seconds);
+        }
+        eprintln!("{} code cells {total:.2} s", times.len());
+    }
     println!("{}", run.output.display());
     if let Some(h) = &run.html {
         println!("{}", h.display());

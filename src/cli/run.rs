@@ -205,7 +205,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                     None,
                 )?;
                 match fslab::run::notebook::execute(&run) {
-                    Ok(()) => eprintln!("fslab: notebook stored: {}", run.output.display()),
+                    Ok(_) => eprintln!("fslab: notebook stored: {}", run.output.display()),
                     Err(e) => {
                         eprintln!("fslab: notebook {}: {e}", nb.display());
                         notebooks_ok = false;

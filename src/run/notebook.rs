@@ -2,7 +2,7 @@
 //! Rust kernel, parameterised the papermill way ([`crate::ipynb`]), and exporting it
 //! to self-contained HTML.
 
-use crate::ipynb::{IpynbError, Notebook};
+use crate::ipynb::{CellTime, IpynbError, Notebook};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -121,8 +121,9 @@ fn jupyter(args: &[String]) -> Result<(), NotebookError> {
 
 /// Inject the parameters, execute every cell (in the notebook's own directory, so its
 /// relative paths hold), save the executed copy to `output`, and export HTML. A cell
-/// error is an error naming the cell; the executed copy is kept for reading.
-pub fn execute(run: &NotebookRun) -> Result<(), NotebookError> {
+/// error is an error naming the cell; the executed copy is kept for reading. Returns how
+/// long each code cell took.
+pub fn execute(run: &NotebookRun) -> Result<Vec<CellTime>, NotebookError> {
     let text = std::fs::read_to_string(&run.input).map_err(io(&run.input))?;
     let mut nb = Notebook::parse(&text).map_err(|source| NotebookError::Notebook {
         path: run.input.clone(),
@@ -191,5 +192,5 @@ pub fn execute(run: &NotebookRun) -> Result<(), NotebookError> {
             out: output,
         });
     }
-    Ok(())
+    Ok(executed.cell_times())
 }
