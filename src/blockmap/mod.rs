@@ -4,13 +4,15 @@
 //! - [`walk`]: a parallel walk of a path or a tree of a mounted filesystem → [`walk::BlockMap`];
 //! - [`debugfs`]: the same rows for an unmounted ext2/3/4 image, through one `debugfs`
 //!   process → [`debugfs::ImageMap`];
-//! - [`summary`]: per-file and per-filesystem fragmentation derived from the rows.
+//! - [`summary`]: per-file and per-filesystem fragmentation derived from the rows;
+//! - [`stream`]: rows and summaries out to parquet/CSV/memory in batches, in one pass.
 //!
 //! Every source yields [`Extent`] rows (the `extents` table, defined in [`crate::extent`]
 //! because the text parsers make them too); see [`Extent`] for the flags.
 
 pub mod debugfs;
 pub mod fiemap;
+pub mod stream;
 pub mod summary;
 pub mod walk;
 
@@ -27,6 +29,16 @@ pub struct FileEntry {
     pub size_bytes: Option<u64>,
     pub is_dir: bool,
 }
+
+/// One mapped file or directory with its extents, as a walk yields them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MappedFile {
+    pub entry: FileEntry,
+    pub extents: Vec<Extent>,
+}
+
+/// A mapped file, or why it could not be mapped.
+pub type Item = Result<MappedFile, walk::PathError>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BlockmapError {
@@ -67,33 +79,75 @@ pub struct Capture {
     pub errors: Vec<walk::PathError>,
 }
 
-fn capture_of(
-    files: &[FileEntry],
-    extents: &[Extent],
-    errors: Vec<walk::PathError>,
-) -> Result<Capture, BlockmapError> {
-    let per_file = summary::per_file_with(files, extents);
-    let fs = summary::filesystem(&per_file);
+/// Capture mapped files in one streaming pass into in-memory frames.
+pub fn capture_items(items: impl IntoIterator<Item = Item>) -> Result<Capture, BlockmapError> {
+    let (mut ext, mut per) = (stream::MemSink::default(), stream::MemSink::default());
+    let mut s = stream::Streamer::new(Some(&mut ext), Some(&mut per));
+    for item in items {
+        s.add(item)?;
+    }
+    let out = s.finish()?;
     Ok(Capture {
-        extents: extents_frame(extents)?,
-        per_file: summary::per_file_frame(&per_file)?,
-        filesystem: summary::filesystem_frame(&fs)?,
-        errors,
+        extents: ext.finish(extents_frame(&[])?)?,
+        per_file: per.finish(summary::per_file_frame(&[])?)?,
+        filesystem: summary::filesystem_frame(&out.filesystem)?,
+        errors: out.errors,
     })
 }
 
-/// Capture the block map of a path or tree of a mounted filesystem (FIEMAP).
+/// Files and their extents (grouped by path, in first-seen order, files without extents
+/// included, extents of paths not in `files` after them) as items.
+pub fn items_of(files: Vec<FileEntry>, extents: Vec<Extent>) -> Vec<MappedFile> {
+    let mut groups: indexmap::IndexMap<std::sync::Arc<str>, MappedFile> = files
+        .into_iter()
+        .map(|f| {
+            (
+                std::sync::Arc::from(f.path.as_str()),
+                MappedFile {
+                    entry: f,
+                    extents: Vec::new(),
+                },
+            )
+        })
+        .collect();
+    for e in extents {
+        groups
+            .entry(std::sync::Arc::clone(&e.path))
+            .or_insert_with(|| MappedFile {
+                entry: FileEntry {
+                    path: e.path.to_string(),
+                    inode: e.inode,
+                    ..Default::default()
+                },
+                extents: Vec::new(),
+            })
+            .extents
+            .push(e);
+    }
+    groups.into_values().collect()
+}
+
+/// Capture the block map of a path or tree of a mounted filesystem (FIEMAP), in one
+/// streaming pass (the frames themselves are in memory).
 pub fn capture_mounted(
     root: &std::path::Path,
     opts: &walk::WalkOptions,
 ) -> Result<Capture, BlockmapError> {
-    let m = walk::map_tree(root, opts)?;
-    capture_of(&m.files, &m.extents, m.errors)
+    capture_items(walk::stream(
+        std::slice::from_ref(&root.to_path_buf()),
+        opts,
+    )?)
 }
 
 /// Capture the block map of trees (`["/"]` for everything) inside an unmounted ext2/3/4
 /// image, through one debugfs process.
 pub fn capture_image(image: &std::path::Path, roots: &[&str]) -> Result<Capture, BlockmapError> {
     let m = debugfs::map_image_tree(image, roots)?;
-    capture_of(&m.files, &m.extents, m.errors)
+    let errors = m.errors.into_iter().map(Err);
+    capture_items(
+        items_of(m.files, m.extents)
+            .into_iter()
+            .map(Ok)
+            .chain(errors),
+    )
 }

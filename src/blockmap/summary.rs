@@ -172,10 +172,26 @@ pub fn per_file_with(files: &[FileEntry], extents: &[Extent]) -> Vec<FileSummary
 
 /// The filesystem-wide summary of per-file summaries.
 pub fn filesystem(files: &[FileSummary]) -> FsSummary {
-    let mut s = FsSummary::default();
-    let mut fractions = Vec::new();
-    let mut unfragmented_bytes = 0u64;
+    let mut acc = FsAccumulator::default();
     for f in files {
+        acc.add(f);
+    }
+    acc.finish()
+}
+
+/// [`filesystem`] one file at a time (a streaming pass): constant memory, the same
+/// result in the same order of additions.
+#[derive(Debug, Clone, Default)]
+pub struct FsAccumulator {
+    s: FsSummary,
+    fraction_sum: f64,
+    fraction_count: u64,
+    unfragmented_bytes: u64,
+}
+
+impl FsAccumulator {
+    pub fn add(&mut self, f: &FileSummary) {
+        let s = &mut self.s;
         if f.is_dir == Some(true) {
             s.directories += 1;
         } else {
@@ -187,7 +203,7 @@ pub fn filesystem(files: &[FileSummary]) -> FsSummary {
         if f.fragments > 1 {
             s.fragmented += 1;
         } else {
-            unfragmented_bytes = unfragmented_bytes.saturating_add(f.mapped_bytes);
+            self.unfragmented_bytes = self.unfragmented_bytes.saturating_add(f.mapped_bytes);
         }
         s.extents += f.extents;
         s.fragments += f.fragments;
@@ -200,32 +216,104 @@ pub fn filesystem(files: &[FileSummary]) -> FsSummary {
             s.max_extents_path = Some(f.path.clone());
         }
         if let Some(c) = f.contiguous_fraction {
-            fractions.push(c);
+            self.fraction_sum += c;
+            self.fraction_count += 1;
         }
     }
-    let all = (s.files + s.directories) as f64;
-    if all > 0.0 {
-        s.noncontiguous_percent = 100.0 * s.fragmented as f64 / all;
+
+    pub fn finish(self) -> FsSummary {
+        let mut s = self.s;
+        let all = (s.files + s.directories) as f64;
+        if all > 0.0 {
+            s.noncontiguous_percent = 100.0 * s.fragmented as f64 / all;
+        }
+        if s.with_data > 0 {
+            s.mean_extents = s.extents as f64 / s.with_data as f64;
+            s.mean_fragments = s.fragments as f64 / s.with_data as f64;
+        }
+        if self.fraction_count > 0 {
+            s.mean_contiguous_fraction = Some(self.fraction_sum / self.fraction_count as f64);
+        }
+        if s.mapped_bytes > 0 {
+            s.unfragmented_bytes_fraction =
+                Some(self.unfragmented_bytes as f64 / s.mapped_bytes as f64);
+        }
+        if s.extents > 0 {
+            s.mean_extent_bytes = Some(s.mapped_bytes as f64 / s.extents as f64);
+        }
+        s
     }
-    if s.with_data > 0 {
-        s.mean_extents = s.extents as f64 / s.with_data as f64;
-        s.mean_fragments = s.fragments as f64 / s.with_data as f64;
-    }
-    if !fractions.is_empty() {
-        s.mean_contiguous_fraction = Some(fractions.iter().sum::<f64>() / fractions.len() as f64);
-    }
-    if s.mapped_bytes > 0 {
-        s.unfragmented_bytes_fraction = Some(unfragmented_bytes as f64 / s.mapped_bytes as f64);
-    }
-    if s.extents > 0 {
-        s.mean_extent_bytes = Some(s.mapped_bytes as f64 / s.extents as f64);
-    }
+}
+
+/// The summary of one mapped file of a walk (its extents and what the walk knows of it).
+pub fn mapped_summary(m: &super::MappedFile) -> FileSummary {
+    let refs: Vec<&Extent> = m.extents.iter().collect();
+    let mut s = file_summary(&m.entry.path, &refs);
+    s.inode = s.inode.or(m.entry.inode);
+    s.size_bytes = m.entry.size_bytes;
+    s.is_dir = Some(m.entry.is_dir);
     s
 }
 
-/// Per-file summaries as a DataFrame.
+/// Per-file summaries as a DataFrame with a fixed schema, whatever the rows (so that
+/// batches of a streamed map concatenate): `path` (str), `inode` (i64), `is_dir` (bool),
+/// `size_bytes`, `extents`, `fragments`, `metadata_blocks`, `mapped_bytes`,
+/// `unwritten_bytes`, `unlocated_bytes` (i64), `contiguous_fraction` (f64), `seek_bytes`,
+/// `largest_extent_bytes`, `first_physical_bytes` (i64): the columns and types
+/// [`crate::frames::from_records`] infers from rows with values.
 pub fn per_file_frame(files: &[FileSummary]) -> Result<polars::prelude::DataFrame, BlockmapError> {
-    Ok(crate::frames::from_records(files)?)
+    use polars::prelude::{Column, DataFrame};
+    let i = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    let int = |name: &str, f: &dyn Fn(&FileSummary) -> u64| {
+        Column::new(
+            name.into(),
+            files.iter().map(|s| i(f(s))).collect::<Vec<i64>>(),
+        )
+    };
+    let columns = vec![
+        Column::new(
+            "path".into(),
+            files.iter().map(|s| s.path.as_str()).collect::<Vec<&str>>(),
+        ),
+        Column::new(
+            "inode".into(),
+            files.iter().map(|s| s.inode.map(i)).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "is_dir".into(),
+            files.iter().map(|s| s.is_dir).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "size_bytes".into(),
+            files
+                .iter()
+                .map(|s| s.size_bytes.map(i))
+                .collect::<Vec<_>>(),
+        ),
+        int("extents", &|s| s.extents),
+        int("fragments", &|s| s.fragments),
+        int("metadata_blocks", &|s| s.metadata_blocks),
+        int("mapped_bytes", &|s| s.mapped_bytes),
+        int("unwritten_bytes", &|s| s.unwritten_bytes),
+        int("unlocated_bytes", &|s| s.unlocated_bytes),
+        Column::new(
+            "contiguous_fraction".into(),
+            files
+                .iter()
+                .map(|s| s.contiguous_fraction)
+                .collect::<Vec<_>>(),
+        ),
+        int("seek_bytes", &|s| s.seek_bytes),
+        int("largest_extent_bytes", &|s| s.largest_extent_bytes),
+        Column::new(
+            "first_physical_bytes".into(),
+            files
+                .iter()
+                .map(|s| s.first_physical_bytes.map(i))
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    Ok(DataFrame::new(files.len(), columns).map_err(crate::frames::FrameError::from)?)
 }
 
 /// The filesystem summary as a one-row DataFrame.
@@ -313,5 +401,37 @@ mod tests {
         assert_eq!(fs.mean_contiguous_fraction, Some(0.5));
         assert_eq!(fs.unfragmented_bytes_fraction, Some(0.25));
         assert_eq!(fs.mean_extents, 2.0);
+    }
+
+    #[test]
+    fn per_file_frame_matches_from_records() {
+        let a = FileSummary {
+            path: "a".into(),
+            inode: Some(12),
+            is_dir: Some(false),
+            size_bytes: Some(4096),
+            extents: 2,
+            fragments: 2,
+            mapped_bytes: 8192,
+            contiguous_fraction: Some(0.0),
+            seek_bytes: 4096,
+            largest_extent_bytes: 4096,
+            first_physical_bytes: Some(1 << 20),
+            ..Default::default()
+        };
+        let b = FileSummary {
+            path: "b".into(),
+            is_dir: Some(true),
+            ..Default::default()
+        };
+        let rows = [a, b];
+        let direct = per_file_frame(&rows).unwrap();
+        let generic = crate::frames::from_records(&rows).unwrap();
+        assert_eq!(direct.schema(), generic.schema());
+        assert!(direct == generic);
+        // Batches without values keep the schema.
+        let empty = per_file_frame(&rows[1..]).unwrap();
+        assert_eq!(empty.schema(), direct.schema());
+        assert_eq!(per_file_frame(&[]).unwrap().schema(), direct.schema());
     }
 }

@@ -1,30 +1,38 @@
-//! Block maps of a path or a whole tree of a mounted filesystem: a parallel directory
-//! walk (rayon) that maps every regular file and directory with FIEMAP as soon as its
-//! directory has been read, never leaving the root's filesystem.
+//! Block maps of a path or a whole tree of a mounted filesystem, streamed: a directory
+//! walk that hands every regular file and directory to FIEMAP worker threads as soon as
+//! its directory has been read, and yields the mapped files in walk order, never leaving
+//! the root's filesystem.
 //!
-//! Each directory is a task: it is opened once (relative to its parent's descriptor), its
-//! entries are read (`getdents`, with the file type the directory records, so no `stat`
-//! per entry) and sorted by name; its files go to tasks in chunks, opened relative to the
-//! directory and mapped, and its subdirectories become tasks of their own. No task waits
-//! for another and nothing recurses on the stack, so a tree thousands of levels deep is
-//! walked like a flat one. Rows come out in walk order (depth first, siblings by name,
-//! which is [`path_order`]), each file's extents in FIEMAP order. Symlinks, devices, FIFOs
-//! and sockets are not mapped. A file that cannot be opened or mapped (vanished,
-//! permission, FIEMAP unsupported) becomes a [`PathError`] and the walk goes on.
+//! One walker thread reads the directories depth first (`getdents`, with the file type the
+//! directory records, so no `stat` per entry; entries sorted by name) and sends the files
+//! and directories to map in numbered chunks of [`CHUNK`]; worker threads open them
+//! (relative to their directory) and map them; [`Walk`], an iterator, puts the chunks back
+//! in order. At most [`IN_FLIGHT_PER_THREAD`] chunks per thread exist at any time (the
+//! walker waits for the consumer), so memory stays bounded whatever the number of files:
+//! the open directories of the current path, their sorted names, and the chunks in
+//! flight. Nothing recurses on the stack, and below [`KEEP_OPEN`] levels the walker
+//! closes ancestors and reopens them through `..` (checking their inode), so a tree
+//! thousands of levels deep is walked like a flat one.
+//!
+//! Order: depth first, siblings by name, which is [`path_order`]; each file's extents in
+//! FIEMAP order. Symlinks, devices, FIFOs and sockets are not mapped. A file that cannot
+//! be opened or mapped (vanished, permission, FIEMAP unsupported) becomes a [`PathError`]
+//! and the walk goes on.
 
 use super::fiemap::{map_file_at, map_open_file, open_nofollow, Fiemap, FileMap};
-use super::{BlockmapError, Extent, FileEntry};
+use super::{BlockmapError, Extent, FileEntry, MappedFile};
 use serde::Serialize;
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 
 /// How to walk.
 #[derive(Debug, Clone)]
@@ -35,7 +43,7 @@ pub struct WalkOptions {
     pub include_dirs: bool,
     /// Descend into subdirectories (false: only the paths given).
     pub recursive: bool,
-    /// Threads for the walk and the FIEMAP calls; None = rayon's global pool.
+    /// Threads for the FIEMAP calls; None = one per core.
     pub threads: Option<usize>,
 }
 
@@ -57,7 +65,7 @@ pub struct PathError {
     pub error: String,
 }
 
-/// The block map of a tree.
+/// The block map of a tree, collected in memory (use [`stream`] for large trees).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BlockMap {
     /// One row per file or directory mapped, in walk order.
@@ -72,6 +80,17 @@ impl BlockMap {
     pub fn extents_frame(&self) -> Result<polars::prelude::DataFrame, BlockmapError> {
         Ok(super::extents_frame(&self.extents)?)
     }
+
+    /// Append one mapped file (or why it could not be mapped).
+    fn add(&mut self, item: super::Item) {
+        match item {
+            Ok(m) => {
+                self.files.push(m.entry);
+                self.extents.extend(m.extents);
+            }
+            Err(e) => self.errors.push(e),
+        }
+    }
 }
 
 /// Map `root` (a file, or a directory and everything under it on the same filesystem).
@@ -79,17 +98,24 @@ pub fn map_tree(root: &Path, opts: &WalkOptions) -> Result<BlockMap, BlockmapErr
     map_paths(std::slice::from_ref(&root.to_path_buf()), opts)
 }
 
-/// One mapped file or directory, or why it could not be mapped.
-type Item = Result<FileMap, PathError>;
-
-thread_local! {
-    /// One FIEMAP request buffer (about 28 KiB) per thread, reused for every file.
-    static FIEMAP: RefCell<Fiemap> = RefCell::new(Fiemap::new());
+/// Map several roots into memory; each keeps to its own filesystem. A root that does not
+/// exist is an error; anything below a root that cannot be mapped is listed in
+/// [`BlockMap::errors`].
+pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, BlockmapError> {
+    let mut out = BlockMap::default();
+    for item in stream(roots, opts)? {
+        out.add(item);
+    }
+    Ok(out)
 }
 
-fn with_fiemap<R>(f: impl FnOnce(&mut Fiemap) -> R) -> R {
-    FIEMAP.with(|fm| f(&mut fm.borrow_mut()))
-}
+/// Files (or directories) mapped per chunk handed to a worker.
+pub const CHUNK: usize = 64;
+/// Chunks that may exist at once (queued, being mapped, or waiting to be yielded in
+/// order), per worker thread.
+pub const IN_FLIGHT_PER_THREAD: usize = 4;
+/// Ancestors kept open by the walker; deeper ones are closed and reopened through `..`.
+pub const KEEP_OPEN: usize = 64;
 
 fn path_error(path: &Path, error: impl std::fmt::Display) -> PathError {
     PathError {
@@ -109,235 +135,355 @@ fn item_error(e: BlockmapError) -> PathError {
     }
 }
 
-/// Map several roots; each keeps to its own filesystem. A root that does not exist is an
-/// error; anything below a root that cannot be mapped is listed in [`BlockMap::errors`].
-pub fn map_paths(roots: &[PathBuf], opts: &WalkOptions) -> Result<BlockMap, BlockmapError> {
-    let mut out = BlockMap::default();
-    let mut work = || -> Result<(), BlockmapError> {
-        roots
-            .iter()
-            .try_for_each(|root| map_root(root, opts, &mut out))
+fn mapped(m: FileMap) -> MappedFile {
+    MappedFile {
+        entry: FileEntry {
+            path: m.path,
+            inode: Some(m.inode),
+            size_bytes: Some(m.size_bytes),
+            is_dir: m.is_dir,
+        },
+        extents: m.extents,
+    }
+}
+
+/// One thing to map, in walk order.
+enum Job {
+    /// A root or a directory, already open.
+    Open { file: Arc<File>, path: PathBuf },
+    /// The entry `name` of the open directory `dir`.
+    At {
+        dir: Arc<File>,
+        name: OsString,
+        path: PathBuf,
+    },
+    /// Already known (an error of the walker).
+    Done(PathError),
+}
+
+/// The mapped files of a walk, in walk order (an iterator). Dropping it stops the walk
+/// and joins its threads.
+pub struct Walk {
+    results: Option<Receiver<(u64, Vec<super::Item>)>>,
+    permits: Option<Receiver<()>>,
+    pending: BTreeMap<u64, Vec<super::Item>>,
+    next: u64,
+    current: std::vec::IntoIter<super::Item>,
+    cancel: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// Start walking `roots` (each keeps to its own filesystem). A root that does not exist
+/// is an error here; anything else that cannot be mapped is an `Err` item.
+pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<Walk, BlockmapError> {
+    let mut metas = Vec::with_capacity(roots.len());
+    for root in roots {
+        let meta = std::fs::metadata(root).map_err(|source| BlockmapError::Io {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        metas.push((root.clone(), meta));
+    }
+    let n = opts
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let (permit_tx, permit_rx) = sync_channel::<()>(IN_FLIGHT_PER_THREAD * n);
+    let (job_tx, job_rx) = channel::<(u64, Vec<Job>)>();
+    let (result_tx, result_rx) = channel::<(u64, Vec<super::Item>)>();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let spawn = |name: String, f: Box<dyn FnOnce() + Send>| {
+        std::thread::Builder::new()
+            .name(name)
+            .spawn(f)
+            .map_err(|e| BlockmapError::Threads(e.to_string()))
     };
-    match opts.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build()
-            .map_err(|e| BlockmapError::Threads(e.to_string()))?
-            .install(work)?,
-        None => work()?,
+    let mut threads = Vec::with_capacity(n + 1);
+    for i in 0..n {
+        let (rx, tx, cancel, sync) = (
+            Arc::clone(&job_rx),
+            result_tx.clone(),
+            Arc::clone(&cancel),
+            opts.sync,
+        );
+        threads.push(spawn(
+            format!("fiemap-{i}"),
+            Box::new(move || worker(&rx, &tx, &cancel, sync)),
+        )?);
     }
-    Ok(out)
-}
-
-impl BlockMap {
-    /// Append one mapped file (or why it could not be mapped).
-    fn add(&mut self, item: Item) {
-        match item {
-            Ok(m) => {
-                self.files.push(FileEntry {
-                    path: m.path,
-                    inode: Some(m.inode),
-                    size_bytes: Some(m.size_bytes),
-                    is_dir: m.is_dir,
-                });
-                self.extents.extend(m.extents);
-            }
-            Err(e) => self.errors.push(e),
-        }
-    }
-}
-
-/// A root: a file is mapped; a directory is mapped and walked. A symlink given as a root
-/// is followed (below the roots, symlinks are not).
-fn map_root(root: &Path, opts: &WalkOptions, out: &mut BlockMap) -> Result<(), BlockmapError> {
-    let meta = std::fs::metadata(root).map_err(|source| BlockmapError::Io {
-        path: root.to_path_buf(),
-        source,
-    })?;
-    let wanted = meta.is_file() || meta.is_dir();
-    if !wanted {
-        return Ok(());
-    }
-    let file = match open_root(root) {
-        Ok(f) => f,
-        Err(e) => {
-            out.add(Err(path_error(root, e)));
-            return Ok(());
-        }
+    drop(result_tx);
+    let walker = Walker {
+        opts: opts.clone(),
+        jobs: job_tx,
+        permits: permit_tx,
+        seq: 0,
+        chunk: Vec::with_capacity(CHUNK),
+        cancel: Arc::clone(&cancel),
     };
-    if meta.is_file() {
-        let item = with_fiemap(|fm| map_open_file(fm, &file, root, opts.sync)).map_err(item_error);
-        out.add(item);
-        return Ok(());
-    }
-    let pieces = Pieces::default();
-    let top = pieces.id();
-    rayon::scope(|s| walk_dir(s, &pieces, top, root.to_path_buf(), file, meta.dev(), opts));
-    let (files, extents) = pieces.counts();
-    out.files.reserve_exact(files);
-    out.extents.reserve_exact(extents);
-    pieces.assemble(top, |item| out.add(item));
-    Ok(())
+    threads.push(spawn("walker".into(), Box::new(move || walker.run(metas)))?);
+    Ok(Walk {
+        results: Some(result_rx),
+        permits: Some(permit_rx),
+        pending: BTreeMap::new(),
+        next: 0,
+        current: Vec::new().into_iter(),
+        cancel,
+        threads,
+    })
 }
 
-/// Files mapped per task.
-const CHUNK: usize = 64;
-
-/// A piece of a walk's output, in walk order: a mapped item, or the place of another
-/// piece (a subdirectory's listing, or a chunk of files mapped by another task).
-enum Node {
-    Item(Item),
-    Piece(usize),
-}
-
-/// The pieces of one walk, by id, as its tasks finish them. Tasks never wait for each
-/// other and nothing recurses on the stack, however deep the tree: each directory is a
-/// task of its own, and [`Pieces::assemble`] puts the pieces in order with a loop.
-#[derive(Default)]
-struct Pieces {
-    next: AtomicUsize,
-    done: Mutex<HashMap<usize, Vec<Node>>>,
-}
-
-impl Pieces {
-    fn id(&self) -> usize {
-        self.next.fetch_add(1, Ordering::Relaxed)
-    }
-
-    fn put(&self, id: usize, nodes: Vec<Node>) {
-        self.done
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id, nodes);
-    }
-
-    /// How many files and extents the pieces hold (to size the block map once).
-    fn counts(&self) -> (usize, usize) {
-        let done = self.done.lock().unwrap_or_else(PoisonError::into_inner);
-        let mapped = done.values().flatten().filter_map(|n| match n {
-            Node::Item(Ok(m)) => Some(m.extents.len()),
-            _ => None,
-        });
-        mapped.fold((0, 0), |(f, e), n| (f + 1, e + n))
-    }
-
-    /// The items of piece `top` and of the pieces it refers to, depth first, each piece
-    /// freed as soon as it is used up.
-    fn assemble(self, top: usize, mut out: impl FnMut(Item)) {
-        let mut done = self
-            .done
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
-        let mut stack = vec![done.remove(&top).unwrap_or_default().into_iter()];
-        while let Some(nodes) = stack.last_mut() {
-            match nodes.next() {
-                Some(Node::Item(item)) => out(item),
-                Some(Node::Piece(id)) => {
-                    if let Some(p) = done.remove(&id) {
-                        stack.push(p.into_iter());
-                    }
-                }
-                None => {
-                    stack.pop();
-                }
-            }
-        }
-    }
-}
-
-/// Map the open directory `dir` (named `path`) itself if directories are wanted, then,
-/// when recursing, hand its files (in chunks) and its subdirectories to tasks of their own.
-/// Everything stays on the filesystem `dev`.
-fn walk_dir<'s>(
-    s: &rayon::Scope<'s>,
-    pieces: &'s Pieces,
-    id: usize,
-    path: PathBuf,
-    dir: File,
-    dev: u64,
-    opts: &'s WalkOptions,
+fn worker(
+    jobs: &Mutex<Receiver<(u64, Vec<Job>)>>,
+    results: &Sender<(u64, Vec<super::Item>)>,
+    cancel: &AtomicBool,
+    sync: bool,
 ) {
-    let mut nodes = Vec::new();
-    if opts.include_dirs {
-        match with_fiemap(|fm| map_open_file(fm, &dir, &path, opts.sync)) {
-            // A filesystem mounted below the root is neither mapped nor entered.
-            Ok(m) if m.dev != dev => return pieces.put(id, nodes),
-            r => nodes.push(Node::Item(r.map_err(item_error))),
-        }
-    } else {
-        match dir.metadata() {
-            Ok(m) if m.dev() != dev => return pieces.put(id, nodes),
-            Ok(_) => {}
-            Err(e) => {
-                nodes.push(Node::Item(Err(path_error(&path, e))));
-                return pieces.put(id, nodes);
-            }
-        }
-    }
-    if !opts.recursive {
-        return pieces.put(id, nodes);
-    }
-    let entries = match read_entries(&dir) {
-        Ok(v) => v,
-        Err(e) => {
-            nodes.push(Node::Item(Err(path_error(&path, e))));
-            return pieces.put(id, nodes);
-        }
-    };
-    let dir = Arc::new(dir);
-    let path = Arc::new(path);
-    let mut chunk: Vec<OsString> = Vec::new();
-    let flush = |chunk: &mut Vec<OsString>, nodes: &mut Vec<Node>| {
-        if chunk.is_empty() {
+    let mut fm = Fiemap::new();
+    loop {
+        let next = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok((seq, chunk)) = next else { return };
+        if cancel.load(Ordering::Relaxed) {
             return;
         }
-        let cid = pieces.id();
-        nodes.push(Node::Piece(cid));
-        let (names, dir, path) = (std::mem::take(chunk), Arc::clone(&dir), Arc::clone(&path));
-        s.spawn(move |_| {
-            let items = names
-                .iter()
-                .map(|name| {
-                    let name = Path::new(name);
-                    let child = path.join(name);
-                    let item =
-                        with_fiemap(|fm| map_file_at(fm, dir.as_fd(), name, &child, opts.sync));
-                    Node::Item(item.map_err(item_error))
-                })
-                .collect();
-            pieces.put(cid, items);
-        });
-    };
-    for (name, kind) in entries {
-        let kind = match kind {
-            Kind::Unknown => stat_kind(&dir, Path::new(&name)),
-            k => k,
-        };
-        match kind {
-            Kind::File => {
-                chunk.push(name);
-                if chunk.len() == CHUNK {
-                    flush(&mut chunk, &mut nodes);
+        let items = chunk
+            .into_iter()
+            .map(|job| match job {
+                Job::Open { file, path } => map_open_file(&mut fm, &file, &path, sync)
+                    .map(mapped)
+                    .map_err(item_error),
+                Job::At { dir, name, path } => {
+                    map_file_at(&mut fm, dir.as_fd(), Path::new(&name), &path, sync)
+                        .map(mapped)
+                        .map_err(item_error)
                 }
-            }
-            Kind::Dir => {
-                flush(&mut chunk, &mut nodes);
-                let did = pieces.id();
-                nodes.push(Node::Piece(did));
-                let (parent, child) = (Arc::clone(&dir), path.join(&name));
-                s.spawn(move |s| match open_dir_at(&parent, Path::new(&name)) {
-                    Ok(f) => {
-                        drop(parent);
-                        walk_dir(s, pieces, did, child, f, dev, opts);
-                    }
-                    Err(e) => pieces.put(did, vec![Node::Item(Err(path_error(&child, e)))]),
-                });
-            }
-            Kind::Other | Kind::Unknown => {}
+                Job::Done(e) => Err(e),
+            })
+            .collect();
+        if results.send((seq, items)).is_err() {
+            return;
         }
     }
-    flush(&mut chunk, &mut nodes);
-    pieces.put(id, nodes);
+}
+
+impl Iterator for Walk {
+    type Item = super::Item;
+
+    fn next(&mut self) -> Option<super::Item> {
+        loop {
+            if let Some(item) = self.current.next() {
+                return Some(item);
+            }
+            if let Some(chunk) = self.pending.remove(&self.next) {
+                self.next += 1;
+                // The chunk leaves the pipeline: the walker may send another.
+                if let Some(p) = &self.permits {
+                    let _ = p.try_recv();
+                }
+                self.current = chunk.into_iter();
+                continue;
+            }
+            match self.results.as_ref()?.recv() {
+                Ok((seq, items)) => {
+                    self.pending.insert(seq, items);
+                }
+                Err(_) => {
+                    // Every worker is done: what is left is in order.
+                    let (&seq, _) = self.pending.iter().next()?;
+                    self.next = seq;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Walk {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.results = None;
+        self.permits = None;
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A directory on the walker's stack.
+struct Frame {
+    /// None when closed to save descriptors (reopened through `..` when needed).
+    dir: Option<Arc<File>>,
+    path: PathBuf,
+    ino: u64,
+    entries: std::vec::IntoIter<(OsString, Kind)>,
+}
+
+struct Walker {
+    opts: WalkOptions,
+    jobs: Sender<(u64, Vec<Job>)>,
+    permits: SyncSender<()>,
+    seq: u64,
+    chunk: Vec<Job>,
+    cancel: Arc<AtomicBool>,
+}
+
+/// The consumer is gone: stop walking.
+struct Stopped;
+
+impl Walker {
+    fn run(mut self, roots: Vec<(PathBuf, std::fs::Metadata)>) {
+        for (root, meta) in roots {
+            if self.root(&root, &meta).is_err() {
+                return;
+            }
+        }
+        let _ = self.flush();
+    }
+
+    fn push(&mut self, job: Job) -> Result<(), Stopped> {
+        self.chunk.push(job);
+        if self.chunk.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Stopped> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        if self.cancel.load(Ordering::Relaxed) || self.permits.send(()).is_err() {
+            return Err(Stopped);
+        }
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(CHUNK));
+        self.jobs.send((self.seq, chunk)).map_err(|_| Stopped)?;
+        self.seq += 1;
+        Ok(())
+    }
+
+    /// A root: a file is mapped; a directory is mapped and walked. A symlink given as a
+    /// root is followed (below the roots, symlinks are not).
+    fn root(&mut self, root: &Path, meta: &std::fs::Metadata) -> Result<(), Stopped> {
+        if !(meta.is_file() || meta.is_dir()) {
+            return Ok(());
+        }
+        let file = match open_root(root) {
+            Ok(f) => Arc::new(f),
+            Err(e) => return self.push(Job::Done(path_error(root, e))),
+        };
+        if meta.is_file() {
+            return self.push(Job::Open {
+                file,
+                path: root.to_path_buf(),
+            });
+        }
+        self.tree(root.to_path_buf(), file, meta.dev())
+    }
+
+    /// Queue the open directory `dir` (if directories are wanted), then its entries,
+    /// depth first. Everything stays on the filesystem `dev`.
+    fn tree(&mut self, path: PathBuf, dir: Arc<File>, dev: u64) -> Result<(), Stopped> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut next = Some((path, dir));
+        loop {
+            if let Some((path, dir)) = next.take() {
+                if let Some(frame) = self.enter(path, dir, dev)? {
+                    if stack.len() >= KEEP_OPEN {
+                        let i = stack.len() - KEEP_OPEN;
+                        stack[i].dir = None;
+                    }
+                    stack.push(frame);
+                }
+            }
+            let Some(top) = stack.last_mut() else {
+                return Ok(());
+            };
+            let Some((name, kind)) = top.entries.next() else {
+                let done = stack.pop().expect("a frame");
+                if let Some(parent) = stack.last_mut() {
+                    if parent.dir.is_none() {
+                        self.reopen(parent, &done)?;
+                    }
+                }
+                continue;
+            };
+            let dir = Arc::clone(top.dir.as_ref().expect("the top directory is open"));
+            let kind = match kind {
+                Kind::Unknown => stat_kind(&dir, Path::new(&name)),
+                k => k,
+            };
+            let child = top.path.join(&name);
+            match kind {
+                Kind::File => self.push(Job::At {
+                    dir,
+                    name,
+                    path: child,
+                })?,
+                Kind::Dir => match open_dir_at(&dir, Path::new(&name)) {
+                    Ok(f) => next = Some((child, Arc::new(f))),
+                    Err(e) => self.push(Job::Done(path_error(&child, e)))?,
+                },
+                Kind::Other | Kind::Unknown => {}
+            }
+        }
+    }
+
+    /// Queue a directory and read its entries: its frame, or None when it is not to be
+    /// entered (another filesystem, an error, or no recursion).
+    fn enter(&mut self, path: PathBuf, dir: Arc<File>, dev: u64) -> Result<Option<Frame>, Stopped> {
+        let meta = match dir.metadata() {
+            // A filesystem mounted below the root is neither mapped nor entered.
+            Ok(m) if m.dev() != dev => return Ok(None),
+            Ok(m) => m,
+            Err(e) => {
+                self.push(Job::Done(path_error(&path, e)))?;
+                return Ok(None);
+            }
+        };
+        if self.opts.include_dirs {
+            self.push(Job::Open {
+                file: Arc::clone(&dir),
+                path: path.clone(),
+            })?;
+        }
+        if !self.opts.recursive {
+            return Ok(None);
+        }
+        match read_entries(&dir) {
+            Ok(v) => Ok(Some(Frame {
+                dir: Some(dir),
+                path,
+                ino: meta.ino(),
+                entries: v.into_iter(),
+            })),
+            Err(e) => {
+                self.push(Job::Done(path_error(&path, e)))?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Reopen a closed ancestor through `..` of its child `done`; if it is no longer the
+    /// same directory (moved during the walk), its remaining entries are skipped, said out
+    /// loud as an error.
+    fn reopen(&mut self, parent: &mut Frame, done: &Frame) -> Result<(), Stopped> {
+        let child = done.dir.as_ref().expect("the popped directory was open");
+        let reopened = open_dir_at(child, Path::new("..")).and_then(|f| {
+            let ino = f.metadata()?.ino();
+            Ok((f, ino))
+        });
+        match reopened {
+            Ok((f, ino)) if ino == parent.ino => parent.dir = Some(Arc::new(f)),
+            r => {
+                let why = match r {
+                    Err(e) => format!("reopening through `..`: {e}"),
+                    Ok(_) => "moved during the walk; the rest of it was not mapped".into(),
+                };
+                parent.entries = Vec::new().into_iter();
+                self.push(Job::Done(path_error(&parent.path, why)))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Open a root read-only, following a symlink, without blocking on FIFOs.

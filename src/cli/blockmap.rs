@@ -3,14 +3,21 @@
 //! Mounted filesystems are mapped in process with FIEMAP (`fslab::blockmap::walk`); an
 //! unmounted ext2/3/4 image with `--debugfs IMAGE` through one debugfs process
 //! (`fslab::blockmap::debugfs`). Output: a table (default), `--json` (an array of objects
-//! with the field names of the rows), `--csv`, or `-o FILE.parquet`. The whole map is held
-//! in memory before it is written (about 1 KB per file at the peak).
+//! with the field names of the rows), `--csv`, or `-o FILE.parquet`.
+//!
+//! Memory: the FIEMAP walk is streamed (`fslab::blockmap::stream`): `-o` writes a parquet
+//! row group per 65,536 rows, `--csv` and `--json` print rows as they come, and the
+//! per-file and filesystem summaries are computed in the same pass, so the peak stays
+//! bounded whatever the number of files. The table output (for people) and `--debugfs`
+//! still hold the whole map in memory.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args as ClapArgs;
-use fslab::blockmap::{self, debugfs, summary, walk, Extent, FileEntry};
+use fslab::blockmap::stream::{
+    self as bstream, CsvSink, FrameSink, MemSink, ParquetSink, Streamer,
+};
+use fslab::blockmap::{self, debugfs, summary, walk, Item};
 use polars::prelude::*;
-use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,15 +61,17 @@ pub struct Args {
     pub threads: Option<usize>,
 }
 
-struct Mapped {
-    files: Vec<FileEntry>,
-    extents: Vec<Extent>,
-    errors: Vec<walk::PathError>,
+/// What `run` prints.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    Extents,
+    PerFile,
+    Summary,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mapped = match &args.debugfs {
-        Some(image) => map_image(image, &args)?,
+    let (items, method): (Box<dyn Iterator<Item = Item>>, &str) = match &args.debugfs {
+        Some(image) => (Box::new(map_image(image, &args)?.into_iter()), "debugfs"),
         None => {
             if args.paths.is_empty() {
                 bail!("give at least one PATH (or --debugfs IMAGE)");
@@ -73,40 +82,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 recursive: !args.no_recurse,
                 threads: args.threads,
             };
-            let m = walk::map_paths(&args.paths, &opts)?;
-            Mapped {
-                files: m.files,
-                extents: m.extents,
-                errors: m.errors,
-            }
+            (Box::new(walk::stream(&args.paths, &opts)?), "fiemap")
         }
     };
-    for e in &mapped.errors {
+    let rows = if args.summary {
+        Rows::Summary
+    } else if args.per_file {
+        Rows::PerFile
+    } else {
+        Rows::Extents
+    };
+    let errors = match emit(&args, rows, method, items) {
+        // `fslab blockmap … | head` is fine.
+        Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
+        r => r?,
+    };
+    for e in &errors {
         eprintln!("fslab: {}: {}", e.path, e.error);
     }
-    if args.summary || args.per_file {
-        let files = summary::per_file_with(&mapped.files, &mapped.extents);
-        if args.summary {
-            let fs = summary::filesystem(&files);
-            emit(&args, std::slice::from_ref(&fs), || {
-                summary::filesystem_frame(&fs)
-            })?;
-        } else {
-            emit(&args, &files, || summary::per_file_frame(&files))?;
-        }
-    } else {
-        emit(&args, &mapped.extents, || {
-            Ok(blockmap::extents_frame(&mapped.extents)?)
-        })?;
-    }
-    Ok(if mapped.errors.is_empty() {
+    Ok(if errors.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
 }
 
-fn map_image(image: &Path, args: &Args) -> anyhow::Result<Mapped> {
+fn map_image(image: &Path, args: &Args) -> anyhow::Result<Vec<Item>> {
     let mut paths: Vec<String> = args
         .paths
         .iter()
@@ -127,41 +128,121 @@ fn map_image(image: &Path, args: &Args) -> anyhow::Result<Mapped> {
             w.line, w.text, w.reason
         );
     }
-    let (files, extents): (Vec<FileEntry>, Vec<Extent>) = if args.no_dirs {
-        let dirs: std::collections::HashSet<&str> = m
-            .files
-            .iter()
-            .filter(|f| f.is_dir)
-            .map(|f| f.path.as_str())
-            .collect();
-        (
-            m.files.iter().filter(|f| !f.is_dir).cloned().collect(),
-            m.extents
-                .iter()
-                .filter(|e| !dirs.contains(&*e.path))
-                .cloned()
-                .collect(),
-        )
-    } else {
-        (m.files, m.extents)
-    };
-    Ok(Mapped {
-        files,
-        extents,
-        errors: m.errors,
-    })
+    let mut items: Vec<Item> = blockmap::items_of(m.files, m.extents)
+        .into_iter()
+        .filter(|f| !(args.no_dirs && f.entry.is_dir))
+        .map(Ok)
+        .collect();
+    items.extend(m.errors.into_iter().map(Err));
+    Ok(items)
 }
 
-fn emit<T: Serialize>(
+/// Stream the rows to the chosen output; the paths that could not be mapped.
+fn emit(
     args: &Args,
-    rows: &[T],
-    frame: impl FnOnce() -> Result<DataFrame, blockmap::BlockmapError>,
-) -> anyhow::Result<()> {
-    match emit_inner(args, rows, frame) {
-        // `fslab blockmap … | head` is fine.
-        Err(e) if is_broken_pipe(&e) => Ok(()),
-        r => r,
+    rows: Rows,
+    method: &str,
+    items: Box<dyn Iterator<Item = Item>>,
+) -> anyhow::Result<Vec<walk::PathError>> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let schema = match rows {
+        Rows::Extents => bstream::extents_schema(),
+        _ => bstream::per_file_schema(),
+    };
+    let done = if args.json {
+        let (done, errors) = json(&mut out, rows, items)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(done.map_or(errors, |d| d.errors));
+    } else if args.csv {
+        let mut sink = CsvSink::new(&mut out, &schema)?;
+        let done = pass(rows, items, Some(&mut sink))?;
+        if rows == Rows::Summary {
+            let mut df = summary::filesystem_frame(&done.filesystem)?;
+            CsvWriter::new(&mut out).finish(&mut df)?;
+        } else {
+            sink.finish()?;
+        }
+        done
+    } else if let Some(path) = &args.output {
+        if rows == Rows::Summary {
+            let done = pass(rows, items, None)?;
+            let df = summary::filesystem_frame(&done.filesystem)?;
+            let mut sink =
+                ParquetSink::create(path, df.schema(), &[("fslab.blockmap.method", method)])?;
+            sink.write(&mut df.clone())?;
+            sink.finish()?;
+            done
+        } else {
+            let mut sink =
+                ParquetSink::create(path, &schema, &[("fslab.blockmap.method", method)])?;
+            let done = pass(rows, items, Some(&mut sink))?;
+            sink.finish()?;
+            done
+        }
+    } else {
+        let mut sink = MemSink::default();
+        let done = pass(rows, items, Some(&mut sink))?;
+        let df = match rows {
+            Rows::Summary => summary::filesystem_frame(&done.filesystem)?,
+            Rows::Extents => sink.finish(blockmap::extents_frame(&[])?)?,
+            Rows::PerFile => sink.finish(summary::per_file_frame(&[])?)?,
+        };
+        writeln!(out, "{df}")?;
+        done
+    };
+    out.flush()?;
+    Ok(done.errors)
+}
+
+/// One streaming pass, the chosen rows to `sink`.
+fn pass(
+    rows: Rows,
+    items: Box<dyn Iterator<Item = Item>>,
+    sink: Option<&mut dyn FrameSink>,
+) -> anyhow::Result<bstream::Streamed> {
+    let mut s = match rows {
+        Rows::Extents => Streamer::new(sink, None),
+        Rows::PerFile => Streamer::new(None, sink),
+        Rows::Summary => Streamer::new(None, None),
+    };
+    for item in items {
+        s.add(item)?;
     }
+    Ok(s.finish()?)
+}
+
+/// JSON, streamed: an array of rows as serde_json's pretty printer writes a `Vec` of them.
+fn json(
+    out: &mut impl Write,
+    rows: Rows,
+    items: Box<dyn Iterator<Item = Item>>,
+) -> anyhow::Result<(Option<bstream::Streamed>, Vec<walk::PathError>)> {
+    use serde::Serializer;
+    let mut ser = serde_json::Serializer::pretty(out);
+    let errors = std::cell::RefCell::new(Vec::new());
+    let ok = |item: Item| match item {
+        Ok(m) => Some(m),
+        Err(e) => {
+            errors.borrow_mut().push(e);
+            None
+        }
+    };
+    match rows {
+        Rows::Summary => {
+            let done = pass(rows, items, None)?;
+            ser.collect_seq(std::iter::once(&done.filesystem))?;
+            return Ok((Some(done), Vec::new()));
+        }
+        Rows::PerFile => {
+            ser.collect_seq(items.filter_map(ok).map(|m| summary::mapped_summary(&m)))?;
+        }
+        Rows::Extents => {
+            ser.collect_seq(items.filter_map(ok).flat_map(|m| m.extents))?;
+        }
+    }
+    Ok((None, errors.into_inner()))
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
@@ -170,56 +251,4 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
             || c.to_string().contains("Broken pipe")
     })
-}
-
-fn emit_inner<T: Serialize>(
-    args: &Args,
-    rows: &[T],
-    frame: impl FnOnce() -> Result<DataFrame, blockmap::BlockmapError>,
-) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, rows)?;
-        writeln!(out)?;
-    } else if args.csv {
-        let mut df = frame()?;
-        CsvWriter::new(&mut out).finish(&mut df)?;
-    } else if let Some(path) = &args.output {
-        let mut df = frame()?;
-        write_parquet(path, &mut df)?;
-    } else {
-        let df = frame()?;
-        writeln!(out, "{df}")?;
-    }
-    out.flush()?;
-    Ok(())
-}
-
-/// Write `df` to `path` through a temporary file in the same directory and a rename, so
-/// that readers never see a half-written file.
-pub fn write_parquet(path: &Path, df: &mut DataFrame) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| -> anyhow::Result<()> {
-        let file =
-            std::fs::File::create(&tmp).with_context(|| format!("create {}", tmp.display()))?;
-        let written = ParquetWriter::new(file).finish(df);
-        anyhow::Context::with_context(written, || format!("write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("rename {} to {}", tmp.display(), path.display()))?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
