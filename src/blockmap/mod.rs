@@ -1,6 +1,7 @@
 //! Block maps: where each file's data lives on disk.
 //!
 //! - [`fiemap`]: the FS_IOC_FIEMAP ioctl on one open file (no `filefrag` spawned);
+//! - [`getfsmap`]: the same rows on XFS with rmapbt from one GETFSMAP stream;
 //! - [`walk`]: a parallel walk of a path or a tree of a mounted filesystem → [`walk::BlockMap`];
 //! - [`debugfs`]: the same rows for an unmounted ext2/3/4 image, through one `debugfs`
 //!   process → [`debugfs::ImageMap`];
@@ -12,6 +13,7 @@
 
 pub mod debugfs;
 pub mod fiemap;
+pub mod getfsmap;
 pub mod stream;
 pub mod summary;
 pub mod walk;
@@ -54,6 +56,15 @@ pub enum BlockmapError {
         #[source]
         source: nix::Error,
     },
+    #[error("{path}: {what}: {source}")]
+    Fsmap {
+        path: PathBuf,
+        what: String,
+        #[source]
+        source: nix::Error,
+    },
+    #[error("{path}: cannot use GETFSMAP: {reason}")]
+    NoFsmap { path: PathBuf, reason: String },
     #[error("{image}: not an ext2/3/4 image: {reason}")]
     NotExt { image: PathBuf, reason: String },
     #[error("debugfs on {image}: {message}")]

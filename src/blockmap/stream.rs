@@ -194,9 +194,16 @@ pub struct Streamer<'a> {
     file_buf: Vec<FileSummary>,
     fs: FsAccumulator,
     out: Streamed,
+    batch_rows: usize,
 }
 
 impl<'a> Streamer<'a> {
+    /// Rows per batch (default [`BATCH_ROWS`]; at least 1).
+    pub fn with_batch_rows(mut self, n: usize) -> Self {
+        self.batch_rows = n.max(1);
+        self
+    }
+
     pub fn new(
         extents: Option<&'a mut dyn FrameSink>,
         per_file: Option<&'a mut dyn FrameSink>,
@@ -208,6 +215,7 @@ impl<'a> Streamer<'a> {
             file_buf: Vec::new(),
             fs: FsAccumulator::default(),
             out: Streamed::default(),
+            batch_rows: BATCH_ROWS,
         }
     }
 
@@ -226,13 +234,13 @@ impl<'a> Streamer<'a> {
         self.out.extent_rows += m.extents.len() as u64;
         if self.per_file.is_some() {
             self.file_buf.push(s);
-            if self.file_buf.len() >= BATCH_ROWS {
+            if self.file_buf.len() >= self.batch_rows {
                 self.flush_files()?;
             }
         }
         if self.extents.is_some() {
             self.ext_buf.extend(m.extents);
-            if self.ext_buf.len() >= BATCH_ROWS {
+            if self.ext_buf.len() >= self.batch_rows {
                 self.flush_extents()?;
             }
         }

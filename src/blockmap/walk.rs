@@ -117,14 +117,14 @@ pub const IN_FLIGHT_PER_THREAD: usize = 4;
 /// Ancestors kept open by the walker; deeper ones are closed and reopened through `..`.
 pub const KEEP_OPEN: usize = 64;
 
-fn path_error(path: &Path, error: impl std::fmt::Display) -> PathError {
+pub(super) fn path_error(path: &Path, error: impl std::fmt::Display) -> PathError {
     PathError {
         path: path.to_string_lossy().into_owned(),
         error: error.to_string(),
     }
 }
 
-fn item_error(e: BlockmapError) -> PathError {
+pub(super) fn item_error(e: BlockmapError) -> PathError {
     match e {
         BlockmapError::Io { path, source } => path_error(&path, source),
         BlockmapError::Fiemap { path, source } => path_error(&path, format!("FIEMAP: {source}")),
@@ -148,17 +148,40 @@ fn mapped(m: FileMap) -> MappedFile {
 }
 
 /// One thing to map, in walk order.
-enum Job {
+pub(super) enum Job {
     /// A root or a directory, already open.
     Open { file: Arc<File>, path: PathBuf },
-    /// The entry `name` of the open directory `dir`.
+    /// The regular file `name` of the open directory `dir`, inode `ino` by its entry
+    /// (`d_ino`).
     At {
         dir: Arc<File>,
         name: OsString,
+        ino: u64,
         path: PathBuf,
     },
     /// Already known (an error of the walker).
     Done(PathError),
+}
+
+/// How a worker thread maps the walk's jobs: made once per thread (it may keep buffers).
+pub(super) type MapperFactory = Arc<dyn Fn() -> Box<dyn FnMut(Job) -> super::Item> + Send + Sync>;
+
+/// FIEMAP on each file and directory, one request buffer per thread.
+fn fiemap_mapper(sync: bool) -> MapperFactory {
+    Arc::new(move || {
+        let mut fm = Fiemap::new();
+        Box::new(move |job| match job {
+            Job::Open { file, path } => map_open_file(&mut fm, &file, &path, sync)
+                .map(mapped)
+                .map_err(item_error),
+            Job::At {
+                dir, name, path, ..
+            } => map_file_at(&mut fm, dir.as_fd(), Path::new(&name), &path, sync)
+                .map(mapped)
+                .map_err(item_error),
+            Job::Done(e) => Err(e),
+        })
+    })
 }
 
 /// The mapped files of a walk, in walk order (an iterator). Dropping it stops the walk
@@ -176,6 +199,15 @@ pub struct Walk {
 /// Start walking `roots` (each keeps to its own filesystem). A root that does not exist
 /// is an error here; anything else that cannot be mapped is an `Err` item.
 pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<Walk, BlockmapError> {
+    stream_with(roots, opts, fiemap_mapper(opts.sync))
+}
+
+/// [`stream`] with another way to map each entry (the walk and its order are the same).
+pub(super) fn stream_with(
+    roots: &[PathBuf],
+    opts: &WalkOptions,
+    mapper: MapperFactory,
+) -> Result<Walk, BlockmapError> {
     let mut metas = Vec::with_capacity(roots.len());
     for root in roots {
         let meta = std::fs::metadata(root).map_err(|source| BlockmapError::Io {
@@ -201,15 +233,15 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<Walk, BlockmapErr
     };
     let mut threads = Vec::with_capacity(n + 1);
     for i in 0..n {
-        let (rx, tx, cancel, sync) = (
+        let (rx, tx, cancel, mapper) = (
             Arc::clone(&job_rx),
             result_tx.clone(),
             Arc::clone(&cancel),
-            opts.sync,
+            Arc::clone(&mapper),
         );
         threads.push(spawn(
-            format!("fiemap-{i}"),
-            Box::new(move || worker(&rx, &tx, &cancel, sync)),
+            format!("blockmap-{i}"),
+            Box::new(move || worker(&rx, &tx, &cancel, &*mapper)),
         )?);
     }
     drop(result_tx);
@@ -237,29 +269,16 @@ fn worker(
     jobs: &Mutex<Receiver<(u64, Vec<Job>)>>,
     results: &Sender<(u64, Vec<super::Item>)>,
     cancel: &AtomicBool,
-    sync: bool,
+    mapper: &(dyn Fn() -> Box<dyn FnMut(Job) -> super::Item> + Send + Sync),
 ) {
-    let mut fm = Fiemap::new();
+    let mut map = mapper();
     loop {
         let next = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
         let Ok((seq, chunk)) = next else { return };
         if cancel.load(Ordering::Relaxed) {
             return;
         }
-        let items = chunk
-            .into_iter()
-            .map(|job| match job {
-                Job::Open { file, path } => map_open_file(&mut fm, &file, &path, sync)
-                    .map(mapped)
-                    .map_err(item_error),
-                Job::At { dir, name, path } => {
-                    map_file_at(&mut fm, dir.as_fd(), Path::new(&name), &path, sync)
-                        .map(mapped)
-                        .map_err(item_error)
-                }
-                Job::Done(e) => Err(e),
-            })
-            .collect();
+        let items = chunk.into_iter().map(&mut map).collect();
         if results.send((seq, items)).is_err() {
             return;
         }
@@ -314,7 +333,7 @@ struct Frame {
     dir: Option<Arc<File>>,
     path: PathBuf,
     ino: u64,
-    entries: std::vec::IntoIter<(OsString, Kind)>,
+    entries: std::vec::IntoIter<(OsString, Kind, u64)>,
 }
 
 struct Walker {
@@ -397,7 +416,7 @@ impl Walker {
             let Some(top) = stack.last_mut() else {
                 return Ok(());
             };
-            let Some((name, kind)) = top.entries.next() else {
+            let Some((name, kind, ino)) = top.entries.next() else {
                 let done = stack.pop().expect("a frame");
                 if let Some(parent) = stack.last_mut() {
                     if parent.dir.is_none() {
@@ -416,6 +435,7 @@ impl Walker {
                 Kind::File => self.push(Job::At {
                     dir,
                     name,
+                    ino,
                     path: child,
                 })?,
                 Kind::Dir => match open_dir_at(&dir, Path::new(&name)) {
@@ -505,8 +525,9 @@ enum Kind {
     Unknown,
 }
 
-/// The entries of an open directory (without `.` and `..`), sorted by name.
-fn read_entries(dir: &File) -> nix::Result<Vec<(OsString, Kind)>> {
+/// The entries of an open directory (without `.` and `..`) with their inode numbers,
+/// sorted by name.
+fn read_entries(dir: &File) -> nix::Result<Vec<(OsString, Kind, u64)>> {
     use nix::dir::{Dir, Type};
     let fd = dir
         .try_clone()
@@ -525,7 +546,7 @@ fn read_entries(dir: &File) -> nix::Result<Vec<(OsString, Kind)>> {
             Some(_) => Kind::Other,
             None => Kind::Unknown,
         };
-        v.push((OsString::from_vec(name.to_vec()), kind));
+        v.push((OsString::from_vec(name.to_vec()), kind, entry.ino()));
     }
     v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(v)

@@ -13,6 +13,7 @@
 
 use anyhow::bail;
 use clap::Args as ClapArgs;
+use fslab::blockmap::getfsmap::{self, Method};
 use fslab::blockmap::stream::{
     self as bstream, CsvSink, FrameSink, MemSink, ParquetSink, Streamer,
 };
@@ -59,6 +60,57 @@ pub struct Args {
     /// Threads for the FIEMAP calls (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// How to map a mounted filesystem: `fiemap` (FS_IOC_FIEMAP per file), `getfsmap` (one
+    /// FS_IOC_GETFSMAP stream + a getdents walk: XFS with rmapbt, as root) or `auto`
+    /// (getfsmap when every PATH is a directory that allows it, else fiemap). The method
+    /// used is printed on stderr and stored in the parquet metadata
+    /// (`fslab.blockmap.method`).
+    #[arg(long, default_value = "auto", value_parser = parse_method)]
+    pub method: Method,
+    /// Rows per parquet row group / output batch (tests).
+    #[arg(long, hide = true, default_value_t = bstream::BATCH_ROWS)]
+    pub batch_rows: usize,
+}
+
+fn parse_method(s: &str) -> Result<Method, String> {
+    s.parse()
+}
+
+/// The method for `args.paths`, and why, said out loud.
+fn choose(args: &Args) -> anyhow::Result<(Method, String)> {
+    let why_not = || -> Option<String> {
+        if args.no_recurse {
+            return Some("--no-recurse".into());
+        }
+        for p in &args.paths {
+            if !p.is_dir() {
+                return Some(format!("{} is not a directory", p.display()));
+            }
+            if let Err(why) = getfsmap::probe(p) {
+                return Some(format!("{}: {why}", p.display()));
+            }
+        }
+        None
+    };
+    Ok(match args.method {
+        Method::Fiemap => (Method::Fiemap, "asked for".into()),
+        Method::Getfsmap => {
+            for p in &args.paths {
+                if let Err(reason) = getfsmap::probe(p) {
+                    return Err(blockmap::BlockmapError::NoFsmap {
+                        path: p.clone(),
+                        reason,
+                    }
+                    .into());
+                }
+            }
+            (Method::Getfsmap, "asked for".into())
+        }
+        Method::Auto => match why_not() {
+            None => (Method::Getfsmap, "auto: XFS with rmapbt".into()),
+            Some(why) => (Method::Fiemap, format!("auto: not getfsmap: {why}")),
+        },
+    })
 }
 
 /// What `run` prints.
@@ -82,7 +134,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 recursive: !args.no_recurse,
                 threads: args.threads,
             };
-            (Box::new(walk::stream(&args.paths, &opts)?), "fiemap")
+            let (method, why) = choose(&args)?;
+            eprintln!("fslab blockmap: method {} ({why})", method.name());
+            let items: Box<dyn Iterator<Item = Item>> = match method {
+                Method::Getfsmap => Box::new(getfsmap::stream(&args.paths, &opts)?),
+                _ => Box::new(walk::stream(&args.paths, &opts)?),
+            };
+            (items, method.name())
         }
     };
     let rows = if args.summary {
@@ -151,13 +209,13 @@ fn emit(
         _ => bstream::per_file_schema(),
     };
     let done = if args.json {
-        let (done, errors) = json(&mut out, rows, items)?;
+        let (done, errors) = json(args, &mut out, rows, items)?;
         writeln!(out)?;
         out.flush()?;
         return Ok(done.map_or(errors, |d| d.errors));
     } else if args.csv {
         let mut sink = CsvSink::new(&mut out, &schema)?;
-        let done = pass(rows, items, Some(&mut sink))?;
+        let done = pass(args, rows, items, Some(&mut sink))?;
         if rows == Rows::Summary {
             let mut df = summary::filesystem_frame(&done.filesystem)?;
             CsvWriter::new(&mut out).finish(&mut df)?;
@@ -167,7 +225,7 @@ fn emit(
         done
     } else if let Some(path) = &args.output {
         if rows == Rows::Summary {
-            let done = pass(rows, items, None)?;
+            let done = pass(args, rows, items, None)?;
             let df = summary::filesystem_frame(&done.filesystem)?;
             let mut sink =
                 ParquetSink::create(path, df.schema(), &[("fslab.blockmap.method", method)])?;
@@ -177,13 +235,13 @@ fn emit(
         } else {
             let mut sink =
                 ParquetSink::create(path, &schema, &[("fslab.blockmap.method", method)])?;
-            let done = pass(rows, items, Some(&mut sink))?;
+            let done = pass(args, rows, items, Some(&mut sink))?;
             sink.finish()?;
             done
         }
     } else {
         let mut sink = MemSink::default();
-        let done = pass(rows, items, Some(&mut sink))?;
+        let done = pass(args, rows, items, Some(&mut sink))?;
         let df = match rows {
             Rows::Summary => summary::filesystem_frame(&done.filesystem)?,
             Rows::Extents => sink.finish(blockmap::extents_frame(&[])?)?,
@@ -198,6 +256,7 @@ fn emit(
 
 /// One streaming pass, the chosen rows to `sink`.
 fn pass(
+    args: &Args,
     rows: Rows,
     items: Box<dyn Iterator<Item = Item>>,
     sink: Option<&mut dyn FrameSink>,
@@ -206,7 +265,8 @@ fn pass(
         Rows::Extents => Streamer::new(sink, None),
         Rows::PerFile => Streamer::new(None, sink),
         Rows::Summary => Streamer::new(None, None),
-    };
+    }
+    .with_batch_rows(args.batch_rows);
     for item in items {
         s.add(item)?;
     }
@@ -215,6 +275,7 @@ fn pass(
 
 /// JSON, streamed: an array of rows as serde_json's pretty printer writes a `Vec` of them.
 fn json(
+    args: &Args,
     out: &mut impl Write,
     rows: Rows,
     items: Box<dyn Iterator<Item = Item>>,
@@ -231,7 +292,7 @@ fn json(
     };
     match rows {
         Rows::Summary => {
-            let done = pass(rows, items, None)?;
+            let done = pass(args, rows, items, None)?;
             ser.collect_seq(std::iter::once(&done.filesystem))?;
             return Ok((Some(done), Vec::new()));
         }

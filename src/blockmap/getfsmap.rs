@@ -1,0 +1,422 @@
+//! Block maps of XFS trees through the reverse map: one `FS_IOC_GETFSMAP` stream gives
+//! every extent of the filesystem with its owner inode and file offset, `XFS_IOC_BULKSTAT`
+//! gives every inode's size and mode in batches, and the walk of [`super::walk`] names them
+//! from `getdents` alone (inode numbers from `d_ino`; one `fstat` per directory, none per
+//! file). Rows, order and frames are those of the FIEMAP walk (see [`Method`] for where
+//! they can differ).
+//!
+//! Needs an XFS with the reverse-mapping btree (`mkfs.xfs -m rmapbt=1`) and
+//! CAP_SYS_ADMIN (both ioctls). [`probe`] says whether a path qualifies, and why not.
+//! Memory: the data-fork extents of every inode of the filesystem (about 40 bytes each)
+//! and one size per inode, held while the tree is walked (unlike the FIEMAP walk, whose
+//! memory does not grow with the number of files).
+
+use super::fiemap::{self, RawExtent};
+use super::walk::{self, item_error, path_error, Job, WalkOptions};
+use super::{BlockmapError, FileEntry, MappedFile};
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How a block map is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// FS_IOC_FIEMAP on every file (any filesystem that has it).
+    Fiemap,
+    /// FS_IOC_GETFSMAP + XFS_IOC_BULKSTAT + a getdents walk (XFS with rmapbt, as root).
+    /// Differences from FIEMAP: no `delalloc` rows (the filesystem is synced first, as
+    /// FIEMAP_FLAG_SYNC would); an extent the reverse map splits (at an allocation group
+    /// or a record length limit) or merges differently from the data fork would be split
+    /// or merged here too; `shared` is set from the reverse map's own flag.
+    Getfsmap,
+    /// GETFSMAP when [`probe`] allows it, else FIEMAP.
+    Auto,
+}
+
+impl std::str::FromStr for Method {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "fiemap" => Ok(Method::Fiemap),
+            "getfsmap" => Ok(Method::Getfsmap),
+            "auto" => Ok(Method::Auto),
+            _ => Err(format!("`{s}` is not a method: fiemap, getfsmap or auto")),
+        }
+    }
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Fiemap => "fiemap",
+            Method::Getfsmap => "getfsmap",
+            Method::Auto => "auto",
+        }
+    }
+}
+
+/// statfs f_type of XFS.
+const XFS_SUPER_MAGIC: i64 = 0x5846_5342;
+/// `xfs_fsop_geom.flags`: the filesystem has a reverse-mapping btree.
+const XFS_FSOP_GEOM_FLAGS_RMAPBT: u32 = 1 << 19;
+
+/// `struct xfs_fsop_geom` (v5, 256 bytes); only `flags` is read.
+#[repr(C)]
+struct FsGeom {
+    head: [u32; 8],
+    blocks: [u64; 4],
+    uuid: [u8; 16],
+    sunit: u32,
+    swidth: u32,
+    version: i32,
+    flags: u32,
+    rest: [u8; 160],
+}
+
+nix::ioctl_read!(xfs_ioc_fsgeometry, b'X', 126, FsGeom);
+
+/// Whether GETFSMAP can map `path`'s filesystem: Ok(()) or why not (said out loud by
+/// `--method auto`).
+pub fn probe(path: &Path) -> Result<(), String> {
+    let st = nix::sys::statfs::statfs(path).map_err(|e| format!("statfs: {e}"))?;
+    if st.filesystem_type().0 as i64 != XFS_SUPER_MAGIC {
+        return Err("not XFS".into());
+    }
+    let f = File::open(path).map_err(|e| format!("open: {e}"))?;
+    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
+    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
+    unsafe { xfs_ioc_fsgeometry(f.as_raw_fd(), &mut geom) }
+        .map_err(|e| format!("XFS_IOC_FSGEOMETRY: {e}"))?;
+    if geom.flags & XFS_FSOP_GEOM_FLAGS_RMAPBT == 0 {
+        return Err("XFS without the reverse-mapping btree (mkfs.xfs -m rmapbt=1)".into());
+    }
+    if !nix::unistd::geteuid().is_root() {
+        return Err("GETFSMAP and BULKSTAT need CAP_SYS_ADMIN".into());
+    }
+    Ok(())
+}
+
+/// `struct fsmap`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct Fsmap {
+    device: u32,
+    flags: u32,
+    physical: u64,
+    owner: u64,
+    offset: u64,
+    length: u64,
+    reserved: [u64; 3],
+}
+
+/// `struct fsmap_head` without its flexible array.
+#[repr(C)]
+#[derive(Debug, Default)]
+struct FsmapHead {
+    iflags: u32,
+    oflags: u32,
+    count: u32,
+    entries: u32,
+    reserved: [u64; 6],
+    keys: [Fsmap; 2],
+}
+
+/// Records per GETFSMAP call.
+const FSMAP_BATCH: usize = 8192;
+
+#[repr(C)]
+struct FsmapRequest {
+    head: FsmapHead,
+    recs: [Fsmap; FSMAP_BATCH],
+}
+
+nix::ioctl_readwrite!(fs_ioc_getfsmap, b'X', 59, FsmapHead);
+
+const FMR_OF_PREALLOC: u32 = 0x1;
+const FMR_OF_ATTR_FORK: u32 = 0x2;
+const FMR_OF_EXTENT_MAP: u32 = 0x4;
+const FMR_OF_SHARED: u32 = 0x8;
+const FMR_OF_SPECIAL_OWNER: u32 = 0x10;
+const FMR_OF_LAST: u32 = 0x20;
+
+/// One data-fork extent of an inode (bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Rec {
+    logical: u64,
+    physical: u64,
+    length: u64,
+    flags: u32,
+}
+
+/// Every data-fork extent of every inode, by inode (each inode's in logical order).
+fn read_fsmap(fd: &File) -> Result<HashMap<u64, Vec<Rec>>, nix::Error> {
+    // SAFETY: all-zero is a valid request (plain integers).
+    let mut req: Box<FsmapRequest> = unsafe { zeroed_box() };
+    req.head.keys[1] = Fsmap {
+        device: u32::MAX,
+        flags: u32::MAX,
+        physical: u64::MAX,
+        owner: u64::MAX,
+        offset: u64::MAX,
+        length: 0,
+        reserved: [0; 3],
+    };
+    let mut map: HashMap<u64, Vec<Rec>> = HashMap::new();
+    loop {
+        req.head.count = FSMAP_BATCH as u32;
+        req.head.entries = 0;
+        // SAFETY: `req` is a live `struct fsmap_head` followed by room for `count` records.
+        unsafe { fs_ioc_getfsmap(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.head))? };
+        let n = (req.head.entries as usize).min(FSMAP_BATCH);
+        if n == 0 {
+            break;
+        }
+        for r in &req.recs[..n] {
+            if r.flags & (FMR_OF_SPECIAL_OWNER | FMR_OF_ATTR_FORK | FMR_OF_EXTENT_MAP) != 0 {
+                continue;
+            }
+            let mut flags = 0;
+            if r.flags & FMR_OF_PREALLOC != 0 {
+                flags |= fiemap::FIEMAP_EXTENT_UNWRITTEN;
+            }
+            if r.flags & FMR_OF_SHARED != 0 {
+                flags |= fiemap::FIEMAP_EXTENT_SHARED;
+            }
+            map.entry(r.owner).or_default().push(Rec {
+                logical: r.offset,
+                physical: r.physical,
+                length: r.length,
+                flags,
+            });
+        }
+        let last = req.recs[n - 1];
+        if last.flags & FMR_OF_LAST != 0 {
+            break;
+        }
+        req.head.keys[0] = last;
+    }
+    for v in map.values_mut() {
+        v.sort_unstable_by_key(|r| r.logical);
+    }
+    Ok(map)
+}
+
+/// A zeroed `T` on the heap, never on the stack (the requests are hundreds of KiB).
+///
+/// # Safety
+/// All-zero bytes must be a valid `T`.
+unsafe fn zeroed_box<T>() -> Box<T> {
+    let layout = std::alloc::Layout::new::<T>();
+    let p = std::alloc::alloc_zeroed(layout).cast::<T>();
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    Box::from_raw(p)
+}
+
+/// `struct xfs_bulk_ireq`.
+#[repr(C)]
+#[derive(Debug, Default)]
+struct BulkIreq {
+    ino: u64,
+    flags: u32,
+    icount: u32,
+    ocount: u32,
+    agno: u32,
+    reserved: [u64; 5],
+}
+
+/// `struct xfs_bulkstat` (192 bytes); the fields read here.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct Bulkstat {
+    ino: u64,
+    size: u64,
+    rest0: [u64; 6],
+    rest1: [u32; 12],
+    nlink: u32,
+    extents: u32,
+    aextents: u32,
+    version: u16,
+    forkoff: u16,
+    sick: u16,
+    checked: u16,
+    mode: u16,
+    pad2: u16,
+    extents64: u64,
+    pad: [u64; 6],
+}
+
+const BULK_BATCH: usize = 4096;
+
+#[repr(C)]
+struct BulkRequest {
+    hdr: BulkIreq,
+    stats: [Bulkstat; BULK_BATCH],
+}
+
+nix::ioctl_read!(xfs_ioc_bulkstat, b'X', 127, BulkIreq);
+
+/// Every inode's size (bytes), by inode number.
+fn read_sizes(fd: &File) -> Result<HashMap<u64, u64>, nix::Error> {
+    // SAFETY: all-zero is a valid request (plain integers).
+    let mut req: Box<BulkRequest> = unsafe { zeroed_box() };
+    let mut sizes = HashMap::new();
+    loop {
+        req.hdr.icount = BULK_BATCH as u32;
+        req.hdr.ocount = 0;
+        // SAFETY: `req` is a live `struct xfs_bulk_ireq` followed by room for `icount`
+        // records.
+        unsafe { xfs_ioc_bulkstat(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.hdr))? };
+        let n = (req.hdr.ocount as usize).min(BULK_BATCH);
+        if n == 0 {
+            break;
+        }
+        sizes.extend(req.stats[..n].iter().map(|b| (b.ino, b.size)));
+        // The kernel has set `hdr.ino` to the next inode to look at.
+    }
+    Ok(sizes)
+}
+
+/// The reverse map and sizes of one filesystem, shared by the walk's threads.
+struct Maps {
+    extents: HashMap<u64, Vec<Rec>>,
+    sizes: HashMap<u64, u64>,
+}
+
+impl Maps {
+    fn item(&self, path: &Path, ino: u64, size: u64, is_dir: bool) -> MappedFile {
+        let raw: Vec<RawExtent> = self
+            .extents
+            .get(&ino)
+            .map(|v| {
+                let n = v.len();
+                v.iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let mut e = RawExtent::default();
+                        e.fe_logical = r.logical;
+                        e.fe_physical = r.physical;
+                        e.fe_length = r.length;
+                        e.fe_flags = r.flags;
+                        if i + 1 == n {
+                            e.fe_flags |= fiemap::FIEMAP_EXTENT_LAST;
+                        }
+                        e
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let name = path.to_string_lossy();
+        MappedFile {
+            extents: fiemap::to_extents(&name, Some(ino), size, &raw),
+            entry: FileEntry {
+                path: name.into_owned(),
+                inode: Some(ino),
+                size_bytes: Some(size),
+                is_dir,
+            },
+        }
+    }
+}
+
+/// Stream the block map of `roots` (each on an XFS with rmapbt, see [`probe`]) through
+/// GETFSMAP: the same items, in the same order, as [`walk::stream`].
+pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, BlockmapError> {
+    let mut by_dev: HashMap<u64, Arc<Maps>> = HashMap::new();
+    for root in roots {
+        let f = File::open(root).map_err(|source| BlockmapError::Io {
+            path: root.clone(),
+            source,
+        })?;
+        let dev = f
+            .metadata()
+            .map_err(|source| BlockmapError::Io {
+                path: root.clone(),
+                source,
+            })?
+            .dev();
+        if by_dev.contains_key(&dev) {
+            continue;
+        }
+        let err = |what: &str, source: nix::Error| BlockmapError::Fsmap {
+            path: root.clone(),
+            what: what.to_string(),
+            source,
+        };
+        // Delayed allocations get their blocks (FIEMAP would show them as `delalloc`).
+        nix::unistd::syncfs(&f).map_err(|e| err("syncfs", e))?;
+        let extents = read_fsmap(&f).map_err(|e| err("FS_IOC_GETFSMAP", e))?;
+        let sizes = read_sizes(&f).map_err(|e| err("XFS_IOC_BULKSTAT", e))?;
+        by_dev.insert(dev, Arc::new(Maps { extents, sizes }));
+    }
+    let by_dev = Arc::new(by_dev);
+    let mapper: walk::MapperFactory = Arc::new(move || {
+        let by_dev = Arc::clone(&by_dev);
+        Box::new(move |job| match job {
+            Job::Open { file, path } => {
+                let meta = file.metadata().map_err(|e| path_error(&path, e))?;
+                let maps = by_dev
+                    .get(&meta.dev())
+                    .ok_or_else(|| path_error(&path, "not on a filesystem read by GETFSMAP"))?;
+                Ok(maps.item(&path, meta.ino(), meta.size(), meta.is_dir()))
+            }
+            Job::At {
+                dir,
+                name,
+                ino,
+                path,
+            } => {
+                let dev = dir.metadata().map_err(|e| path_error(&path, e))?.dev();
+                let maps = by_dev
+                    .get(&dev)
+                    .ok_or_else(|| path_error(&path, "not on a filesystem read by GETFSMAP"))?;
+                let size = match maps.sizes.get(&ino) {
+                    Some(&s) => s,
+                    // Created after BULKSTAT read the inodes: ask the file itself.
+                    None => stat_size(dir.as_fd(), Path::new(&name)).map_err(|e| {
+                        item_error(BlockmapError::Io {
+                            path: path.clone(),
+                            source: e,
+                        })
+                    })?,
+                };
+                Ok(maps.item(&path, ino, size, false))
+            }
+            Job::Done(e) => Err(e),
+        })
+    });
+    let opts = WalkOptions {
+        // The work per file is a hash lookup: one thread.
+        threads: Some(1),
+        ..opts.clone()
+    };
+    walk::stream_with(roots, &opts, mapper)
+}
+
+fn stat_size(dir: std::os::fd::BorrowedFd<'_>, name: &Path) -> std::io::Result<u64> {
+    use nix::fcntl::AtFlags;
+    let st = nix::sys::stat::fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)?;
+    Ok(st.st_size as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structs_match_the_kernel() {
+        assert_eq!(std::mem::size_of::<Fsmap>(), 64);
+        assert_eq!(std::mem::size_of::<FsmapHead>(), 64 + 2 * 64);
+        assert_eq!(std::mem::size_of::<BulkIreq>(), 64);
+        assert_eq!(std::mem::size_of::<Bulkstat>(), 192);
+        assert_eq!(std::mem::offset_of!(Bulkstat, mode), 132);
+        assert_eq!(std::mem::size_of::<FsGeom>(), 256);
+        assert_eq!(std::mem::offset_of!(FsGeom, flags), 92);
+    }
+}
