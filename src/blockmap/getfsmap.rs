@@ -358,6 +358,9 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
     let by_dev = Arc::new(by_dev);
     let mapper: walk::MapperFactory = Arc::new(move || {
         let by_dev = Arc::clone(&by_dev);
+        // The device of the last directory seen (files come a directory at a time; the
+        // directory is held, so its address cannot be reused by another meanwhile).
+        let mut last_dir: Option<(Arc<File>, u64)> = None;
         Box::new(move |job| match job {
             Job::Open { file, path } => {
                 let meta = file.metadata().map_err(|e| path_error(&path, e))?;
@@ -372,7 +375,14 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
                 ino,
                 path,
             } => {
-                let dev = dir.metadata().map_err(|e| path_error(&path, e))?.dev();
+                let dev = match &last_dir {
+                    Some((d, dev)) if Arc::ptr_eq(d, &dir) => *dev,
+                    _ => {
+                        let dev = dir.metadata().map_err(|e| path_error(&path, e))?.dev();
+                        last_dir = Some((Arc::clone(&dir), dev));
+                        dev
+                    }
+                };
                 let maps = by_dev
                     .get(&dev)
                     .ok_or_else(|| path_error(&path, "not on a filesystem read by GETFSMAP"))?;
