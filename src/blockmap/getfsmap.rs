@@ -351,8 +351,16 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
         };
         // Delayed allocations get their blocks (FIEMAP would show them as `delalloc`).
         nix::unistd::syncfs(&f).map_err(|e| err("syncfs", e))?;
-        let extents = read_fsmap(&f).map_err(|e| err("FS_IOC_GETFSMAP", e))?;
-        let sizes = read_sizes(&f).map_err(|e| err("XFS_IOC_BULKSTAT", e))?;
+        // The reverse map and the inode sizes, read at the same time.
+        let (extents, sizes) = std::thread::scope(|s| {
+            let sizes = s.spawn(|| read_sizes(&f));
+            let extents = read_fsmap(&f);
+            (extents, sizes.join())
+        });
+        let extents = extents.map_err(|e| err("FS_IOC_GETFSMAP", e))?;
+        let sizes = sizes
+            .unwrap_or(Err(nix::Error::EIO))
+            .map_err(|e| err("XFS_IOC_BULKSTAT", e))?;
         by_dev.insert(dev, Arc::new(Maps { extents, sizes }));
     }
     let by_dev = Arc::new(by_dev);

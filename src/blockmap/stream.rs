@@ -58,7 +58,7 @@ impl MemSink {
 /// directory renamed over `path` by [`ParquetSink::finish`] (readers never see half a
 /// file; dropped unfinished, the temporary file is removed).
 pub struct ParquetSink {
-    writer: Option<polars::io::parquet::write::BatchedWriter<std::fs::File>>,
+    writer: Option<polars::io::parquet::write::BatchedWriter<std::io::BufWriter<std::fs::File>>>,
     tmp: PathBuf,
     path: PathBuf,
 }
@@ -98,7 +98,7 @@ impl ParquetSink {
             path: path.to_path_buf(),
         };
         sink.writer = Some(
-            ParquetWriter::new(file)
+            ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, file))
                 .with_key_value_metadata((!meta.is_empty()).then_some(kv))
                 .batched(schema)
                 .map_err(polars)?,
@@ -109,8 +109,22 @@ impl ParquetSink {
     /// Write the footer and rename the file into place.
     pub fn finish(mut self) -> Result<(), BlockmapError> {
         let w = self.writer.take().expect("an open writer");
-        w.finish().map_err(polars)?;
+        let size = w.finish().map_err(polars)?;
+        // Dropping the writer flushes its buffer; a short file is an error.
         drop(w);
+        let written = std::fs::metadata(&self.tmp)
+            .map_err(|source| BlockmapError::Io {
+                path: self.tmp.clone(),
+                source,
+            })?
+            .len();
+        if written != size {
+            let _ = std::fs::remove_file(&self.tmp);
+            return Err(BlockmapError::Io {
+                path: self.tmp.clone(),
+                source: std::io::Error::other(format!("wrote {written} of {size} bytes")),
+            });
+        }
         std::fs::rename(&self.tmp, &self.path).map_err(|source| BlockmapError::Io {
             path: self.path.clone(),
             source,

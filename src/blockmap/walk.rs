@@ -582,6 +582,61 @@ pub fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
 mod tests {
     use super::*;
 
+    /// The walker never gets more than its in-flight chunks ahead of a slow consumer
+    /// (what keeps the memory bounded), and the order is the walk order.
+    #[test]
+    fn the_walk_stays_a_bounded_distance_ahead_of_its_consumer() {
+        use std::sync::atomic::AtomicUsize;
+        let dir = std::env::temp_dir().join(format!("fslab-walk-bound-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for d in 0..3 {
+            std::fs::create_dir_all(dir.join(format!("d{d}"))).unwrap();
+            for i in 0..1500 {
+                std::fs::write(dir.join(format!("d{d}/f{i:04}")), b"").unwrap();
+            }
+        }
+        let mapped = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&mapped);
+        let mapper: MapperFactory = Arc::new(move || {
+            let counter = Arc::clone(&counter);
+            Box::new(move |job| {
+                counter.fetch_add(1, Ordering::SeqCst);
+                match job {
+                    Job::Open { path, .. } | Job::At { path, .. } => Ok(MappedFile {
+                        entry: FileEntry {
+                            path: path.to_string_lossy().into_owned(),
+                            ..Default::default()
+                        },
+                        extents: Vec::new(),
+                    }),
+                    Job::Done(e) => Err(e),
+                }
+            })
+        });
+        let opts = WalkOptions {
+            threads: Some(2),
+            ..Default::default()
+        };
+        let bound = (IN_FLIGHT_PER_THREAD * 2 + 1) * CHUNK;
+        let mut paths = Vec::new();
+        for (consumed, item) in stream_with(&[dir.clone()], &opts, mapper)
+            .unwrap()
+            .enumerate()
+        {
+            for _ in 0..200 {
+                std::thread::yield_now();
+            }
+            let ahead = mapped.load(Ordering::SeqCst) - consumed;
+            assert!(ahead <= bound, "{ahead} items mapped ahead of the consumer");
+            paths.push(PathBuf::from(item.unwrap().entry.path));
+        }
+        assert_eq!(paths.len(), 1 + 3 + 3 * 1500);
+        let mut sorted = paths.clone();
+        sorted.sort_by(|a, b| path_order(a, b));
+        assert_eq!(paths, sorted);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn path_order_is_depth_first_by_name() {
         let mut v: Vec<PathBuf> = ["/m/a-c", "/m/a/b", "/m", "/m/a", "/m/b", "/m/a/a"]
