@@ -619,7 +619,7 @@ mod tests {
         };
         let bound = (IN_FLIGHT_PER_THREAD * 2 + 1) * CHUNK;
         let mut paths = Vec::new();
-        for (consumed, item) in stream_with(&[dir.clone()], &opts, mapper)
+        for (consumed, item) in stream_with(std::slice::from_ref(&dir), &opts, mapper)
             .unwrap()
             .enumerate()
         {
