@@ -37,15 +37,20 @@ pub enum Method {
     Auto,
 }
 
-impl std::str::FromStr for Method {
-    type Err = String;
+/// A `--method` that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a method: fiemap, getfsmap or auto")]
+pub struct UnknownMethod(pub Box<str>);
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for Method {
+    type Err = UnknownMethod;
+
+    fn from_str(s: &str) -> Result<Self, UnknownMethod> {
         match s {
             "fiemap" => Ok(Method::Fiemap),
             "getfsmap" => Ok(Method::Getfsmap),
             "auto" => Ok(Method::Auto),
-            _ => Err(format!("`{s}` is not a method: fiemap, getfsmap or auto")),
+            _ => Err(UnknownMethod(s.into())),
         }
     }
 }
@@ -80,23 +85,42 @@ struct FsGeom {
 
 nix::ioctl_read!(xfs_ioc_fsgeometry, b'X', 126, FsGeom);
 
-/// Whether GETFSMAP can map `path`'s filesystem: Ok(()) or why not (said out loud by
-/// `--method auto`).
-pub fn probe(path: &Path) -> Result<(), String> {
-    let st = nix::sys::statfs::statfs(path).map_err(|e| format!("statfs: {e}"))?;
+/// Why GETFSMAP cannot map a path (said out loud by `--method auto`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unusable {
+    #[error("statfs: {0}")]
+    Statfs(nix::Error),
+    #[error("not XFS")]
+    NotXfs,
+    #[error("open: {0}")]
+    Open(nix::Error),
+    #[error("XFS_IOC_FSGEOMETRY: {0}")]
+    Geometry(nix::Error),
+    #[error("XFS without the reverse-mapping btree (mkfs.xfs -m rmapbt=1)")]
+    NoRmapbt,
+    #[error("GETFSMAP and BULKSTAT need CAP_SYS_ADMIN")]
+    NotRoot,
+}
+
+/// Whether GETFSMAP can map `path`'s filesystem: Ok(()) or why not.
+pub fn probe(path: &Path) -> Result<(), Unusable> {
+    let st = nix::sys::statfs::statfs(path).map_err(Unusable::Statfs)?;
     if st.filesystem_type().0 as i64 != XFS_SUPER_MAGIC {
-        return Err("not XFS".into());
+        return Err(Unusable::NotXfs);
     }
-    let f = File::open(path).map_err(|e| format!("open: {e}"))?;
+    let f = File::open(path).map_err(|e| {
+        Unusable::Open(nix::Error::from_raw(
+            e.raw_os_error().unwrap_or(nix::libc::EIO),
+        ))
+    })?;
     // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
     let mut geom: FsGeom = unsafe { std::mem::zeroed() };
-    unsafe { xfs_ioc_fsgeometry(f.as_raw_fd(), &mut geom) }
-        .map_err(|e| format!("XFS_IOC_FSGEOMETRY: {e}"))?;
+    unsafe { xfs_ioc_fsgeometry(f.as_raw_fd(), &mut geom) }.map_err(Unusable::Geometry)?;
     if geom.flags & XFS_FSOP_GEOM_FLAGS_RMAPBT == 0 {
-        return Err("XFS without the reverse-mapping btree (mkfs.xfs -m rmapbt=1)".into());
+        return Err(Unusable::NoRmapbt);
     }
     if !nix::unistd::geteuid().is_root() {
-        return Err("GETFSMAP and BULKSTAT need CAP_SYS_ADMIN".into());
+        return Err(Unusable::NotRoot);
     }
     Ok(())
 }

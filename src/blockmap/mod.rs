@@ -64,7 +64,11 @@ pub enum BlockmapError {
         source: nix::Error,
     },
     #[error("{path}: cannot use GETFSMAP: {reason}")]
-    NoFsmap { path: PathBuf, reason: String },
+    NoFsmap {
+        path: PathBuf,
+        #[source]
+        reason: getfsmap::Unusable,
+    },
     #[error("{image}: not an ext2/3/4 image: {reason}")]
     NotExt { image: PathBuf, reason: String },
     #[error("debugfs on {image}: {message}")]

@@ -72,7 +72,7 @@ pub struct Args {
     pub batch_rows: usize,
 }
 
-fn parse_method(s: &str) -> Result<Method, String> {
+fn parse_method(s: &str) -> Result<Method, getfsmap::UnknownMethod> {
     s.parse()
 }
 
