@@ -29,8 +29,8 @@ trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
 
 experiment() { # NAME TRACE(0|1)
-  local trace=""
-  [ "$2" = 1 ] && trace="$LINE"
+  local extra=""
+  [ "$2" = 1 ] && extra="$LINE"
   case $1 in
     e2fsck) cat <<YAML
 id: trace-overhead-e2fsck
@@ -50,7 +50,7 @@ workload:
     # Only this device's cache: the kernel-wide drop_caches takes minutes on a shared
     # host with a large page cache, and would dominate the run.
     - run: blockdev --flushbufs {{dev.data}}
-$trace
+$extra
 YAML
     ;;
     create) cat <<YAML
@@ -65,7 +65,7 @@ workload:
   name: create
   run: fs_mark -d ../mnt/c{{iteration}} -D 16 -N 1 -n 1000 -s 0 -S 1 -L 1 -k
   repeat: 9
-$trace
+$extra
 YAML
     ;;
   esac
