@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Block maps at scale (issue 15, parts 2 and 3). As root, from the project root, with a
-# release build: `cargo build --release && bash benches/blockmap_scale.sh [scale|fsmap|all]`.
+# release build: `cargo build --release && bash benches/blockmap_scale.sh [scale|fsmap|capture|all]`
+# (FSLAB=path/to/fslab to measure another build, e.g. a debug one).
 #
 # scale: peak RSS (/usr/bin/time -v, "Maximum resident set size") and wall time of
 #   `fslab blockmap MNT --no-dirs -o x.parquet` (FIEMAP, streamed) against batched
@@ -12,6 +13,13 @@
 #   there) with 20,000 files of 8 KiB, `fslab blockmap --method getfsmap`, `--method
 #   fiemap` and batched `filefrag -v`, alternating, REPS times each, cold (sync, then
 #   `echo 3 > /proc/sys/vm/drop_caches` before each command) and warm; medians and ratios.
+# capture: peak RSS of `fslab run` of an experiment whose one capture is `parse: blockmap`
+#   (the streamed parse and the bundle writer's parts and merge), on an ext4 (1 KiB
+#   blocks) of 1 KiB files grown to each of SIZES (e.g. SIZES="20000 200000"). The map is
+#   made once per size by `fslab blockmap MNT --no-dirs --json` (its own peak RSS is
+#   reported too) and the capture step is `cat` of it, so that the run's peak RSS
+#   (/usr/bin/time -v of `fslab run`, which includes its children: `cat` here) is the
+#   runner's own.
 # Everything (mounts, loop devices, images) is torn down at exit, also on error.
 set -euo pipefail
 FSLAB=${FSLAB:-target/release/fslab}
@@ -70,7 +78,7 @@ timed() {
 
 machine() {
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); kernel $(uname -r); $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(free -g | awk '/Mem:/ {print $2}') GiB RAM"
-  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg); fslab $(git rev-parse --short HEAD 2>/dev/null || echo '?') (release build)"
+  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg); fslab $(git rev-parse --short HEAD 2>/dev/null || echo '?') ($(basename "$(dirname "$FSLAB")") build)"
   echo "- images on $(df --output=source /var/tmp | tail -1) ($(findmnt -no FSTYPE -T /var/tmp)), loop devices"
 }
 
@@ -100,6 +108,45 @@ scale() {
     [ "$gc" = 0 ] || echo "<!-- filefrag pipeline exited $gc -->"
     awk -v n="$n" -v e="$ext" -v fw="$fw" -v fr="$fr" -v gw="$gw" -v gr="$gr" 'BEGIN {
       printf "| %d | %s | %.2f | %.0f | %.2f | %.0f | %.2f× |\n", n, e, fw, fr / 1024, gw, gr / 1024, gw / fw }'
+  done
+  umount "$M"
+}
+
+capture() {
+  echo "### parse: blockmap in fslab run: peak RSS of the run, ext4 of 1 KiB files"
+  machine
+  echo
+  echo "| files | extents | JSON (MB) | fslab blockmap --json peak RSS (MB) | fslab run time (s) | fslab run peak RSS (MB) |"
+  echo "|---|---|---|---|---|---|"
+  local biggest=0
+  for n in $SIZES; do [ "$n" -gt "$biggest" ] && biggest=$n; done
+  local inodes=$((biggest + biggest / 10 + 10000))
+  local gb=$(( (biggest * 1300 + biggest / 1000 * 4096) / 1000000000 + 2 ))
+  mkloop cap "${gb}G" mkfs.ext4 -q -F -b 1024 -N "$inodes" -E lazy_itable_init=0,lazy_journal_init=0
+  local M=$W/mnt-cap have=0
+  cat >"$W/capture.yaml" <<EOF
+id: capture-scale
+title: A block map captured by fslab run
+workload:
+  run: /bin/true
+capture:
+  - name: map
+    run: cat $W/map.json
+    parse: blockmap
+EOF
+  for n in $SIZES; do
+    files "$M" "$have" "$n" 1024; have=$n; sync -f "$M"
+    local a r
+    a=$(timed blockmap bash -c "'$FSLAB' blockmap '$M' --no-dirs --method fiemap --json >'$W/map.json'")
+    rm -rf "$W/results" "$W/work"
+    r=$(timed run env FSLAB_RESULTS_DIR="$W/results" FSLAB_WORK_DIR="$W/work" "$FSLAB" run "$W/capture.yaml" --quiet)
+    read -r _ _ br bc <<<"$a"; read -r _ rw rr rc <<<"$r"
+    [ "$bc" = 0 ] || echo "<!-- fslab blockmap exited $bc -->"
+    [ "$rc" = 0 ] || echo "<!-- fslab run exited $rc -->"
+    local ext; ext=$(grep -c '"path"' "$W/map.json" || true)
+    local mb; mb=$(stat -c %s "$W/map.json")
+    awk -v n="$n" -v e="$ext" -v mb="$mb" -v br="$br" -v rw="$rw" -v rr="$rr" 'BEGIN {
+      printf "| %d | %s | %.0f | %.0f | %.2f | %.0f |\n", n, e, mb / 1e6, br / 1024, rw, rr / 1024 }'
   done
   umount "$M"
 }
@@ -153,6 +200,7 @@ PY
 case $WHAT in
   scale) scale ;;
   fsmap) fsmap ;;
+  capture) capture ;;
   all) fsmap; echo; scale ;;
-  *) echo "usage: $0 [scale|fsmap|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [scale|fsmap|capture|all]" >&2; exit 2 ;;
 esac

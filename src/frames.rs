@@ -225,17 +225,7 @@ pub fn concat_diagonal(frames: &[DataFrame]) -> Result<DataFrame, FrameError> {
     }
     let mut out: Option<DataFrame> = None;
     for df in frames {
-        let height = df.height();
-        let cols = names
-            .iter()
-            .zip(&dtypes)
-            .map(|(n, dt)| match df.column(n) {
-                Ok(c) if c.dtype() == dt => Ok(c.clone()),
-                Ok(c) => c.cast(dt).or_else(|_| c.cast(&DataType::String)),
-                Err(_) => Ok(Column::full_null(n.clone(), height, dt)),
-            })
-            .collect::<PolarsResult<Vec<_>>>()?;
-        let aligned = DataFrame::new(height, cols)?;
+        let aligned = align(df, &names, &dtypes)?;
         out = Some(match out {
             None => aligned,
             Some(mut acc) => {
@@ -245,6 +235,23 @@ pub fn concat_diagonal(frames: &[DataFrame]) -> Result<DataFrame, FrameError> {
         });
     }
     Ok(out.unwrap_or_default())
+}
+
+/// `df` with exactly the columns `names` (of types `dtypes`), as [`concat_diagonal`]
+/// lines up each of its frames: a missing column is null, a column of another type is
+/// cast (to text when that cast fails).
+pub fn align(df: &DataFrame, names: &[PlSmallStr], dtypes: &[DataType]) -> PolarsResult<DataFrame> {
+    let height = df.height();
+    let cols = names
+        .iter()
+        .zip(dtypes)
+        .map(|(n, dt)| match df.column(n) {
+            Ok(c) if c.dtype() == dt => Ok(c.clone()),
+            Ok(c) => c.cast(dt).or_else(|_| c.cast(&DataType::String)),
+            Err(_) => Ok(Column::full_null(n.clone(), height, dt)),
+        })
+        .collect::<PolarsResult<Vec<_>>>()?;
+    DataFrame::new(height, cols)
 }
 
 #[cfg(test)]

@@ -299,6 +299,9 @@ impl Ctx<'_> {
         let Some(kind_name) = &step.parse else {
             return Ok(());
         };
+        if let Ok(Kind::Blockmap) = kind_name.parse::<Kind>() {
+            return self.capture_blockmap(writer, label, iteration);
+        }
         let stdout = std::fs::read_to_string(self.log_dir.join(format!("{label}.stdout")))
             .unwrap_or_default();
         let text = if stdout.trim().is_empty() {
@@ -337,6 +340,88 @@ impl Ctx<'_> {
         }
         let df = with_keys(parsed.frame, id, self.point, keys, label, kind.name())?;
         Ok(writer.append_table(kind.table(), df)?)
+    }
+}
+
+impl Ctx<'_> {
+    /// `parse: blockmap`, in bounded memory: the log file is copied to `captures/` as
+    /// it is, then parsed as a stream, each batch of rows written to the bundle as a
+    /// part as it fills ([`BundleWriter::stage_part`]); the capture's rows are
+    /// committed together once the whole map was read, and dropped on a parse error.
+    fn capture_blockmap(
+        &self,
+        writer: &mut BundleWriter,
+        label: &str,
+        iteration: Option<u32>,
+    ) -> Result<(), StepError> {
+        use crate::parse::blockmap::{parse_stream, MapTable, StreamError};
+        let stdout = self.log_dir.join(format!("{label}.stdout"));
+        let source = if has_text(&stdout) {
+            stdout
+        } else {
+            self.log_dir.join(format!("{label}.stderr"))
+        };
+        writer.save_capture_file(self.point.index, &self.point.id, label, &source)?;
+        let input: Box<dyn std::io::Read> = match std::fs::File::open(&source) {
+            Ok(f) => Box::new(f),
+            Err(_) => Box::new(std::io::empty()),
+        };
+        let id = self.plan.experiment.id();
+        let keys = (self.replicate, iteration);
+        let mut tx = writer.begin_parts();
+        let streamed = parse_stream(input, capture_batch_rows(), &mut |table,
+                                                                       df|
+         -> Result<
+            (),
+            StepError,
+        > {
+            let df = with_keys(df, id, self.point, keys, label, Kind::Blockmap.name())?;
+            let name = match table {
+                MapTable::Rows => Kind::Blockmap.table(),
+                MapTable::Files => "files",
+            };
+            Ok(writer.stage_part(&mut tx, name, df)?)
+        });
+        match streamed {
+            Ok(()) => Ok(writer.commit_parts(tx)?),
+            Err(StreamError::Parse(source)) => Err(StepError::Parse {
+                label: label.to_string(),
+                source,
+            }),
+            Err(StreamError::Sink(e)) => Err(e),
+        }
+    }
+}
+
+/// Rows per batch of a streamed capture: [`crate::parse::blockmap::BATCH_ROWS`], or
+/// `FSLAB_CAPTURE_BATCH_ROWS` (internal: lets tests make several batches of a small map).
+fn capture_batch_rows() -> usize {
+    std::env::var("FSLAB_CAPTURE_BATCH_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(crate::parse::blockmap::BATCH_ROWS)
+}
+
+/// The file has a byte that is not ASCII whitespace (read up to the first such byte).
+fn has_text(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut buf = [0u8; 8192];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => {
+                if buf[..n]
+                    .iter()
+                    .any(|b| !b.is_ascii_whitespace() && *b != 0x0b)
+                {
+                    return true;
+                }
+            }
+        }
     }
 }
 

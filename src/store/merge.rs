@@ -7,8 +7,8 @@
 //! there; [`point_environment`] answers where a point was measured.
 
 use super::{
-    atomic_write, frames, io, read_journal, read_parquet, runs_frame, write_parquet, Bundle,
-    BundleStatus, Environment, Manifest, PointRecord, PointStatus, RunRow, StoreError, ToolRecord,
+    atomic_write, frames, io, read_journal, runs_frame, write_parquet, Bundle, BundleStatus,
+    Environment, Manifest, PointRecord, PointStatus, RunRow, StoreError, ToolRecord,
 };
 use crate::shard::Shard;
 use polars::prelude::DataFrame;
@@ -305,7 +305,7 @@ fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<
     for (_, b) in shards {
         for name in b.tables()? {
             if name != "runs" {
-                let df = read_parquet(&b.path().join(format!("{name}.parquet")))?;
+                let df = b.table(&name)?;
                 tables.entry(name).or_default().push(df);
             }
         }

@@ -7,6 +7,8 @@
 //!   runs.parquet         one row per timed iteration (also runs.jsonl, the append-only journal)
 //!   <table>.parquet      parsed captures: geometry, fsck, extents (+ files: one record per
 //!                        mapped file, joined on the capture keys and `file`), fsmark, timing …
+//!   .parts/<seq>/<table>/<batch>.parquet
+//!                        capture rows not yet merged into <table>.parquet (see [`parts`])
 //!   captures/<point>/…   raw text of every capture
 //!   logs/<point>/…       stdout and stderr of every command
 //!   notebook/NAME.ipynb  notebooks executed on the bundle, and their HTML (NAME.html)
@@ -22,6 +24,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod merge;
+pub mod parts;
 
 /// The bundle's directory of executed notebooks (`notebook/NAME.ipynb`, `NAME.html`).
 pub const NOTEBOOK_DIR: &str = "notebook";
@@ -415,20 +418,45 @@ pub struct BundleWriter {
     dir: PathBuf,
     manifest: Manifest,
     runs: Vec<RunRow>,
-    tables: BTreeMap<String, Vec<DataFrame>>,
-    /// Tables (and `runs`) with rows not yet in their parquet file.
-    dirty: std::collections::BTreeSet<String>,
+    /// `runs.parquet` is behind the journal.
+    runs_dirty: bool,
+    /// Per table, its parts on disk not yet merged into `<table>.parquet` (only their
+    /// names are kept in memory).
+    tables: BTreeMap<String, Vec<parts::Part>>,
+    /// The `<seq>` of the next capture's parts.
+    next_seq: u64,
+    /// False only in tests that simulate a killed run.
+    flush_on_drop: bool,
     _lock: nix::fcntl::Flock<std::fs::File>,
 }
 
-/// The name `dirty` uses for `runs.parquet`.
-const RUNS: &str = "runs";
+/// Rows of one capture, staged on disk by [`BundleWriter::stage_part`] and made part of
+/// the bundle, all at once, by [`BundleWriter::commit_parts`]. Dropped uncommitted (a
+/// parse error), its rows are deleted.
+#[derive(Debug)]
+pub struct PartsTx {
+    seq: u64,
+    dir: PathBuf,
+    /// (table, batch file name) in the order staged.
+    staged: Vec<(String, String)>,
+    done: bool,
+}
+
+impl Drop for PartsTx {
+    fn drop(&mut self) {
+        if !self.done && !self.staged.is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
 
 impl Drop for BundleWriter {
     /// Whatever was not flushed yet is written now (an error, a panic): best effort,
     /// the journal and the captured text hold it anyway.
     fn drop(&mut self) {
-        let _ = self.flush();
+        if self.flush_on_drop {
+            let _ = self.flush();
+        }
     }
 }
 
@@ -507,38 +535,61 @@ impl BundleWriter {
             dir,
             manifest,
             runs: Vec::new(),
+            runs_dirty: false,
             tables: BTreeMap::new(),
-            dirty: Default::default(),
+            next_seq: 1,
+            flush_on_drop: true,
         };
         w.save_manifest()?;
         Ok(w)
     }
 
-    /// Reopen a partial bundle to finish it (`--resume`).
+    /// Reopen a partial bundle to finish it (`--resume`). Parts a killed run left
+    /// unmerged are merged into their tables now (a capture it had not committed is
+    /// deleted: its point did not finish).
     pub fn reopen(dir: &Path) -> Result<BundleWriter, StoreError> {
         let lock = lock_bundle(dir)?;
         let b = Bundle::open(dir)?;
         let runs = read_journal(&dir.join("runs.jsonl"))?;
+        let mut last = parts::remove_staging(dir)?.unwrap_or(0);
+        if let Some((seq, _)) = parts::captures(dir)?.last() {
+            last = last.max(*seq);
+        }
         let mut tables = BTreeMap::new();
         for name in b.tables()? {
-            if name != "runs" {
-                tables.insert(name.clone(), vec![b.table(&name)?]);
+            if name == "runs" {
+                continue;
             }
+            let through = parts::through(&dir.join(format!("{name}.parquet")))?;
+            last = last.max(through.unwrap_or(0));
+            parts::remove_merged(dir, &name, through)?;
+            tables.insert(name.clone(), parts::pending(dir, &name, through)?);
         }
-        Ok(BundleWriter {
+        let mut w = BundleWriter {
             dir: dir.to_path_buf(),
             manifest: b.manifest,
             runs,
-            tables,
             // The journal may be ahead of runs.parquet (a run killed mid-point).
-            dirty: [RUNS.to_string()].into(),
+            runs_dirty: true,
+            tables,
+            next_seq: last + 1,
+            flush_on_drop: true,
             _lock: lock,
-        })
+        };
+        w.flush()?;
+        Ok(w)
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// Drop the writer as a killed run would leave the bundle (nothing flushed).
+    #[cfg(test)]
+    fn abandon(mut self) {
+        self.flush_on_drop = false;
+    }
+
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }
@@ -567,46 +618,90 @@ impl BundleWriter {
         line.push(b'\n');
         append_line(&journal, &line)?;
         self.runs.push(row);
-        self.dirty.insert(RUNS.to_string());
+        self.runs_dirty = true;
         Ok(())
     }
 
-    /// Add rows to a table (`<table>.parquet`, written at the next
-    /// [`flush`](Self::flush)). The raw text it was parsed from is already on disk
-    /// ([`save_capture`](Self::save_capture)).
+    /// Add rows to a table: written to disk now as a part of its own (see [`parts`]),
+    /// merged into `<table>.parquet` at the next [`flush`](Self::flush). The raw text
+    /// it was parsed from is already on disk ([`save_capture`](Self::save_capture)).
     pub fn append_table(&mut self, table: &str, df: DataFrame) -> Result<(), StoreError> {
-        let parts = self.tables.entry(table.to_string()).or_default();
-        parts.push(df);
-        self.dirty.insert(table.to_string());
+        let mut tx = self.begin_parts();
+        self.stage_part(&mut tx, table, df)?;
+        self.commit_parts(tx)
+    }
+
+    /// Start a capture whose rows come in batches (a streamed block map).
+    pub fn begin_parts(&mut self) -> PartsTx {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        PartsTx {
+            seq,
+            dir: parts::staging(&self.dir, seq),
+            staged: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// Write a batch of rows of `table` to disk (uncommitted: readers do not see it).
+    pub fn stage_part(
+        &self,
+        tx: &mut PartsTx,
+        table: &str,
+        df: DataFrame,
+    ) -> Result<(), StoreError> {
+        let d = tx.dir.join(table);
+        std::fs::create_dir_all(&d).map_err(io(&d))?;
+        let name = format!("{:06}.parquet", tx.staged.len());
+        write_parquet(&d.join(&name), &df)?;
+        tx.staged.push((table.to_string(), name));
         Ok(())
     }
 
-    /// Write `runs.parquet` and every table that changed since the last flush,
-    /// atomically. The runner calls it at the end of each point and at exit.
+    /// Make a capture's staged rows part of the bundle, all at once (one rename).
+    pub fn commit_parts(&mut self, mut tx: PartsTx) -> Result<(), StoreError> {
+        tx.done = true;
+        if tx.staged.is_empty() {
+            return Ok(());
+        }
+        let target = parts::committed(&self.dir, tx.seq);
+        if let Err(e) = std::fs::rename(&tx.dir, &target) {
+            tx.done = false;
+            return Err(io(&target)(e));
+        }
+        let pdir = self.dir.join(parts::DIR);
+        std::fs::File::open(&pdir)
+            .and_then(|d| d.sync_all())
+            .map_err(io(&pdir))?;
+        for (table, name) in std::mem::take(&mut tx.staged) {
+            let path = target.join(&table).join(name);
+            self.tables
+                .entry(table)
+                .or_default()
+                .push(parts::Part { seq: tx.seq, path });
+        }
+        Ok(())
+    }
+
+    /// Write `runs.parquet` and merge every table's pending parts into its parquet
+    /// file (streamed, atomically). The runner calls it at the end of each point and
+    /// at exit.
     pub fn flush(&mut self) -> Result<(), StoreError> {
-        let dirty = std::mem::take(&mut self.dirty);
-        for name in &dirty {
-            let result = if name == RUNS {
-                runs_frame(&self.runs)
-                    .and_then(|df| write_parquet(&self.dir.join("runs.parquet"), &df))
-            } else {
-                match self.tables.get_mut(name) {
-                    Some(parts) => frames::concat_diagonal(parts)
-                        .map_err(StoreError::from)
-                        .and_then(|all| {
-                            write_parquet(&self.dir.join(format!("{name}.parquet")), &all)?;
-                            // One part from now on: the next flush concatenates less.
-                            *parts = vec![all];
-                            Ok(())
-                        }),
-                    None => Ok(()),
-                }
-            };
-            if let Err(e) = result {
-                // Still to write: the next flush tries again.
-                self.dirty.extend(dirty.iter().cloned());
-                return Err(e);
-            }
+        if self.runs_dirty {
+            runs_frame(&self.runs)
+                .and_then(|df| write_parquet(&self.dir.join("runs.parquet"), &df))?;
+            self.runs_dirty = false;
+        }
+        let names: Vec<String> = self
+            .tables
+            .iter()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in names {
+            let pending = self.tables.get(&name).cloned().unwrap_or_default();
+            parts::merge(&self.dir, &name, &pending, None)?;
+            self.tables.insert(name, Vec::new());
         }
         Ok(())
     }
@@ -630,24 +725,32 @@ impl BundleWriter {
         }
         atomic_write(&journal, &text).map_err(io(&journal))?;
         write_parquet(&self.dir.join("runs.parquet"), &runs_frame(&self.runs)?)?;
-        let names: Vec<String> = self.tables.keys().cloned().collect();
-        for name in names {
-            let all = frames::concat_diagonal(&self.tables[&name])?;
-            let kept = match all.column("point_index").and_then(|c| c.i64().cloned()) {
+        self.runs_dirty = false;
+        let mut names: Vec<String> = self.tables.keys().cloned().collect();
+        for name in Bundle::parquet_tables(&self.dir)? {
+            if name != "runs" && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let keep = |df: DataFrame| -> Result<DataFrame, StoreError> {
+            match df.column("point_index").and_then(|c| c.i64().cloned()) {
                 Ok(idx) => {
                     let mask: BooleanChunked = idx
                         .iter()
                         .map(|v| Some(v.is_some_and(|i| done.contains(&(i as usize)))))
                         .collect();
-                    all.filter(&mask).map_err(|source| StoreError::Polars {
-                        path: self.dir.join(&name),
+                    df.filter(&mask).map_err(|source| StoreError::Polars {
+                        path: self.dir.clone(),
                         source,
-                    })?
+                    })
                 }
-                Err(_) => all,
-            };
-            write_parquet(&self.dir.join(format!("{name}.parquet")), &kept)?;
-            self.tables.insert(name, vec![kept]);
+                Err(_) => Ok(df),
+            }
+        };
+        for name in names {
+            let pending = self.tables.get(&name).cloned().unwrap_or_default();
+            parts::merge(&self.dir, &name, &pending, Some(&keep))?;
+            self.tables.insert(name, Vec::new());
         }
         for p in &mut self.manifest.points {
             if !done.contains(&p.index) && p.status != PointStatus::OtherShard {
@@ -689,6 +792,40 @@ impl BundleWriter {
             .join(point_dir_name(point_index, point_id));
         std::fs::create_dir_all(&d).map_err(io(&d))?;
         Ok(d)
+    }
+
+    /// Keep a capture's log file as it is (copied, never read into memory): the same
+    /// place as [`save_capture`](Self::save_capture); a missing file is kept empty.
+    pub fn save_capture_file(
+        &self,
+        point_index: usize,
+        point_id: &str,
+        name: &str,
+        source: &Path,
+    ) -> Result<PathBuf, StoreError> {
+        let d = self
+            .dir
+            .join("captures")
+            .join(point_dir_name(point_index, point_id));
+        std::fs::create_dir_all(&d).map_err(io(&d))?;
+        let p = d.join(format!("{name}.txt"));
+        let tmp = d.join(format!(".{name}.txt.tmp-{}", std::process::id()));
+        let copied = match std::fs::copy(source, &tmp) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::File::create(&tmp).map(|_| 0)
+            }
+            other => other,
+        }
+        .and_then(|_| std::fs::File::open(&tmp)?.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, &p));
+        if let Err(e) = copied {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(&p)(e));
+        }
+        std::fs::File::open(&d)
+            .and_then(|f| f.sync_all())
+            .map_err(io(&d))?;
+        Ok(p)
     }
 
     /// Keep the raw text of a capture.
@@ -855,23 +992,50 @@ impl Bundle {
         }
     }
 
-    /// A parsed-capture table by name (`geometry`, `fsck`, `extents`, …).
+    /// A parsed-capture table by name (`geometry`, `fsck`, `extents`, …): its parquet
+    /// file and, after it, any capture rows not merged into it yet (a run in progress,
+    /// or one that was killed: see [`parts`]), concatenated as the writer will.
     pub fn table(&self, name: &str) -> Result<DataFrame, StoreError> {
-        read_parquet(&self.dir.join(format!("{name}.parquet")))
+        let path = self.dir.join(format!("{name}.parquet"));
+        let through = parts::through(&path)?;
+        let pending = parts::pending(&self.dir, name, through)?;
+        if pending.is_empty() {
+            return read_parquet(&path);
+        }
+        let mut all = Vec::with_capacity(pending.len() + 1);
+        if path.exists() {
+            all.push(read_parquet(&path)?);
+        }
+        for p in &pending {
+            all.push(read_parquet(&p.path)?);
+        }
+        Ok(frames::concat_diagonal(&all)?)
     }
 
-    /// Names of the tables in the bundle (`runs` included).
-    pub fn tables(&self) -> Result<Vec<String>, StoreError> {
+    /// Stems of the `*.parquet` files in a bundle directory.
+    fn parquet_tables(dir: &Path) -> Result<Vec<String>, StoreError> {
         let mut out = Vec::new();
-        for e in std::fs::read_dir(&self.dir)
-            .map_err(io(&self.dir))?
-            .flatten()
-        {
+        for e in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
             if let Some(stem) = name.strip_suffix(".parquet") {
                 if !stem.starts_with('.') {
                     out.push(stem.to_string());
                 }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Names of the tables in the bundle (`runs` included; a table whose rows are all
+    /// still in parts too).
+    pub fn tables(&self) -> Result<Vec<String>, StoreError> {
+        let mut out = Self::parquet_tables(&self.dir)?;
+        for name in parts::tables(&self.dir)? {
+            if out.contains(&name) {
+                continue;
+            }
+            if !parts::pending(&self.dir, &name, None)?.is_empty() {
+                out.push(name);
             }
         }
         out.sort();
@@ -923,10 +1087,10 @@ impl Bundle {
     /// A table by name when the bundle has it (`claims`, `extents`, …), else None.
     pub fn table_if_present(&self, name: &str) -> Result<Option<DataFrame>, StoreError> {
         let path = self.dir.join(format!("{name}.parquet"));
-        if !path.exists() {
+        if !path.exists() && parts::pending(&self.dir, name, None)?.is_empty() {
             return Ok(None);
         }
-        read_parquet(&path).map(Some)
+        self.table(name).map(Some)
     }
 
     /// A table with each row's matrix values added as columns (text, as in point ids),
@@ -1128,6 +1292,219 @@ mod tests {
         let dir = w.dir().to_path_buf();
         drop(w);
         BundleWriter::reopen(&dir).unwrap();
+    }
+
+    fn part(points: &[i64], x: &[i64]) -> DataFrame {
+        df!("point_index" => points, "x" => x).unwrap()
+    }
+
+    fn names(df: &DataFrame) -> Vec<String> {
+        df.get_column_names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    }
+
+    fn pending_files(dir: &Path) -> usize {
+        walk_files(&dir.join(parts::DIR))
+    }
+
+    fn walk_files(d: &Path) -> usize {
+        std::fs::read_dir(d)
+            .map(|es| {
+                es.flatten()
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            walk_files(&e.path())
+                        } else {
+                            1
+                        }
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_table_part_is_on_disk_when_append_returns_and_readers_see_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        w.append_table("t", part(&[0, 0], &[1, 2])).unwrap();
+        assert_eq!(pending_files(w.dir()), 1);
+        assert!(!w.dir().join("t.parquet").exists());
+        // Nothing but the file's name is kept in memory.
+        assert_eq!(w.tables["t"].len(), 1);
+        let b = Bundle::open(w.dir()).unwrap();
+        assert_eq!(b.tables().unwrap(), ["t"]);
+        assert_eq!(b.table("t").unwrap(), part(&[0, 0], &[1, 2]));
+        assert!(b.table_if_present("t").unwrap().is_some());
+        assert!(b.table_if_present("u").unwrap().is_none());
+        w.flush().unwrap();
+        assert_eq!(pending_files(w.dir()), 0);
+        let b = Bundle::open(w.dir()).unwrap();
+        assert_eq!(b.tables().unwrap(), ["t"]);
+        assert_eq!(
+            read_parquet(&w.dir().join("t.parquet")).unwrap(),
+            part(&[0, 0], &[1, 2])
+        );
+    }
+
+    #[test]
+    fn flush_merges_parts_of_differing_schemas_as_concat_diagonal_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        let a = df!("x" => [1i64, 2], "y" => ["a", "b"]).unwrap();
+        let b = df!("x" => [3i64], "z" => [true]).unwrap();
+        // Another type for `x`: cast to the first one's (Int64).
+        let c = df!("z" => [false, true], "x" => [4.0f64, 5.0]).unwrap();
+        let d = df!("y" => ["d"], "w" => [0.5f64]).unwrap();
+        let empty = df!("x" => Vec::<i64>::new(), "v" => Vec::<String>::new()).unwrap();
+        for df in [&a, &b, &c] {
+            w.append_table("t", df.clone()).unwrap();
+        }
+        w.flush().unwrap();
+        let first = frames::concat_diagonal(&[a.clone(), b.clone(), c.clone()]).unwrap();
+        let got = read_parquet(&w.dir().join("t.parquet")).unwrap();
+        assert_eq!(got, first);
+        assert_eq!(names(&got), ["x", "y", "z"]);
+        // A second flush streams the table and the new parts into a new file.
+        w.append_table("t", d.clone()).unwrap();
+        w.append_table("t", empty.clone()).unwrap();
+        w.flush().unwrap();
+        let want = frames::concat_diagonal(&[a, b, c, d, empty]).unwrap();
+        let got = read_parquet(&w.dir().join("t.parquet")).unwrap();
+        assert!(got.equals_missing(&want), "{got}\n{want}");
+        assert_eq!(names(&got), ["x", "y", "z", "w", "v"]);
+        assert_eq!(got.column("x").unwrap().dtype(), &DataType::Int64);
+        assert_eq!(got.column("v").unwrap().dtype(), &DataType::String);
+        assert_eq!(pending_files(w.dir()), 0);
+        // An empty capture still makes its table, with its columns.
+        w.append_table("e", df!("k" => Vec::<i64>::new()).unwrap())
+            .unwrap();
+        w.flush().unwrap();
+        let e = read_parquet(&w.dir().join("e.parquet")).unwrap();
+        assert_eq!((e.height(), names(&e)), (0, vec!["k".to_string()]));
+    }
+
+    #[test]
+    fn parts_of_a_killed_run_are_read_and_merged_on_reopen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        w.append_table("t", part(&[0], &[1])).unwrap();
+        w.flush().unwrap();
+        w.append_table("t", part(&[0], &[2])).unwrap();
+        w.append_table("u", part(&[1], &[3])).unwrap();
+        // A capture that never finished: staged, not committed.
+        let mut tx = w.begin_parts();
+        w.stage_part(&mut tx, "t", part(&[9], &[9])).unwrap();
+        std::mem::forget(tx);
+        let dir = w.dir().to_path_buf();
+        w.abandon();
+        let b = Bundle::open(&dir).unwrap();
+        assert_eq!(b.tables().unwrap(), ["t", "u"]);
+        assert_eq!(b.table("t").unwrap(), part(&[0, 0], &[1, 2]));
+        assert_eq!(b.table("u").unwrap(), part(&[1], &[3]));
+        let w = BundleWriter::reopen(&dir).unwrap();
+        assert_eq!(pending_files(&dir), 0);
+        assert_eq!(
+            read_parquet(&dir.join("t.parquet")).unwrap(),
+            part(&[0, 0], &[1, 2])
+        );
+        assert_eq!(
+            read_parquet(&dir.join("u.parquet")).unwrap(),
+            part(&[1], &[3])
+        );
+        // New captures after the reopen come after the old ones.
+        let mut w = w;
+        w.append_table("t", part(&[0], &[4])).unwrap();
+        drop(w);
+        assert_eq!(
+            Bundle::open(&dir).unwrap().table("t").unwrap(),
+            part(&[0, 0, 0], &[1, 2, 4])
+        );
+    }
+
+    #[test]
+    fn a_part_left_behind_after_its_merge_is_not_counted_twice() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        w.append_table("t", part(&[0], &[1])).unwrap();
+        let p = w.tables["t"][0].path.clone();
+        let saved = std::fs::read(&p).unwrap();
+        w.flush().unwrap();
+        // A crash between the table's rename and the parts' deletion.
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, saved).unwrap();
+        let dir = w.dir().to_path_buf();
+        w.abandon();
+        assert_eq!(
+            Bundle::open(&dir).unwrap().table("t").unwrap(),
+            part(&[0], &[1])
+        );
+        let mut w = BundleWriter::reopen(&dir).unwrap();
+        assert_eq!(pending_files(&dir), 0);
+        w.append_table("t", part(&[0], &[2])).unwrap();
+        w.flush().unwrap();
+        assert_eq!(
+            read_parquet(&dir.join("t.parquet")).unwrap(),
+            part(&[0, 0], &[1, 2])
+        );
+    }
+
+    #[test]
+    fn retain_complete_points_filters_the_table_and_its_parts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        w.manifest_mut().points = (0..3)
+            .map(|i| PointRecord {
+                index: i,
+                status: if i == 1 {
+                    PointStatus::Running
+                } else {
+                    PointStatus::Ok
+                },
+                ..Default::default()
+            })
+            .collect();
+        w.append_table("t", part(&[0, 1], &[1, 2])).unwrap();
+        w.append_table("n", df!("x" => [7i64]).unwrap()).unwrap();
+        w.flush().unwrap();
+        w.append_table("t", part(&[1, 2], &[3, 4])).unwrap();
+        w.append_table("u", part(&[1], &[5])).unwrap();
+        w.retain_complete_points().unwrap();
+        assert_eq!(pending_files(w.dir()), 0);
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        let b = Bundle::open(&dir).unwrap();
+        assert_eq!(b.table("t").unwrap(), part(&[0, 2], &[1, 4]));
+        assert_eq!(b.table("u").unwrap().height(), 0);
+        // No point_index column: kept whole.
+        assert_eq!(b.table("n").unwrap().height(), 1);
+        assert_eq!(b.manifest.points[1].status, PointStatus::Pending);
+    }
+
+    #[test]
+    fn a_capture_dropped_uncommitted_leaves_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        let mut tx = w.begin_parts();
+        w.stage_part(&mut tx, "t", part(&[0], &[1])).unwrap();
+        w.stage_part(&mut tx, "t", part(&[0], &[2])).unwrap();
+        assert!(Bundle::open(w.dir())
+            .unwrap()
+            .table_if_present("t")
+            .unwrap()
+            .is_none());
+        drop(tx);
+        assert_eq!(pending_files(w.dir()), 0);
+        let mut tx = w.begin_parts();
+        w.stage_part(&mut tx, "t", part(&[0], &[1])).unwrap();
+        w.stage_part(&mut tx, "t", part(&[0], &[2])).unwrap();
+        w.commit_parts(tx).unwrap();
+        assert_eq!(
+            Bundle::open(w.dir()).unwrap().table("t").unwrap(),
+            part(&[0, 0], &[1, 2])
+        );
     }
 
     #[test]
