@@ -19,7 +19,8 @@
 #   made once per size by `fslab blockmap MNT --no-dirs --json` (its own peak RSS is
 #   reported too) and the capture step is `cat` of it, so that the run's peak RSS
 #   (/usr/bin/time -v of `fslab run`, which includes its children: `cat` here) is the
-#   runner's own.
+#   runner's own. BASE=path/to/another/fslab adds that build's run of the same capture
+#   (e.g. the main branch's, before the streamed capture) as two more columns.
 # Everything (mounts, loop devices, images) is torn down at exit, also on error.
 set -euo pipefail
 FSLAB=${FSLAB:-target/release/fslab}
@@ -116,8 +117,10 @@ capture() {
   echo "### parse: blockmap in fslab run: peak RSS of the run, ext4 of 1 KiB files"
   machine
   echo
-  echo "| files | extents | JSON (MB) | fslab blockmap --json peak RSS (MB) | fslab run time (s) | fslab run peak RSS (MB) |"
-  echo "|---|---|---|---|---|---|"
+  local bh="" bs=""
+  [ -n "${BASE:-}" ] && { bh=" BASE run time (s) | BASE run peak RSS (MB) |"; bs="---|---|"; echo "- BASE: $BASE"; }
+  echo "| files | extents | JSON (MB) | fslab blockmap --json peak RSS (MB) | fslab run time (s) | fslab run peak RSS (MB) |$bh"
+  echo "|---|---|---|---|---|---|$bs"
   local biggest=0
   for n in $SIZES; do [ "$n" -gt "$biggest" ] && biggest=$n; done
   local inodes=$((biggest + biggest / 10 + 10000))
@@ -137,16 +140,24 @@ EOF
   for n in $SIZES; do
     files "$M" "$have" "$n" 1024; have=$n; sync -f "$M"
     local a r
-    a=$(timed blockmap bash -c "'$FSLAB' blockmap '$M' --no-dirs --method fiemap --json >'$W/map.json'")
+    a=$(timed blockmap bash -c "'$FSLAB' blockmap '$M' --no-dirs --method fiemap --json >'$W/map.json' 2>/dev/null")
     rm -rf "$W/results" "$W/work"
-    r=$(timed run env FSLAB_RESULTS_DIR="$W/results" FSLAB_WORK_DIR="$W/work" "$FSLAB" run "$W/capture.yaml" --quiet)
+    r=$(timed run env FSLAB_RESULTS_DIR="$W/results" FSLAB_WORK_DIR="$W/work" "$FSLAB" run "$W/capture.yaml" --quiet 2>"$W/run.err" | tail -1)
     read -r _ _ br bc <<<"$a"; read -r _ rw rr rc <<<"$r"
     [ "$bc" = 0 ] || echo "<!-- fslab blockmap exited $bc -->"
     [ "$rc" = 0 ] || echo "<!-- fslab run exited $rc -->"
     local ext; ext=$(grep -c '"path"' "$W/map.json" || true)
     local mb; mb=$(stat -c %s "$W/map.json")
-    awk -v n="$n" -v e="$ext" -v mb="$mb" -v br="$br" -v rw="$rw" -v rr="$rr" 'BEGIN {
-      printf "| %d | %s | %.0f | %.0f | %.2f | %.0f |\n", n, e, mb / 1e6, br / 1024, rw, rr / 1024 }'
+    local extra=""
+    if [ -n "${BASE:-}" ]; then
+      rm -rf "$W/results" "$W/work"
+      local q; q=$(timed base env FSLAB_RESULTS_DIR="$W/results" FSLAB_WORK_DIR="$W/work" "$BASE" run "$W/capture.yaml" --quiet 2>"$W/base.err" | tail -1)
+      local qw qr qc; read -r _ qw qr qc <<<"$q"
+      [ "$qc" = 0 ] || echo "<!-- BASE run exited $qc -->"
+      extra=$(awk -v w="$qw" -v r="$qr" 'BEGIN { printf " %.2f | %.0f |", w, r / 1024 }')
+    fi
+    awk -v n="$n" -v e="$ext" -v mb="$mb" -v br="$br" -v rw="$rw" -v rr="$rr" -v x="$extra" 'BEGIN {
+      printf "| %d | %s | %.0f | %.0f | %.2f | %.0f |%s\n", n, e, mb / 1e6, br / 1024, rw, rr / 1024, x }'
   done
   umount "$M"
 }
