@@ -135,7 +135,7 @@ struct Batches<'a, E> {
 }
 
 impl<E> Batches<'_, E> {
-    fn push(&mut self, e: Extent) -> Result<(), ()> {
+    fn push(&mut self, e: Extent) -> Result<(), StreamError<E>> {
         if !self.file.as_ref().is_some_and(|f| same_file(f, &e)) {
             let next = new_file(self.files_seen, &e);
             self.files_seen += 1;
@@ -154,7 +154,7 @@ impl<E> Batches<'_, E> {
         Ok(())
     }
 
-    fn send_rows(&mut self) -> Result<(), ()> {
+    fn send_rows(&mut self) -> Result<(), StreamError<E>> {
         let rows = std::mem::take(&mut self.rows);
         let df = super::map::map_frame(&rows).map_err(|e| ParseError::Malformed {
             kind: "blockmap",
@@ -165,23 +165,26 @@ impl<E> Batches<'_, E> {
         self.send(MapTable::Rows, df)
     }
 
-    fn send_files(&mut self) -> Result<(), ()> {
+    fn send_files(&mut self) -> Result<(), StreamError<E>> {
         let files = std::mem::take(&mut self.files);
         let df = super::map::files_frame(&files, &FILE_INTS).map_err(ParseError::from);
         self.sent_files = true;
         self.send(MapTable::Files, df)
     }
 
-    fn send(&mut self, table: MapTable, df: Result<DataFrame, ParseError>) -> Result<(), ()> {
-        let result = match df {
+    fn send(
+        &mut self,
+        table: MapTable,
+        df: Result<DataFrame, ParseError>,
+    ) -> Result<(), StreamError<E>> {
+        match df {
             Ok(df) => (self.sink)(table, df).map_err(StreamError::Sink),
             Err(e) => Err(StreamError::Parse(e)),
-        };
-        result.map_err(|e| self.failed = Some(e))
+        }
     }
 
     /// The last batches (one of each table at least, empty when the map is).
-    fn finish(&mut self) -> Result<(), ()> {
+    fn finish(&mut self) -> Result<(), StreamError<E>> {
         if let Some(f) = self.file.take() {
             self.files.push(f);
         }
@@ -207,7 +210,8 @@ impl<'de, E> serde::de::Visitor<'de> for Elements<'_, '_, E> {
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(e) = seq.next_element::<Extent>()? {
-            if self.0.push(e).is_err() {
+            if let Err(failed) = self.0.push(e) {
+                self.0.failed = Some(failed);
                 return Err(serde::de::Error::custom("stopped by the batch sink"));
             }
         }
@@ -267,10 +271,7 @@ pub fn parse_stream<R: std::io::Read, E>(
             message: e.to_string(),
         }));
     }
-    if b.finish().is_err() {
-        return Err(b.failed.take().expect("the sink's error"));
-    }
-    Ok(())
+    b.finish()
 }
 
 fn nothing() -> ParseError {
