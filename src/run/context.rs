@@ -16,6 +16,18 @@ pub(super) struct Ctx<'a> {
     pub(super) io: std::cell::RefCell<Option<trace::Captured>>,
     /// Block sizes from this point's geometry captures, for debugfs block maps.
     pub(super) block_sizes: std::cell::RefCell<blocksize::Known>,
+    /// The process that starts this replicate's commands inside its cgroups.
+    pub(super) spawner: std::cell::RefCell<SpawnerSlot>,
+}
+
+/// The replicate's spawner: not started yet, running, or not available (commands are
+/// then started by fslab itself, each joining the cgroups before `exec`).
+#[derive(Default)]
+pub(super) enum SpawnerSlot {
+    #[default]
+    Idle,
+    Up(spawner::Spawner),
+    Off,
 }
 
 /// Why a step did not succeed.
@@ -172,16 +184,7 @@ impl Ctx<'_> {
             let one = if step.run.is_some() {
                 let argv = self.argv(step, iteration, Some(i)).map_err(fail)?;
                 let timeout = step.timeout.map(Duration::from_secs_f64);
-                exec::exec(
-                    &argv,
-                    &self.devs.work(),
-                    &stdout,
-                    &stderr,
-                    timeout,
-                    &self.opts.cancel,
-                    Some(self.devs.cgroup()),
-                )
-                .map_err(|e| fail(StepError::Spawn(e)))?
+                self.exec(&argv, &stdout, &stderr, timeout).map_err(fail)?
             } else {
                 self.builtin(step, iteration, i).map_err(fail)?;
                 ExecOutcome {
@@ -220,6 +223,52 @@ impl Ctx<'_> {
             *self.io.borrow_mut() = Some(trace::finish(t, total.wall).map_err(fail)?);
         }
         Ok(total)
+    }
+
+    /// Run one command in the point's cgroups: through the replicate's spawner
+    /// (started with the first command), or, when it cannot start, from fslab itself.
+    fn exec(
+        &self,
+        argv: &[String],
+        stdout: &Path,
+        stderr: &Path,
+        timeout: Option<Duration>,
+    ) -> Result<ExecOutcome, StepError> {
+        let mut slot = self.spawner.borrow_mut();
+        if matches!(*slot, SpawnerSlot::Idle) {
+            *slot = match spawner::Spawner::start(self.devs.cgroup()) {
+                Ok(s) => SpawnerSlot::Up(s),
+                Err(e) => {
+                    self.opts.emit(Event::Warning(format!(
+                        "{}: {e}; fslab starts each command itself (slower per command, same measurements)",
+                        self.point.id
+                    )));
+                    SpawnerSlot::Off
+                }
+            };
+        }
+        let cwd = self.devs.work();
+        if let SpawnerSlot::Up(s) = &mut *slot {
+            match s.run(argv, &cwd, stdout, stderr, timeout, &self.opts.cancel) {
+                Ok(o) => return Ok(o),
+                Err(e) => {
+                    // Whether the command ran is unknown: the step fails, and the next
+                    // command is started by fslab itself.
+                    *slot = SpawnerSlot::Off;
+                    return Err(e.into());
+                }
+            }
+        }
+        exec::exec(
+            argv,
+            &cwd,
+            stdout,
+            stderr,
+            timeout,
+            &self.opts.cancel,
+            Some(self.devs.cgroup()),
+        )
+        .map_err(StepError::Spawn)
     }
 
     pub(super) fn builtin(

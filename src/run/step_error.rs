@@ -20,6 +20,8 @@ pub enum StepError {
     Device(#[from] DeviceError),
     #[error("{0}")]
     Spawn(std::io::Error),
+    #[error(transparent)]
+    Spawner(#[from] super::spawner::SpawnerError),
     #[error(
         "`{0}` is outside this point's directory; builtins may only touch {{{{mnt}}}} and {{{{work}}}}"
     )]
