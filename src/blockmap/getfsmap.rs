@@ -515,7 +515,7 @@ fn warm_directories(roots: &[&PathBuf], dev: u64, done: &AtomicBool) {
         let Ok(mut d) = Dir::open(&path, flags, Mode::empty()) else {
             continue;
         };
-        if !nix::sys::stat::fstat(&d).is_ok_and(|st| st.st_dev as u64 == dev) {
+        if !nix::sys::stat::fstat(&d).is_ok_and(|st| st.st_dev == dev) {
             continue;
         }
         for entry in d.iter() {
