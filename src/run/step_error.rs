@@ -31,6 +31,11 @@ pub enum StepError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("keeping the command's output in {}: {source}", path.display())]
+    Log {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("drop caches: {0}")]
     DropCaches(std::io::Error),
     #[error("trace: io: {0}")]

@@ -8,7 +8,9 @@
 //!   <table>.parquet      parsed captures: geometry, fsck, extents (+ files: one record per
 //!                        mapped file, joined on the capture keys and `file`), fsmark, timing …
 //!   captures/<point>/…   raw text of every capture
-//!   logs/<point>/…       stdout and stderr of every command
+//!   logs/<point>/…       stdout and stderr of every command (`<step label>.stdout`,
+//!                        `.stderr`), each file only when the command wrote to it;
+//!                        `running.stdout`/`.stderr`: the command a killed run was running
 //!   notebook/NAME.ipynb  notebooks executed on the bundle, and their HTML (NAME.html)
 //! ```
 //! Every file is replaced atomically (temporary file, fsync, rename), and each timed
