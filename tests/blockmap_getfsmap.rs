@@ -60,6 +60,12 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
     let m = g.mnt.to_str().unwrap().to_string();
     populate(&m);
     assert_eq!(getfsmap::probe(&g.mnt), Ok(()));
+    // `auto`'s memory bound counts the inodes in use (populate made more than 10).
+    match getfsmap::probe_within(&g.mnt, 10) {
+        Err(getfsmap::Unusable::TooManyInodes { inodes, limit: 10 }) => assert!(inodes > 10),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(getfsmap::probe_within(&g.mnt, 1_000_000), Ok(()));
     let roots = [g.mnt.clone()];
 
     // Files only: FIEMAP cannot map XFS directories (EOPNOTSUPP), so the frames are

@@ -7,9 +7,10 @@
 //!
 //! Needs an XFS with the reverse-mapping btree (`mkfs.xfs -m rmapbt=1`) and
 //! CAP_SYS_ADMIN (both ioctls). [`probe`] says whether a path qualifies, and why not.
-//! Memory: the data-fork extents of every inode of the filesystem (about 40 bytes each)
-//! and one size per inode, held while the tree is walked (unlike the FIEMAP walk, whose
-//! memory does not grow with the number of files).
+//! Memory: the data-fork extents of every inode of the filesystem (40 bytes each) and
+//! one size per inode (16 bytes), held while the tree is walked (unlike the FIEMAP walk,
+//! whose memory does not grow with the number of files): `--method auto` therefore
+//! keeps FIEMAP on a filesystem with more inodes in use than [`AUTO_MAX_INODES`].
 
 use super::fiemap::{self, RawExtent};
 use super::walk::{self, item_error, path_error, Job, WalkOptions};
@@ -17,8 +18,10 @@ use super::{BlockmapError, FileEntry, MappedFile};
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// How a block map is made.
@@ -100,6 +103,35 @@ pub enum Unusable {
     NoRmapbt,
     #[error("GETFSMAP and BULKSTAT need CAP_SYS_ADMIN")]
     NotRoot,
+    #[error(
+        "{inodes} inodes in use: GETFSMAP's maps (56 bytes an inode) would pass the memory \
+         bound `--method auto` keeps ({limit} inodes); the FIEMAP walk's memory stays bounded \
+         (`--method getfsmap` uses GETFSMAP anyway)"
+    )]
+    TooManyInodes { inodes: u64, limit: u64 },
+}
+
+/// The most inodes in use on a filesystem that `--method auto` maps with GETFSMAP:
+/// about 224 MB of maps at one extent per inode.
+pub const AUTO_MAX_INODES: u64 = 4_000_000;
+
+/// [`probe`], and for `--method auto` also the memory bound: Ok(()) or why not.
+pub fn probe_auto(path: &Path) -> Result<(), Unusable> {
+    probe_within(path, AUTO_MAX_INODES)
+}
+
+/// [`probe`], and at most `max_inodes` inodes in use on the filesystem.
+pub fn probe_within(path: &Path, max_inodes: u64) -> Result<(), Unusable> {
+    probe(path)?;
+    let st = nix::sys::statvfs::statvfs(path).map_err(Unusable::Statfs)?;
+    let inodes = (st.files() as u64).saturating_sub(st.files_free() as u64);
+    if inodes > max_inodes {
+        return Err(Unusable::TooManyInodes {
+            inodes,
+            limit: max_inodes,
+        });
+    }
+    Ok(())
 }
 
 /// Whether GETFSMAP can map `path`'s filesystem: Ok(()) or why not.
@@ -177,8 +209,9 @@ struct Rec {
     flags: u32,
 }
 
-/// Every data-fork extent of every inode, by inode (each inode's in logical order).
-fn read_fsmap(fd: &File) -> Result<HashMap<u64, Vec<Rec>>, nix::Error> {
+/// Every data-fork extent of every inode, sorted by inode and then file offset (40
+/// bytes an extent: no allocation per inode).
+fn read_fsmap(fd: &File) -> Result<Vec<(u64, Rec)>, nix::Error> {
     // SAFETY: all-zero is a valid request (plain integers).
     let mut req: Box<FsmapRequest> = unsafe { zeroed_box() };
     req.head.keys[1] = Fsmap {
@@ -190,7 +223,7 @@ fn read_fsmap(fd: &File) -> Result<HashMap<u64, Vec<Rec>>, nix::Error> {
         length: 0,
         reserved: [0; 3],
     };
-    let mut map: HashMap<u64, Vec<Rec>> = HashMap::new();
+    let mut map: Vec<(u64, Rec)> = Vec::new();
     loop {
         req.head.count = FSMAP_BATCH as u32;
         req.head.entries = 0;
@@ -211,12 +244,15 @@ fn read_fsmap(fd: &File) -> Result<HashMap<u64, Vec<Rec>>, nix::Error> {
             if r.flags & FMR_OF_SHARED != 0 {
                 flags |= fiemap::FIEMAP_EXTENT_SHARED;
             }
-            map.entry(r.owner).or_default().push(Rec {
-                logical: r.offset,
-                physical: r.physical,
-                length: r.length,
-                flags,
-            });
+            map.push((
+                r.owner,
+                Rec {
+                    logical: r.offset,
+                    physical: r.physical,
+                    length: r.length,
+                    flags,
+                },
+            ));
         }
         let last = req.recs[n - 1];
         if last.flags & FMR_OF_LAST != 0 {
@@ -224,9 +260,7 @@ fn read_fsmap(fd: &File) -> Result<HashMap<u64, Vec<Rec>>, nix::Error> {
         }
         req.head.keys[0] = last;
     }
-    for v in map.values_mut() {
-        v.sort_unstable_by_key(|r| r.logical);
-    }
+    map.sort_unstable_by_key(|(ino, r)| (*ino, r.logical));
     Ok(map)
 }
 
@@ -286,11 +320,11 @@ struct BulkRequest {
 
 nix::ioctl_read!(xfs_ioc_bulkstat, b'X', 127, BulkIreq);
 
-/// Every inode's size (bytes), by inode number.
-fn read_sizes(fd: &File) -> Result<HashMap<u64, u64>, nix::Error> {
+/// Every inode's size (bytes), sorted by inode number (16 bytes an inode).
+fn read_sizes(fd: &File) -> Result<Vec<(u64, u64)>, nix::Error> {
     // SAFETY: all-zero is a valid request (plain integers).
     let mut req: Box<BulkRequest> = unsafe { zeroed_box() };
-    let mut sizes = HashMap::new();
+    let mut sizes = Vec::new();
     loop {
         req.hdr.icount = BULK_BATCH as u32;
         req.hdr.ocount = 0;
@@ -304,38 +338,49 @@ fn read_sizes(fd: &File) -> Result<HashMap<u64, u64>, nix::Error> {
         sizes.extend(req.stats[..n].iter().map(|b| (b.ino, b.size)));
         // The kernel has set `hdr.ino` to the next inode to look at.
     }
+    // BULKSTAT returns inodes in increasing order; sorting keeps lookups right anyway.
+    sizes.sort_unstable_by_key(|&(ino, _)| ino);
     Ok(sizes)
 }
 
 /// The reverse map and sizes of one filesystem, shared by the walk's threads.
 struct Maps {
-    extents: HashMap<u64, Vec<Rec>>,
-    sizes: HashMap<u64, u64>,
+    extents: Vec<(u64, Rec)>,
+    sizes: Vec<(u64, u64)>,
 }
 
 impl Maps {
+    /// The extents of inode `ino`, in file-offset order.
+    fn extents_of(&self, ino: u64) -> &[(u64, Rec)] {
+        let from = self.extents.partition_point(|(i, _)| *i < ino);
+        let n = self.extents[from..].partition_point(|(i, _)| *i == ino);
+        &self.extents[from..from + n]
+    }
+
+    /// The size BULKSTAT read for inode `ino`.
+    fn size_of(&self, ino: u64) -> Option<u64> {
+        let at = self.sizes.binary_search_by_key(&ino, |&(i, _)| i).ok()?;
+        Some(self.sizes[at].1)
+    }
+
     fn item(&self, path: &Path, ino: u64, size: u64, is_dir: bool) -> MappedFile {
-        let raw: Vec<RawExtent> = self
-            .extents
-            .get(&ino)
-            .map(|v| {
-                let n = v.len();
-                v.iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        let mut e = RawExtent::default();
-                        e.fe_logical = r.logical;
-                        e.fe_physical = r.physical;
-                        e.fe_length = r.length;
-                        e.fe_flags = r.flags;
-                        if i + 1 == n {
-                            e.fe_flags |= fiemap::FIEMAP_EXTENT_LAST;
-                        }
-                        e
-                    })
-                    .collect()
+        let v = self.extents_of(ino);
+        let n = v.len();
+        let raw: Vec<RawExtent> = v
+            .iter()
+            .enumerate()
+            .map(|(i, (_, r))| {
+                let mut e = RawExtent::default();
+                e.fe_logical = r.logical;
+                e.fe_physical = r.physical;
+                e.fe_length = r.length;
+                e.fe_flags = r.flags;
+                if i + 1 == n {
+                    e.fe_flags |= fiemap::FIEMAP_EXTENT_LAST;
+                }
+                e
             })
-            .unwrap_or_default();
+            .collect();
         let name = path.to_string_lossy();
         MappedFile {
             extents: fiemap::to_extents(&name, Some(ino), size, &raw),
@@ -375,11 +420,21 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
         };
         // Delayed allocations get their blocks (FIEMAP would show them as `delalloc`).
         nix::unistd::syncfs(&f).map_err(|e| err("syncfs", e))?;
-        // The reverse map and the inode sizes, read at the same time.
+        // The reverse map and the inode sizes, read at the same time, while a third
+        // thread reads the tree's directories so that the walk after them finds them
+        // in the cache (with cold caches the walk's reads cost as much as GETFSMAP's).
+        let on_dev: Vec<&PathBuf> = roots
+            .iter()
+            .filter(|r| std::fs::metadata(r).is_ok_and(|m| m.dev() == dev))
+            .collect();
+        let done = AtomicBool::new(false);
         let (extents, sizes) = std::thread::scope(|s| {
+            s.spawn(|| warm_directories(&on_dev, dev, &done));
             let sizes = s.spawn(|| read_sizes(&f));
             let extents = read_fsmap(&f);
-            (extents, sizes.join())
+            let sizes = sizes.join();
+            done.store(true, Ordering::Relaxed);
+            (extents, sizes)
         });
         let extents = extents.map_err(|e| err("FS_IOC_GETFSMAP", e))?;
         let sizes = sizes
@@ -418,8 +473,8 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
                 let maps = by_dev
                     .get(&dev)
                     .ok_or_else(|| path_error(&path, "not on a filesystem read by GETFSMAP"))?;
-                let size = match maps.sizes.get(&ino) {
-                    Some(&s) => s,
+                let size = match maps.size_of(ino) {
+                    Some(s) => s,
                     // Created after BULKSTAT read the inodes: ask the file itself.
                     None => stat_size(dir.as_fd(), Path::new(&name)).map_err(|e| {
                         item_error(BlockmapError::Io {
@@ -441,6 +496,42 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
     walk::stream_with(roots, &opts, mapper)
 }
 
+/// Most directories [`warm_directories`] keeps waiting to be read.
+const WARM_PENDING: usize = 100_000;
+
+/// Read the directories below `roots` (on device `dev`, symlinks not followed) with
+/// `getdents` only, until `done` is set: a cache warmer, whose errors do not matter (the
+/// walk reports its own). Memory: the paths of at most [`WARM_PENDING`] directories.
+fn warm_directories(roots: &[&PathBuf], dev: u64, done: &AtomicBool) {
+    use nix::dir::{Dir, Type};
+    use nix::fcntl::OFlag;
+    use nix::sys::stat::Mode;
+    let mut pending: Vec<PathBuf> = roots.iter().map(|r| r.to_path_buf()).collect();
+    while let Some(path) = pending.pop() {
+        if done.load(Ordering::Relaxed) {
+            return;
+        }
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let Ok(mut d) = Dir::open(&path, flags, Mode::empty()) else {
+            continue;
+        };
+        if !nix::sys::stat::fstat(&d).is_ok_and(|st| st.st_dev == dev) {
+            continue;
+        }
+        for entry in d.iter() {
+            let Ok(entry) = entry else { break };
+            let name = entry.file_name().to_bytes();
+            if entry.file_type() == Some(Type::Directory)
+                && name != b"."
+                && name != b".."
+                && pending.len() < WARM_PENDING
+            {
+                pending.push(path.join(std::ffi::OsStr::from_bytes(name)));
+            }
+        }
+    }
+}
+
 fn stat_size(dir: std::os::fd::BorrowedFd<'_>, name: &Path) -> std::io::Result<u64> {
     use nix::fcntl::AtFlags;
     let st = nix::sys::stat::fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)?;
@@ -450,6 +541,45 @@ fn stat_size(dir: std::os::fd::BorrowedFd<'_>, name: &Path) -> std::io::Result<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rec(logical: u64) -> Rec {
+        Rec {
+            logical,
+            physical: logical + 1_000_000,
+            length: 4096,
+            flags: 0,
+        }
+    }
+
+    #[test]
+    fn an_inodes_extents_and_size_are_found_among_its_neighbours() {
+        let maps = Maps {
+            extents: vec![
+                (5, rec(0)),
+                (7, rec(0)),
+                (7, rec(4096)),
+                (7, rec(12288)),
+                (9, rec(0)),
+            ],
+            sizes: vec![(5, 10), (7, 16384), (8, 0), (9, 1)],
+        };
+        let offsets: Vec<u64> = maps.extents_of(7).iter().map(|(_, r)| r.logical).collect();
+        assert_eq!(offsets, [0, 4096, 12288]);
+        assert!(maps.extents_of(6).is_empty() && maps.extents_of(10).is_empty());
+        assert_eq!(maps.extents_of(9).len(), 1);
+        assert_eq!(
+            (maps.size_of(7), maps.size_of(8), maps.size_of(6)),
+            (Some(16384), Some(0), None)
+        );
+        // The last extent of the file carries FIEMAP's LAST flag, the others not.
+        let item = maps.item(Path::new("/m/f"), 7, 16384, false);
+        let last: Vec<bool> = item
+            .extents
+            .iter()
+            .map(|e| e.flags.split(',').any(|f| f == "last"))
+            .collect();
+        assert_eq!(last, [false, false, true]);
+    }
 
     #[test]
     fn structs_match_the_kernel() {

@@ -86,7 +86,7 @@ fn choose(args: &Args) -> anyhow::Result<(Method, String)> {
             if !p.is_dir() {
                 return Some(format!("{} is not a directory", p.display()));
             }
-            if let Err(why) = getfsmap::probe(p) {
+            if let Err(why) = getfsmap::probe_auto(p) {
                 return Some(format!("{}: {why}", p.display()));
             }
         }

@@ -18,6 +18,7 @@ pub mod notebook;
 mod options;
 mod point;
 mod resume;
+pub mod spawner;
 mod step_error;
 mod trace;
 pub use step_error::StepError;

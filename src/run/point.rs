@@ -223,6 +223,7 @@ pub(super) fn run_replicate(
         replicate,
         io: Default::default(),
         block_sizes: Default::default(),
+        spawner: Default::default(),
     };
     let mut status = PointStatus::Ok;
     let mut reason: Option<String> = None;

@@ -20,12 +20,19 @@ pub enum StepError {
     Device(#[from] DeviceError),
     #[error("{0}")]
     Spawn(std::io::Error),
+    #[error(transparent)]
+    Spawner(#[from] super::spawner::SpawnerError),
     #[error(
         "`{0}` is outside this point's directory; builtins may only touch {{{{mnt}}}} and {{{{work}}}}"
     )]
     OutsidePoint(String),
     #[error("mkdir {}: {source}", path.display())]
     Mkdir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("keeping the command's output in {}: {source}", path.display())]
+    Log {
         path: PathBuf,
         source: std::io::Error,
     },

@@ -10,7 +10,9 @@
 //!   .parts/<seq>/<table>/<batch>.parquet
 //!                        capture rows not yet merged into <table>.parquet (see [`parts`])
 //!   captures/<point>/…   raw text of every capture
-//!   logs/<point>/…       stdout and stderr of every command
+//!   logs/<point>/…       stdout and stderr of every command (`<step label>.stdout`,
+//!                        `.stderr`), each file only when the command wrote to it;
+//!                        `running.stdout`/`.stderr`: the command a killed run was running
 //!   notebook/NAME.ipynb  notebooks executed on the bundle, and their HTML (NAME.html)
 //! ```
 //! Every file is replaced atomically (temporary file, fsync, rename), and each timed
@@ -425,6 +427,11 @@ pub struct BundleWriter {
     tables: BTreeMap<String, Vec<parts::Part>>,
     /// The `<seq>` of the next capture's parts.
     next_seq: u64,
+    /// Small captures gathered in memory, in order, until they make one part (see
+    /// [`append_table`](Self::append_table)).
+    gathered: Vec<(String, DataFrame)>,
+    gathered_rows: usize,
+    gathered_bytes: usize,
     /// False only in tests that simulate a killed run.
     flush_on_drop: bool,
     _lock: nix::fcntl::Flock<std::fs::File>,
@@ -459,6 +466,11 @@ impl Drop for BundleWriter {
         }
     }
 }
+
+/// Rows of small captures the writer gathers in memory before writing them as a part.
+pub const GATHER_ROWS: usize = 65_536;
+/// Bytes (polars' estimate) of small captures gathered in memory before they are written.
+pub const GATHER_BYTES: usize = 32 << 20;
 
 /// Lock a bundle directory for writing, or say who holds it.
 fn lock_bundle(dir: &Path) -> Result<nix::fcntl::Flock<std::fs::File>, StoreError> {
@@ -538,6 +550,9 @@ impl BundleWriter {
             runs_dirty: false,
             tables: BTreeMap::new(),
             next_seq: 1,
+            gathered: Vec::new(),
+            gathered_rows: 0,
+            gathered_bytes: 0,
             flush_on_drop: true,
         };
         w.save_manifest()?;
@@ -573,6 +588,9 @@ impl BundleWriter {
             runs_dirty: true,
             tables,
             next_seq: last + 1,
+            gathered: Vec::new(),
+            gathered_rows: 0,
+            gathered_bytes: 0,
             flush_on_drop: true,
             _lock: lock,
         };
@@ -622,17 +640,61 @@ impl BundleWriter {
         Ok(())
     }
 
-    /// Add rows to a table: written to disk now as a part of its own (see [`parts`]),
-    /// merged into `<table>.parquet` at the next [`flush`](Self::flush). The raw text
-    /// it was parsed from is already on disk ([`save_capture`](Self::save_capture)).
+    /// Add rows to a table, merged into `<table>.parquet` at the next
+    /// [`flush`](Self::flush). Small captures (a parsed `time`, an iteration's
+    /// counters) are gathered in memory and written as one part (see [`parts`]) once
+    /// they hold [`GATHER_ROWS`] rows or [`GATHER_BYTES`] bytes, or at the next flush
+    /// or streamed capture: writing a part per capture cost more than a
+    /// micro-benchmark's iteration. Memory stays bounded either way. The raw text the
+    /// rows were parsed from is already on disk ([`save_capture`](Self::save_capture)).
     pub fn append_table(&mut self, table: &str, df: DataFrame) -> Result<(), StoreError> {
-        let mut tx = self.begin_parts();
-        self.stage_part(&mut tx, table, df)?;
-        self.commit_parts(tx)
+        self.gathered_rows += df.height();
+        self.gathered_bytes += df.estimated_size();
+        self.gathered.push((table.to_string(), df));
+        if self.gathered_rows >= GATHER_ROWS || self.gathered_bytes >= GATHER_BYTES {
+            self.write_gathered()?;
+        }
+        Ok(())
     }
 
-    /// Start a capture whose rows come in batches (a streamed block map).
-    pub fn begin_parts(&mut self) -> PartsTx {
+    /// The gathered captures as one part per table, in one capture `<seq>` (each
+    /// table's rows in the order they came).
+    fn write_gathered(&mut self) -> Result<(), StoreError> {
+        if self.gathered.is_empty() {
+            return Ok(());
+        }
+        let mut by_table: BTreeMap<&str, Vec<DataFrame>> = BTreeMap::new();
+        for (t, df) in &self.gathered {
+            by_table.entry(t.as_str()).or_default().push(df.clone());
+        }
+        let mut frames = Vec::new();
+        for (t, dfs) in by_table {
+            let df = if dfs.len() == 1 {
+                dfs.into_iter().next().unwrap_or_default()
+            } else {
+                frames::concat_diagonal(&dfs)?
+            };
+            frames.push((t.to_string(), df));
+        }
+        let mut tx = self.next_parts();
+        for (t, df) in frames {
+            self.stage_part(&mut tx, &t, df)?;
+        }
+        self.commit_parts(tx)?;
+        self.gathered.clear();
+        self.gathered_rows = 0;
+        self.gathered_bytes = 0;
+        Ok(())
+    }
+
+    /// Start a capture whose rows come in batches (a streamed block map). What was
+    /// gathered before it is written first, so that rows keep the order of captures.
+    pub fn begin_parts(&mut self) -> Result<PartsTx, StoreError> {
+        self.write_gathered()?;
+        Ok(self.next_parts())
+    }
+
+    fn next_parts(&mut self) -> PartsTx {
         let seq = self.next_seq;
         self.next_seq += 1;
         PartsTx {
@@ -687,6 +749,7 @@ impl BundleWriter {
     /// file (streamed, atomically). The runner calls it at the end of each point and
     /// at exit.
     pub fn flush(&mut self) -> Result<(), StoreError> {
+        self.write_gathered()?;
         if self.runs_dirty {
             runs_frame(&self.runs)
                 .and_then(|df| write_parquet(&self.dir.join("runs.parquet"), &df))?;
@@ -709,6 +772,7 @@ impl BundleWriter {
     /// For `--resume`: keep only rows of points that finished (`ok` or `skipped`), so
     /// that points run again do not count their earlier iterations twice.
     pub fn retain_complete_points(&mut self) -> Result<(), StoreError> {
+        self.write_gathered()?;
         let done: Vec<usize> = self
             .manifest
             .points
@@ -1326,11 +1390,17 @@ mod tests {
     }
 
     #[test]
-    fn a_table_part_is_on_disk_when_append_returns_and_readers_see_it() {
+    fn small_captures_are_gathered_then_written_as_one_part_that_readers_see() {
         let tmp = tempfile::tempdir().unwrap();
         let mut w = new_writer(tmp.path());
-        w.append_table("t", part(&[0, 0], &[1, 2])).unwrap();
+        w.append_table("t", part(&[0], &[1])).unwrap();
+        w.append_table("t", part(&[0], &[2])).unwrap();
+        // Gathered in memory: no file per capture.
+        assert_eq!(pending_files(w.dir()), 0);
+        // A streamed capture writes what was gathered first (rows keep their order).
+        let tx = w.begin_parts().unwrap();
         assert_eq!(pending_files(w.dir()), 1);
+        w.commit_parts(tx).unwrap();
         assert!(!w.dir().join("t.parquet").exists());
         // Nothing but the file's name is kept in memory.
         assert_eq!(w.tables["t"].len(), 1);
@@ -1347,6 +1417,23 @@ mod tests {
             read_parquet(&w.dir().join("t.parquet")).unwrap(),
             part(&[0, 0], &[1, 2])
         );
+    }
+
+    #[test]
+    fn gathered_captures_are_written_once_they_reach_the_row_bound() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        let n = GATHER_ROWS / 2;
+        w.append_table("t", part(&vec![0; n], &vec![1; n])).unwrap();
+        w.append_table("u", part(&[0], &[7])).unwrap();
+        assert_eq!(pending_files(w.dir()), 0);
+        w.append_table("t", part(&vec![0; n], &vec![2; n])).unwrap();
+        // One part per table, in one capture.
+        assert_eq!(pending_files(w.dir()), 2);
+        assert!(w.gathered.is_empty());
+        let b = Bundle::open(w.dir()).unwrap();
+        assert_eq!(b.table("t").unwrap().height(), 2 * n);
+        assert_eq!(b.table("u").unwrap(), part(&[0], &[7]));
     }
 
     #[test]
@@ -1395,7 +1482,7 @@ mod tests {
         w.append_table("t", part(&[0], &[2])).unwrap();
         w.append_table("u", part(&[1], &[3])).unwrap();
         // A capture that never finished: staged, not committed.
-        let mut tx = w.begin_parts();
+        let mut tx = w.begin_parts().unwrap();
         w.stage_part(&mut tx, "t", part(&[9], &[9])).unwrap();
         std::mem::forget(tx);
         let dir = w.dir().to_path_buf();
@@ -1429,6 +1516,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mut w = new_writer(tmp.path());
         w.append_table("t", part(&[0], &[1])).unwrap();
+        w.write_gathered().unwrap();
         let p = w.tables["t"][0].path.clone();
         let saved = std::fs::read(&p).unwrap();
         w.flush().unwrap();
@@ -1487,7 +1575,7 @@ mod tests {
     fn a_capture_dropped_uncommitted_leaves_nothing() {
         let tmp = tempfile::tempdir().unwrap();
         let mut w = new_writer(tmp.path());
-        let mut tx = w.begin_parts();
+        let mut tx = w.begin_parts().unwrap();
         w.stage_part(&mut tx, "t", part(&[0], &[1])).unwrap();
         w.stage_part(&mut tx, "t", part(&[0], &[2])).unwrap();
         assert!(Bundle::open(w.dir())
@@ -1497,7 +1585,7 @@ mod tests {
             .is_none());
         drop(tx);
         assert_eq!(pending_files(w.dir()), 0);
-        let mut tx = w.begin_parts();
+        let mut tx = w.begin_parts().unwrap();
         w.stage_part(&mut tx, "t", part(&[0], &[1])).unwrap();
         w.stage_part(&mut tx, "t", part(&[0], &[2])).unwrap();
         w.commit_parts(tx).unwrap();
