@@ -62,9 +62,8 @@ fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<Str
         .start()
         .ok()?;
     // Version queries are quick; never let one hang a run.
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Ok(Some(o)) = out.try_wait() {
+    match out.wait_timeout(Duration::from_secs(5)) {
+        Ok(Some(o)) => {
             if need_success && !o.status.success() {
                 return None;
             }
@@ -73,13 +72,12 @@ fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<Str
                 String::from_utf8_lossy(&o.stdout),
                 String::from_utf8_lossy(&o.stderr)
             );
-            return first_line(&text);
+            first_line(&text)
         }
-        if std::time::Instant::now() > deadline {
+        _ => {
             let _ = out.kill();
-            return None;
+            None
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -104,7 +102,59 @@ pub fn which(program: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The Debian package (`name version`) that owns `path`. `dpkg -S` reads every
+/// package's file list (0.1–0.2 s, most of a short run's start), and its answer holds
+/// until dpkg's database changes, so answers are kept in `<cache>/fslab/dpkg-owners.json`
+/// with the size and modification time of `/var/lib/dpkg/status`, which every dpkg
+/// operation rewrites: a different stamp discards them all.
 fn dpkg_package(path: &std::path::Path) -> Option<String> {
+    dpkg_package_in(&crate::tools::cache_dir().join("dpkg-owners.json"), path)
+}
+
+fn dpkg_package_in(file: &std::path::Path, path: &std::path::Path) -> Option<String> {
+    let stamp = dpkg_stamp()?;
+    let key = path.display().to_string();
+    let mut cache: DpkgCache = std::fs::read(file)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .filter(|c: &DpkgCache| c.stamp == stamp)
+        .unwrap_or_else(|| DpkgCache {
+            stamp: stamp.clone(),
+            owners: Default::default(),
+        });
+    if let Some(known) = cache.owners.get(&key) {
+        return known.clone();
+    }
+    let found = dpkg_package_uncached(path);
+    cache.owners.insert(key, found.clone());
+    // Best effort: without the cache the next run asks dpkg again.
+    if let Ok(bytes) = serde_json::to_vec(&cache) {
+        let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
+        let written = std::fs::create_dir_all(file.parent().unwrap_or(std::path::Path::new("/")))
+            .and_then(|()| std::fs::write(&tmp, bytes))
+            .and_then(|()| std::fs::rename(&tmp, file));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    found
+}
+
+/// What [`dpkg_package`] keeps between runs.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DpkgCache {
+    stamp: String,
+    owners: std::collections::BTreeMap<String, Option<String>>,
+}
+
+/// The size and modification time of dpkg's status file; None without dpkg.
+fn dpkg_stamp() -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata("/var/lib/dpkg/status").ok()?;
+    Some(format!("{} {}.{:09}", m.size(), m.mtime(), m.mtime_nsec()))
+}
+
+fn dpkg_package_uncached(path: &std::path::Path) -> Option<String> {
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let name = path.file_name()?.to_string_lossy().to_string();
     // Debian 12 merged /usr, but dpkg may know a file under its old /sbin or /bin path.
@@ -175,5 +225,38 @@ pub fn tool_version(program: &str) -> String {
         (None, None) => {
             version_line(&path).unwrap_or_else(|| format!("{} (version unknown)", path.display()))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dpkg_answers_are_kept_until_dpkgs_database_changes() {
+        if dpkg_stamp().is_none() {
+            return; // not a Debian machine: nothing to ask
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("owners.json");
+        let t = which("true").unwrap();
+        let asked = dpkg_package_in(&file, &t);
+        assert!(
+            asked
+                .as_deref()
+                .is_some_and(|p| p.starts_with("coreutils ")),
+            "{asked:?}"
+        );
+        // Kept: while the stamp matches, the file's answer is the answer.
+        let mut c: DpkgCache = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(c.owners.get(&t.display().to_string()), Some(&asked));
+        c.owners
+            .insert(t.display().to_string(), Some("planted 1".into()));
+        std::fs::write(&file, serde_json::to_vec(&c).unwrap()).unwrap();
+        assert_eq!(dpkg_package_in(&file, &t).as_deref(), Some("planted 1"));
+        // dpkg's database changed: every answer is asked again.
+        c.stamp = "0 0.000000000".into();
+        std::fs::write(&file, serde_json::to_vec(&c).unwrap()).unwrap();
+        assert_eq!(dpkg_package_in(&file, &t), asked);
     }
 }

@@ -29,6 +29,11 @@ pub fn tools_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("FSLAB_TOOLS_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }
+    cache_dir().join("tools")
+}
+
+/// fslab's cache directory: `$XDG_CACHE_HOME/fslab`, else `~/.cache/fslab`.
+pub fn cache_dir() -> PathBuf {
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
@@ -38,7 +43,7 @@ pub fn tools_dir() -> PathBuf {
                 .map(|h| PathBuf::from(h).join(".cache"))
         })
         .unwrap_or_else(|| PathBuf::from("/root/.cache"));
-    cache.join("fslab").join("tools")
+    cache.join("fslab")
 }
 
 /// One tool installed under the tools directory.
