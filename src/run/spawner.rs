@@ -172,6 +172,11 @@ impl Spawner {
         };
         let resolved: std::ffi::OsString = crate::tools::provided(program)
             .map_or_else(|| program.into(), |(p, _)| p.into_os_string());
+        // The spawner's working directory is `/`, not fslab's: relative paths (a
+        // results directory given as `../results`) are made absolute against fslab's.
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+        let (cwd, stdout, stderr) = (absolute(cwd), absolute(stdout), absolute(stderr));
+        let (cwd, stdout, stderr) = (cwd.as_path(), stdout.as_path(), stderr.as_path());
         let mut strings: Vec<&[u8]> = vec![
             cwd.as_os_str().as_bytes(),
             stdout.as_os_str().as_bytes(),
@@ -795,6 +800,32 @@ mod tests {
         assert!(r.cancelled && r.signal == Some(15), "{r:?}");
         // Still serving after all of that.
         assert!(f.run(&mut s, &["true"], None).success());
+    }
+
+    #[test]
+    fn relative_paths_are_fslabs_not_the_spawners() {
+        let f = Fixture::new("rel");
+        let mut s = Spawner::start(&f.cg).unwrap();
+        // A directory below fslab's working directory, named relatively.
+        let here = tempfile::tempdir_in(".").unwrap();
+        let rel = Path::new(".").join(here.path().file_name().unwrap());
+        let r = s
+            .run(
+                &words(&["sh", "-c", "pwd; echo e >&2"]),
+                &rel,
+                &rel.join("o"),
+                &rel.join("e"),
+                None,
+                &f.no,
+            )
+            .unwrap();
+        assert!(r.success(), "{r:?}");
+        let out = std::fs::read_to_string(here.path().join("o")).unwrap();
+        assert_eq!(Path::new(out.trim()), here.path().canonicalize().unwrap());
+        assert_eq!(
+            std::fs::read_to_string(here.path().join("e")).unwrap(),
+            "e\n"
+        );
     }
 
     #[test]
