@@ -867,11 +867,7 @@ impl BundleWriter {
         name: &str,
         source: &Path,
     ) -> Result<PathBuf, StoreError> {
-        let d = self
-            .dir
-            .join("captures")
-            .join(point_dir_name(point_index, point_id));
-        std::fs::create_dir_all(&d).map_err(io(&d))?;
+        let d = self.capture_dir(point_index, point_id)?;
         let p = d.join(format!("{name}.txt"));
         let tmp = d.join(format!(".{name}.txt.tmp-{}", std::process::id()));
         let copied = match std::fs::copy(source, &tmp) {
@@ -900,14 +896,20 @@ impl BundleWriter {
         name: &str,
         text: &str,
     ) -> Result<PathBuf, StoreError> {
+        let d = self.capture_dir(point_index, point_id)?;
+        let p = d.join(format!("{name}.txt"));
+        atomic_write(&p, text.as_bytes()).map_err(io(&p))?;
+        Ok(p)
+    }
+
+    /// `captures/<point>/`, created on demand.
+    fn capture_dir(&self, point_index: usize, point_id: &str) -> Result<PathBuf, StoreError> {
         let d = self
             .dir
             .join("captures")
             .join(point_dir_name(point_index, point_id));
         std::fs::create_dir_all(&d).map_err(io(&d))?;
-        let p = d.join(format!("{name}.txt"));
-        atomic_write(&p, text.as_bytes()).map_err(io(&p))?;
-        Ok(p)
+        Ok(d)
     }
 }
 
