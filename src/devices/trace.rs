@@ -91,10 +91,16 @@ struct Tracefs {
 
 impl Tracefs {
     fn open() -> Result<Tracefs, TraceError> {
-        if let Some(m) = super::mounts()
-            .into_iter()
-            .find(|m| m.fstype == "tracefs" && m.mount_point.join("instances").is_dir())
-        {
+        // Another fslab's private mount is not the system's: using it would keep it
+        // busy when that fslab unmounts it (it is never detached lazily), and leave it.
+        if let Some(m) = super::mounts().into_iter().find(|m| {
+            m.fstype == "tracefs"
+                && !m
+                    .mount_point
+                    .to_string_lossy()
+                    .starts_with(PRIVATE_MOUNT_PREFIX)
+                && m.mount_point.join("instances").is_dir()
+        }) {
             return Ok(Tracefs {
                 root: m.mount_point,
                 private: false,
