@@ -505,8 +505,8 @@ fn has_text(path: &Path) -> bool {
 }
 
 /// The names of the running command's output files in a point's log directory.
-pub(super) const RUNNING_STDOUT: &str = "running.stdout";
-pub(super) const RUNNING_STDERR: &str = "running.stderr";
+const RUNNING_STDOUT: &str = "running.stdout";
+const RUNNING_STDERR: &str = "running.stderr";
 
 /// Move what a command wrote to `running` onto the end of `kept`: a rename when `kept`
 /// does not exist yet (the next command creates `running` again), else an append, after
