@@ -385,9 +385,12 @@ workload:
             f = filler.display()
         ),
     );
+    // The journal grows row by row here (its usual room grown ahead would let this
+    // small run finish on the full disk, and there would be nothing to test).
     let o = s
         .fslab()
         .env("FSLAB_RESULTS_DIR", &results)
+        .env("FSLAB_JOURNAL_CHUNK", "1")
         .args(["run", exp.to_str().unwrap(), "--quiet"])
         .output()
         .unwrap();

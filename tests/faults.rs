@@ -40,7 +40,8 @@ fn rows(bundle: &Path) -> BTreeMap<(String, i64), String> {
 fn journal_rows(bundle: &Path) -> BTreeMap<(String, i64), String> {
     let text = std::fs::read_to_string(bundle.join("runs.jsonl")).unwrap();
     let mut out = BTreeMap::new();
-    for line in text.lines() {
+    // The rows end at the first zero byte (room grown ahead by the writer).
+    for line in text.split('\0').next().unwrap_or_default().lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue; // a torn last line
         };
@@ -56,7 +57,7 @@ fn journal_rows(bundle: &Path) -> BTreeMap<(String, i64), String> {
 
 fn journal_lines(bundle: &Path) -> usize {
     std::fs::read_to_string(bundle.join("runs.jsonl"))
-        .map(|t| t.lines().count())
+        .map(|t| t.split('\0').next().unwrap_or_default().lines().count())
         .unwrap_or(0)
 }
 
