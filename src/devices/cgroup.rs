@@ -85,6 +85,9 @@ pub struct PointCgroup {
     dirs: Vec<PathBuf>,
     /// `cgroup.procs` of each, ready for a child to join between fork and exec.
     procs: Vec<CString>,
+    /// Which of `dirs` is in the cgroup v2 hierarchy (a child can be born there with
+    /// `clone3(CLONE_INTO_CGROUP)` instead of joining it).
+    v2: Option<usize>,
 }
 
 fn cg_err(path: &Path, message: impl Into<String>) -> DeviceError {
@@ -96,8 +99,24 @@ fn cg_err(path: &Path, message: impl Into<String>) -> DeviceError {
 
 /// The directories `fslab/<name>` would have, one per usable hierarchy.
 pub fn planned_dirs(name: &str) -> Vec<PathBuf> {
-    hierarchies()
+    planned_dirs_for(name, true)
+}
+
+/// As [`planned_dirs`], but without the v1 `blkio` hierarchy when the point throttles
+/// no device and another hierarchy tracks its processes: joining a cgroup v1 hierarchy
+/// costs its first process a migration (≈ 15 ms here, an RCU grace period), while the
+/// v2 cgroup is entered at `clone3` time for free (see `run::spawner`).
+pub fn planned_dirs_for(name: &str, throttled: bool) -> Vec<PathBuf> {
+    let all = hierarchies();
+    let tracked_elsewhere = all
         .iter()
+        .any(|h| !matches!(h, Hierarchy::V1 { controller, .. } if controller == "blkio"));
+    all.iter()
+        .filter(|h| {
+            throttled
+                || !tracked_elsewhere
+                || !matches!(h, Hierarchy::V1 { controller, .. } if controller == "blkio")
+        })
         .map(|h| h.mount().join(BASE).join(name))
         .collect()
 }
@@ -127,6 +146,7 @@ impl PointCgroup {
         let mut made = PointCgroup {
             dirs: Vec::new(),
             procs: Vec::new(),
+            v2: None,
         };
         for d in dirs {
             if let Some(base) = d.parent() {
@@ -137,6 +157,9 @@ impl PointCgroup {
                 }
             }
             std::fs::create_dir(d).map_err(super::io_err("create", d))?;
+            if made.v2.is_none() && d.join("cgroup.controllers").exists() {
+                made.v2 = Some(made.dirs.len());
+            }
             made.dirs.push(d.clone());
             let procs = d.join("cgroup.procs");
             made.procs.push(
@@ -156,6 +179,11 @@ impl PointCgroup {
         self.procs.clone()
     }
 
+    /// Its directory in the cgroup v2 hierarchy, if it has one.
+    pub fn v2_dir(&self) -> Option<&Path> {
+        self.v2.and_then(|i| self.dirs.get(i)).map(PathBuf::as_path)
+    }
+
     /// The processes in it now.
     pub fn pids(&self) -> Vec<i32> {
         pids_in(&self.dirs)
@@ -171,6 +199,7 @@ impl PointCgroup {
         kill_and_remove(&self.dirs)?;
         self.dirs.clear();
         self.procs.clear();
+        self.v2 = None;
         Ok(())
     }
 }

@@ -124,7 +124,10 @@ impl PointDevices {
     ) -> Result<PointDevices, DeviceError> {
         let _lock = work.lock()?;
         let mut record = OwnershipRecord::create(work, &dir)?;
-        let cg_dirs = cgroup::planned_dirs(&record.cgroup_name());
+        let throttled = plans
+            .iter()
+            .any(|p| p.throttle.is_some_and(|t| !t.is_empty()));
+        let cg_dirs = cgroup::planned_dirs_for(&record.cgroup_name(), throttled);
         if let Err(e) = record.add_cgroups(&cg_dirs) {
             record.remove();
             return Err(e);
