@@ -341,3 +341,36 @@ pub fn kill_and_remove(dirs: &[PathBuf]) -> Result<usize, DeviceError> {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_that_throttles_nothing_stays_out_of_the_blkio_hierarchy() {
+        let all = hierarchies();
+        let blkio = |d: &PathBuf| {
+            all.iter().any(|h| {
+                matches!(h, Hierarchy::V1 { controller, mount } if controller == "blkio" && d.starts_with(mount))
+            })
+        };
+        let with = planned_dirs_for("x", true);
+        let without = planned_dirs_for("x", false);
+        assert_eq!(with.len(), all.len());
+        assert_eq!(with, planned_dirs("x"));
+        let others = all
+            .iter()
+            .any(|h| !matches!(h, Hierarchy::V1 { controller, .. } if controller == "blkio"));
+        if others {
+            // Tracked elsewhere: blkio only for throttling.
+            assert!(!without.iter().any(blkio), "{without:?}");
+            assert_eq!(
+                without.len() + with.iter().filter(|d| blkio(d)).count(),
+                with.len()
+            );
+        } else {
+            // blkio is all there is: it tracks the point's processes.
+            assert_eq!(without, with);
+        }
+    }
+}

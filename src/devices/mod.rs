@@ -123,15 +123,12 @@ impl PointDevices {
         mapped: &[policy::MappedDevice],
     ) -> Result<PointDevices, DeviceError> {
         let _lock = work.lock()?;
-        let mut record = OwnershipRecord::create(work, &dir)?;
         let throttled = plans
             .iter()
             .any(|p| p.throttle.is_some_and(|t| !t.is_empty()));
-        let cg_dirs = cgroup::planned_dirs_for(&record.cgroup_name(), throttled);
-        if let Err(e) = record.add_cgroups(&cg_dirs) {
-            record.remove();
-            return Err(e);
-        }
+        let record =
+            OwnershipRecord::create(work, &dir, |name| cgroup::planned_dirs_for(name, throttled))?;
+        let cg_dirs = record.cgroups().to_vec();
         let cgroup = match PointCgroup::create(&cg_dirs) {
             Ok(c) => c,
             Err(e) => {

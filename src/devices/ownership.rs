@@ -97,7 +97,15 @@ pub(crate) fn start_ticks(pid: u32) -> Option<u64> {
 
 impl OwnershipRecord {
     /// Write a new record for a point whose directory is `dir` (under `<work>/p/`).
-    pub fn create(work: &WorkDir, dir: &Path) -> Result<OwnershipRecord, DeviceError> {
+    /// Write the record of the point at `dir`, naming the cgroup directories
+    /// `cgroups(name)` gives for its [`cgroup_name`](Self::cgroup_name) (recorded
+    /// before they are made: a crash in between leaves a record of nothing made, which
+    /// reclaim removes). One write, one `fsync`.
+    pub fn create(
+        work: &WorkDir,
+        dir: &Path,
+        cgroups: impl FnOnce(&str) -> Vec<PathBuf>,
+    ) -> Result<OwnershipRecord, DeviceError> {
         if !work.is_point_dir(dir) {
             return Err(DeviceError::Refused {
                 device: dir.display().to_string(),
@@ -107,7 +115,7 @@ impl OwnershipRecord {
         let pid = std::process::id();
         let seq = SEQ.fetch_add(1, Ordering::SeqCst);
         let path = work.owned().join(format!("{pid}-{seq}.json"));
-        let rec = OwnershipRecord {
+        let mut rec = OwnershipRecord {
             path,
             data: RecordData {
                 pid,
@@ -116,6 +124,7 @@ impl OwnershipRecord {
                 ..Default::default()
             },
         };
+        rec.data.cgroups = cgroups(&rec.cgroup_name());
         rec.save()?;
         Ok(rec)
     }
@@ -159,9 +168,9 @@ impl OwnershipRecord {
         self.data.tmpfs.push(p.to_path_buf());
         self.save()
     }
-    pub fn add_cgroups(&mut self, dirs: &[PathBuf]) -> Result<(), DeviceError> {
-        self.data.cgroups.extend(dirs.iter().cloned());
-        self.save()
+    /// The cgroup directories recorded at [`create`](Self::create).
+    pub fn cgroups(&self) -> &[PathBuf] {
+        &self.data.cgroups
     }
     pub fn remove(&self) {
         let _ = std::fs::remove_file(&self.path);

@@ -127,16 +127,7 @@ fn dpkg_package_in(file: &std::path::Path, path: &std::path::Path) -> Option<Str
     }
     let found = dpkg_package_uncached(path);
     cache.owners.insert(key, found.clone());
-    // Best effort: without the cache the next run asks dpkg again.
-    if let Ok(bytes) = serde_json::to_vec(&cache) {
-        let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
-        let written = std::fs::create_dir_all(file.parent().unwrap_or(std::path::Path::new("/")))
-            .and_then(|()| std::fs::write(&tmp, bytes))
-            .and_then(|()| std::fs::rename(&tmp, file));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    }
+    write_cache(file, &cache);
     found
 }
 
@@ -186,11 +177,111 @@ pub fn version_line(path: &std::path::Path) -> Option<String> {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
-    let shown = path.display().to_string();
     match VERSION_FLAGS.iter().find(|(n, _)| *n == name) {
-        Some((_, flags)) => capture(&shown, flags),
-        None => capture_inner(&shown, &["--version"], true)
-            .or_else(|| capture_inner(&shown, &["-V"], true)),
+        Some((_, flags)) => version_of(path, flags, false),
+        None => version_of(path, &["--version"], true).or_else(|| version_of(path, &["-V"], true)),
+    }
+}
+
+/// What `path args…` prints first, asked once per build of the program: a compiled
+/// program's answer (an ELF file's) is kept in `<cache>/fslab/versions.json` with the
+/// file's identity (device, inode, size, modification and change times) and the
+/// locale variables, which together decide what it prints. Starting a program to ask
+/// it was most of a short run's fixed cost (a `/bin/true` micro-benchmark: a spawn of
+/// a large process and a wait, 3–8 ms). Scripts are asked every time (their answer may
+/// come from other files); an empty answer is not kept (it may be a timeout on a busy
+/// host).
+fn version_of(path: &std::path::Path, args: &[&str], need_success: bool) -> Option<String> {
+    version_of_in(
+        &crate::tools::cache_dir().join("versions.json"),
+        path,
+        args,
+        need_success,
+    )
+}
+
+fn version_of_in(
+    file: &std::path::Path,
+    path: &std::path::Path,
+    args: &[&str],
+    need_success: bool,
+) -> Option<String> {
+    let ask = || capture_inner(&path.display().to_string(), args, need_success);
+    let Some(stamp) = program_stamp(path) else {
+        return ask();
+    };
+    let key = format!("{}\0{}\0{need_success}", path.display(), args.join("\0"));
+    let mut cache: std::collections::BTreeMap<String, VersionEntry> = std::fs::read(file)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    if let Some(e) = cache.get(&key).filter(|e| e.stamp == stamp) {
+        return Some(e.answer.clone());
+    }
+    let answer = ask()?;
+    // Programs replaced since (another stamp) are asked again anyway: keep the file
+    // small by starting over when it grows past what one machine's tools need.
+    if cache.len() >= 1024 {
+        cache.clear();
+    }
+    cache.insert(
+        key,
+        VersionEntry {
+            stamp,
+            answer: answer.clone(),
+        },
+    );
+    write_cache(file, &cache);
+    Some(answer)
+}
+
+/// One kept answer of [`version_of`].
+#[derive(serde::Serialize, serde::Deserialize)]
+struct VersionEntry {
+    stamp: String,
+    answer: String,
+}
+
+/// What identifies one build of a compiled program, with the locale it answers in;
+/// None when `path` is not an ELF file (a script) or cannot be read.
+fn program_stamp(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut magic = [0u8; 4];
+    f.read_exact(&mut magic).ok()?;
+    if magic != *b"\x7fELF" {
+        return None;
+    }
+    let m = f.metadata().ok()?;
+    let locale: Vec<String> = ["LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"]
+        .iter()
+        .map(|v| std::env::var(v).unwrap_or_default())
+        .collect();
+    Some(format!(
+        "{} {} {} {}.{:09} {}.{:09} {}",
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+        locale.join(":")
+    ))
+}
+
+/// Write a cache file whole (a temporary file renamed over it); best effort: without
+/// it the next run asks again.
+fn write_cache<T: serde::Serialize>(file: &std::path::Path, value: &T) {
+    if let Ok(bytes) = serde_json::to_vec(value) {
+        let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
+        let written = std::fs::create_dir_all(file.parent().unwrap_or(std::path::Path::new("/")))
+            .and_then(|()| std::fs::write(&tmp, bytes))
+            .and_then(|()| std::fs::rename(&tmp, file));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
 }
 
@@ -209,7 +300,7 @@ pub fn tool_version(program: &str) -> String {
     let flag_version = VERSION_FLAGS
         .iter()
         .find(|(n, _)| *n == name)
-        .and_then(|(_, flags)| capture(&path.display().to_string(), flags));
+        .and_then(|(_, flags)| version_of(&path, flags, false));
     if let Some(tool) = crate::tools::owner_of(&path) {
         let v = flag_version
             .or_else(|| version_line(&path))
@@ -231,6 +322,55 @@ pub fn tool_version(program: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_programs_version_is_asked_once_per_build_and_scripts_every_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("versions.json");
+        // A copy of a compiled program that prints a version.
+        let prog = dir.path().join("prog");
+        std::fs::copy(which("true").unwrap(), &prog).unwrap();
+        let asked = version_of_in(&file, &prog, &["--version"], true);
+        assert!(
+            asked.as_deref().is_some_and(|l| l.contains("true")),
+            "{asked:?}"
+        );
+        // Kept: the file's answer is the answer while the program is the same build.
+        let mut c: std::collections::BTreeMap<String, VersionEntry> =
+            serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(c.len(), 1);
+        for e in c.values_mut() {
+            e.answer = "planted 1".into();
+        }
+        std::fs::write(&file, serde_json::to_vec(&c).unwrap()).unwrap();
+        assert_eq!(
+            version_of_in(&file, &prog, &["--version"], true).as_deref(),
+            Some("planted 1")
+        );
+        // Another build (the file replaced): asked again.
+        std::fs::remove_file(&prog).unwrap();
+        std::fs::copy(which("echo").unwrap(), &prog).unwrap();
+        let again = version_of_in(&file, &prog, &["--version"], true);
+        assert!(
+            again.as_deref().is_some_and(|l| l.contains("echo")),
+            "{again:?}"
+        );
+        // A script is asked every time, and nothing of it is kept.
+        let script = dir.path().join("script");
+        std::fs::write(&script, "#!/bin/sh\ncat \"$0.v\"\n").unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        std::fs::write(dir.path().join("script.v"), "script 1\n").unwrap();
+        assert_eq!(
+            version_of_in(&file, &script, &["--version"], true).as_deref(),
+            Some("script 1")
+        );
+        std::fs::write(dir.path().join("script.v"), "script 2\n").unwrap();
+        assert_eq!(
+            version_of_in(&file, &script, &["--version"], true).as_deref(),
+            Some("script 2")
+        );
+    }
 
     #[test]
     fn dpkg_answers_are_kept_until_dpkgs_database_changes() {

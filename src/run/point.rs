@@ -72,12 +72,11 @@ pub(super) fn run_points(
                 Vec::new(),
             ),
         };
-        set_point(writer, point.index, status, reason.clone(), iterations)?;
         if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
             p.repeat_stop = repeat_stop;
             p.repeat_stops = repeat_stops;
         }
-        writer.save_manifest()?;
+        set_point(writer, point.index, status, reason.clone(), iterations)?;
         opts.emit(Event::PointFinished {
             index: point.index,
             id: point.id.clone(),

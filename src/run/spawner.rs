@@ -100,6 +100,8 @@ pub enum SpawnerError {
 pub struct Spawner {
     pid: libc::pid_t,
     sock: UnixStream,
+    /// Born in the v2 cgroup by `clone3` (else forked, and it joined every hierarchy).
+    born: bool,
 }
 
 /// What the spawner needs, allocated before the fork.
@@ -204,7 +206,11 @@ impl Spawner {
             0 => unsafe { serve(theirs.as_raw_fd(), parent, &mut arena) },
             pid => {
                 drop(theirs);
-                let mut s = Spawner { pid, sock: ours };
+                let mut s = Spawner {
+                    pid,
+                    sock: ours,
+                    born: arena.born_in.is_some(),
+                };
                 let w = s.answer().map_err(SpawnerError::Lost)?;
                 match (w[0], Stage::from_word(w[1])) {
                     (READY, _) => Ok(s),
@@ -215,6 +221,12 @@ impl Spawner {
                 }
             }
         }
+    }
+
+    /// Was it born in the point's cgroup v2 directory (`clone3` with
+    /// `CLONE_INTO_CGROUP`), rather than forked and moved there?
+    pub fn born_in_cgroup(&self) -> bool {
+        self.born
     }
 
     /// The spawner's process id.
@@ -764,6 +776,8 @@ mod tests {
     fn commands_are_born_in_the_point_cgroups_with_their_output_and_cpu() {
         let f = Fixture::new("born");
         let mut s = Spawner::start(&f.cg).unwrap();
+        // Born there where the kernel can (5.7 and later, with a v2 hierarchy).
+        assert_eq!(s.born_in_cgroup(), f.cg.v2_dir().is_some());
         let r = f.run(&mut s, &["cat", "/proc/self/cgroup"], None);
         assert!(r.success(), "{r:?}");
         assert_eq!(r.cgroup_join, Duration::ZERO);
