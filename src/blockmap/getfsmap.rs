@@ -338,20 +338,31 @@ fn read_sizes(fd: &File) -> Result<Vec<(u64, u64)>, nix::Error> {
         .map_or(1, |n| n.get())
         .min(agcount as usize)
         .max(1);
+    // One request buffer per thread, used for each of its groups (a filesystem may
+    // have thousands).
+    let one = |ags: Option<(usize, usize)>| -> Result<Vec<(u64, u64)>, nix::Error> {
+        // SAFETY: all-zero is a valid request (plain integers).
+        let mut req: Box<BulkRequest> = unsafe { zeroed_box() };
+        let mut out = Vec::new();
+        match ags {
+            None => read_sizes_of(fd, None, &mut req, &mut out)?,
+            Some((first, step)) => {
+                for ag in (first as u32..agcount).step_by(step) {
+                    read_sizes_of(fd, Some(ag), &mut req, &mut out)?;
+                }
+            }
+        }
+        Ok(out)
+    };
     if threads == 1 {
-        return read_sizes_of(fd, None);
+        let mut sizes = one(None)?;
+        // BULKSTAT returns inodes in increasing order; sorting keeps lookups right anyway.
+        sizes.sort_unstable_by_key(|&(ino, _)| ino);
+        return Ok(sizes);
     }
     let parts: Vec<Result<Vec<(u64, u64)>, nix::Error>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                s.spawn(move || {
-                    let mut out = Vec::new();
-                    for ag in (t as u32..agcount).step_by(threads) {
-                        out.extend(read_sizes_of(fd, Some(ag))?);
-                    }
-                    Ok(out)
-                })
-            })
+            .map(|t| s.spawn(move || one(Some((t, threads)))))
             .collect();
         handles
             .into_iter()
@@ -367,14 +378,17 @@ fn read_sizes(fd: &File) -> Result<Vec<(u64, u64)>, nix::Error> {
 }
 
 /// The sizes of the inodes of allocation group `ag` (None: of all of them).
-fn read_sizes_of(fd: &File, ag: Option<u32>) -> Result<Vec<(u64, u64)>, nix::Error> {
-    // SAFETY: all-zero is a valid request (plain integers).
-    let mut req: Box<BulkRequest> = unsafe { zeroed_box() };
+fn read_sizes_of(
+    fd: &File,
+    ag: Option<u32>,
+    req: &mut BulkRequest,
+    sizes: &mut Vec<(u64, u64)>,
+) -> Result<(), nix::Error> {
+    req.hdr = BulkIreq::default();
     if let Some(ag) = ag {
         req.hdr.flags = XFS_BULK_IREQ_AGNO;
         req.hdr.agno = ag;
     }
-    let mut sizes = Vec::new();
     loop {
         req.hdr.icount = BULK_BATCH as u32;
         req.hdr.ocount = 0;
@@ -383,14 +397,11 @@ fn read_sizes_of(fd: &File, ag: Option<u32>) -> Result<Vec<(u64, u64)>, nix::Err
         unsafe { xfs_ioc_bulkstat(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.hdr))? };
         let n = (req.hdr.ocount as usize).min(BULK_BATCH);
         if n == 0 {
-            break;
+            return Ok(());
         }
         sizes.extend(req.stats[..n].iter().map(|b| (b.ino, b.size)));
         // The kernel has set `hdr.ino` to the next inode to look at.
     }
-    // BULKSTAT returns inodes in increasing order; sorting keeps lookups right anyway.
-    sizes.sort_unstable_by_key(|&(ino, _)| ino);
-    Ok(sizes)
 }
 
 /// The reverse map and sizes of one filesystem, shared by the walk's threads.
