@@ -107,7 +107,7 @@ pub struct Spawner {
 /// Memory of its own mapping, zero until touched: the spawner's request buffer and
 /// argument vector are sized for the longest command Linux runs (16 MiB together), and
 /// taking them from the allocator zeroed all of it (mimalloc clears fresh pages: 30 %
-/// of a one-iteration run's time went there). Unmapped on drop.
+/// of a one-iteration run's CPU went there). Unmapped on drop.
 struct Mapped<T> {
     at: *mut T,
     len: usize,
