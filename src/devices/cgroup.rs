@@ -179,9 +179,9 @@ impl PointCgroup {
         self.procs.clone()
     }
 
-    /// Its directory in the cgroup v2 hierarchy, if it has one.
-    pub fn v2_dir(&self) -> Option<&Path> {
-        self.v2.and_then(|i| self.dirs.get(i)).map(PathBuf::as_path)
+    /// Which of [`dirs`](Self::dirs) is in the cgroup v2 hierarchy, if one is.
+    pub fn v2_index(&self) -> Option<usize> {
+        self.v2
     }
 
     /// The processes in it now.

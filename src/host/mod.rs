@@ -15,7 +15,7 @@ pub use checks::{
     check_kernel, check_program, check_version, debian_package, Asked, Findings, Problem,
     ProblemKind, Wanted,
 };
-pub use tools::{capture, tool_version, version_line, which};
+pub use tools::{tool_version, version_line, which};
 pub use version::Version;
 
 use std::collections::HashMap;

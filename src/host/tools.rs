@@ -47,12 +47,8 @@ fn first_line(s: &str) -> Option<String> {
 }
 
 /// Run `program` with `args` in a process group of its own, with no input, and return
-/// the first non-empty line it prints (stdout, then stderr); None when it cannot start
-/// or takes longer than 5 s (it is then killed).
-pub fn capture(program: &str, args: &[&str]) -> Option<String> {
-    capture_inner(program, args, false)
-}
-
+/// the first non-empty line it prints (stdout, then stderr); None when it cannot start,
+/// takes longer than 5 s (it is then killed), or fails while `need_success`.
 fn capture_inner(program: &str, args: &[&str], need_success: bool) -> Option<String> {
     let out = own_group(duct::cmd(program, args))
         .stdin_null()

@@ -239,8 +239,8 @@ impl Spawner {
         // SAFETY: in the child, `serve` only makes system calls on memory allocated
         // above and never returns (it ends with `_exit`); `clone_into` returns to the
         // child with nothing run in between.
-        let born = cgroup.v2_dir().and_then(|d| {
-            let at = cgroup.dirs().iter().position(|x| x == d)?;
+        let born = cgroup.v2_index().and_then(|at| {
+            let d = cgroup.dirs().get(at)?;
             unsafe { clone_into(d) }.ok().map(|pid| (pid, at))
         });
         let pid = match born {
@@ -826,7 +826,7 @@ mod tests {
         let f = Fixture::new("born");
         let mut s = Spawner::start(&f.cg).unwrap();
         // Born there where the kernel can (5.7 and later, with a v2 hierarchy).
-        assert_eq!(s.born_in_cgroup(), f.cg.v2_dir().is_some());
+        assert_eq!(s.born_in_cgroup(), f.cg.v2_index().is_some());
         let r = f.run(&mut s, &["cat", "/proc/self/cgroup"], None);
         assert!(r.success(), "{r:?}");
         assert_eq!(r.cgroup_join, Duration::ZERO);
