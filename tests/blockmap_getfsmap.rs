@@ -149,6 +149,44 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
     assert_eq!(files_only, fie.extents);
 }
 
+#[test]
+fn bulkstat_by_allocation_group_finds_every_inode_and_its_size() {
+    if !require_root() {
+        return;
+    }
+    // Eight allocation groups, read by one thread per CPU (several groups each); XFS
+    // puts new directories in different groups, so the files are spread over them.
+    let g = LoopFs::xfs("fsmap-ags", "2G", &["-m", "rmapbt=1", "-d", "agcount=8"]);
+    let m = g.mnt.to_str().unwrap().to_string();
+    sh(&format!(
+        "cd {m} && for d in $(seq 16); do mkdir d$d; \
+           for f in $(seq 20); do head -c $((d * 1000 + f)) /dev/zero > d$d/f$f; done; done && \
+         sync -f ."
+    ));
+    let sizes = getfsmap::inode_sizes(&g.mnt).unwrap();
+    // What the tree holds, every directory and file (the root included).
+    let mut want: Vec<(u64, u64)> = Vec::new();
+    let mut pending = vec![g.mnt.clone()];
+    while let Some(p) = pending.pop() {
+        let md = std::fs::symlink_metadata(&p).unwrap();
+        want.push((
+            std::os::unix::fs::MetadataExt::ino(&md),
+            std::os::unix::fs::MetadataExt::size(&md),
+        ));
+        if md.is_dir() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                pending.push(e.unwrap().path());
+            }
+        }
+    }
+    want.sort_unstable();
+    assert_eq!(want.len(), 1 + 16 + 16 * 20);
+    assert_eq!(sizes, want);
+    // The groups are really several: inode numbers carry the group in their high bits.
+    let groups: std::collections::BTreeSet<u64> = sizes.iter().map(|(i, _)| i >> 20).collect();
+    assert!(groups.len() > 2, "{groups:?}");
+}
+
 fn fslab(args: &[&str]) -> (bool, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
         .args(args)

@@ -323,6 +323,14 @@ nix::ioctl_read!(xfs_ioc_bulkstat, b'X', 127, BulkIreq);
 /// `xfs_bulk_ireq.flags`: only the inodes of allocation group `agno`.
 const XFS_BULK_IREQ_AGNO: u32 = 1;
 
+/// Every inode in use on the XFS holding `path`, with its size in bytes, sorted by
+/// inode number: what the GETFSMAP walk names sizes from (`XFS_IOC_BULKSTAT`, as root).
+pub fn inode_sizes(path: &Path) -> Result<Vec<(u64, u64)>, nix::Error> {
+    let f = File::open(path)
+        .map_err(|e| nix::Error::from_raw(e.raw_os_error().unwrap_or(nix::libc::EIO)))?;
+    read_sizes(&f)
+}
+
 /// Every inode's size (bytes), sorted by inode number (16 bytes an inode).
 ///
 /// BULKSTAT is CPU-bound in the kernel, even with cold caches (`perf`: two thirds of a
