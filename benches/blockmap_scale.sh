@@ -10,9 +10,11 @@
 #   change), each size measured side by side in one run, page cache warm (a first
 #   untimed `find` pass). Files are written by a python loop, 1,000 per directory.
 # fsmap: on one XFS (`mkfs.xfs -m rmapbt=1`, xfsprogs from ~/.cache/fslab/tools when
-#   there) with 20,000 files of 8 KiB, `fslab blockmap --method getfsmap`, `--method
-#   fiemap` and batched `filefrag -v`, alternating, REPS times each, cold (sync, then
-#   `echo 3 > /proc/sys/vm/drop_caches` before each command) and warm; medians and ratios.
+#   there) with 20,000 files of 8 KiB, `fslab blockmap --method getfsmap` (its default
+#   `--sizes-from auto`: inode sizes from the loop device after a freeze-and-thaw), the
+#   same with `--sizes-from bulkstat`, `--method fiemap` and batched `filefrag -v`,
+#   alternating, REPS times each, cold (sync, then `echo 3 > /proc/sys/vm/drop_caches`
+#   before each command) and warm; medians and ratios.
 # capture: peak RSS of `fslab run` of an experiment whose one capture is `parse: blockmap`
 #   (the streamed parse and the bundle writer's parts and merge), on an ext4 (1 KiB
 #   blocks) of 1 KiB files grown to each of SIZES (e.g. SIZES="20000 200000"). The map is
@@ -29,6 +31,7 @@ FSLAB=$(realpath "$FSLAB")
 WHAT=${1:-all}
 SIZES=${SIZES:-"20000 200000 2000000"}
 REPS=${REPS:-5}
+KINDS="getfsmap bulkstat fiemap filefrag"
 MKXFS=mkfs.xfs
 [ -x "$HOME/.cache/fslab/tools/xfsprogs-6.13.0/sbin/mkfs.xfs" ] &&
   MKXFS=$HOME/.cache/fslab/tools/xfsprogs-6.13.0/sbin/mkfs.xfs
@@ -165,7 +168,7 @@ EOF
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 fsmap() {
-  echo "### XFS (rmapbt=1), 20,000 files of 8 KiB: GETFSMAP vs FIEMAP vs batched filefrag -v"
+  echo "### XFS (rmapbt=1), 20,000 files of 8 KiB: GETFSMAP (sizes from the device, from BULKSTAT) vs FIEMAP vs batched filefrag -v"
   machine
   echo "- mkfs: $MKXFS -m rmapbt=1 ($("$MKXFS" -V)); $REPS alternating repetitions per cache state, medians"
   echo
@@ -174,13 +177,14 @@ fsmap() {
   files "$M" 0 20000 8192; sync -f "$M"
   local -A t
   for state in cold warm; do
-    for k in getfsmap fiemap filefrag; do : >"$W/$state.$k"; done
+    for k in $KINDS; do : >"$W/$state.$k"; done
     [ $state = warm ] && find "$M" -type f -print0 | xargs -0 filefrag -v >/dev/null
     for r in $(seq "$REPS"); do
-      for k in getfsmap fiemap filefrag; do
+      for k in $KINDS; do
         if [ $state = cold ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi
         case $k in
           filefrag) l=$(timed $k bash -c "find '$M' -type f -print0 | xargs -0 filefrag -v >/dev/null") ;;
+          bulkstat) l=$(timed $k "$FSLAB" blockmap "$M" --no-dirs --method getfsmap --sizes-from bulkstat -o "$W/$k.parquet" 2>/dev/null) ;;
           *) l=$(timed $k "$FSLAB" blockmap "$M" --no-dirs --method $k -o "$W/$k.parquet" 2>/dev/null) ;;
         esac
         read -r _ w _ c <<<"$l"
@@ -188,22 +192,22 @@ fsmap() {
         echo "$w" >>"$W/$state.$k"
       done
     done
-    for k in getfsmap fiemap filefrag; do t[$state.$k]=$(median <"$W/$state.$k"); done
+    for k in $KINDS; do t[$state.$k]=$(median <"$W/$state.$k"); done
   done
-  python3 - "$W/getfsmap.parquet" "$W/fiemap.parquet" <<'PY'
+  python3 - "$W/getfsmap.parquet" "$W/bulkstat.parquet" "$W/fiemap.parquet" <<'PY'
 import sys, polars as pl
-a, b = (pl.read_parquet(p) for p in sys.argv[1:3])
-print(f"<!-- frames equal: {a.equals(b)}; {a.height} extents -->")
+a, b, c = (pl.read_parquet(p) for p in sys.argv[1:4])
+print(f"<!-- frames equal: {a.equals(b) and a.equals(c)}; {a.height} extents -->")
 PY
   echo
-  echo "| caches | getfsmap (s) | fiemap (s) | filefrag -v (s) | filefrag ÷ getfsmap | filefrag ÷ fiemap |"
-  echo "|---|---|---|---|---|---|"
+  echo "| caches | getfsmap, sizes from the device (s) | getfsmap, sizes from BULKSTAT (s) | fiemap (s) | filefrag -v (s) | **filefrag ÷ getfsmap** | filefrag ÷ getfsmap with BULKSTAT | filefrag ÷ fiemap |"
+  echo "|---|---|---|---|---|---|---|---|"
   for state in cold warm; do
-    awk -v s=$state -v g="${t[$state.getfsmap]}" -v f="${t[$state.fiemap]}" -v x="${t[$state.filefrag]}" 'BEGIN {
-      printf "| %s | %.3f | %.3f | %.3f | %.2f× | %.2f× |\n", s, g, f, x, x / g, x / f }'
+    awk -v s=$state -v g="${t[$state.getfsmap]}" -v b="${t[$state.bulkstat]}" -v f="${t[$state.fiemap]}" -v x="${t[$state.filefrag]}" 'BEGIN {
+      printf "| %s | %.3f | %.3f | %.3f | %.3f | **%.2f×** | %.2f× | %.2f× |\n", s, g, b, f, x, x / g, x / b, x / f }'
   done
   for state in cold warm; do
-    for k in getfsmap fiemap filefrag; do echo "<!-- $state $k: $(tr '\n' ' ' <"$W/$state.$k")-->"; done
+    for k in $KINDS; do echo "<!-- $state $k: $(tr '\n' ' ' <"$W/$state.$k")-->"; done
   done
   umount "$M"
 }

@@ -198,10 +198,7 @@ pub fn progress_lines() -> EventSink {
                 .unwrap_or_default()
         ),
         Event::Warning(w) => println!("fslab: warning: {w}"),
-        Event::Reclaimed(r) => println!(
-            "fslab: released {} mounts, {} loop devices left by a killed run",
-            r.mounts, r.loops
-        ),
+        Event::Reclaimed(r) => println!("fslab: {}", r.describe()),
         Event::Step { .. } => {}
     })
 }

@@ -2,9 +2,12 @@
 //! map made from one GETFSMAP stream (+ BULKSTAT + a getdents walk) equals the FIEMAP
 //! walk's, frame for frame, on fragmented, sparse, preallocated, hard-linked, reflinked,
 //! empty and attribute-carrying files in several directories; `--method auto` picks
-//! GETFSMAP only where it can and says which it used (needs root, mkfs.xfs, losetup,
-//! xfs_io, cp --reflink, python3).
+//! GETFSMAP only where it can and says which it used; inode sizes read from the block
+//! device after a freeze-and-thaw barrier equal the kernel's, also for files changed just
+//! before, and a filesystem that a killed fslab left frozen is thawed by the next one
+//! (needs root, mkfs.xfs, losetup, xfs_io, cp --reflink, python3, fsfreeze).
 
+use fslab::blockmap::getfsmap::{Sizes, SizesRead};
 use fslab::blockmap::{self, getfsmap, walk};
 use polars::prelude::{ParquetReader, SerReader};
 use std::path::Path;
@@ -12,6 +15,44 @@ use std::process::Command;
 
 mod loopfs;
 use loopfs::{run, LoopFs};
+
+/// The tests that freeze a filesystem (or read the freeze records) take turns: one
+/// test's record of a "killed" freeze must not be reclaimed by another's barrier first.
+static FREEZES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    FREEZES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Thaws its filesystem when dropped (a failed test must not leave it frozen: its
+/// unmount would wait forever).
+struct ThawOnDrop(std::path::PathBuf);
+
+impl Drop for ThawOnDrop {
+    fn drop(&mut self) {
+        let _ = Command::new("fsfreeze").arg("-u").arg(&self.0).output();
+    }
+}
+
+/// Whether the filesystem at `mnt` is frozen: a second freeze says EBUSY (`fsfreeze -f`
+/// fails) when it is; when it is not, that freeze is undone at once.
+fn is_frozen(mnt: &Path) -> bool {
+    let o = Command::new("fsfreeze")
+        .arg("-f")
+        .arg(mnt)
+        .output()
+        .unwrap();
+    if o.status.success() {
+        run("fsfreeze", &["-u", mnt.to_str().unwrap()]);
+        return false;
+    }
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("busy"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    true
+}
 
 fn sh(script: &str) {
     run("bash", &["-euo", "pipefail", "-c", script]);
@@ -70,18 +111,28 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
 
     // Files only: FIEMAP cannot map XFS directories (EOPNOTSUPP), so the frames are
     // compared without them, and must be equal in every column and row.
+    let _turn = turn();
     let fie = blockmap::capture_items(walk::stream(&roots, &opts(false)).unwrap()).unwrap();
-    let fsm = blockmap::capture_items(getfsmap::stream(&roots, &opts(false)).unwrap()).unwrap();
     assert!(fie.errors.is_empty(), "{:?}", fie.errors);
-    assert!(fsm.errors.is_empty(), "{:?}", fsm.errors);
     assert!(fie.extents.height() > 60, "{}", fie.extents);
-    assert_eq!(
-        fie.extents, fsm.extents,
-        "\n{}\n{}",
-        fie.extents, fsm.extents
-    );
-    assert_eq!(fie.per_file, fsm.per_file);
-    assert_eq!(fie.filesystem, fsm.filesystem);
+    // With sizes from BULKSTAT and from the device alike.
+    for sizes in [Sizes::Bulkstat, Sizes::Device] {
+        let (walk, read) = getfsmap::stream(&roots, &opts(false), sizes).unwrap();
+        let fsm = blockmap::capture_items(walk).unwrap();
+        match (sizes, &read[..]) {
+            (Sizes::Bulkstat, [(_, SizesRead::Bulkstat { why: None })]) => {}
+            (Sizes::Device, [(_, SizesRead::Device { rejected: 0, .. })]) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(fsm.errors.is_empty(), "{:?}", fsm.errors);
+        assert_eq!(
+            fie.extents, fsm.extents,
+            "{sizes:?}\n{}\n{}",
+            fie.extents, fsm.extents
+        );
+        assert_eq!(fie.per_file, fsm.per_file);
+        assert_eq!(fie.filesystem, fsm.filesystem);
+    }
 
     // The cases are there: fragments, holes, unwritten, shared, a hard link twice, eof.
     let map = walk::map_tree(&g.mnt, &opts(false)).unwrap();
@@ -111,7 +162,10 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
     // With directories: GETFSMAP maps them too; FIEMAP reports each as an error; the
     // files' rows stay the same.
     let fie_d = walk::map_tree(&g.mnt, &opts(true)).unwrap();
-    let fsm_d = blockmap::capture_items(getfsmap::stream(&roots, &opts(true)).unwrap()).unwrap();
+    let fsm_d = getfsmap::stream(&roots, &opts(true), Sizes::Auto)
+        .unwrap()
+        .0;
+    let fsm_d = blockmap::capture_items(fsm_d).unwrap();
     let dirs = ["", "/a", "/a/b", "/a/b/c", "/d", "/e"];
     assert_eq!(fie_d.errors.len(), dirs.len(), "{:?}", fie_d.errors);
     assert!(fie_d.errors.iter().all(|e| e.error.contains("EOPNOTSUPP")));
@@ -165,8 +219,18 @@ fn bulkstat_by_allocation_group_finds_every_inode_and_its_size() {
     ));
     let sizes = getfsmap::inode_sizes(&g.mnt).unwrap();
     // What the tree holds, every directory and file (the root included).
+    let want = tree_sizes(&g.mnt);
+    assert_eq!(want.len(), 1 + 16 + 16 * 20);
+    assert_eq!(sizes, want);
+    // The groups are really several: inode numbers carry the group in their high bits.
+    let groups: std::collections::BTreeSet<u64> = sizes.iter().map(|(i, _)| i >> 20).collect();
+    assert!(groups.len() > 2, "{groups:?}");
+}
+
+/// Every inode of the tree below `root` (the root included) with its size, by `lstat`.
+fn tree_sizes(root: &Path) -> Vec<(u64, u64)> {
     let mut want: Vec<(u64, u64)> = Vec::new();
-    let mut pending = vec![g.mnt.clone()];
+    let mut pending = vec![root.to_path_buf()];
     while let Some(p) = pending.pop() {
         let md = std::fs::symlink_metadata(&p).unwrap();
         want.push((
@@ -180,11 +244,186 @@ fn bulkstat_by_allocation_group_finds_every_inode_and_its_size() {
         }
     }
     want.sort_unstable();
-    assert_eq!(want.len(), 1 + 16 + 16 * 20);
-    assert_eq!(sizes, want);
-    // The groups are really several: inode numbers carry the group in their high bits.
-    let groups: std::collections::BTreeSet<u64> = sizes.iter().map(|(i, _)| i >> 20).collect();
-    assert!(groups.len() > 2, "{groups:?}");
+    want
+}
+
+#[test]
+fn sizes_read_from_the_device_are_the_kernels_even_just_after_a_change() {
+    if !require_root() {
+        return;
+    }
+    let _turn = turn();
+    let g = LoopFs::xfs("fsmap-dev", "2G", &["-m", "rmapbt=1", "-d", "agcount=8"]);
+    let m = g.mnt.to_str().unwrap().to_string();
+    // Files in several groups; then, just before the map, half of them grown or cut and
+    // new ones made: their inodes are logged but not yet written back in place, so the
+    // device holds the old cores until the barrier writes them.
+    sh(&format!(
+        "cd {m} && for d in $(seq 16); do mkdir d$d; \
+           for f in $(seq 20); do head -c $((d * 1000 + f)) /dev/zero > d$d/f$f; done; done && \
+         sync -f . && sleep 1 && \
+         for d in $(seq 1 2 16); do for f in $(seq 10); do \
+           head -c 777 /dev/zero >> d$d/f$f; truncate -s $((f * 3)) d$((d + 1))/f$f; done; \
+           mkdir -p new$d && head -c 4242 /dev/zero > new$d/n; done && sync -f ."
+    ));
+    let want = tree_sizes(&g.mnt);
+    assert_eq!(want.len(), 1 + 16 + 16 * 20 + 8 * 2);
+    let (from_device, how) = getfsmap::inode_sizes_from(&g.mnt, Sizes::Device).unwrap();
+    match &how {
+        SizesRead::Device {
+            rejected: 0,
+            barrier: fslab::devices::freeze::Barrier::Made { .. },
+            ..
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        how.to_string().contains("inode sizes from /dev/loop"),
+        "{how}"
+    );
+    // Mapped again at once, nothing changed: the log's head has not moved, no barrier.
+    // (Reading the tree's directories would: their access times are logged.)
+    let (again, how) = getfsmap::inode_sizes_from(&g.mnt, Sizes::Device).unwrap();
+    assert!(
+        matches!(
+            how,
+            SizesRead::Device {
+                barrier: fslab::devices::freeze::Barrier::Unchanged,
+                rejected: 0,
+                ..
+            }
+        ),
+        "{how:?}"
+    );
+    assert_eq!(again, from_device);
+    // The device also holds inodes outside the tree (the realtime bitmap and summary);
+    // every inode of the tree is there with the size `stat` gives.
+    let of_tree: Vec<(u64, u64)> = from_device
+        .iter()
+        .filter(|(i, _)| want.binary_search_by_key(i, |(w, _)| *w).is_ok())
+        .copied()
+        .collect();
+    assert_eq!(of_tree, want);
+    let (bulk, _) = getfsmap::inode_sizes_from(&g.mnt, Sizes::Bulkstat).unwrap();
+    for (ino, size) in &bulk {
+        assert_eq!(
+            from_device.binary_search(&(*ino, *size)).map(|_| ()),
+            Ok(()),
+            "inode {ino}: BULKSTAT says {size}"
+        );
+    }
+    // The barrier thawed the filesystem, and left no record.
+    assert!(!is_frozen(&g.mnt));
+    let records: Vec<_> = std::fs::read_dir(fslab::devices::freeze::RECORD_DIR)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("clean-"))
+        .collect();
+    assert!(records.is_empty(), "{records:?}");
+
+    // One file changed: the head moves, so the barrier is made again, and the new size
+    // is read (without the barrier the device would still hold the old one).
+    let victim = g.mnt.join("d3/f4");
+    std::fs::write(&victim, vec![1u8; 12345]).unwrap();
+    let ino = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&victim).unwrap());
+    let (after, how) = getfsmap::inode_sizes_from(&g.mnt, Sizes::Device).unwrap();
+    assert!(
+        matches!(
+            how,
+            SizesRead::Device {
+                barrier: fslab::devices::freeze::Barrier::Made { .. },
+                rejected: 0,
+                ..
+            }
+        ),
+        "{how:?}"
+    );
+    assert!(after.binary_search(&(ino, 12345)).is_ok(), "{after:?}");
+}
+
+#[test]
+fn a_filesystem_frozen_by_someone_else_is_read_and_left_frozen() {
+    if !require_root() {
+        return;
+    }
+    let _turn = turn();
+    let g = LoopFs::xfs("fsmap-frozen", "512M", &["-m", "rmapbt=1"]);
+    populate(g.mnt.to_str().unwrap());
+    let want = tree_sizes(&g.mnt);
+    let _thaw = ThawOnDrop(g.mnt.clone());
+    run("fsfreeze", &["-f", g.mnt.to_str().unwrap()]);
+    let (sizes, how) = getfsmap::inode_sizes_from(&g.mnt, Sizes::Device).unwrap();
+    assert!(
+        matches!(
+            how,
+            SizesRead::Device {
+                barrier: fslab::devices::freeze::Barrier::AlreadyFrozen,
+                rejected: 0,
+                ..
+            }
+        ),
+        "{how:?}"
+    );
+    assert!(is_frozen(&g.mnt), "someone else's freeze was undone");
+    for w in &want {
+        assert!(sizes.binary_search(w).is_ok(), "{w:?}");
+    }
+}
+
+#[test]
+fn a_filesystem_that_a_killed_fslab_left_frozen_is_thawed_by_the_next() {
+    if !require_root() {
+        return;
+    }
+    let _turn = turn();
+    let g = LoopFs::xfs("fsmap-killed", "512M", &["-m", "rmapbt=1"]);
+    let _thaw = ThawOnDrop(g.mnt.clone());
+    // What a SIGKILL between FIFREEZE and FITHAW leaves: the filesystem frozen and the
+    // record of a process that is gone (pid 4194305 is above any pid_max).
+    let dev = std::os::unix::fs::MetadataExt::dev(&std::fs::metadata(&g.mnt).unwrap());
+    let dir = Path::new(fslab::devices::freeze::RECORD_DIR);
+    std::fs::create_dir_all(dir).unwrap();
+    let record = dir.join("4194305-1-0");
+    std::fs::write(
+        &record,
+        format!(
+            "{}:{}\n",
+            nix::sys::stat::major(dev),
+            nix::sys::stat::minor(dev)
+        ),
+    )
+    .unwrap();
+    run("fsfreeze", &["-f", g.mnt.to_str().unwrap()]);
+    assert!(is_frozen(&g.mnt));
+    let work = g.dir.join("work");
+    let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .args(["cleanup", "--work-dir", work.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains(&format!("thawed {}", g.mnt.display())),
+        "{out}"
+    );
+    assert!(!is_frozen(&g.mnt));
+    assert!(!record.exists());
+    // A record whose process lives is not touched (this test's own process).
+    let own = dir.join(format!("{}-0-0", std::process::id()));
+    std::fs::write(&own, "1:1\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .args(["cleanup", "--work-dir", work.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let kept = own.exists();
+    std::fs::remove_file(&own).unwrap();
+    assert!(kept, "the record of a live process was removed");
 }
 
 fn fslab(args: &[&str]) -> (bool, String) {
@@ -200,15 +439,20 @@ fn fslab(args: &[&str]) -> (bool, String) {
 
 /// The `fslab.blockmap.method` of a parquet file.
 fn method_of(path: &Path) -> String {
+    meta_of(path, "fslab.blockmap.method")
+}
+
+/// A key's value in a parquet file's metadata.
+fn meta_of(path: &Path, key: &str) -> String {
     let mut r = ParquetReader::new(std::fs::File::open(path).unwrap());
     let md = r.get_metadata().unwrap();
     md.key_value_metadata()
         .as_ref()
         .unwrap()
         .iter()
-        .find(|kv| kv.key == "fslab.blockmap.method")
+        .find(|kv| kv.key == key)
         .and_then(|kv| kv.value.clone())
-        .unwrap()
+        .unwrap_or_else(|| panic!("no {key}"))
 }
 
 #[test]
@@ -224,10 +468,17 @@ fn auto_uses_getfsmap_only_where_it_can_and_says_so() {
     let out = with.dir.join("x.parquet");
     let o = out.to_str().unwrap();
 
+    let _turn = turn();
     let (ok, err) = fslab(&["blockmap", with.mnt.to_str().unwrap(), "--no-dirs", "-o", o]);
     assert!(ok, "{err}");
     assert!(err.contains("method getfsmap (auto"), "{err}");
     assert_eq!(method_of(&out), "getfsmap");
+    // On a loop device, auto reads the inode sizes from the device, and says so.
+    assert!(
+        err.contains("inode sizes from /dev/loop") && err.contains("barrier"),
+        "{err}"
+    );
+    assert_eq!(meta_of(&out, "fslab.blockmap.sizes"), "device");
     let via_fsmap = ParquetReader::new(std::fs::File::open(&out).unwrap());
     let via_fsmap = SerReader::finish(via_fsmap).unwrap();
 
@@ -245,6 +496,24 @@ fn auto_uses_getfsmap_only_where_it_can_and_says_so() {
     assert_eq!(method_of(&out), "fiemap");
     let via_fiemap = ParquetReader::new(std::fs::File::open(&out).unwrap());
     assert_eq!(SerReader::finish(via_fiemap).unwrap(), via_fsmap);
+
+    // BULKSTAT when asked for; the same frame.
+    let (ok, err) = fslab(&[
+        "blockmap",
+        with.mnt.to_str().unwrap(),
+        "--no-dirs",
+        "--sizes-from",
+        "bulkstat",
+        "-o",
+        o,
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains(": inode sizes from BULKSTAT\n"), "{err}");
+    assert_eq!(meta_of(&out, "fslab.blockmap.sizes"), "bulkstat");
+    let via_bulkstat = ParquetReader::new(std::fs::File::open(&out).unwrap());
+    assert_eq!(SerReader::finish(via_bulkstat).unwrap(), via_fsmap);
+    let (ok, err) = fslab(&["blockmap", o, "--sizes-from", "kernel"]);
+    assert!(!ok && err.contains("bulkstat, device or auto"), "{err}");
 
     // No reverse map: auto falls back to FIEMAP and says why; getfsmap is refused.
     let (ok, err) = fslab(&[

@@ -68,12 +68,135 @@ impl Method {
     }
 }
 
+/// Where the GETFSMAP walk reads each inode's size (the frame's `size_bytes` and `eof`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sizes {
+    /// `XFS_IOC_BULKSTAT`: the kernel instantiates every inode (CPU-bound: `xfs_iget`
+    /// and an inode-btree lookup per inode).
+    Bulkstat,
+    /// The inode cores read from the filesystem's block device (`O_DIRECT`) and checked
+    /// (CRC32C, inode number, UUID), after a freeze-and-thaw barrier that writes every
+    /// logged inode back in place ([`crate::devices::freeze`]): no `xfs_iget`, I/O-bound.
+    /// An inode whose core fails a check gets its size from `stat` instead, counted.
+    Device,
+    /// `device` on an XFS on a loop device (a test filesystem, where a barrier of a few
+    /// milliseconds stalls nobody), else `bulkstat`; the choice and why are said.
+    Auto,
+}
+
+/// A `--sizes-from` that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a source of inode sizes: bulkstat, device or auto")]
+pub struct UnknownSizes(pub Box<str>);
+
+impl std::str::FromStr for Sizes {
+    type Err = UnknownSizes;
+
+    fn from_str(s: &str) -> Result<Self, UnknownSizes> {
+        match s {
+            "bulkstat" => Ok(Sizes::Bulkstat),
+            "device" => Ok(Sizes::Device),
+            "auto" => Ok(Sizes::Auto),
+            _ => Err(UnknownSizes(s.into())),
+        }
+    }
+}
+
+/// Why inode sizes were not (or could not be) read from the device.
+#[derive(Debug, thiserror::Error)]
+pub enum NoDevice {
+    #[error("{0} is not a loop device (`--sizes-from device` reads any block device)")]
+    NotLoop(String),
+    #[error("no device node for block device {major}:{minor}: {why}")]
+    Node { major: u64, minor: u64, why: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Superblock {
+        path: PathBuf,
+        #[source]
+        source: super::xfs_disk::SuperblockError,
+    },
+    #[error("{path} is not the mounted filesystem's data device: its {what} differs")]
+    Mismatch { path: PathBuf, what: &'static str },
+    #[error("XFS_IOC_INUMBERS: {0}")]
+    Inumbers(nix::Error),
+    #[error(transparent)]
+    Freeze(#[from] crate::devices::freeze::FreezeError),
+}
+
+/// Where one filesystem's inode sizes came from, to be said out loud.
+#[derive(Debug)]
+pub enum SizesRead {
+    Device {
+        device: PathBuf,
+        barrier: crate::devices::freeze::Barrier,
+        /// Inodes in use whose cores were read and believed.
+        inodes: usize,
+        /// Inodes whose cores failed a check (their sizes come from `stat`): how many,
+        /// and the first few with why.
+        rejected: usize,
+        first_rejected: Vec<(u64, super::xfs_disk::DinodeError)>,
+    },
+    /// BULKSTAT; `why`: why not the device (None: asked for).
+    Bulkstat { why: Option<NoDevice> },
+}
+
+impl std::fmt::Display for SizesRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::devices::freeze::Barrier;
+        match self {
+            SizesRead::Device {
+                device,
+                barrier,
+                inodes,
+                rejected,
+                first_rejected,
+            } => {
+                write!(f, "inode sizes from {}", device.display())?;
+                match barrier {
+                    Barrier::Made { took } => write!(
+                        f,
+                        " after a freeze-and-thaw barrier of {:.1} ms",
+                        took.as_secs_f64() * 1e3
+                    )?,
+                    Barrier::AlreadyFrozen => write!(f, " (the filesystem was frozen already)")?,
+                    Barrier::Unchanged => write!(
+                        f,
+                        " (no barrier: nothing logged since the last one, by the log's head)"
+                    )?,
+                }
+                write!(f, ": {inodes} inodes")?;
+                if *rejected > 0 {
+                    write!(f, "; {rejected} not believed, their sizes from stat (")?;
+                    for (i, (ino, why)) in first_rejected.iter().enumerate() {
+                        let sep = if i > 0 { ", " } else { "" };
+                        write!(f, "{sep}inode {ino}: {why}")?;
+                    }
+                    write!(f, ")")?;
+                }
+                Ok(())
+            }
+            SizesRead::Bulkstat { why: None } => write!(f, "inode sizes from BULKSTAT"),
+            SizesRead::Bulkstat { why: Some(w) } => {
+                write!(f, "inode sizes from BULKSTAT (not from the device: {w})")
+            }
+        }
+    }
+}
+
 /// statfs f_type of XFS.
 const XFS_SUPER_MAGIC: i64 = 0x5846_5342;
 /// `xfs_fsop_geom.flags`: the filesystem has a reverse-mapping btree.
 const XFS_FSOP_GEOM_FLAGS_RMAPBT: u32 = 1 << 19;
 
-/// `struct xfs_fsop_geom` (v5, 256 bytes); only `flags` is read.
+/// `struct xfs_fsop_geom` (v5, 256 bytes): `head` is blocksize, rtextsize, agblocks,
+/// agcount, logblocks, sectsize, inodesize, imaxpct.
 #[repr(C)]
 struct FsGeom {
     head: [u32; 8],
@@ -412,6 +535,292 @@ fn read_sizes_of(
     }
 }
 
+/// `struct xfs_inumbers`: one inode chunk (64 inodes) and which of them are in use.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct Inumbers {
+    startino: u64,
+    allocmask: u64,
+    alloccount: u8,
+    version: u8,
+    padding: [u8; 6],
+}
+
+const INUMBERS_BATCH: usize = 8192;
+
+#[repr(C)]
+struct InumbersRequest {
+    hdr: BulkIreq,
+    recs: [Inumbers; INUMBERS_BATCH],
+}
+
+nix::ioctl_read!(xfs_ioc_inumbers, b'X', 128, BulkIreq);
+nix::ioctl_read_bad!(blksszget, 0x1268, nix::libc::c_int);
+
+/// Every inode chunk with an inode in use (`XFS_IOC_INUMBERS`: no inode is read).
+fn read_chunks(fd: &File) -> Result<Vec<Inumbers>, nix::Error> {
+    // SAFETY: all-zero is a valid request (plain integers).
+    let mut req: Box<InumbersRequest> = unsafe { zeroed_box() };
+    let mut out = Vec::new();
+    loop {
+        req.hdr.icount = INUMBERS_BATCH as u32;
+        req.hdr.ocount = 0;
+        // SAFETY: `req` is a live `struct xfs_bulk_ireq` followed by room for `icount`
+        // records.
+        unsafe { xfs_ioc_inumbers(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.hdr))? };
+        let n = (req.hdr.ocount as usize).min(INUMBERS_BATCH);
+        if n == 0 {
+            return Ok(out);
+        }
+        out.extend(req.recs[..n].iter().filter(|r| r.allocmask != 0).copied());
+    }
+}
+
+/// The block device of `dev` (a `dev_t`), from sysfs's `uevent`, checked to be that
+/// device; `loop_only`: refuse any other than a loop device.
+fn device_node(dev: u64, loop_only: bool) -> Result<PathBuf, NoDevice> {
+    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let node_err = |why: String| NoDevice::Node { major, minor, why };
+    let uevent = std::fs::read_to_string(sys.join("uevent"))
+        .map_err(|e| node_err(format!("{}: {e}", sys.join("uevent").display())))?;
+    let name = uevent
+        .lines()
+        .find_map(|l| l.strip_prefix("DEVNAME="))
+        .ok_or_else(|| node_err(format!("{} names no DEVNAME", sys.display())))?;
+    let node = Path::new("/dev").join(name);
+    if loop_only && !sys.join("loop").is_dir() {
+        return Err(NoDevice::NotLoop(node.display().to_string()));
+    }
+    let md = std::fs::metadata(&node).map_err(|e| node_err(format!("{}: {e}", node.display())))?;
+    use std::os::unix::fs::FileTypeExt;
+    if !md.file_type().is_block_device() || md.rdev() != dev {
+        return Err(node_err(format!("{} is another device", node.display())));
+    }
+    Ok(node)
+}
+
+/// A buffer of `len` bytes aligned for `O_DIRECT` (to 4 KiB).
+struct Aligned {
+    buf: Vec<u8>,
+    at: usize,
+    len: usize,
+}
+
+impl Aligned {
+    fn new(len: usize) -> Aligned {
+        let buf = vec![0u8; len + 4096];
+        let at = buf.as_ptr().align_offset(4096);
+        Aligned { buf, at, len }
+    }
+    fn get(&mut self, n: usize) -> &mut [u8] {
+        &mut self.buf[self.at..self.at + n.min(self.len)]
+    }
+}
+
+/// `pread` of exactly `buf.len()` bytes (a short read is an error: the ranges read are
+/// inside the filesystem, which is inside the device).
+fn pread_exact(dev: &File, buf: &mut [u8], at: u64, path: &Path) -> Result<(), NoDevice> {
+    use std::os::unix::fs::FileExt;
+    dev.read_exact_at(buf, at).map_err(|source| NoDevice::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The filesystem's data device opened for `O_DIRECT` reads, its logical block size and
+/// its superblock, checked against what the mounted filesystem reports.
+fn open_device(
+    fd: &File,
+    loop_only: bool,
+) -> Result<(File, PathBuf, u64, super::xfs_disk::Superblock), NoDevice> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dev = fd
+        .metadata()
+        .map_err(|source| NoDevice::Io {
+            path: PathBuf::from("."),
+            source,
+        })?
+        .dev();
+    let node = device_node(dev, loop_only)?;
+    let io = |source| NoDevice::Io {
+        path: node.clone(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_DIRECT)
+        .open(&node)
+        .map_err(io)?;
+    let mut lbs: nix::libc::c_int = 0;
+    // SAFETY: BLKSSZGET writes one int.
+    unsafe { blksszget(file.as_raw_fd(), &mut lbs) }
+        .map_err(|e| io(std::io::Error::from_raw_os_error(e as i32)))?;
+    let align = (lbs.max(512) as u64).next_power_of_two();
+    // The largest sector XFS allows is 32 KiB: the superblock's checksum covers its sector.
+    let mut buf = Aligned::new(32768);
+    pread_exact(&file, buf.get(32768), 0, &node)?;
+    let sb = super::xfs_disk::parse_superblock(buf.get(32768)).map_err(|source| {
+        NoDevice::Superblock {
+            path: node.clone(),
+            source,
+        }
+    })?;
+    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
+    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
+    unsafe { xfs_ioc_fsgeometry(fd.as_raw_fd(), &mut geom) }
+        .map_err(|e| io(std::io::Error::from_raw_os_error(e as i32)))?;
+    let mismatch = |what| NoDevice::Mismatch {
+        path: node.clone(),
+        what,
+    };
+    if geom.uuid != sb.uuid {
+        return Err(mismatch("UUID"));
+    }
+    if (geom.head[0], geom.head[2], geom.head[3], geom.head[6])
+        != (
+            sb.blocksize,
+            sb.agblocks,
+            sb.agcount,
+            u32::from(sb.inodesize),
+        )
+    {
+        return Err(mismatch("geometry"));
+    }
+    Ok((file, node, align, sb))
+}
+
+/// Most bytes one device read covers.
+const DEVICE_READ: u64 = 1 << 20;
+/// Inodes not believed that are named one by one in [`SizesRead::Device`].
+const REJECTED_NAMED: usize = 3;
+
+/// Every inode's size read from the device (see [`Sizes::Device`]), sorted by inode
+/// number; `loop_only` as [`Sizes::Auto`] asks. The chunks in use are listed before the
+/// barrier, so every inode read was in use before it and is written back by it.
+fn read_sizes_from_device(
+    fd: &File,
+    path: &Path,
+    loop_only: bool,
+) -> Result<(Vec<(u64, u64)>, SizesRead), NoDevice> {
+    use super::xfs_disk::parse_dinode;
+    let (dev, node, align, sb) = open_device(fd, loop_only)?;
+    let chunks = read_chunks(fd).map_err(NoDevice::Inumbers)?;
+    // What the filesystem holds goes to its log (data written, sizes logged), so that the
+    // log's head says whether anything changed since the last barrier.
+    nix::unistd::syncfs(fd).map_err(|e| NoDevice::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    let head = Path::new("/sys/fs/xfs")
+        .join(node.file_name().unwrap_or_default())
+        .join("log/log_head_lsn");
+    let identity: String = sb.uuid.iter().map(|b| format!("{b:02x}")).collect();
+    let barrier = crate::devices::freeze::barrier_since(path, &head, &identity)?;
+    let isz = u64::from(sb.inodesize);
+    // Byte ranges to read, aligned for O_DIRECT, with the chunks each covers.
+    let mut ranges: Vec<(u64, u64, std::ops::Range<usize>)> = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        let first = c.startino + u64::from(c.allocmask.trailing_zeros());
+        let last = c.startino + 63 - u64::from(c.allocmask.leading_zeros());
+        let (Some(a), Some(b)) = (sb.inode_offset(first), sb.inode_offset(last)) else {
+            continue; // outside every group: its inodes fall back to stat
+        };
+        let (start, end) = (a / align * align, (b + isz).div_ceil(align) * align);
+        match ranges.last_mut() {
+            Some((s, e, r)) if start <= *e && end.max(*e) - *s <= DEVICE_READ => {
+                *e = end.max(*e);
+                r.end = i + 1;
+            }
+            _ => ranges.push((start, end, i..i + 1)),
+        }
+    }
+    let mut buf = Aligned::new(DEVICE_READ as usize + 2 * 65536);
+    let mut sizes = Vec::with_capacity(chunks.iter().map(|c| c.alloccount as usize).sum());
+    let (mut rejected, mut first_rejected) = (0usize, Vec::new());
+    for (start, end, which) in ranges {
+        let bytes = buf.get((end - start) as usize);
+        pread_exact(&dev, bytes, start, &node)?;
+        for c in &chunks[which] {
+            let mut mask = c.allocmask;
+            while mask != 0 {
+                let ino = c.startino + u64::from(mask.trailing_zeros());
+                mask &= mask - 1;
+                let Some(off) = sb.inode_offset(ino) else {
+                    continue;
+                };
+                let at = (off - start) as usize;
+                match parse_dinode(&sb, ino, &bytes[at..at + isz as usize]) {
+                    Ok(d) => sizes.push((ino, d.size)),
+                    Err(why) => {
+                        rejected += 1;
+                        if first_rejected.len() < REJECTED_NAMED {
+                            first_rejected.push((ino, why));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    sizes.sort_unstable_by_key(|&(ino, _)| ino);
+    let inodes = sizes.len();
+    Ok((
+        sizes,
+        SizesRead::Device {
+            device: node,
+            barrier,
+            inodes,
+            rejected,
+            first_rejected,
+        },
+    ))
+}
+
+/// The sizes for the walk from the source `how` asks for; for `Auto`, BULKSTAT when the
+/// device cannot be read, with why.
+fn sizes_for(
+    fd: &File,
+    path: &Path,
+    how: Sizes,
+) -> Result<(Vec<(u64, u64)>, SizesRead), BlockmapError> {
+    let fsmap_err = |what: &str, source: nix::Error| BlockmapError::Fsmap {
+        path: path.to_path_buf(),
+        what: what.to_string(),
+        source,
+    };
+    let bulkstat = |why: Option<NoDevice>| {
+        read_sizes(fd)
+            .map(|s| (s, SizesRead::Bulkstat { why }))
+            .map_err(|e| fsmap_err("XFS_IOC_BULKSTAT", e))
+    };
+    match how {
+        Sizes::Bulkstat => bulkstat(None),
+        Sizes::Device => {
+            read_sizes_from_device(fd, path, false).map_err(|reason| BlockmapError::NoDevice {
+                path: path.to_path_buf(),
+                reason: Box::new(reason),
+            })
+        }
+        Sizes::Auto => match read_sizes_from_device(fd, path, true) {
+            Ok(r) => Ok(r),
+            Err(why) => bulkstat(Some(why)),
+        },
+    }
+}
+
+/// Every inode in use on the XFS holding `path` with its size, sorted by inode number,
+/// read as `how` says; and where the sizes came from.
+pub fn inode_sizes_from(
+    path: &Path,
+    how: Sizes,
+) -> Result<(Vec<(u64, u64)>, SizesRead), BlockmapError> {
+    let f = File::open(path).map_err(|source| BlockmapError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    sizes_for(&f, path, how)
+}
+
 /// The reverse map and sizes of one filesystem, shared by the walk's threads.
 struct Maps {
     extents: Vec<(u64, Rec)>,
@@ -426,7 +835,7 @@ impl Maps {
         &self.extents[from..from + n]
     }
 
-    /// The size BULKSTAT read for inode `ino`.
+    /// The size read for inode `ino` (BULKSTAT or the device).
     fn size_of(&self, ino: u64) -> Option<u64> {
         let at = self.sizes.binary_search_by_key(&ino, |&(i, _)| i).ok()?;
         Some(self.sizes[at].1)
@@ -464,9 +873,16 @@ impl Maps {
 }
 
 /// Stream the block map of `roots` (each on an XFS with rmapbt, see [`probe`]) through
-/// GETFSMAP: the same items, in the same order, as [`walk::stream`].
-pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, BlockmapError> {
+/// GETFSMAP, with inode sizes read as `sizes` says: the same items, in the same order,
+/// as [`walk::stream`]; and, per filesystem (the first root on it), where its sizes came
+/// from.
+pub fn stream(
+    roots: &[PathBuf],
+    opts: &WalkOptions,
+    sizes: Sizes,
+) -> Result<(walk::Walk, Vec<(PathBuf, SizesRead)>), BlockmapError> {
     let mut by_dev: HashMap<u64, Arc<Maps>> = HashMap::new();
+    let mut read = Vec::new();
     for root in roots {
         let f = File::open(root).map_err(|source| BlockmapError::Io {
             path: root.clone(),
@@ -497,19 +913,25 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
             .filter(|r| std::fs::metadata(r).is_ok_and(|m| m.dev() == dev))
             .collect();
         let done = AtomicBool::new(false);
-        let (extents, sizes) = std::thread::scope(|s| {
+        let (extents, got) = std::thread::scope(|s| {
             s.spawn(|| warm_directories(&on_dev, dev, &done));
-            let sizes = s.spawn(|| read_sizes(&f));
+            let got = s.spawn(|| sizes_for(&f, root, sizes));
             let extents = read_fsmap(&f);
-            let sizes = sizes.join();
+            let got = got.join();
             done.store(true, Ordering::Relaxed);
-            (extents, sizes)
+            (extents, got)
         });
         let extents = extents.map_err(|e| err("FS_IOC_GETFSMAP", e))?;
-        let sizes = sizes
-            .unwrap_or(Err(nix::Error::EIO))
-            .map_err(|e| err("XFS_IOC_BULKSTAT", e))?;
-        by_dev.insert(dev, Arc::new(Maps { extents, sizes }));
+        let (inode_sizes, how) =
+            got.unwrap_or_else(|_| Err(err("reading inode sizes", nix::Error::EIO)))?;
+        read.push((root.clone(), how));
+        by_dev.insert(
+            dev,
+            Arc::new(Maps {
+                extents,
+                sizes: inode_sizes,
+            }),
+        );
     }
     let by_dev = Arc::new(by_dev);
     let mapper: walk::MapperFactory = Arc::new(move || {
@@ -544,7 +966,8 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
                     .ok_or_else(|| path_error(&path, "not on a filesystem read by GETFSMAP"))?;
                 let size = match maps.size_of(ino) {
                     Some(s) => s,
-                    // Created after BULKSTAT read the inodes: ask the file itself.
+                    // Created after the sizes were read, or its core read from the device
+                    // was not believed: ask the file itself.
                     None => stat_size(dir.as_fd(), Path::new(&name)).map_err(|e| {
                         item_error(BlockmapError::Io {
                             path: path.clone(),
@@ -562,7 +985,7 @@ pub fn stream(roots: &[PathBuf], opts: &WalkOptions) -> Result<walk::Walk, Block
         threads: Some(1),
         ..opts.clone()
     };
-    walk::stream_with(roots, &opts, mapper)
+    Ok((walk::stream_with(roots, &opts, mapper)?, read))
 }
 
 /// Most directories [`warm_directories`] keeps waiting to be read.

@@ -17,6 +17,7 @@ pub mod getfsmap;
 pub mod stream;
 pub mod summary;
 pub mod walk;
+pub mod xfs_disk;
 
 pub use crate::extent::{extents_frame, flags, Extent};
 
@@ -68,6 +69,12 @@ pub enum BlockmapError {
         path: PathBuf,
         #[source]
         reason: getfsmap::Unusable,
+    },
+    #[error("{path}: cannot read inode sizes from the device: {reason}")]
+    NoDevice {
+        path: PathBuf,
+        #[source]
+        reason: Box<getfsmap::NoDevice>,
     },
     #[error("{image}: not an ext2/3/4 image: {reason}")]
     NotExt { image: PathBuf, reason: String },

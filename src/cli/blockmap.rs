@@ -67,12 +67,25 @@ pub struct Args {
     /// (`fslab.blockmap.method`).
     #[arg(long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
+    /// Where the getfsmap method reads inode sizes: `bulkstat` (XFS_IOC_BULKSTAT: the
+    /// kernel instantiates every inode), `device` (the inode cores read from the block
+    /// device and checked, after a freeze-and-thaw of the filesystem that writes every
+    /// logged inode back in place; writers wait for that write-back, a few milliseconds
+    /// on an idle filesystem) or `auto` (device on a loop device, else bulkstat). What was
+    /// used is printed on stderr and stored in the parquet metadata
+    /// (`fslab.blockmap.sizes`).
+    #[arg(long, default_value = "auto", value_parser = parse_sizes)]
+    pub sizes_from: getfsmap::Sizes,
     /// Rows per parquet row group / output batch (tests).
     #[arg(long, hide = true, default_value_t = bstream::BATCH_ROWS)]
     pub batch_rows: usize,
 }
 
 fn parse_method(s: &str) -> Result<Method, getfsmap::UnknownMethod> {
+    s.parse()
+}
+
+fn parse_sizes(s: &str) -> Result<getfsmap::Sizes, getfsmap::UnknownSizes> {
     s.parse()
 }
 
@@ -122,6 +135,8 @@ enum Rows {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Where the GETFSMAP walk's inode sizes came from ("" for other methods).
+    let mut sizes_from = String::new();
     let (items, method): (Box<dyn Iterator<Item = Item>>, &str) = match &args.debugfs {
         Some(image) => (Box::new(map_image(image, &args)?.into_iter()), "debugfs"),
         None => {
@@ -137,7 +152,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let (method, why) = choose(&args)?;
             eprintln!("fslab blockmap: method {} ({why})", method.name());
             let items: Box<dyn Iterator<Item = Item>> = match method {
-                Method::Getfsmap => Box::new(getfsmap::stream(&args.paths, &opts)?),
+                Method::Getfsmap => {
+                    let (walk, read) = getfsmap::stream(&args.paths, &opts, args.sizes_from)?;
+                    let mut used: Vec<&str> = Vec::new();
+                    for (root, how) in &read {
+                        eprintln!("fslab blockmap: {}: {how}", root.display());
+                        let name = match how {
+                            getfsmap::SizesRead::Device { .. } => "device",
+                            getfsmap::SizesRead::Bulkstat { .. } => "bulkstat",
+                        };
+                        if !used.contains(&name) {
+                            used.push(name);
+                        }
+                    }
+                    sizes_from = used.join(",");
+                    Box::new(walk)
+                }
                 _ => Box::new(walk::stream(&args.paths, &opts)?),
             };
             (items, method.name())
@@ -150,7 +180,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         Rows::Extents
     };
-    let errors = match emit(&args, rows, method, items) {
+    let mut meta = vec![("fslab.blockmap.method", method)];
+    if !sizes_from.is_empty() {
+        meta.push(("fslab.blockmap.sizes", sizes_from.as_str()));
+    }
+    let errors = match emit(&args, rows, &meta, items) {
         // `fslab blockmap … | head` is fine.
         Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
         r => r?,
@@ -199,7 +233,7 @@ fn map_image(image: &Path, args: &Args) -> anyhow::Result<Vec<Item>> {
 fn emit(
     args: &Args,
     rows: Rows,
-    method: &str,
+    meta: &[(&str, &str)],
     items: Box<dyn Iterator<Item = Item>>,
 ) -> anyhow::Result<Vec<walk::PathError>> {
     let stdout = std::io::stdout();
@@ -227,14 +261,12 @@ fn emit(
         if rows == Rows::Summary {
             let done = pass(args, rows, items, None)?;
             let df = summary::filesystem_frame(&done.filesystem)?;
-            let mut sink =
-                ParquetSink::create(path, df.schema(), &[("fslab.blockmap.method", method)])?;
+            let mut sink = ParquetSink::create(path, df.schema(), meta)?;
             sink.write(&mut df.clone())?;
             sink.finish()?;
             done
         } else {
-            let mut sink =
-                ParquetSink::create(path, &schema, &[("fslab.blockmap.method", method)])?;
+            let mut sink = ParquetSink::create(path, &schema, meta)?;
             let done = pass(args, rows, items, Some(&mut sink))?;
             sink.finish()?;
             done

@@ -16,6 +16,12 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         "released {} mounts, {} loop devices, {} scratch directories, {} cgroups ({} leftover processes killed; {} records of killed runs)",
         r.mounts, r.loops, r.dirs, r.cgroups, r.processes, r.records
     );
+    for m in &r.thawed {
+        println!(
+            "thawed {} (a killed fslab process left it frozen)",
+            m.display()
+        );
+    }
     for w in &r.ignored {
         eprintln!("fslab: warning: {w}");
     }

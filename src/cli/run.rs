@@ -96,10 +96,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     let cur = Arc::clone(&current);
     let opts = opts.with_events(move |e| match e {
         Event::Reclaimed(r) => {
-            let m = format!(
-                "fslab: released {} mounts and {} loop devices left by a killed run",
-                r.mounts, r.loops
-            );
+            let m = format!("fslab: {}", r.describe());
             // Also with --quiet: something was wrong before this run.
             if quiet {
                 eprintln!("{m}");

@@ -8,6 +8,7 @@
 //! (SIGKILL, power cut).
 
 pub mod cgroup;
+pub mod freeze;
 mod loopdev;
 pub mod medium;
 mod mounts;

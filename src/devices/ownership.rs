@@ -187,6 +187,8 @@ pub struct Reclaimed {
     /// Processes of dead runs that were still running, killed.
     pub processes: usize,
     pub cgroups: usize,
+    /// Filesystems that dead fslab processes left frozen (`devices::freeze`), thawed.
+    pub thawed: Vec<PathBuf>,
     /// What could not be released (a busy mount, a loop device that stays attached);
     /// their records are kept for the next try.
     pub kept: Vec<String>,
@@ -195,9 +197,21 @@ pub struct Reclaimed {
 }
 
 impl Reclaimed {
+    /// One line for people: what a killed run left and this released.
+    pub fn describe(&self) -> String {
+        let mut s = format!(
+            "released {} mounts and {} loop devices left by a killed run",
+            self.mounts, self.loops
+        );
+        for m in &self.thawed {
+            s.push_str(&format!("; thawed {} (left frozen)", m.display()));
+        }
+        s
+    }
     /// Nothing was released.
     pub fn is_empty(&self) -> bool {
         self.records + self.mounts + self.loops + self.dirs + self.processes + self.cgroups == 0
+            && self.thawed.is_empty()
     }
     /// Everything found was released, and every record was believed.
     pub fn is_clean(&self) -> bool {
@@ -299,6 +313,11 @@ pub fn reclaim(work: &WorkDir) -> Result<Reclaimed, DeviceError> {
         done.mounts += m.mounts.len();
     }
     let _ = super::trace::reclaim_dead_instances();
+    // A filesystem left frozen stops its writers (and this run's, if it uses it).
+    match super::freeze::reclaim_dead() {
+        Ok(t) => done.thawed = t,
+        Err(e) => done.kept.push(format!("frozen filesystems: {e}")),
+    }
     let mut live_dirs = Vec::new();
     let owned = work.owned();
     let mut records: Vec<(PathBuf, RecordData)> = Vec::new();

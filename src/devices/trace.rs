@@ -54,7 +54,7 @@ fn start_ticks(pid: u32) -> Option<u64> {
     rest.split_whitespace().nth(19)?.parse().ok()
 }
 
-fn own_tag() -> String {
+pub(super) fn own_tag() -> String {
     let pid = std::process::id();
     format!(
         "{pid}-{}-{}",
@@ -64,7 +64,7 @@ fn own_tag() -> String {
 }
 
 /// Whether the owner of a tag `<pid>-<ticks>-<n>` is gone (None: not one of ours).
-fn tag_owner_dead(tag: &str) -> Option<bool> {
+pub(super) fn tag_owner_dead(tag: &str) -> Option<bool> {
     let mut it = tag.splitn(3, '-');
     let pid: u32 = it.next()?.parse().ok()?;
     let ticks: u64 = it.next()?.parse().ok()?;
