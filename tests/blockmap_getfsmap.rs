@@ -204,7 +204,7 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
 }
 
 #[test]
-fn bulkstat_by_allocation_group_finds_every_inode_and_its_size() {
+fn every_allocation_group_is_read_by_bulkstat_and_by_getfsmap() {
     if !require_root() {
         return;
     }
@@ -225,6 +225,29 @@ fn bulkstat_by_allocation_group_finds_every_inode_and_its_size() {
     // The groups are really several: inode numbers carry the group in their high bits.
     let groups: std::collections::BTreeSet<u64> = sizes.iter().map(|(i, _)| i >> 20).collect();
     assert!(groups.len() > 2, "{groups:?}");
+
+    // GETFSMAP reads the groups' reverse maps on several threads (runs of groups by
+    // address): the frame is FIEMAP's, every group's extents included.
+    let _turn = turn();
+    let roots = [g.mnt.clone()];
+    let fie = blockmap::capture_items(walk::stream(&roots, &opts(false)).unwrap()).unwrap();
+    let fsm = getfsmap::stream(&roots, &opts(false), Sizes::Auto)
+        .unwrap()
+        .0;
+    let fsm = blockmap::capture_items(fsm).unwrap();
+    assert!(fsm.errors.is_empty(), "{:?}", fsm.errors);
+    assert_eq!(fie.extents, fsm.extents);
+    let physical: std::collections::BTreeSet<i64> = fsm
+        .extents
+        .column("physical_bytes")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .iter()
+        .flatten()
+        .map(|p| p / (2i64 << 30 >> 3)) // 8 groups of 256 MiB
+        .collect();
+    assert!(physical.len() > 4, "extents in groups {physical:?}");
 }
 
 /// Every inode of the tree below `root` (the root included) with its size, by `lstat`.

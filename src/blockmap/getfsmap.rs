@@ -1,9 +1,10 @@
 //! Block maps of XFS trees through the reverse map: one `FS_IOC_GETFSMAP` stream gives
-//! every extent of the filesystem with its owner inode and file offset, `XFS_IOC_BULKSTAT`
-//! gives every inode's size and mode in batches, and the walk of [`super::walk`] names them
-//! from `getdents` alone (inode numbers from `d_ino`; one `fstat` per directory, none per
-//! file). Rows, order and frames are those of the FIEMAP walk (see [`Method`] for where
-//! they can differ).
+//! every extent of the filesystem with its owner inode and file offset (queried on
+//! several threads, a run of allocation groups each), every inode's size comes from
+//! `XFS_IOC_BULKSTAT` or from the inode cores read off the block device ([`Sizes`]), and
+//! the walk of [`super::walk`] names them from `getdents` alone (inode numbers from
+//! `d_ino`; one `fstat` per directory, none per file). Rows, order and frames are those of
+//! the FIEMAP walk (see [`Method`] for where they can differ).
 //!
 //! Needs an XFS with the reverse-mapping btree (`mkfs.xfs -m rmapbt=1`) and
 //! CAP_SYS_ADMIN (both ioctls). [`probe`] says whether a path qualifies, and why not.
@@ -332,21 +333,122 @@ struct Rec {
     flags: u32,
 }
 
+/// A key of the whole range: every device, every address.
+const KEY_MIN: Fsmap = Fsmap {
+    device: 0,
+    flags: 0,
+    physical: 0,
+    owner: 0,
+    offset: 0,
+    length: 0,
+    reserved: [0; 3],
+};
+const KEY_MAX: Fsmap = Fsmap {
+    device: u32::MAX,
+    flags: u32::MAX,
+    physical: u64::MAX,
+    owner: u64::MAX,
+    offset: u64::MAX,
+    length: 0,
+    reserved: [0; 3],
+};
+
 /// Every data-fork extent of every inode, sorted by inode and then file offset (40
 /// bytes an extent: no allocation per inode).
+///
+/// Cold, GETFSMAP waits on one reverse-map btree block after another, so the data
+/// device's allocation groups are queried on several threads at once (contiguous runs
+/// of groups, by physical address), and everything else (a realtime or log device) by
+/// one more query.
 fn read_fsmap(fd: &File) -> Result<Vec<(u64, Rec)>, nix::Error> {
     // SAFETY: all-zero is a valid request (plain integers).
     let mut req: Box<FsmapRequest> = unsafe { zeroed_box() };
-    req.head.keys[1] = Fsmap {
-        device: u32::MAX,
-        flags: u32::MAX,
-        physical: u64::MAX,
-        owner: u64::MAX,
-        offset: u64::MAX,
-        length: 0,
-        reserved: [0; 3],
+    // The data device's number, as GETFSMAP reports it, from its first record.
+    req.head.keys = [KEY_MIN, KEY_MAX];
+    req.head.count = 1;
+    // SAFETY: `req` is a live `struct fsmap_head` followed by room for `count` records.
+    unsafe { fs_ioc_getfsmap(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.head))? };
+    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
+    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
+    unsafe { xfs_ioc_fsgeometry(fd.as_raw_fd(), &mut geom) }?;
+    let (bs, agblocks, agcount) = (
+        u64::from(geom.head[0]),
+        u64::from(geom.head[2]),
+        u64::from(geom.head[3]),
+    );
+    let threads = (FSMAP_THREADS as u64).min(agcount);
+    if req.head.entries == 0 || threads < 2 {
+        let mut map = Vec::new();
+        read_fsmap_range(fd, &mut req, KEY_MIN, KEY_MAX, &mut map)?;
+        map.sort_unstable_by_key(|(ino, r)| (*ino, r.logical));
+        return Ok(map);
+    }
+    let dev = req.recs[0].device;
+    let at = |device: u32, physical: u64| Fsmap {
+        device,
+        physical,
+        ..KEY_MIN
     };
-    let mut map: Vec<(u64, Rec)> = Vec::new();
+    let upto = |device: u32, physical: u64| Fsmap {
+        device,
+        physical,
+        ..KEY_MAX
+    };
+    // Groups split into `threads` contiguous runs; the last run goes on to the devices
+    // numbered above the data device, one more query takes those below (the kernel
+    // accepts only its own devices' numbers, 0 and u32::MAX in keys).
+    let mut ranges: Vec<(Fsmap, Fsmap)> = (0..threads)
+        .map(|t| {
+            let (a, b) = (agcount * t / threads, agcount * (t + 1) / threads);
+            let hi = if t + 1 == threads {
+                KEY_MAX
+            } else {
+                upto(dev, b * agblocks * bs - 1)
+            };
+            (at(dev, a * agblocks * bs), hi)
+        })
+        .collect();
+    if dev > 0 {
+        // Up to the data device's first address (its superblock: a special owner).
+        ranges.push((KEY_MIN, at(dev, 0)));
+    }
+    let parts: Vec<Result<Vec<(u64, Rec)>, nix::Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ranges
+            .iter()
+            .map(|&(lo, hi)| {
+                s.spawn(move || {
+                    // SAFETY: all-zero is a valid request (plain integers).
+                    let mut req: Box<FsmapRequest> = unsafe { zeroed_box() };
+                    let mut map = Vec::new();
+                    read_fsmap_range(fd, &mut req, lo, hi, &mut map).map(|()| map)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Err(nix::Error::EIO)))
+            .collect()
+    });
+    let mut map = Vec::new();
+    for p in parts {
+        map.extend(p?);
+    }
+    map.sort_unstable_by_key(|(ino, r)| (*ino, r.logical));
+    Ok(map)
+}
+
+/// Threads for [`read_fsmap`]'s queries (waiting on the device, not on the CPU).
+const FSMAP_THREADS: usize = 4;
+
+/// The data-fork extents GETFSMAP reports between keys `lo` and `hi`, added to `map`.
+fn read_fsmap_range(
+    fd: &File,
+    req: &mut FsmapRequest,
+    lo: Fsmap,
+    hi: Fsmap,
+    map: &mut Vec<(u64, Rec)>,
+) -> Result<(), nix::Error> {
+    req.head.keys = [lo, hi];
     loop {
         req.head.count = FSMAP_BATCH as u32;
         req.head.entries = 0;
@@ -354,7 +456,7 @@ fn read_fsmap(fd: &File) -> Result<Vec<(u64, Rec)>, nix::Error> {
         unsafe { fs_ioc_getfsmap(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.head))? };
         let n = (req.head.entries as usize).min(FSMAP_BATCH);
         if n == 0 {
-            break;
+            return Ok(());
         }
         for r in &req.recs[..n] {
             if r.flags & (FMR_OF_SPECIAL_OWNER | FMR_OF_ATTR_FORK | FMR_OF_EXTENT_MAP) != 0 {
@@ -379,12 +481,10 @@ fn read_fsmap(fd: &File) -> Result<Vec<(u64, Rec)>, nix::Error> {
         }
         let last = req.recs[n - 1];
         if last.flags & FMR_OF_LAST != 0 {
-            break;
+            return Ok(());
         }
         req.head.keys[0] = last;
     }
-    map.sort_unstable_by_key(|(ino, r)| (*ino, r.logical));
-    Ok(map)
 }
 
 /// A zeroed `T` on the heap, never on the stack (the requests are hundreds of KiB).
