@@ -14,7 +14,9 @@
 #   `--sizes-from auto`: inode sizes from the loop device after a freeze-and-thaw), the
 #   same with `--sizes-from bulkstat`, `--method fiemap` and batched `filefrag -v`,
 #   alternating, REPS times each, cold (sync, then `echo 3 > /proc/sys/vm/drop_caches`
-#   before each command) and warm; medians and ratios.
+#   before each command), cold after a change (one file's mtime touched before each
+#   command: the device path must freeze and thaw first) and warm; medians and ratios.
+#   What each getfsmap run did for its sizes (barrier made, or not needed) is counted.
 # capture: peak RSS of `fslab run` of an experiment whose one capture is `parse: blockmap`
 #   (the streamed parse and the bundle writer's parts and merge), on an ext4 (1 KiB
 #   blocks) of 1 KiB files grown to each of SIZES (e.g. SIZES="20000 200000"). The map is
@@ -165,6 +167,15 @@ EOF
   umount "$M"
 }
 
+# sizes_of STATE <stderr: one line saying what a getfsmap run did for its inode sizes.
+sizes_of() {
+  local e; e=$(cat)
+  local ms; ms=$(grep -o 'barrier of [0-9.]* ms' <<<"$e" | grep -o '[0-9.]*' | head -1 || true)
+  if [ -n "$ms" ]; then echo "$1 made $ms"
+  elif grep -q 'no barrier' <<<"$e"; then echo "$1 unchanged"
+  else echo "$1 other"; fi
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 fsmap() {
@@ -176,15 +187,19 @@ fsmap() {
   local M=$W/mnt-xfs
   files "$M" 0 20000 8192; sync -f "$M"
   local -A t
-  for state in cold warm; do
+  : >"$W/sizes.log"
+  for state in cold changed warm; do
     for k in $KINDS; do : >"$W/$state.$k"; done
     [ $state = warm ] && find "$M" -type f -print0 | xargs -0 filefrag -v >/dev/null
     for r in $(seq "$REPS"); do
       for k in $KINDS; do
-        if [ $state = cold ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi
+        [ $state = changed ] && touch "$M/d0000/f000"
+        if [ $state != warm ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi
         case $k in
           filefrag) l=$(timed $k bash -c "find '$M' -type f -print0 | xargs -0 filefrag -v >/dev/null") ;;
           bulkstat) l=$(timed $k "$FSLAB" blockmap "$M" --no-dirs --method getfsmap --sizes-from bulkstat -o "$W/$k.parquet" 2>/dev/null) ;;
+          getfsmap) l=$(timed $k "$FSLAB" blockmap "$M" --no-dirs --method $k -o "$W/$k.parquet" 2>"$W/err.txt")
+            sizes_of "$state" <"$W/err.txt" >>"$W/sizes.log" ;;
           *) l=$(timed $k "$FSLAB" blockmap "$M" --no-dirs --method $k -o "$W/$k.parquet" 2>/dev/null) ;;
         esac
         read -r _ w _ c <<<"$l"
@@ -202,12 +217,14 @@ PY
   echo
   echo "| caches | getfsmap, sizes from the device (s) | getfsmap, sizes from BULKSTAT (s) | fiemap (s) | filefrag -v (s) | **filefrag ÷ getfsmap** | filefrag ÷ getfsmap with BULKSTAT | filefrag ÷ fiemap |"
   echo "|---|---|---|---|---|---|---|---|"
-  for state in cold warm; do
+  for state in cold changed warm; do
     awk -v s=$state -v g="${t[$state.getfsmap]}" -v b="${t[$state.bulkstat]}" -v f="${t[$state.fiemap]}" -v x="${t[$state.filefrag]}" 'BEGIN {
       printf "| %s | %.3f | %.3f | %.3f | %.3f | **%.2f×** | %.2f× | %.2f× |\n", s, g, b, f, x, x / g, x / b, x / f }'
   done
-  for state in cold warm; do
+  for state in cold changed warm; do
     for k in $KINDS; do echo "<!-- $state $k: $(tr '\n' ' ' <"$W/$state.$k")-->"; done
+    echo "<!-- $state getfsmap sizes: $(awk -v s=$state '$1 == s && $2 == "made" { m = m " " $3 } $1 == s && $2 == "unchanged" { u++ } $1 == s && $2 == "other" { o++ }
+      END { printf "barrier made %d times (ms:%s), not needed %d times, other %d", split(m, x, " "), m, u, o }' "$W/sizes.log") -->"
   done
   umount "$M"
 }
