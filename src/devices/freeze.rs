@@ -4,7 +4,7 @@
 //! forced and every logged inode and buffer is written in place, `xfs_log_quiesce`), so
 //! that what the device holds after the thaw is at least as new as what the filesystem
 //! held when the freeze began. The GETFSMAP block map uses it before it reads inode cores
-//! from the device ([`crate::blockmap::getfsmap`]). The filesystem is frozen only for the
+//! from the device (`fslab blockmap --sizes-from device`). The filesystem is frozen only for the
 //! time the write-back takes (writers wait that long), never while anything is read.
 //!
 //! A filesystem left frozen stops every writer on it, so the freeze is guarded three ways:
