@@ -10,19 +10,12 @@
 use fslab::blockmap::getfsmap::{Sizes, SizesRead};
 use fslab::blockmap::{self, getfsmap, walk};
 use polars::prelude::{ParquetReader, SerReader};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::process::Command;
 
 mod loopfs;
 use loopfs::{run, LoopFs};
-
-/// The tests that freeze a filesystem (or read the freeze records) take turns: one
-/// test's record of a "killed" freeze must not be reclaimed by another's barrier first.
-static FREEZES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn turn() -> std::sync::MutexGuard<'static, ()> {
-    FREEZES.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Thaws its filesystem when dropped (a failed test must not leave it frozen: its
 /// unmount would wait forever).
@@ -111,7 +104,6 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
 
     // Files only: FIEMAP cannot map XFS directories (EOPNOTSUPP), so the frames are
     // compared without them, and must be equal in every column and row.
-    let _turn = turn();
     let fie = blockmap::capture_items(walk::stream(&roots, &opts(false)).unwrap()).unwrap();
     assert!(fie.errors.is_empty(), "{:?}", fie.errors);
     assert!(fie.extents.height() > 60, "{}", fie.extents);
@@ -228,7 +220,6 @@ fn every_allocation_group_is_read_by_bulkstat_and_by_getfsmap() {
 
     // GETFSMAP reads the groups' reverse maps on several threads (runs of groups by
     // address): the frame is FIEMAP's, every group's extents included.
-    let _turn = turn();
     let roots = [g.mnt.clone()];
     let fie = blockmap::capture_items(walk::stream(&roots, &opts(false)).unwrap()).unwrap();
     let fsm = getfsmap::stream(&roots, &opts(false), Sizes::Auto)
@@ -275,7 +266,6 @@ fn sizes_read_from_the_device_are_the_kernels_even_just_after_a_change() {
     if !require_root() {
         return;
     }
-    let _turn = turn();
     let g = LoopFs::xfs("fsmap-dev", "2G", &["-m", "rmapbt=1", "-d", "agcount=8"]);
     let m = g.mnt.to_str().unwrap().to_string();
     // Files in several groups; then, just before the map, half of them grown or cut and
@@ -335,13 +325,21 @@ fn sizes_read_from_the_device_are_the_kernels_even_just_after_a_change() {
             "inode {ino}: BULKSTAT says {size}"
         );
     }
-    // The barrier thawed the filesystem, and left no record.
+    // The barrier thawed the filesystem, and left no record naming it (other fslab
+    // processes' records may come and go meanwhile).
     assert!(!is_frozen(&g.mnt));
-    let records: Vec<_> = std::fs::read_dir(fslab::devices::freeze::RECORD_DIR)
+    let dev = std::os::unix::fs::MetadataExt::dev(&std::fs::metadata(&g.mnt).unwrap());
+    let ours = format!(
+        "{}:{}\n",
+        nix::sys::stat::major(dev),
+        nix::sys::stat::minor(dev)
+    );
+    let records: Vec<_> = std::fs::read_dir(fslab::devices::freeze::record_dir())
         .unwrap()
         .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with("clean-"))
+        .filter(|e| !e.file_name().to_string_lossy().starts_with("clean-"))
+        .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t == ours))
+        .map(|e| e.file_name())
         .collect();
     assert!(records.is_empty(), "{records:?}");
 
@@ -370,7 +368,6 @@ fn a_filesystem_frozen_by_someone_else_is_read_and_left_frozen() {
     if !require_root() {
         return;
     }
-    let _turn = turn();
     let g = LoopFs::xfs("fsmap-frozen", "512M", &["-m", "rmapbt=1"]);
     populate(g.mnt.to_str().unwrap());
     let want = tree_sizes(&g.mnt);
@@ -399,14 +396,16 @@ fn a_filesystem_that_a_killed_fslab_left_frozen_is_thawed_by_the_next() {
     if !require_root() {
         return;
     }
-    let _turn = turn();
     let g = LoopFs::xfs("fsmap-killed", "512M", &["-m", "rmapbt=1"]);
     let _thaw = ThawOnDrop(g.mnt.clone());
     // What a SIGKILL between FIFREEZE and FITHAW leaves: the filesystem frozen and the
     // record of a process that is gone (pid 4194305 is above any pid_max).
+    // In a record directory of its own: other fslab processes (tests run in parallel)
+    // reclaim the records of dead processes in the shared one, which would thaw this
+    // filesystem before the `fslab cleanup` under test.
     let dev = std::os::unix::fs::MetadataExt::dev(&std::fs::metadata(&g.mnt).unwrap());
-    let dir = Path::new(fslab::devices::freeze::RECORD_DIR);
-    std::fs::create_dir_all(dir).unwrap();
+    let dir = &g.dir.join("freeze-records");
+    std::fs::DirBuilder::new().mode(0o700).create(dir).unwrap();
     let record = dir.join("4194305-1-0");
     std::fs::write(
         &record,
@@ -422,6 +421,7 @@ fn a_filesystem_that_a_killed_fslab_left_frozen_is_thawed_by_the_next() {
     let work = g.dir.join("work");
     let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
         .args(["cleanup", "--work-dir", work.to_str().unwrap()])
+        .env("FSLAB_FREEZE_RECORDS", dir)
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -441,6 +441,7 @@ fn a_filesystem_that_a_killed_fslab_left_frozen_is_thawed_by_the_next() {
     std::fs::write(&own, "1:1\n").unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
         .args(["cleanup", "--work-dir", work.to_str().unwrap()])
+        .env("FSLAB_FREEZE_RECORDS", dir)
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -463,6 +464,11 @@ fn fslab(args: &[&str]) -> (bool, String) {
 /// The `fslab.blockmap.method` of a parquet file.
 fn method_of(path: &Path) -> String {
     meta_of(path, "fslab.blockmap.method")
+}
+
+/// A parquet file's frame.
+fn frame_of(path: &Path) -> polars::prelude::DataFrame {
+    SerReader::finish(ParquetReader::new(std::fs::File::open(path).unwrap())).unwrap()
 }
 
 /// A key's value in a parquet file's metadata.
@@ -491,7 +497,6 @@ fn auto_uses_getfsmap_only_where_it_can_and_says_so() {
     let out = with.dir.join("x.parquet");
     let o = out.to_str().unwrap();
 
-    let _turn = turn();
     let (ok, err) = fslab(&["blockmap", with.mnt.to_str().unwrap(), "--no-dirs", "-o", o]);
     assert!(ok, "{err}");
     assert!(err.contains("method getfsmap (auto"), "{err}");
@@ -502,8 +507,7 @@ fn auto_uses_getfsmap_only_where_it_can_and_says_so() {
         "{err}"
     );
     assert_eq!(meta_of(&out, "fslab.blockmap.sizes"), "device");
-    let via_fsmap = ParquetReader::new(std::fs::File::open(&out).unwrap());
-    let via_fsmap = SerReader::finish(via_fsmap).unwrap();
+    let via_fsmap = frame_of(&out);
 
     let (ok, err) = fslab(&[
         "blockmap",
@@ -517,8 +521,7 @@ fn auto_uses_getfsmap_only_where_it_can_and_says_so() {
     assert!(ok, "{err}");
     assert!(err.contains("method fiemap (asked for)"), "{err}");
     assert_eq!(method_of(&out), "fiemap");
-    let via_fiemap = ParquetReader::new(std::fs::File::open(&out).unwrap());
-    assert_eq!(SerReader::finish(via_fiemap).unwrap(), via_fsmap);
+    assert_eq!(frame_of(&out), via_fsmap);
 
     // BULKSTAT when asked for; the same frame.
     let (ok, err) = fslab(&[
@@ -533,8 +536,7 @@ fn auto_uses_getfsmap_only_where_it_can_and_says_so() {
     assert!(ok, "{err}");
     assert!(err.contains(": inode sizes from BULKSTAT\n"), "{err}");
     assert_eq!(meta_of(&out, "fslab.blockmap.sizes"), "bulkstat");
-    let via_bulkstat = ParquetReader::new(std::fs::File::open(&out).unwrap());
-    assert_eq!(SerReader::finish(via_bulkstat).unwrap(), via_fsmap);
+    assert_eq!(frame_of(&out), via_fsmap);
     let (ok, err) = fslab(&["blockmap", o, "--sizes-from", "kernel"]);
     assert!(!ok && err.contains("bulkstat, device or auto"), "{err}");
 

@@ -26,9 +26,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-/// Where the records of freezes in progress live (tmpfs: a reboot thaws everything, and
-/// forgets the records with it).
+/// Where the records of freezes in progress live (tmpfs on most systems: a reboot thaws
+/// everything, and forgets the records with it).
 pub const RECORD_DIR: &str = "/run/fslab-freeze";
+
+/// The record directory: [`RECORD_DIR`], or `$FSLAB_FREEZE_RECORDS` (for tests: a
+/// private directory whose records no other fslab process reclaims; it must pass the
+/// same checks).
+pub fn record_dir() -> PathBuf {
+    std::env::var_os("FSLAB_FREEZE_RECORDS")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from(RECORD_DIR), PathBuf::from)
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum FreezeError {
@@ -87,7 +96,7 @@ nix::ioctl_readwrite!(fithaw, b'X', 120, nix::libc::c_int);
 
 /// Freeze the filesystem holding `path` and thaw it at once (see the module's text).
 pub fn barrier(path: &Path) -> Result<Barrier, FreezeError> {
-    barrier_recorded_in(Path::new(RECORD_DIR), path, || ()).map(|(b, _)| b)
+    barrier_recorded_in(&record_dir(), path, || ()).map(|(b, _)| b)
 }
 
 /// [`barrier`], unless the filesystem has logged nothing since the last one.
@@ -95,7 +104,7 @@ pub fn barrier(path: &Path) -> Result<Barrier, FreezeError> {
 /// `log_position` is a file whose text changes whenever the filesystem writes to its
 /// log (XFS: `/sys/fs/xfs/<dev>/log/log_head_lsn`, a cycle and block that only grow).
 /// It is read while the filesystem is frozen, when nothing can be logged, and kept with
-/// the boot and the filesystem's `identity` in `RECORD_DIR/clean-<major>:<minor>`. The
+/// the boot and the filesystem's `identity` in `<record dir>/clean-<major>:<minor>`. The
 /// caller has synced the filesystem (`syncfs` forces the log), so a change made since
 /// that barrier has moved the position; when the position reads the same, every logged
 /// change is still where the barrier wrote it and [`Barrier::Unchanged`] is returned.
@@ -104,7 +113,9 @@ pub fn barrier_since(
     log_position: &Path,
     identity: &str,
 ) -> Result<Barrier, FreezeError> {
-    let records = Path::new(RECORD_DIR);
+    let records = &record_dir();
+    // Nothing is read from or removed in a directory another user could have prepared.
+    trusted_dir(records)?;
     let dev = std::fs::metadata(path).map_err(io(path))?.dev();
     let state = records.join(format!(
         "clean-{}:{}",
@@ -115,10 +126,7 @@ pub fn barrier_since(
     let stamp = |pos: &str| format!("{} {identity} {}\n", boot.trim(), pos.trim());
     if let Ok(pos) = std::fs::read_to_string(log_position) {
         let believed = std::fs::symlink_metadata(&state).is_ok_and(|m| m.is_file() && m.uid() == 0);
-        if believed
-            && trusted_dir(records).is_ok()
-            && std::fs::read_to_string(&state).is_ok_and(|s| s == stamp(&pos))
-        {
+        if believed && std::fs::read_to_string(&state).is_ok_and(|s| s == stamp(&pos)) {
             return Ok(Barrier::Unchanged);
         }
     }
@@ -216,15 +224,15 @@ fn trusted_dir(dir: &Path) -> Result<(), FreezeError> {
 }
 
 /// Thaw the filesystems that fslab processes, now gone, left frozen (their records are
-/// in [`RECORD_DIR`]); the mount points thawed. A record whose filesystem is no longer
+/// in [`record_dir`]); the mount points thawed. A record whose filesystem is no longer
 /// mounted, or is no longer frozen, is removed without more.
 pub fn reclaim_dead() -> Result<Vec<PathBuf>, FreezeError> {
-    let dir = Path::new(RECORD_DIR);
-    if std::fs::symlink_metadata(dir).is_err() {
+    let dir = record_dir();
+    if std::fs::symlink_metadata(&dir).is_err() {
         return Ok(Vec::new());
     }
-    trusted_dir(dir)?;
-    reclaim_dead_in(dir)
+    trusted_dir(&dir)?;
+    reclaim_dead_in(&dir)
 }
 
 fn reclaim_dead_in(dir: &Path) -> Result<Vec<PathBuf>, FreezeError> {
@@ -331,6 +339,36 @@ mod tests {
         assert_eq!(parse_devno("259:12"), Some((259, 12)));
         assert_eq!(parse_devno("7"), None);
         assert_eq!(parse_devno("a:b"), None);
+    }
+
+    #[test]
+    fn a_record_directory_another_user_could_prepare_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().unwrap();
+        let reason = |p: &Path| match trusted_dir(p) {
+            Err(FreezeError::Untrusted { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        // Made when missing, mode 0700.
+        let fresh = t.path().join("fresh");
+        if nix::unistd::geteuid().is_root() {
+            trusted_dir(&fresh).unwrap();
+            let m = std::fs::metadata(&fresh).unwrap();
+            assert_eq!(m.mode() & 0o777, 0o700);
+        }
+        let open = t.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        if nix::unistd::geteuid().is_root() {
+            assert_eq!(reason(&open), "writable by group or others");
+            let theirs = t.path().join("theirs");
+            std::fs::create_dir(&theirs).unwrap();
+            std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).unwrap();
+            assert_eq!(reason(&theirs), "not owned by root");
+        }
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&fresh, &link).unwrap();
+        assert_eq!(reason(&link), "not a directory");
     }
 
     #[test]
