@@ -31,7 +31,8 @@ use std::sync::Arc;
 pub enum Method {
     /// FS_IOC_FIEMAP on every file (any filesystem that has it).
     Fiemap,
-    /// FS_IOC_GETFSMAP + XFS_IOC_BULKSTAT + a getdents walk (XFS with rmapbt, as root).
+    /// FS_IOC_GETFSMAP + inode sizes ([`Sizes`]) + a getdents walk (XFS with rmapbt, as
+    /// root).
     /// Differences from FIEMAP: no `delalloc` rows (the filesystem is synced first, as
     /// FIEMAP_FLAG_SYNC would); an extent the reverse map splits (at an allocation group
     /// or a record length limit) or merges differently from the data fork would be split
@@ -81,8 +82,9 @@ pub enum Sizes {
     /// logged inode back in place ([`crate::devices::freeze`]): no `xfs_iget`, I/O-bound.
     /// An inode whose core fails a check gets its size from `stat` instead, counted.
     Device,
-    /// `device` on an XFS on a loop device (a test filesystem, where a barrier of a few
-    /// milliseconds stalls nobody), else `bulkstat`; the choice and why are said.
+    /// `device` on an XFS on a loop device (a test filesystem, where the barrier's short
+    /// stall of writers troubles nobody else), else `bulkstat`; the choice and why are
+    /// said.
     Auto,
 }
 

@@ -70,8 +70,9 @@ pub struct Args {
     /// Where the getfsmap method reads inode sizes: `bulkstat` (XFS_IOC_BULKSTAT: the
     /// kernel instantiates every inode), `device` (the inode cores read from the block
     /// device and checked, after a freeze-and-thaw of the filesystem that writes every
-    /// logged inode back in place; writers wait for that write-back, a few milliseconds
-    /// on an idle filesystem) or `auto` (device on a loop device, else bulkstat). What was
+    /// logged inode back in place, and is skipped while the log has not moved since the
+    /// last; writers wait for the write-back, 40-60 ms on an idle filesystem here) or
+    /// `auto` (device on a loop device, else bulkstat). What was
     /// used is printed on stderr and stored in the parquet metadata
     /// (`fslab.blockmap.sizes`).
     #[arg(long, default_value = "auto", value_parser = parse_sizes)]
