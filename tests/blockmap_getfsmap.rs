@@ -195,20 +195,27 @@ fn getfsmap_and_fiemap_give_the_same_frames_on_xfs() {
     assert_eq!(files_only, fie.extents);
 }
 
-#[test]
-fn every_allocation_group_is_read_by_bulkstat_and_by_getfsmap() {
-    if !require_root() {
-        return;
-    }
-    // Eight allocation groups, read by one thread per CPU (several groups each); XFS
-    // puts new directories in different groups, so the files are spread over them.
-    let g = LoopFs::xfs("fsmap-ags", "2G", &["-m", "rmapbt=1", "-d", "agcount=8"]);
+/// An XFS of eight allocation groups with 16 directories of 20 files of different
+/// sizes (XFS puts new directories in different groups, so the files are spread over
+/// them), synced.
+fn eight_groups(name: &str) -> LoopFs {
+    let g = LoopFs::xfs(name, "2G", &["-m", "rmapbt=1", "-d", "agcount=8"]);
     let m = g.mnt.to_str().unwrap().to_string();
     sh(&format!(
         "cd {m} && for d in $(seq 16); do mkdir d$d; \
            for f in $(seq 20); do head -c $((d * 1000 + f)) /dev/zero > d$d/f$f; done; done && \
          sync -f ."
     ));
+    g
+}
+
+#[test]
+fn every_allocation_group_is_read_by_bulkstat_and_by_getfsmap() {
+    if !require_root() {
+        return;
+    }
+    // Read by one thread per CPU (several groups each).
+    let g = eight_groups("fsmap-ags");
     let sizes = getfsmap::inode_sizes(&g.mnt).unwrap();
     // What the tree holds, every directory and file (the root included).
     let want = tree_sizes(&g.mnt);
@@ -266,15 +273,13 @@ fn sizes_read_from_the_device_are_the_kernels_even_just_after_a_change() {
     if !require_root() {
         return;
     }
-    let g = LoopFs::xfs("fsmap-dev", "2G", &["-m", "rmapbt=1", "-d", "agcount=8"]);
+    let g = eight_groups("fsmap-dev");
     let m = g.mnt.to_str().unwrap().to_string();
-    // Files in several groups; then, just before the map, half of them grown or cut and
-    // new ones made: their inodes are logged but not yet written back in place, so the
-    // device holds the old cores until the barrier writes them.
+    // Then, just before the map, half of the files grown or cut and new ones made: their
+    // inodes are logged but not yet written back in place, so the device holds the old
+    // cores until the barrier writes them.
     sh(&format!(
-        "cd {m} && for d in $(seq 16); do mkdir d$d; \
-           for f in $(seq 20); do head -c $((d * 1000 + f)) /dev/zero > d$d/f$f; done; done && \
-         sync -f . && sleep 1 && \
+        "cd {m} && sleep 1 && \
          for d in $(seq 1 2 16); do for f in $(seq 10); do \
            head -c 777 /dev/zero >> d$d/f$f; truncate -s $((f * 3)) d$((d + 1))/f$f; done; \
            mkdir -p new$d && head -c 4242 /dev/zero > new$d/n; done && sync -f ."
