@@ -104,7 +104,8 @@ pub fn barrier(path: &Path) -> Result<Barrier, FreezeError> {
 /// `log_position` is a file whose text changes whenever the filesystem writes to its
 /// log (XFS: `/sys/fs/xfs/<dev>/log/log_head_lsn`, a cycle and block that only grow).
 /// It is read while the filesystem is frozen, when nothing can be logged, and kept with
-/// the boot and the filesystem's `identity` in `<record dir>/clean-<major>:<minor>`. The
+/// the boot, the filesystem's `identity` and the mount's unique id in
+/// `<record dir>/clean-<major>:<minor>`. The
 /// caller has synced the filesystem (`syncfs` forces the log), so a change made since
 /// that barrier has moved the position; when the position reads the same, every logged
 /// change is still where the barrier wrote it and [`Barrier::Unchanged`] is returned.
@@ -123,8 +124,19 @@ pub fn barrier_since(
         nix::sys::stat::minor(dev)
     ));
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    let stamp = |pos: &str| format!("{} {identity} {}\n", boot.trim(), pos.trim());
-    if let Ok(pos) = std::fs::read_to_string(log_position) {
+    // The mount, by the id no other mount gets in this boot: a filesystem made again on
+    // the same device with the same UUID (a pinned one) could reach the same log head.
+    // Without it (kernels before 6.8) the barrier is always made.
+    let mount = unique_mount_id(path);
+    let stamp = |pos: &str| {
+        format!(
+            "{} {identity} mount {} {}\n",
+            boot.trim(),
+            mount.unwrap_or(0),
+            pos.trim()
+        )
+    };
+    if let (Ok(pos), Some(_)) = (std::fs::read_to_string(log_position), mount) {
         let believed = std::fs::symlink_metadata(&state).is_ok_and(|m| m.is_file() && m.uid() == 0);
         if believed && std::fs::read_to_string(&state).is_ok_and(|s| s == stamp(&pos)) {
             return Ok(Barrier::Unchanged);
@@ -133,11 +145,30 @@ pub fn barrier_since(
     let _ = std::fs::remove_file(&state);
     let (barrier, pos) =
         barrier_recorded_in(records, path, || std::fs::read_to_string(log_position).ok())?;
-    if let (Barrier::Made { .. }, Some(Some(pos))) = (barrier, pos) {
+    if let (Barrier::Made { .. }, Some(Some(pos)), Some(_)) = (barrier, pos, mount) {
         // Written after the thaw, from what was read while frozen.
         let _ = std::fs::write(&state, stamp(&pos));
     }
     Ok(barrier)
+}
+
+/// The unique id of the mount `path` is on (`statx` `STATX_MNT_ID_UNIQUE`, never reused
+/// within a boot), when the kernel has it.
+fn unique_mount_id(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: all-zero is a valid `struct statx`; `c` is a NUL-terminated path.
+    let mut stx: nix::libc::statx = unsafe { std::mem::zeroed() };
+    let rc = unsafe {
+        nix::libc::statx(
+            nix::libc::AT_FDCWD,
+            c.as_ptr(),
+            0,
+            nix::libc::STATX_MNT_ID_UNIQUE,
+            &mut stx,
+        )
+    };
+    (rc == 0 && stx.stx_mask & nix::libc::STATX_MNT_ID_UNIQUE != 0).then_some(stx.stx_mnt_id)
 }
 
 /// [`barrier`] with the records in `records`; `while_frozen` runs between `FIFREEZE`
@@ -332,6 +363,21 @@ impl Drop for HeldSignals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_mount_has_its_own_unique_id() {
+        let (root, proc_) = (
+            unique_mount_id(Path::new("/")),
+            unique_mount_id(Path::new("/proc")),
+        );
+        if root.is_none() {
+            eprintln!("SKIPPED: this kernel has no STATX_MNT_ID_UNIQUE (before 6.8)");
+            return;
+        }
+        assert_eq!(root, unique_mount_id(Path::new("/")));
+        assert!(proc_.is_some() && proc_ != root, "{root:?} {proc_:?}");
+        assert_eq!(unique_mount_id(Path::new("/no/such/path")), None);
+    }
 
     #[test]
     fn records_hold_a_device_number() {
