@@ -216,7 +216,8 @@ fn every_allocation_group_is_read_by_bulkstat_and_by_getfsmap() {
     }
     // Read by one thread per CPU (several groups each).
     let g = eight_groups("fsmap-ags");
-    let sizes = getfsmap::inode_sizes(&g.mnt).unwrap();
+    let (sizes, how) = getfsmap::inode_sizes_from(&g.mnt, Sizes::Bulkstat).unwrap();
+    assert!(matches!(how, SizesRead::Bulkstat { why: None }), "{how:?}");
     // What the tree holds, every directory and file (the root included).
     let want = tree_sizes(&g.mnt);
     assert_eq!(want.len(), 1 + 16 + 16 * 20);

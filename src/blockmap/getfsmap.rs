@@ -214,6 +214,14 @@ struct FsGeom {
 
 nix::ioctl_read!(xfs_ioc_fsgeometry, b'X', 126, FsGeom);
 
+/// `XFS_IOC_FSGEOMETRY` of the filesystem holding `fd`.
+fn geometry(fd: &File) -> Result<FsGeom, nix::Error> {
+    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
+    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
+    unsafe { xfs_ioc_fsgeometry(fd.as_raw_fd(), &mut geom) }?;
+    Ok(geom)
+}
+
 /// Why GETFSMAP cannot map a path (said out loud by `--method auto`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Unusable {
@@ -271,9 +279,7 @@ pub fn probe(path: &Path) -> Result<(), Unusable> {
             e.raw_os_error().unwrap_or(nix::libc::EIO),
         ))
     })?;
-    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
-    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
-    unsafe { xfs_ioc_fsgeometry(f.as_raw_fd(), &mut geom) }.map_err(Unusable::Geometry)?;
+    let geom = geometry(&f).map_err(Unusable::Geometry)?;
     if geom.flags & XFS_FSOP_GEOM_FLAGS_RMAPBT == 0 {
         return Err(Unusable::NoRmapbt);
     }
@@ -370,9 +376,7 @@ fn read_fsmap(fd: &File) -> Result<Vec<(u64, Rec)>, nix::Error> {
     req.head.count = 1;
     // SAFETY: `req` is a live `struct fsmap_head` followed by room for `count` records.
     unsafe { fs_ioc_getfsmap(fd.as_raw_fd(), std::ptr::addr_of_mut!(req.head))? };
-    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
-    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
-    unsafe { xfs_ioc_fsgeometry(fd.as_raw_fd(), &mut geom) }?;
+    let geom = geometry(fd)?;
     let (bs, agblocks, agcount) = (
         u64::from(geom.head[0]),
         u64::from(geom.head[2]),
@@ -548,14 +552,6 @@ nix::ioctl_read!(xfs_ioc_bulkstat, b'X', 127, BulkIreq);
 /// `xfs_bulk_ireq.flags`: only the inodes of allocation group `agno`.
 const XFS_BULK_IREQ_AGNO: u32 = 1;
 
-/// Every inode in use on the XFS holding `path`, with its size in bytes, sorted by
-/// inode number: what the GETFSMAP walk names sizes from (`XFS_IOC_BULKSTAT`, as root).
-pub fn inode_sizes(path: &Path) -> Result<Vec<(u64, u64)>, nix::Error> {
-    let f = File::open(path)
-        .map_err(|e| nix::Error::from_raw(e.raw_os_error().unwrap_or(nix::libc::EIO)))?;
-    read_sizes(&f)
-}
-
 /// Every inode's size (bytes), sorted by inode number (16 bytes an inode).
 ///
 /// BULKSTAT is CPU-bound in the kernel, even with cold caches (`perf`: two thirds of a
@@ -563,10 +559,7 @@ pub fn inode_sizes(path: &Path) -> Result<Vec<(u64, u64)>, nix::Error> {
 /// lookup per inode; reading the inode clusters ahead into the page cache changed
 /// nothing), so the allocation groups are shared among one thread per CPU.
 fn read_sizes(fd: &File) -> Result<Vec<(u64, u64)>, nix::Error> {
-    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
-    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
-    unsafe { xfs_ioc_fsgeometry(fd.as_raw_fd(), &mut geom) }?;
-    let agcount = geom.head[3];
+    let agcount = geometry(fd)?.head[3];
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(agcount as usize)
@@ -734,13 +727,14 @@ fn pread_exact(dev: &File, buf: &mut [u8], at: u64, path: &Path) -> Result<(), N
 /// its superblock, checked against what the mounted filesystem reports.
 fn open_device(
     fd: &File,
+    path: &Path,
     loop_only: bool,
 ) -> Result<(File, PathBuf, u64, super::xfs_disk::Superblock), NoDevice> {
     use std::os::unix::fs::OpenOptionsExt;
     let dev = fd
         .metadata()
         .map_err(|source| NoDevice::Io {
-            path: PathBuf::from("."),
+            path: path.to_path_buf(),
             source,
         })?
         .dev();
@@ -768,10 +762,7 @@ fn open_device(
             source,
         }
     })?;
-    // SAFETY: FsGeom is plain data of the size the ioctl number encodes.
-    let mut geom: FsGeom = unsafe { std::mem::zeroed() };
-    unsafe { xfs_ioc_fsgeometry(fd.as_raw_fd(), &mut geom) }
-        .map_err(|e| io(std::io::Error::from_raw_os_error(e as i32)))?;
+    let geom = geometry(fd).map_err(|e| io(std::io::Error::from_raw_os_error(e as i32)))?;
     let mismatch = |what| NoDevice::Mismatch {
         path: node.clone(),
         what,
@@ -799,21 +790,17 @@ const REJECTED_NAMED: usize = 3;
 
 /// Every inode's size read from the device (see [`Sizes::Device`]), sorted by inode
 /// number; `loop_only` as [`Sizes::Auto`] asks. The chunks in use are listed before the
-/// barrier, so every inode read was in use before it and is written back by it.
+/// barrier, so every inode read was in use before it and is written back by it. The
+/// caller has synced the filesystem (`syncfs`: data written, sizes logged), so that the
+/// log's head says whether anything changed since the last barrier.
 fn read_sizes_from_device(
     fd: &File,
     path: &Path,
     loop_only: bool,
 ) -> Result<(Vec<(u64, u64)>, SizesRead), NoDevice> {
     use super::xfs_disk::parse_dinode;
-    let (dev, node, align, sb) = open_device(fd, loop_only)?;
+    let (dev, node, align, sb) = open_device(fd, path, loop_only)?;
     let chunks = read_chunks(fd).map_err(NoDevice::Inumbers)?;
-    // What the filesystem holds goes to its log (data written, sizes logged), so that the
-    // log's head says whether anything changed since the last barrier.
-    nix::unistd::syncfs(fd).map_err(|e| NoDevice::Io {
-        path: path.to_path_buf(),
-        source: e.into(),
-    })?;
     let head = Path::new("/sys/fs/xfs")
         .join(node.file_name().unwrap_or_default())
         .join("log/log_head_lsn");
@@ -879,7 +866,7 @@ fn read_sizes_from_device(
 }
 
 /// The sizes for the walk from the source `how` asks for; for `Auto`, BULKSTAT when the
-/// device cannot be read, with why.
+/// device cannot be read, with why. The caller has synced the filesystem.
 fn sizes_for(
     fd: &File,
     path: &Path,
@@ -918,6 +905,11 @@ pub fn inode_sizes_from(
 ) -> Result<(Vec<(u64, u64)>, SizesRead), BlockmapError> {
     let f = File::open(path).map_err(|source| BlockmapError::Io {
         path: path.to_path_buf(),
+        source,
+    })?;
+    nix::unistd::syncfs(&f).map_err(|source| BlockmapError::Fsmap {
+        path: path.to_path_buf(),
+        what: "syncfs".into(),
         source,
     })?;
     sizes_for(&f, path, how)

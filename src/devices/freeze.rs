@@ -78,7 +78,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FreezeError + '_ {
     }
 }
 
-/// What [`barrier`] did.
+/// What [`barrier_since`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Barrier {
     /// Frozen and thawed; `took` from `FIFREEZE` to the end of `FITHAW`.
@@ -94,12 +94,8 @@ pub enum Barrier {
 nix::ioctl_readwrite!(fifreeze, b'X', 119, nix::libc::c_int);
 nix::ioctl_readwrite!(fithaw, b'X', 120, nix::libc::c_int);
 
-/// Freeze the filesystem holding `path` and thaw it at once (see the module's text).
-pub fn barrier(path: &Path) -> Result<Barrier, FreezeError> {
-    barrier_recorded_in(&record_dir(), path, || ()).map(|(b, _)| b)
-}
-
-/// [`barrier`], unless the filesystem has logged nothing since the last one.
+/// Freeze the filesystem holding `path` and thaw it at once (see the module's text),
+/// unless it has logged nothing since the last such barrier.
 ///
 /// `log_position` is a file whose text changes whenever the filesystem writes to its
 /// log (XFS: `/sys/fs/xfs/<dev>/log/log_head_lsn`, a cycle and block that only grow).
@@ -171,7 +167,7 @@ fn unique_mount_id(path: &Path) -> Option<u64> {
     (rc == 0 && stx.stx_mask & nix::libc::STATX_MNT_ID_UNIQUE != 0).then_some(stx.stx_mnt_id)
 }
 
-/// [`barrier`] with the records in `records`; `while_frozen` runs between `FIFREEZE`
+/// The barrier, with the records in `records`; `while_frozen` runs between `FIFREEZE`
 /// and `FITHAW` (it must not touch the frozen filesystem) and its value comes back when
 /// the barrier was made.
 fn barrier_recorded_in<T>(
@@ -293,7 +289,7 @@ fn reclaim_dead_in(dir: &Path) -> Result<Vec<PathBuf>, FreezeError> {
                     continue;
                 }
                 let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
-                // SAFETY: as in `barrier`. EINVAL: not frozen (any more).
+                // SAFETY: as in `barrier_recorded_in`. EINVAL: not frozen (any more).
                 if unsafe { fithaw(fd, std::ptr::null_mut()) }.is_ok() {
                     thawed.push(m.mount_point.clone());
                 }
