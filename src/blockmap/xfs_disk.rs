@@ -164,12 +164,14 @@ pub enum DinodeError {
     Number(u64),
     #[error("it belongs to another filesystem (UUID)")]
     Uuid,
+    #[error("it is free on the device (in use since it was written back)")]
+    Free,
 }
 
 /// What the block map takes from an inode core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dinode {
-    /// `di_mode`: file type and permissions (0: free).
+    /// `di_mode`: file type and permissions (never 0: a free core is [`DinodeError::Free`]).
     pub mode: u16,
     /// `di_size`: bytes.
     pub size: u64,
@@ -199,8 +201,12 @@ pub fn parse_dinode(sb: &Superblock, ino: u64, b: &[u8]) -> Result<Dinode, Dinod
     if uuid(b, 160) != sb.meta_uuid {
         return Err(DinodeError::Uuid);
     }
+    let mode = be16(b, 2);
+    if mode == 0 {
+        return Err(DinodeError::Free);
+    }
     Ok(Dinode {
-        mode: be16(b, 2),
+        mode,
         size: be64(b, 56),
     })
 }
@@ -348,6 +354,10 @@ mod tests {
             parse_dinode(&sb, 131, &b[..300]),
             Err(DinodeError::Short(300))
         );
+        // Freed when written back (mode 0): its size would be the free core's, not that
+        // of the file that has the inode now.
+        let free = dinode(&sb, 131, 0, 0);
+        assert_eq!(parse_dinode(&sb, 131, &free), Err(DinodeError::Free));
     }
 
     #[test]
