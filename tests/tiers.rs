@@ -37,8 +37,14 @@ fn json_claims(stdout: &[u8]) -> Vec<serde_json::Value> {
     );
     for (label, n) in tiers {
         let snake = label.replace(' ', "_");
-        let have = v.iter().filter(|c| c["tier"] == snake.as_str()).count();
+        let have = v
+            .iter()
+            .filter(|c| c["tier"] == snake.as_str() && c["variant"] == false)
+            .count();
         assert_eq!(n.as_u64(), Some(have as u64), "{label}: {report}");
+    }
+    for c in &v {
+        assert!(c.get("verdict").is_none(), "one verdict, the tier: {c}");
     }
     v
 }
@@ -48,93 +54,129 @@ fn by_id<'a>(v: &'a [serde_json::Value], id: &str) -> &'a serde_json::Value {
 }
 
 #[test]
-fn tiers_need_the_whole_interval_enough_samples_and_name_substitutes() {
+fn tiers_need_the_whole_interval_over_replicates_and_name_substitutes() {
     let s = Scratch::new("fslab-test-tiers-");
-    // The stand-in workload ran: at best "reproduced with substitutes", and it is named.
-    let (v, out) = claims(&s, &[]);
+    // Five replicates a point; the stand-in workload ran: at best "reproduced with
+    // substitutes", and it is named once for the bundle, not in each reason.
+    let (v, out) = claims(&s, &["--set", "replicates=5"]);
     let inside = by_id(&v, "inside");
-    assert_eq!(inside["verdict"], "reproduced");
     assert_eq!(inside["tier"], "reproduced_with_substitutes", "{inside}");
-    assert!(inside["tier_reason"]
-        .as_str()
-        .unwrap()
-        .contains("substitutes: stand-in workload: job ran as `true` (/bin/true instead of the post's workload)"));
+    assert_eq!(inside["replication"]["unit"], "replicate", "{inside}");
+    assert_eq!(inside["replication"]["replicates"][0], 5, "{inside}");
+    assert!(inside["substitutions"][0].as_str().unwrap().contains(
+        "stand-in workload: job ran as `true` (/bin/true instead of the post's workload)"
+    ));
+    assert!(
+        !inside["reason"].as_str().unwrap().contains("stand-in"),
+        "{inside}"
+    );
+    // Fieller over the replicate means 1..5 a side (mean 3, s² 2.5, n 5): about
+    // [0.47, 2.13]; the iterations of a replicate have no spread and do not count.
     let lo = inside["interval"]["lo"].as_f64().unwrap();
     let hi = inside["interval"]["hi"].as_f64().unwrap();
     assert!(
-        (0.40..0.42).contains(&lo) && (2.42..2.44).contains(&hi),
+        (0.3..0.7).contains(&lo) && (1.5..2.9).contains(&hi),
         "{inside}"
     );
     assert_eq!(inside["interval"]["method"], "fieller_welch");
-    // A point estimate of 1 is inside [0.5, 2], the interval is not: inconclusive.
-    let straddles = by_id(&v, "straddles");
-    assert_eq!(straddles["verdict"], "reproduced");
-    assert_eq!(straddles["tier"], "inconclusive", "{straddles}");
-    assert!(straddles["tier_reason"]
-        .as_str()
-        .unwrap()
-        .contains("straddles between 0.5 and 2"));
-    let outside = by_id(&v, "outside");
-    assert_eq!(outside["tier"], "not_reproduced", "{outside}");
-    // One sample per side: inconclusive by the minimum, and without an interval anyway.
-    let few = by_id(&v, "too-few");
-    assert_eq!(few["verdict"], "reproduced");
-    assert_eq!(few["tier"], "inconclusive");
-    assert_eq!(
-        few["tier_reason"],
-        "1 over 1 samples; at least 3 per side are needed"
+    assert!(
+        inside["recipe"]
+            .as_str()
+            .unwrap()
+            .contains("per (point, replicate)"),
+        "{inside}"
     );
-    let allowed = by_id(&v, "too-few-allowed");
-    assert_eq!(allowed["tier"], "inconclusive");
-    assert!(allowed["tier_reason"]
+    let straddles = by_id(&v, "straddles");
+    assert_eq!(straddles["tier"], "inconclusive", "{straddles}");
+    assert!(straddles["reason"]
         .as_str()
         .unwrap()
-        .contains("too few samples for an interval"));
-    // A selected point that failed: inconclusive, naming it (the point estimate holds).
+        .contains("straddles between 0.9 and 1.1"));
+    assert_eq!(by_id(&v, "outside")["tier"], "not_reproduced");
+    // A first-run claim: one first run a replicate, five a side.
+    let first = by_id(&v, "first-runs");
+    assert_eq!(first["tier"], "reproduced_with_substitutes", "{first}");
+    assert_eq!(first["replication"]["replicates"][1], 5, "{first}");
+    // A selected point that failed: inconclusive, naming it.
     let incomplete = by_id(&v, "incomplete");
-    assert_eq!(incomplete["verdict"], "reproduced");
     assert_eq!(incomplete["tier"], "inconclusive", "{incomplete}");
     assert!(
-        incomplete["tier_reason"]
+        incomplete["reason"]
             .as_str()
             .unwrap()
             .starts_with("incomplete: point p=c is failed"),
         "{incomplete}"
     );
-    // A flat check: a bootstrap within each group.
+    // A flat check: five replicates a group, a bootstrap within each group.
     let flat = by_id(&v, "flat");
     assert_eq!(flat["tier"], "reproduced_with_substitutes", "{flat}");
     assert_eq!(flat["interval"]["method"], "bootstrap");
-    assert!(flat["interval"]["hi"].as_f64().unwrap() < 10.0, "{flat}");
-    // Below the claim's `at_scale`: not applicable, saying by how much.
+    // Below the claim's `at_scale`: not applicable, saying by how much, with what it
+    // measured at this scale.
     let at_scale = by_id(&v, "at-scale");
     assert_eq!(at_scale["tier"], "not_applicable", "{at_scale}");
-    assert_eq!(
-        at_scale["tier_reason"],
-        "scale differs: spare=1 here, at least 2 for this claim (`at_scale`)"
+    assert_eq!(at_scale["not_applicable"], "reduced_scale", "{at_scale}");
+    assert!(
+        at_scale["reason"].as_str().unwrap().starts_with(
+            "reduced scale: spare=1 here, 2 published; at this scale: the whole interval"
+        ),
+        "{at_scale}"
+    );
+    // fslab's own variant is listed apart and not counted.
+    assert_eq!(by_id(&v, "variant")["variant"], true);
+    assert!(
+        out.contains("7 claims by tier: 0 reproduced, 3 reproduced with substitutes, 1 not reproduced, 2 inconclusive, 1 not applicable (and 1 variant of fslab's own)"),
+        "{out}"
+    );
+    // The headline of each claim is its tier; no other verdict word is printed.
+    assert!(
+        out.contains("inside — REPRODUCED WITH SUBSTITUTES"),
+        "{out}"
     );
     assert!(
-        out.contains("8 claims by tier: 0 reproduced, 2 reproduced with substitutes, 1 not reproduced, 4 inconclusive, 1 not applicable"),
+        out.contains("at-scale — NOT APPLICABLE (REDUCED SCALE)"),
         "{out}"
     );
 
-    // The same run with the real program given: plain "reproduced".
-    let (v, _) = claims(&s, &["--set", "job=true"]);
+    // One replicate: the same numbers over five iterations of one filesystem. They never
+    // decide, whatever their interval says.
+    let (v, _) = claims(&s, &[]);
+    for id in ["inside", "outside", "first-runs", "flat"] {
+        let c = by_id(&v, id);
+        assert_eq!(c["tier"], "inconclusive", "{c}");
+        assert!(
+            c["reason"]
+                .as_str()
+                .unwrap()
+                .contains("unit: iteration of one filesystem (1 replicate a side"),
+            "{c}"
+        );
+    }
+    // Two replicates a side: an interval over them, but fewer than three.
+    let (v, _) = claims(&s, &["--set", "replicates=2"]);
+    assert_eq!(
+        by_id(&v, "outside")["reason"],
+        "unit: replicate, 2 a side; at least 3 replicates a side are needed"
+    );
+
+    // The real program given: plain "reproduced".
+    let (v, _) = claims(&s, &["--set", "job=true", "--set", "replicates=5"]);
     let inside = by_id(&v, "inside");
     assert_eq!(inside["tier"], "reproduced", "{inside}");
     assert!(inside["substitutions"].as_array().unwrap().is_empty());
 
-    // A variable away from the published profile (here above it) is named in every
-    // tier's reason, but decides nothing: at or above `at_scale`, the interval does.
-    let (v, _) = claims(&s, &["--set", "job=true", "--set", "spare=2"]);
-    for c in &v {
-        assert!(
-            c["tier_reason"].as_str().unwrap().ends_with(
-                "; ran at another scale than the published profile (at or above the claim's `at_scale`): spare=2 here, 1 published"
-            ),
-            "{c}"
-        );
-    }
+    // Above the published scale: the claim's own `at_scale` is met too.
+    let (v, _) = claims(
+        &s,
+        &[
+            "--set",
+            "job=true",
+            "--set",
+            "spare=2",
+            "--set",
+            "replicates=5",
+        ],
+    );
     assert_eq!(by_id(&v, "inside")["tier"], "reproduced");
     assert_eq!(by_id(&v, "at-scale")["tier"], "reproduced");
     assert_eq!(by_id(&v, "outside")["tier"], "not_reproduced");
@@ -178,8 +220,13 @@ fn another_medium_is_a_named_substitution_and_a_layout_says_it_has_no_interval()
                 sub.ends_with("the post used a rotating disk (HDD)"),
                 "{sub}"
             );
-            assert_eq!(c["tier"], "reproduced_with_substitutes", "{c}");
-            assert!(c["tier_reason"].as_str().unwrap().contains(sub), "{c}");
+            let tier = c["tier"].as_str().unwrap();
+            if c["id"] == "layout" {
+                assert_eq!(tier, "reproduced_with_substitutes", "{c}");
+            } else {
+                // One replicate: iterations of one filesystem never decide.
+                assert_eq!(tier, "inconclusive", "{c}");
+            }
         }
         let ratio = by_id(&v, "ratio");
         assert!(ratio["interval"]["lo"].is_number(), "{ratio}");
@@ -191,10 +238,10 @@ fn another_medium_is_a_named_substitution_and_a_layout_says_it_has_no_interval()
             "no interval: single measurement of a deterministic layout"
         );
         assert_eq!(layout["measured"], 0.0, "{layout}");
-        assert!(layout["tier_reason"]
-            .as_str()
-            .unwrap()
-            .starts_with("0 is ≤ 0.5 (no interval: single measurement of a deterministic layout); substitutes: medium:"));
+        assert_eq!(
+            layout["reason"],
+            "0 is ≤ 0.5 (no interval: single measurement of a deterministic layout)"
+        );
     }
     // The experiment without `medium:` in its source: nothing to compare with, nothing named.
     let plain = s.root.join("plain.yaml");
@@ -206,7 +253,7 @@ fn another_medium_is_a_named_substitution_and_a_layout_says_it_has_no_interval()
     let o = s.run(&["claims", &bundle, "--json"]);
     let v = json_claims(&o.stdout);
     assert_eq!(by_id(&v, "layout")["tier"], "reproduced", "{v:?}");
-    assert_eq!(by_id(&v, "ratio")["tier"], "reproduced", "{v:?}");
+    assert_eq!(by_id(&v, "ratio")["tier"], "inconclusive", "{v:?}");
 }
 
 #[test]
@@ -221,7 +268,7 @@ fn first_vs_rest_needs_iteration_1_of_every_selected_point() {
     // p=lost failed at iteration 1: no first run there, and the claim cannot pass on p=kept alone.
     assert_eq!(c["tier"], "inconclusive", "{c}");
     assert_eq!(
-        c["tier_reason"],
+        c["reason"],
         "incomplete: point p=lost is failed: workload-01-sh-it01: exited with status 1"
     );
 }

@@ -17,8 +17,10 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 pub enum Method {
     /// Fieller's theorem for a ratio of means, Welch–Satterthwaite degrees of freedom.
     FiellerWelch,
-    /// Percentile bootstrap over the iterations (resampled within each side).
+    /// Percentile bootstrap (resampled within each side or group).
     Bootstrap,
+    /// Student's t interval of a mean.
+    StudentT,
 }
 
 /// A two-sided interval at `level` (0.95).
@@ -36,6 +38,7 @@ impl Interval {
         let m = match self.method {
             Method::FiellerWelch => "Fieller–Welch",
             Method::Bootstrap => "bootstrap",
+            Method::StudentT => "Student t",
         };
         format!(
             "[{}, {}] ({} %, {m})",

@@ -5,7 +5,9 @@
 //! - `reproduced` needs the whole 95 % interval of the measured number inside `expect`;
 //!   `not reproduced` needs the whole interval outside it; anything else is
 //!   `inconclusive`, shown with its interval.
-//! - Fewer samples on a side than the minimum (default 3) is `inconclusive`.
+//! - The samples are replicates (fresh filesystems): an interval over the iterations of
+//!   one filesystem never decides, and fewer replicates a side than the minimum
+//!   (default 3) is `inconclusive`.
 //! - Any substitution (a stand-in workload, ext3 mounted by the ext4 driver, another
 //!   medium than the post's: a disk model or a loop device on an image file where the
 //!   post names its storage) gives at best `reproduced with substitutes`, and each
@@ -13,14 +15,19 @@
 //! - A number with no interval by its nature (a block layout read once) decides by
 //!   itself, and the reason says there is no interval and why ([`decide_point`]).
 
+use super::claims::{Replication, SampleUnit};
 use super::interval::{Interval, NoInterval};
 use crate::spec::claim::Expect;
 use crate::spec::PostMedium;
 use crate::store::{Manifest, PointStatus};
 use serde::Serialize;
 
-/// The fewest samples per side for anything but `inconclusive`.
-pub const DEFAULT_MIN_SAMPLES: usize = 3;
+/// The fewest replicates a side for anything but `inconclusive`.
+pub const DEFAULT_MIN_REPLICATES: usize = 3;
+
+/// The fewest replicates per group of a `flat` check (its max ÷ min of group means is
+/// biased upwards with few samples a group).
+pub const DEFAULT_MIN_FLAT_REPLICATES: usize = 5;
 
 /// A verdict a reviewer accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -169,46 +176,25 @@ fn medium_substitutions(m: &Manifest) -> Vec<Substitution> {
         .collect()
 }
 
-/// The tier of a number that has no interval by its nature (`why`): it decides by
-/// itself, with `why` in the reason.
-pub fn decide_point(
-    expect: &Expect,
-    value: f64,
-    samples: (usize, usize),
-    min_samples: usize,
-    subs: &[Substitution],
-) -> (Tier, String) {
+/// The tier of a number that has no interval by its nature (a block layout read once
+/// per replicate): it decides by itself, and the reason says there is no interval and
+/// why. Substitutions cap `reproduced` (they are named once, where the verdicts are
+/// listed, not in each reason).
+pub fn decide_point(expect: &Expect, value: f64, substituted: bool) -> (Tier, String) {
     let why = NoInterval::DeterministicLayout;
-    if samples.0.min(samples.1) < min_samples {
-        return (
-            Tier::Inconclusive,
-            format!(
-                "{} over {} samples; at least {min_samples} per side are needed",
-                samples.0, samples.1
-            ),
-        );
-    }
-    let named = subs
-        .iter()
-        .map(|s| s.what.clone())
-        .collect::<Vec<_>>()
-        .join("; ");
     let v = crate::analysis::fmt_sig(value, 4);
     if expect.holds(value) {
-        if subs.is_empty() {
-            (Tier::Reproduced, format!("{v} is {expect} ({why})"))
+        let tier = if substituted {
+            Tier::ReproducedWithSubstitutes
         } else {
-            (
-                Tier::ReproducedWithSubstitutes,
-                format!("{v} is {expect} ({why}); substitutes: {named}"),
-            )
-        }
+            Tier::Reproduced
+        };
+        (tier, format!("{v} is {expect} ({why})"))
     } else {
-        let mut r = format!("{v} violates {expect} ({why})");
-        if !subs.is_empty() {
-            r.push_str(&format!("; substitutes: {named}"));
-        }
-        (Tier::NotReproduced, r)
+        (
+            Tier::NotReproduced,
+            format!("{v} violates {expect} ({why})"),
+        )
     }
 }
 
@@ -236,54 +222,62 @@ pub fn side(expect: &Expect, i: &Interval) -> Side {
     }
 }
 
-/// The tier of a measured number with `samples` per side and its interval (or why there
-/// is none), and the reason in words.
+/// The tier of a measured number from its interval (or why it has none) and its unit of
+/// replication: only an interval over at least `min_replicates` replicates a side can
+/// decide. An interval over the iterations of one filesystem is shown for orientation
+/// and never decides. Substitutions cap `reproduced` (named once, where the verdicts are
+/// listed).
 pub fn decide(
     expect: &Expect,
     interval: &Result<Interval, NoInterval>,
-    samples: (usize, usize),
-    min_samples: usize,
-    subs: &[Substitution],
+    rep: &Replication,
+    min_replicates: usize,
+    substituted: bool,
 ) -> (Tier, String) {
-    let named = || {
-        subs.iter()
-            .map(|s| s.what.clone())
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    if samples.0.min(samples.1) < min_samples {
+    if rep.unit == SampleUnit::Iteration {
+        let mut r = format!(
+            "{}: an interval over the iterations of one filesystem does not cover the variation from one filesystem to the next; at least {min_replicates} replicates a side are needed",
+            rep.label()
+        );
+        if let Ok(i) = interval {
+            let lies = match side(expect, i) {
+                Side::Inside => "is",
+                Side::Outside => "violates",
+                Side::Straddles => "straddles",
+            };
+            r.push_str(&format!(
+                " (over the iterations alone, {} {lies} {expect})",
+                i.label()
+            ));
+        }
+        return (Tier::Inconclusive, r);
+    }
+    if rep.fewest_replicates() < min_replicates {
         return (
             Tier::Inconclusive,
             format!(
-                "{} over {} samples; at least {min_samples} per side are needed",
-                samples.0, samples.1
+                "{}; at least {min_replicates} replicates a side are needed",
+                rep.label()
             ),
         );
     }
     let i = match interval {
         Ok(i) => i,
-        Err(e) => return (Tier::Inconclusive, e.to_string()),
+        Err(e) => return (Tier::Inconclusive, format!("{}; {e}", rep.label())),
     };
     match side(expect, i) {
-        Side::Inside if subs.is_empty() => (
-            Tier::Reproduced,
+        Side::Inside => (
+            if substituted {
+                Tier::ReproducedWithSubstitutes
+            } else {
+                Tier::Reproduced
+            },
             format!("the whole interval {} is {expect}", i.label()),
         ),
-        Side::Inside => (
-            Tier::ReproducedWithSubstitutes,
-            format!(
-                "the whole interval {} is {expect}; substitutes: {}",
-                i.label(),
-                named()
-            ),
+        Side::Outside => (
+            Tier::NotReproduced,
+            format!("the whole interval {} violates {expect}", i.label()),
         ),
-        Side::Outside => {
-            let mut r = format!("the whole interval {} violates {expect}", i.label());
-            if !subs.is_empty() {
-                r.push_str(&format!("; substitutes: {}", named()));
-            }
-            (Tier::NotReproduced, r)
-        }
         Side::Straddles => (
             Tier::Inconclusive,
             format!("the interval {} straddles {expect}", i.label()),
@@ -346,19 +340,27 @@ mod tests {
         }
     }
 
+    fn reps(n: usize) -> Replication {
+        Replication {
+            unit: SampleUnit::Replicate,
+            replicates: (n, n),
+            samples: (n, n),
+        }
+    }
+
     #[test]
     fn the_whole_interval_decides() {
         let e = max(1.10);
         assert_eq!(
-            decide(&e, &iv(1.01, 1.09), (5, 5), 3, &[]).0,
+            decide(&e, &iv(1.01, 1.09), &reps(5), 3, false).0,
             Tier::Reproduced
         );
         assert_eq!(
-            decide(&e, &iv(1.11, 1.20), (5, 5), 3, &[]).0,
+            decide(&e, &iv(1.11, 1.20), &reps(5), 3, false).0,
             Tier::NotReproduced
         );
         // Seed 000's first run: 1.098 against 1.10, with runs varying by ~3 %.
-        let (t, why) = decide(&e, &iv(1.065, 1.131), (5, 5), 3, &[]);
+        let (t, why) = decide(&e, &iv(1.065, 1.131), &reps(5), 3, false);
         assert_eq!(t, Tier::Inconclusive);
         assert!(why.contains("straddles ≤ 1.1"), "{why}");
         let band = Expect {
@@ -370,31 +372,58 @@ mod tests {
     }
 
     #[test]
-    fn too_few_samples_or_no_interval_is_inconclusive() {
-        let (t, why) = decide(&max(2.0), &iv(1.0, 1.0), (1, 1), 3, &[]);
+    fn too_few_replicates_or_no_interval_is_inconclusive() {
+        let (t, why) = decide(&max(2.0), &iv(1.0, 1.0), &reps(2), 3, false);
         assert_eq!(t, Tier::Inconclusive);
-        assert_eq!(why, "1 over 1 samples; at least 3 per side are needed");
         assert_eq!(
-            decide(&max(2.0), &iv(1.0, 1.0), (2, 2), 2, &[]).0,
+            why,
+            "unit: replicate, 2 a side; at least 3 replicates a side are needed"
+        );
+        assert_eq!(
+            decide(&max(2.0), &iv(1.0, 1.0), &reps(2), 2, false).0,
             Tier::Reproduced
         );
-        let (t, why) = decide(&max(2.0), &Err(NoInterval::Unbounded), (4, 4), 3, &[]);
+        let (t, why) = decide(&max(2.0), &Err(NoInterval::Unbounded), &reps(4), 3, false);
         assert_eq!(t, Tier::Inconclusive);
         assert!(why.contains("unbounded"));
     }
 
     #[test]
-    fn a_substitution_caps_the_tier_and_is_named() {
-        let subs = [Substitution {
-            kind: SubstitutionKind::StandInWorkload,
-            what: "stand-in workload: fsstress ran as `fslab stress`".into(),
-        }];
-        let (t, why) = decide(&max(1.1), &iv(1.0, 1.05), (4, 4), 3, &subs);
-        assert_eq!(t, Tier::ReproducedWithSubstitutes);
-        assert!(why.contains("substitutes: stand-in workload: fsstress ran as `fslab stress`"));
+    fn iterations_of_one_filesystem_never_decide() {
+        let one = Replication {
+            unit: SampleUnit::Iteration,
+            replicates: (1, 1),
+            samples: (9, 9),
+        };
+        // An interval far outside the bound, over nine iterations: still inconclusive,
+        // even with the minimum lowered to 1.
+        let (t, why) = decide(&max(1.1), &iv(1.2, 1.3), &one, 1, false);
+        assert_eq!(t, Tier::Inconclusive);
+        assert!(
+            why.starts_with("unit: iteration of one filesystem (1 replicate a side, 9 iterations)"),
+            "{why}"
+        );
+        assert!(
+            why.ends_with(
+                "(over the iterations alone, [1.2, 1.3] (95 %, Fieller–Welch) violates ≤ 1.1)"
+            ),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_substitution_caps_the_tier() {
         assert_eq!(
-            decide(&max(1.1), &iv(1.2, 1.3), (4, 4), 3, &subs).0,
+            decide(&max(1.1), &iv(1.0, 1.05), &reps(4), 3, true).0,
+            Tier::ReproducedWithSubstitutes
+        );
+        assert_eq!(
+            decide(&max(1.1), &iv(1.2, 1.3), &reps(4), 3, true).0,
             Tier::NotReproduced
+        );
+        assert_eq!(
+            decide_point(&max(1.1), 1.0, true).0,
+            Tier::ReproducedWithSubstitutes
         );
         assert_eq!(
             counts_line(&[Tier::Reproduced, Tier::Inconclusive, Tier::Inconclusive]),

@@ -7,15 +7,23 @@ use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Result bundle directories (several only with --md).
+    /// Result bundle directories (several only with --md; two with --agree).
     #[arg(required = true)]
     pub bundles: Vec<PathBuf>,
+    /// Two independent reruns of one profile: per claim, whether they give the same tier
+    /// and whether their intervals overlap (a tier that differs is `inconclusive`).
+    #[arg(long, conflicts_with = "md")]
+    pub agree: bool,
     /// Check the claims of this experiment file instead of the copy in the bundle.
     #[arg(long, conflicts_with = "md")]
     pub experiment: Option<PathBuf>,
     /// Print the verdicts as JSON: `{ "claims": [...], "tiers": { tier: count } }`.
     #[arg(long, conflicts_with = "md")]
     pub json: bool,
+    /// With --md: check today's claims in DIR/<experiment id>.yaml over each bundle's
+    /// data instead of the copy each bundle ran (the document names both).
+    #[arg(long, requires = "md", value_name = "DIR")]
+    pub claims_from: Option<PathBuf>,
     /// Print REPRODUCTION.md for these bundles (one per seed experiment): their
     /// environment, then one row per claim with quote, published, here (with interval),
     /// tier and reason.
@@ -30,11 +38,38 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(fslab::Bundle::open)
             .collect::<Result<Vec<_>, _>>()?;
-        print!("{}", claims::reproduction_md(&bundles)?);
+        let source = match &args.claims_from {
+            Some(dir) => claims::ClaimsSource::Dir(dir.clone()),
+            None => claims::ClaimsSource::Bundle,
+        };
+        print!("{}", claims::reproduction_md(&bundles, &source)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.agree {
+        let [a, b] = args.bundles.as_slice() else {
+            anyhow::bail!("--agree takes two bundles: two independent reruns of one profile");
+        };
+        let (a, b) = (fslab::Bundle::open(a)?, fslab::Bundle::open(b)?);
+        let (ma, mb) = (a.manifest(), b.manifest());
+        if ma.experiment.id != mb.experiment.id || ma.profile != mb.profile {
+            anyhow::bail!(
+                "--agree compares reruns of one experiment and profile; these are {} ({}) and {} ({})",
+                ma.experiment.id,
+                ma.profile.as_deref().unwrap_or("-"),
+                mb.experiment.id,
+                mb.profile.as_deref().unwrap_or("-")
+            );
+        }
+        let g = claims::agreement(&claims::check_bundle(&a)?, &claims::check_bundle(&b)?);
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&g)?);
+        } else {
+            print!("{}", claims::render_agreement(&g));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let [bundle] = args.bundles.as_slice() else {
-        anyhow::bail!("give one bundle (several only with --md)");
+        anyhow::bail!("give one bundle (several only with --md, two with --agree)");
     };
     let bundle = fslab::Bundle::open(bundle)?;
     let verdicts = match &args.experiment {

@@ -6,6 +6,42 @@ use super::Value as SpecValue;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+/// `needs:` of a claim: what its mechanism needs, checked in the bundle (issue 28). A
+/// claim whose mechanism is absent here is `not applicable: mechanism absent`, with the
+/// measured evidence, whatever its number says.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Needs {
+    /// The block allocator the claim is about. `ext3` is absent when the ext3 points were
+    /// mounted by the ext4 driver (every kernel since 4.3).
+    #[serde(default)]
+    pub allocator: Option<Allocator>,
+    /// The same check over another selection (its `select` replaced) must give a number
+    /// at least `min_difference` away: e.g. an "ext3 is scattered" claim means something
+    /// only if ext4's directory, laid out by the allocator the claim contrasts, differs.
+    #[serde(default)]
+    pub contrast: Option<Contrast>,
+}
+
+/// A block allocator a claim can be about.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Allocator {
+    /// ext3's own allocator (the ext3 driver, removed in Linux 4.3).
+    Ext3,
+}
+
+/// `needs: { contrast: … }`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Contrast {
+    /// Replaces the check's `select` for the contrasting number.
+    pub select: Selection,
+    /// The least absolute difference between the two numbers for the mechanism to count
+    /// as present.
+    pub min_difference: f64,
+}
+
 /// `expect:` — bounds on the measured number.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -163,6 +199,16 @@ impl Check {
         }
     }
 
+    /// A ratio whose numerator and denominator select the same rows: 1 by
+    /// construction, whatever was measured.
+    pub fn same_sides(&self) -> bool {
+        match self {
+            Check::Ratio(c) => c.numerator == c.denominator,
+            Check::IoSummary(c) => c.numerator.is_some() && c.numerator == c.denominator,
+            _ => false,
+        }
+    }
+
     /// What it expects of the measured number.
     pub fn expect(&self) -> &Expect {
         match self {
@@ -271,9 +317,10 @@ pub struct IoSummaryCheck {
     pub unit: Option<String>,
     #[serde(default)]
     pub note: Option<String>,
-    /// The fewest samples per side for a tier other than `inconclusive` (default 3).
-    #[serde(default)]
-    pub min_samples: Option<usize>,
+    /// The fewest replicates a side for a tier other than `inconclusive` (default 3;
+    /// `min_samples` is its old name).
+    #[serde(default, alias = "min_samples")]
+    pub min_replicates: Option<usize>,
 }
 
 impl IoSummaryCheck {
@@ -366,6 +413,7 @@ pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, CheckError> {
     if let Check::IoSummary(c) = &check {
         c.validate().map_err(CheckError::IoShape)?;
     }
+
     for (name, sel) in check.selections() {
         for (col, cond) in sel {
             if let Cond::Range(r) = cond {
@@ -425,9 +473,10 @@ pub struct RatioCheck {
     pub note: Option<String>,
     #[serde(default)]
     pub published: Option<PublishedRatio>,
-    /// The fewest samples per side for a tier other than `inconclusive` (default 3).
-    #[serde(default)]
-    pub min_samples: Option<usize>,
+    /// The fewest replicates a side for a tier other than `inconclusive` (default 3;
+    /// `min_samples` is its old name).
+    #[serde(default, alias = "min_samples")]
+    pub min_replicates: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -462,10 +511,10 @@ pub struct FirstVsRestCheck {
     pub note: Option<String>,
     #[serde(default)]
     pub published: Option<PublishedFirstVsRest>,
-    /// The fewest samples per side for a tier other than `inconclusive` (default 3; the
-    /// first run is one sample per point).
-    #[serde(default)]
-    pub min_samples: Option<usize>,
+    /// The fewest replicates for a tier other than `inconclusive` (default 3; each
+    /// replicate has one first run; `min_samples` is its old name).
+    #[serde(default, alias = "min_samples")]
+    pub min_replicates: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -508,9 +557,10 @@ pub struct FlatCheck {
     pub note: Option<String>,
     #[serde(default)]
     pub published: Option<PublishedFlat>,
-    /// The fewest samples per group for a tier other than `inconclusive` (default 3).
-    #[serde(default)]
-    pub min_samples: Option<usize>,
+    /// The fewest replicates per group for a tier other than `inconclusive` (default 5;
+    /// `min_samples` is its old name).
+    #[serde(default, alias = "min_samples")]
+    pub min_replicates: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -536,6 +536,10 @@ pub struct Claim {
     /// computed from `check:`.
     #[serde(default)]
     pub not_measured: Option<String>,
+    /// What the claim's mechanism needs, checked in the bundle: when it is absent the
+    /// claim is `not applicable: mechanism absent`, with the evidence.
+    #[serde(default)]
+    pub needs: Option<crate::spec::claim::Needs>,
 }
 
 impl Step {

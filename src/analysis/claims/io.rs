@@ -23,60 +23,95 @@ pub(super) fn measure_io_summary(
         Some(s) => format!("{} of step {s}", c.metric.name()),
         None => c.metric.name().to_string(),
     };
-    let side = |sel: &Selection| -> Result<Vec<f64>, MeasureError> {
+    let side_of = |sel: &Selection| -> Result<Side, MeasureError> {
         let rows = select(&df, sel, "the `io_summary` table")?;
-        let v = values(&rows, VALUE, "the `io_summary` table")?;
-        if v.is_empty() {
+        let s = side(&rows, VALUE, c.stat, "the `io_summary` table")?;
+        if s.rows.is_empty() {
             return Err(explain_empty(ev, TABLE, sel));
         }
-        Ok(v)
+        Ok(s)
     };
-    let min = c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES);
+    let min = c.min_replicates.unwrap_or(DEFAULT_MIN_REPLICATES);
     let stat = c.stat;
-    let line = |sel: &Selection, x: f64, n: usize| {
+    let line = |sel: &Selection, x: f64, s: &Side| {
         format!(
-            "{} of {what} over {}: {} ({n} traced iterations)",
+            "{} of {what} over {}: {} ({} replicates, {} traced iterations)",
             stat_name(stat),
             sel_label(sel),
-            num(x)
+            num(x),
+            s.replicates(),
+            s.rows.len()
         )
     };
+    let step = c
+        .step
+        .as_deref()
+        .map_or_else(|| "every traced step".to_string(), |s| format!("step {s}"));
     match (&c.select, &c.numerator, &c.denominator) {
         (Some(sel), None, None) => {
-            let v = side(sel)?;
-            let x = stat
-                .apply(&v)
-                .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
-            let interval = bootstrap(&v, &[], &|a, _| stat.apply(a), 0.95, 2000, 0x5eed);
+            let s = side_of(sel)?;
+            let reps = s.replicates();
+            let (x, interval, replication) = if reps >= 2 {
+                let x = mean(&s.per_replicate)
+                    .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
+                let interval = t_interval(&s.per_replicate, 0.95)
+                    .map(|(lo, hi)| Interval {
+                        lo,
+                        hi,
+                        level: 0.95,
+                        method: Method::StudentT,
+                    })
+                    .ok_or(NoInterval::TooFewSamples {
+                        numerator: reps,
+                        denominator: reps,
+                    });
+                let r = Replication {
+                    unit: SampleUnit::Replicate,
+                    replicates: (reps, reps),
+                    samples: (reps, reps),
+                };
+                (x, interval, r)
+            } else {
+                let x = stat
+                    .apply(&s.rows)
+                    .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
+                let interval = bootstrap(&s.rows, &[], &|a, _| stat.apply(a), 0.95, 2000, 0x5eed);
+                let n = s.rows.len();
+                let r = Replication {
+                    unit: SampleUnit::Iteration,
+                    replicates: (reps, reps),
+                    samples: (n, n),
+                };
+                (x, interval, r)
+            };
             Ok(Measure {
                 value: x,
-                details: vec![line(sel, x, v.len())],
-                interval: Some((interval, (v.len(), v.len()), min)),
+                details: vec![line(sel, x, &s)],
+                interval,
+                recipe: format!(
+                    "`io_summary` rows {} of {step}; {} of `{}` {}",
+                    sel_label(sel),
+                    stat_name(stat),
+                    c.metric.name(),
+                    if replication.unit == SampleUnit::Replicate {
+                        "per (point, replicate), then the mean over the replicates; 95 % Student-t interval over the replicates"
+                    } else {
+                        "over the pooled traced iterations; percentile bootstrap over them"
+                    }
+                ),
+                replication,
+                min_replicates: min,
                 incomplete: incomplete_points(ev, TABLE, sel),
             })
         }
         (None, Some(num_sel), Some(den_sel)) => {
-            let (nv, dv) = (side(num_sel)?, side(den_sel)?);
-            let (Some(n), Some(d)) = (stat.apply(&nv), stat.apply(&dv)) else {
-                return Err(MeasureError::MissingData("nothing to summarise".into()));
-            };
-            if d == 0.0 {
-                return Err(MeasureError::NoNumber(format!(
-                    "the denominator ({what} over {}) is 0",
-                    sel_label(den_sel)
-                )));
-            }
-            let interval = match stat {
-                Stat::Mean => fieller_welch(&nv, &dv, 0.95),
-                s => bootstrap(
-                    &nv,
-                    &dv,
-                    &|a, b| Some(s.apply(a)? / s.apply(b)?),
-                    0.95,
-                    2000,
-                    0x5eed,
-                ),
-            };
+            let (nv, dv) = (side_of(num_sel)?, side_of(den_sel)?);
+            let r = ratio_of_sides(
+                &nv,
+                &dv,
+                stat,
+                &format!("{what} over {}", sel_label(den_sel)),
+            )?;
             let mut incomplete = incomplete_points(ev, TABLE, num_sel);
             for p in incomplete_points(ev, TABLE, den_sel) {
                 if !incomplete.contains(&p) {
@@ -84,9 +119,17 @@ pub(super) fn measure_io_summary(
                 }
             }
             Ok(Measure {
-                value: n / d,
-                details: vec![line(num_sel, n, nv.len()), line(den_sel, d, dv.len())],
-                interval: Some((interval, (nv.len(), dv.len()), min)),
+                value: r.value,
+                details: vec![line(num_sel, r.sides.0, &nv), line(den_sel, r.sides.1, &dv)],
+                recipe: format!(
+                    "`io_summary` rows {} ÷ rows {} of {step}; {}",
+                    sel_label(num_sel),
+                    sel_label(den_sel),
+                    r.recipe(stat, c.metric.name())
+                ),
+                interval: r.interval,
+                replication: r.replication,
+                min_replicates: min,
                 incomplete,
             })
         }
@@ -268,6 +311,7 @@ mod tests {
             quote: None,
             check: Some(serde_yaml::from_str(yaml).unwrap()),
             not_measured: None,
+            needs: None,
         }
     }
 
@@ -289,25 +333,28 @@ needs_medium: true
         assert!((v.measured.unwrap() - 0.5).abs() < 1e-12, "{v:?}");
         assert_eq!(v.kind, "io_summary");
         assert_eq!(v.unit, "x");
-        assert_eq!(v.verdict, Verdict::Reproduced, "{v:?}");
         assert!(
-            v.details[0].contains("(3 traced iterations)"),
+            v.details[0].contains("(1 replicates, 3 traced iterations)"),
             "{:?}",
             v.details
         );
-        // Three samples a side with a narrow spread: the interval lies below 0.8. (The
-        // disk model is a named substitution only where the experiment states the post's
-        // storage: tests/tiers.rs.)
+        // Three iterations a side with a narrow spread: the interval over them lies below
+        // 0.8, but they are iterations of one filesystem each: never decisive.
         let i = v.interval.expect("an interval");
         assert!(i.lo < 0.5 && i.hi > 0.5 && i.hi < 0.8, "{i:?}");
-        assert_eq!(v.tier, Tier::ReproducedWithSubstitutes, "{}", v.tier_reason);
+        assert_eq!(v.tier, Tier::Inconclusive, "{}", v.reason);
+        assert!(
+            v.reason.contains("unit: iteration of one filesystem"),
+            "{}",
+            v.reason
+        );
         assert!(v.published.is_none());
     }
 
     #[test]
     fn without_a_disk_model_a_claim_that_needs_one_is_not_applicable() {
         let v = check_claim(&claim(RATIO), &evidence(false));
-        assert_eq!(v.verdict, Verdict::NotApplicable, "{v:?}");
+        assert_eq!(v.tier, Tier::NotApplicable, "{v:?}");
         assert!(v.reason.contains("needs a disk model"), "{}", v.reason);
         assert!(v.measured.is_none());
     }
@@ -323,7 +370,7 @@ needs_medium: true
         // 4e6/400, 4.1e6/410, 3.9e6/390: 10,000 bytes each.
         assert!((v.measured.unwrap() - 10_000.0).abs() < 1e-9, "{v:?}");
         assert_eq!(v.unit, "bytes");
-        assert_eq!(v.verdict, Verdict::Reproduced);
+        assert_eq!(v.tier, Tier::Inconclusive);
         assert!(v.interval.is_some(), "{v:?}");
     }
 
@@ -333,7 +380,7 @@ needs_medium: true
             &claim("kind: io_summary\nmetric: seeks\nstep: fsck\nselect: { fs: ext3 }\n"),
             &evidence(true),
         );
-        assert_eq!(v.verdict, Verdict::NotApplicable);
+        assert_eq!(v.tier, Tier::NotApplicable);
         assert!(
             v.reason
                 .contains("no step `fsck` was traced (traced: e2fsck, fill)"),

@@ -1,59 +1,142 @@
-//! The four kinds of check, each measured on the bundle and on the published data.
+//! The kinds of check, each measured on the bundle and on the published data, with the
+//! replicate as the unit (`units`).
 
 use super::*;
 
 pub(super) fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
-    let num_v = selected_values(ev, &c.table, &c.metric, &c.numerator)?;
-    let den_v = selected_values(ev, &c.table, &c.metric, &c.denominator)?;
-    let (Some(n), Some(d)) = (c.stat.apply(&num_v), c.stat.apply(&den_v)) else {
-        return Err(MeasureError::MissingData("nothing to summarise".into()));
-    };
-    if d == 0.0 {
-        return Err(MeasureError::NoNumber(format!(
-            "the denominator ({}) is 0",
-            sel_label(&c.denominator)
-        )));
+    let what = format!("the `{}` table", c.table);
+    let num_rows = selected_rows(ev, &c.table, &c.numerator)?;
+    let den_rows = selected_rows(ev, &c.table, &c.denominator)?;
+    let n = side(&num_rows, &c.metric, c.stat, &what)?;
+    let d = side(&den_rows, &c.metric, c.stat, &what)?;
+    if n.rows.is_empty() {
+        return Err(explain_empty(ev, &c.table, &c.numerator));
     }
-    let min = c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES);
-    let interval = match c.stat {
-        Stat::Mean => fieller_welch(&num_v, &den_v, 0.95),
-        stat => bootstrap(
-            &num_v,
-            &den_v,
-            &|a, b| Some(stat.apply(a)? / stat.apply(b)?),
-            0.95,
-            2000,
-            0x5eed,
-        ),
-    };
+    if d.rows.is_empty() {
+        return Err(explain_empty(ev, &c.table, &c.denominator));
+    }
+    let r = ratio_of_sides(&n, &d, c.stat, &sel_label(&c.denominator))?;
     let mut incomplete = incomplete_points(ev, &c.table, &c.numerator);
     for p in incomplete_points(ev, &c.table, &c.denominator) {
         if !incomplete.contains(&p) {
             incomplete.push(p);
         }
     }
+    let line = |sel: &Selection, s: &Side, x: f64| {
+        format!(
+            "{} of {} over {}: {} ({} replicates, {} rows)",
+            stat_name(c.stat),
+            c.metric,
+            sel_label(sel),
+            num(x),
+            s.replicates(),
+            s.rows.len()
+        )
+    };
+    let recipe = format!(
+        "`{}` rows {} ÷ rows {}; {}",
+        c.table,
+        sel_label(&c.numerator),
+        sel_label(&c.denominator),
+        r.recipe(c.stat, &c.metric)
+    );
     Ok(Measure {
-        value: n / d,
-        interval: Some((interval, (num_v.len(), den_v.len()), min)),
+        value: r.value,
+        recipe,
+        interval: r.interval,
+        replication: r.replication,
+        min_replicates: c.min_replicates.unwrap_or(DEFAULT_MIN_REPLICATES),
         incomplete,
         details: vec![
-            format!(
-                "{} of {} over {}: {} ({} rows)",
-                stat_name(c.stat),
-                c.metric,
-                sel_label(&c.numerator),
-                num(n),
-                num_v.len()
-            ),
-            format!(
-                "{} of {} over {}: {} ({} rows)",
-                stat_name(c.stat),
-                c.metric,
-                sel_label(&c.denominator),
-                num(d),
-                den_v.len()
-            ),
+            line(&c.numerator, &n, r.sides.0),
+            line(&c.denominator, &d, r.sides.1),
         ],
+    })
+}
+
+/// A ratio of two sides and how it was computed.
+pub(super) struct SidesRatio {
+    pub(super) value: f64,
+    /// Each side's number (the mean over replicates, or the statistic over the rows).
+    pub(super) sides: (f64, f64),
+    pub(super) interval: Result<Interval, NoInterval>,
+    pub(super) replication: Replication,
+}
+
+impl SidesRatio {
+    /// How the number and its interval were computed, for a reader who recomputes it.
+    pub(super) fn recipe(&self, stat: Stat, metric: &str) -> String {
+        match self.replication.unit {
+            SampleUnit::Replicate => format!(
+                "{} of `{metric}` per (point, replicate), then the mean over the replicates; 95 % Fieller–Welch interval over the replicates",
+                stat_name(stat)
+            ),
+            _ => format!(
+                "{} of `{metric}` over the pooled rows; interval over the rows ({})",
+                stat_name(stat),
+                self.replication.unit.label()
+            ),
+        }
+    }
+}
+
+/// numerator ÷ denominator with replicates as the unit when both sides have two or
+/// more; else the statistic over the pooled rows, labelled as the iteration unit.
+pub(super) fn ratio_of_sides(
+    n: &Side,
+    d: &Side,
+    stat: Stat,
+    den_label: &str,
+) -> Result<SidesRatio, MeasureError> {
+    let reps = (n.replicates(), d.replicates());
+    if reps.0 >= 2 && reps.1 >= 2 {
+        let (Some(a), Some(b)) = (mean(&n.per_replicate), mean(&d.per_replicate)) else {
+            return Err(MeasureError::MissingData("nothing to summarise".into()));
+        };
+        if b == 0.0 {
+            return Err(MeasureError::NoNumber(format!(
+                "the denominator ({den_label}) is 0"
+            )));
+        }
+        return Ok(SidesRatio {
+            value: a / b,
+            sides: (a, b),
+            interval: fieller_welch(&n.per_replicate, &d.per_replicate, 0.95),
+            replication: Replication {
+                unit: SampleUnit::Replicate,
+                replicates: reps,
+                samples: reps,
+            },
+        });
+    }
+    let (Some(a), Some(b)) = (stat.apply(&n.rows), stat.apply(&d.rows)) else {
+        return Err(MeasureError::MissingData("nothing to summarise".into()));
+    };
+    if b == 0.0 {
+        return Err(MeasureError::NoNumber(format!(
+            "the denominator ({den_label}) is 0"
+        )));
+    }
+    let interval = match stat {
+        Stat::Mean => fieller_welch(&n.rows, &d.rows, 0.95),
+        s => bootstrap(
+            &n.rows,
+            &d.rows,
+            &|x, y| Some(s.apply(x)? / s.apply(y)?),
+            0.95,
+            2000,
+            0x5eed,
+        ),
+    };
+    Ok(SidesRatio {
+        value: a / b,
+        sides: (a, b),
+        interval,
+        replication: Replication {
+            unit: SampleUnit::Iteration,
+            replicates: reps,
+            samples: (n.rows.len(), d.rows.len()),
+        },
     })
 }
 
@@ -158,26 +241,20 @@ pub(super) fn measure_first_vs_rest(
     if rows.height() == 0 {
         return Err(explain_empty(ev, &c.table, &c.select));
     }
-    // With several replicates, each replicate has its own first run (iteration 1 by
-    // the warm-up rule of `analysis::stats`): one series per point and replicate.
-    let replicated = rows
-        .column("replicate")
-        .ok()
-        .and_then(|c| c.n_unique().ok())
-        .is_some_and(|n| n > 1);
-    let keys: Vec<String> = if replicated {
-        vec!["point_id".to_string(), "replicate".to_string()]
-    } else {
-        vec!["point_id".to_string()]
-    };
+    // Each replicate has its own first run (iteration 1 by the warm-up rule of
+    // `analysis::stats`): one series per point and replicate, one ratio each.
+    let mut rows = rows;
+    if rows.column("replicate").is_err() {
+        rows.with_column(Column::new("replicate".into(), vec![1i64; rows.height()]))?;
+    }
     let s = series(
         &rows,
-        &keys,
+        &["point_id".to_string(), "replicate".to_string()],
         "iteration",
         &c.metric,
         &format!("the `{}` table", c.table),
     )?;
-    // "The first run" is iteration 1: a point whose iteration 1 failed has none.
+    // "The first run" is iteration 1: a replicate whose iteration 1 failed has none.
     let mut incomplete = incomplete_points(ev, &c.table, &c.select);
     let mut s = s;
     s.retain(|k, series| {
@@ -197,30 +274,62 @@ pub(super) fn measure_first_vs_rest(
             incomplete.join("; ")
         }));
     }
-    let vals: Vec<f64> = ratios.iter().map(|r| r.1).collect();
+    // point → its replicates' ratios.
+    let mut by_point: IndexMap<String, Vec<f64>> = IndexMap::new();
+    for (k, r, _) in &ratios {
+        let point = k.rsplit_once(",replicate=").map_or(k.as_str(), |(p, _)| p);
+        by_point.entry(point.to_string()).or_default().push(*r);
+    }
+    let means: Vec<f64> = by_point.values().filter_map(|v| mean(v)).collect();
     let value = c
         .expect
-        .decisive(&vals)
+        .decisive(&means)
         .ok_or_else(|| MeasureError::NoNumber("no finite values".into()))?;
-    // One first run per point: fewer samples than any minimum above 1 allows, and no
-    // interval of a single run.
-    let rest = ratios.iter().map(|r| r.2 - 1).min().unwrap_or(0);
-    let min = c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES);
+    let (point, reps) = by_point
+        .iter()
+        .find(|(_, v)| mean(v) == Some(value))
+        .map(|(p, v)| (p.clone(), v.clone()))
+        .unwrap_or_default();
+    let n = reps.len();
+    let interval = t_interval(&reps, 0.95)
+        .map(|(lo, hi)| Interval {
+            lo,
+            hi,
+            level: 0.95,
+            method: Method::StudentT,
+        })
+        .ok_or(NoInterval::TooFewSamples {
+            numerator: n,
+            denominator: n,
+        });
+    let mut details: Vec<String> = by_point
+        .iter()
+        .map(|(p, v)| {
+            format!(
+                "{p}: first ÷ mean of the later iterations, per replicate: {} (mean {})",
+                v.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "),
+                mean(v).map_or_else(|| "—".into(), num)
+            )
+        })
+        .collect();
+    details.push(format!("the point that decides: {point}"));
     Ok(Measure {
         value,
-        interval: Some((
-            Err(NoInterval::TooFewSamples {
-                numerator: 1,
-                denominator: rest,
-            }),
-            (1, rest),
-            min,
-        )),
+        interval,
+        replication: Replication {
+            unit: SampleUnit::Replicate,
+            replicates: (n, n),
+            samples: (n, n),
+        },
+        min_replicates: c.min_replicates.unwrap_or(DEFAULT_MIN_REPLICATES),
+        recipe: format!(
+            "`{}` rows {}; per (point, replicate): `{}` of iteration 1 ÷ the mean of its later iterations; per point the mean over its replicates, the point furthest from `expect` decides; 95 % Student-t interval over that point's replicates",
+            c.table,
+            sel_label(&c.select),
+            c.metric
+        ),
         incomplete,
-        details: ratios
-            .iter()
-            .map(|(k, r, n)| format!("{k}: first ÷ mean of the {} later = {}", n - 1, num(*r)))
-            .collect(),
+        details,
     })
 }
 
@@ -294,20 +403,46 @@ pub(super) fn max_over_min(groups: &[(String, f64)]) -> Option<f64> {
 }
 
 pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
+    let what = format!("the `{}` table", c.table);
     let df = table(ev, &c.table)?;
-    let rows = select(&df, &c.select, &format!("the `{}` table", c.table))?;
+    let rows = select(&df, &c.select, &what)?;
     if rows.height() == 0 {
         return Err(explain_empty(ev, &c.table, &c.select));
     }
-    let groups = flat_groups(
-        &rows,
-        &c.across,
-        &c.metric,
-        c.stat,
-        &format!("the `{}` table", c.table),
-    )?;
-    let value = max_over_min(&groups).ok_or_else(|| {
-        let ran: Vec<&str> = groups.iter().map(|g| g.0.as_str()).collect();
+    // Per value of `across`: its replicates' values (the statistic over each
+    // (point, replicate)), and its rows pooled.
+    let keys = str_values(&rows, "claims", &c.across).map_err(|source| MeasureError::Column {
+        what: what.clone(),
+        source,
+    })?;
+    let mut groups: IndexMap<String, Vec<usize>> = IndexMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(k) = k {
+            groups.entry(k.clone()).or_default().push(i);
+        }
+    }
+    let mut sides: Vec<(String, Side)> = Vec::new();
+    for (k, idx) in &groups {
+        let mask: BooleanChunked = (0..rows.height()).map(|i| Some(idx.contains(&i))).collect();
+        let part = rows.filter(&mask)?;
+        sides.push((k.clone(), side(&part, &c.metric, c.stat, &what)?));
+    }
+    sides.retain(|(_, s)| !s.rows.is_empty());
+    let fewest = sides.iter().map(|(_, s)| s.replicates()).min().unwrap_or(0);
+    let replicated = fewest >= 2;
+    let per_group: Vec<(String, f64)> = sides
+        .iter()
+        .filter_map(|(k, s)| {
+            let v = if replicated {
+                mean(&s.per_replicate)
+            } else {
+                c.stat.apply(&s.rows)
+            };
+            v.map(|v| (k.clone(), v))
+        })
+        .collect();
+    let value = max_over_min(&per_group).ok_or_else(|| {
+        let ran: Vec<&str> = per_group.iter().map(|g| g.0.as_str()).collect();
         let why = explain_empty(ev, &c.table, &c.select);
         MeasureError::NoNumber(format!(
             "needs two or more values of `{}` with data; only {} ran ({why})",
@@ -319,38 +454,75 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Meas
             }
         ))
     })?;
-    let samples: Vec<Vec<f64>> = flat_samples(
-        &rows,
-        &c.across,
-        &c.metric,
-        &format!("the `{}` table", c.table),
-    )?
-    .into_values()
-    .collect();
-    let fewest = samples.iter().map(Vec::len).min().unwrap_or(0);
     let stat = c.stat;
-    let interval = bootstrap_groups(
-        &samples,
-        &|g: &[Vec<f64>]| {
-            let per: Vec<(String, f64)> = g
-                .iter()
-                .filter_map(|xs| stat.apply(xs).map(|s| (String::new(), s)))
-                .collect();
-            max_over_min(&per)
-        },
-        0.95,
-        2000,
-        0x5eed,
-    );
+    let (interval, replication) = if replicated {
+        let samples: Vec<Vec<f64>> = sides.iter().map(|(_, s)| s.per_replicate.clone()).collect();
+        (
+            bootstrap_groups(
+                &samples,
+                &|g: &[Vec<f64>]| {
+                    let per: Vec<(String, f64)> = g
+                        .iter()
+                        .filter_map(|xs| mean(xs).map(|s| (String::new(), s)))
+                        .collect();
+                    max_over_min(&per)
+                },
+                0.95,
+                2000,
+                0x5eed,
+            ),
+            Replication {
+                unit: SampleUnit::Replicate,
+                replicates: (fewest, fewest),
+                samples: (fewest, fewest),
+            },
+        )
+    } else {
+        let samples: Vec<Vec<f64>> = sides.iter().map(|(_, s)| s.rows.clone()).collect();
+        let rows_fewest = samples.iter().map(Vec::len).min().unwrap_or(0);
+        (
+            bootstrap_groups(
+                &samples,
+                &|g: &[Vec<f64>]| {
+                    let per: Vec<(String, f64)> = g
+                        .iter()
+                        .filter_map(|xs| stat.apply(xs).map(|s| (String::new(), s)))
+                        .collect();
+                    max_over_min(&per)
+                },
+                0.95,
+                2000,
+                0x5eed,
+            ),
+            Replication {
+                unit: SampleUnit::Iteration,
+                replicates: (fewest, fewest),
+                samples: (rows_fewest, rows_fewest),
+            },
+        )
+    };
     Ok(Measure {
         value,
-        interval: Some((
-            interval,
-            (fewest, fewest),
-            c.min_samples.unwrap_or(DEFAULT_MIN_SAMPLES),
-        )),
+        interval,
+        replication,
+        min_replicates: c.min_replicates.unwrap_or(DEFAULT_MIN_FLAT_REPLICATES),
+        recipe: format!(
+            "`{}` rows {}, grouped by `{}`; {}; the largest group ÷ the smallest; 95 % percentile bootstrap (2000 resamples, seed 0x5eed) within each group",
+            c.table,
+            sel_label(&c.select),
+            c.across,
+            if replicated {
+                format!(
+                    "{} of `{}` per (point, replicate), then the mean over the replicates",
+                    stat_name(stat),
+                    c.metric
+                )
+            } else {
+                format!("{} of `{}` over the pooled rows", stat_name(stat), c.metric)
+            }
+        ),
         incomplete: incomplete_points(ev, &c.table, &c.select),
-        details: groups
+        details: per_group
             .iter()
             .map(|(k, s)| {
                 format!(
@@ -531,7 +703,19 @@ pub(super) fn measure_layout(c: &LayoutCheck, ev: &Evidence) -> Result<Measure, 
     Ok(Measure {
         value,
         details,
-        interval: Some((Err(NoInterval::DeterministicLayout), (1, 1), 1)),
+        interval: Err(NoInterval::DeterministicLayout),
+        replication: Replication {
+            unit: SampleUnit::Reading,
+            replicates: (1, 1),
+            samples: (1, 1),
+        },
+        min_replicates: 1,
+        recipe: format!(
+            "`{}` rows {} without `metadata` extents; per point the largest file by blocks ({} bytes a block); its discontiguous block pairs ÷ its block pairs (filefrag's fragment rule); the point furthest from `expect` decides",
+            c.table,
+            sel_label(&c.select),
+            c.block_bytes
+        ),
         incomplete: incomplete_points(ev, &c.table, &c.select),
     })
 }

@@ -18,12 +18,25 @@
 //! has them as columns, the others get them from the manifest). Runs rows count only
 //! when their `status` is `ok`.
 //!
-//! The verdict is `reproduced`, `not reproduced` or `not applicable`, always with a
-//! reason. *Not applicable* when: the selected points were unsupported here or failed,
-//! a table is missing, the bundle ran at a smaller scale than the claim is about
-//! (`at_scale: {var: value}`: every listed var must be at least that), or (layout) the
-//! largest file is smaller than `min_blocks`. A tool that ran as a stand-in (the
-//! manifest's `tools`, e.g. `fslab stress` for `fsstress`) is named in every reason.
+//! **The replicate is the unit** (`units`): the selected rows are grouped by (point,
+//! replicate), each group summarised by the check's `stat`, and the interval is
+//! computed over the replicates. With fewer than two replicates a side the number is
+//! shown with an interval over the iterations of one filesystem, for orientation only,
+//! and the tier is at best `inconclusive`. A decisive tier needs `min_replicates` a side
+//! (default 3; 5 per group for `flat`).
+//!
+//! The verdict is a tier (`analysis::tiers`), always with a reason, the unit and the
+//! replicates a side, the scale note and the recipe (table, filter, statistic).
+//! *Not applicable* when: the selected points were unsupported here or failed, a table
+//! is missing, the bundle ran **below the published scale** (every numeric variable of
+//! the `published` profile, raised by the claim's own `at_scale`, which can never lower
+//! it: `not applicable (reduced scale)`), or the claim's `needs:` finds **its mechanism
+//! absent** (`allocator: ext3` on a kernel whose ext4 driver mounted ext3; a `contrast`
+//! that gives the same number: `not applicable: mechanism absent`). Substitutions (the
+//! manifest's stand-ins, ext3 on the ext4 driver, another medium) cap the tier at
+//! `reproduced with substitutes` and are said once per bundle. A claim without a
+//! `quote` is fslab's own variant: listed apart, never counted in the post's tallies.
+//! Two reruns of one profile are compared by [`agreement`].
 //!
 //! ```yaml
 //! claims:
@@ -42,6 +55,7 @@
 //!         denominator: { quantity: real_time, parent: 0, link_op: true, run: 1 }
 //! ```
 
+mod agree;
 mod error;
 mod io;
 mod measure;
@@ -49,22 +63,30 @@ mod render;
 mod reproduction;
 mod schema;
 mod select;
+mod units;
 mod verdict;
 
 pub use crate::spec::claim::*;
+pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
 pub use measure::{discontiguity, Run};
-pub use render::{render, tier_counts, tier_counts_frame, verdicts_frame, Report};
-pub use reproduction::reproduction_md;
+pub use render::{
+    post_claims, render, shared_lines, tier_counts, tier_counts_frame, verdicts_frame, Report,
+};
+pub use reproduction::{reproduction_md, ClaimsSource};
+pub use units::{Replication, SampleUnit};
 pub use verdict::*;
 
 use measure::*;
 use render::*;
 use select::*;
+use units::{mean, side, Side};
 
-use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
+use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, Method, NoInterval};
+use super::stats::t_interval;
 use super::tiers::{
-    decide, decide_point, scale_differences, substitutions, Tier, DEFAULT_MIN_SAMPLES,
+    decide, decide_point, scale_differences, substitutions, Substitution, SubstitutionKind, Tier,
+    DEFAULT_MIN_FLAT_REPLICATES, DEFAULT_MIN_REPLICATES,
 };
 use super::{f64_values, str_values, AnalysisError};
 use crate::blockmap::summary::file_summary;

@@ -12,90 +12,89 @@ pub(super) fn num(v: f64) -> String {
     }
 }
 
-/// One row per claim: `claim`, `kind`, `verdict`, `measured`, `published`, `expected`,
-/// `unit`, `reason`, `text`, `details`.
+/// One row per claim: `claim`, `kind`, `variant`, `tier` (with why it is not
+/// applicable where that is its own tier), `not_applicable`, `reason`, `measured`,
+/// `interval_lo`, `interval_hi`, `no_interval`, `published`, `expected`, `unit`,
+/// `sample_unit`, `replicates_num`, `replicates_den`, `scale`, `recipe`, `text`,
+/// `details`, `substitutions`. The tier is the only verdict.
 pub fn verdicts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
+    let strs = |f: &dyn Fn(&ClaimVerdict) -> String| v.iter().map(f).collect::<Vec<_>>();
+    let opt = |f: &dyn Fn(&ClaimVerdict) -> Option<f64>| v.iter().map(f).collect::<Vec<_>>();
+    let reps = |f: &dyn Fn(&Replication) -> usize| {
+        v.iter()
+            .map(|c| c.replication.as_ref().map(|r| f(r) as u32))
+            .collect::<Vec<_>>()
+    };
     DataFrame::new_infer_height(vec![
+        Column::new("claim".into(), strs(&|c| c.id.clone())),
+        Column::new("kind".into(), strs(&|c| c.kind.clone())),
         Column::new(
-            "claim".into(),
-            v.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+            "variant".into(),
+            v.iter().map(|c| c.variant).collect::<Vec<_>>(),
         ),
+        Column::new("tier".into(), strs(&|c| c.tier_label().to_string())),
         Column::new(
-            "kind".into(),
-            v.iter().map(|c| c.kind.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "verdict".into(),
-            v.iter().map(|c| c.verdict.label()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "measured".into(),
-            v.iter().map(|c| c.measured).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "published".into(),
-            v.iter().map(|c| c.published).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "expected".into(),
-            v.iter().map(|c| c.expected.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "unit".into(),
-            v.iter().map(|c| c.unit.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "reason".into(),
-            v.iter().map(|c| c.reason.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "text".into(),
-            v.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "details".into(),
-            v.iter().map(|c| c.details.join("; ")).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "tier".into(),
-            v.iter().map(|c| c.tier.label()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "tier_reason".into(),
-            v.iter().map(|c| c.tier_reason.as_str()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "interval_lo".into(),
+            "not_applicable".into(),
             v.iter()
-                .map(|c| c.interval.map(|i| i.lo))
+                .map(|c| c.not_applicable.map(inapplicable_name))
                 .collect::<Vec<_>>(),
         ),
-        Column::new(
-            "interval_hi".into(),
-            v.iter()
-                .map(|c| c.interval.map(|i| i.hi))
-                .collect::<Vec<_>>(),
-        ),
+        Column::new("reason".into(), strs(&|c| c.reason.clone())),
+        Column::new("measured".into(), opt(&|c| c.measured)),
+        Column::new("interval_lo".into(), opt(&|c| c.interval.map(|i| i.lo))),
+        Column::new("interval_hi".into(), opt(&|c| c.interval.map(|i| i.hi))),
         Column::new(
             "no_interval".into(),
             v.iter()
                 .map(|c| c.no_interval.as_deref())
                 .collect::<Vec<_>>(),
         ),
+        Column::new("published".into(), opt(&|c| c.published)),
+        Column::new("expected".into(), strs(&|c| c.expected.clone())),
+        Column::new("unit".into(), strs(&|c| c.unit.clone())),
+        Column::new(
+            "sample_unit".into(),
+            v.iter()
+                .map(|c| c.replication.map(|r| r.unit.label()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new("replicates_num".into(), reps(&|r| r.replicates.0)),
+        Column::new("replicates_den".into(), reps(&|r| r.replicates.1)),
+        Column::new("scale".into(), strs(&|c| c.scale.clone())),
+        Column::new("recipe".into(), strs(&|c| c.recipe.clone())),
+        Column::new("text".into(), strs(&|c| c.text.clone())),
+        Column::new("details".into(), strs(&|c| c.details.join("; "))),
         Column::new(
             "substitutions".into(),
-            v.iter()
-                .map(|c| c.substitutions.join("; "))
-                .collect::<Vec<_>>(),
+            strs(&|c| c.substitutions.join("; ")),
         ),
     ])
 }
 
-/// How many claims are in each tier, every tier listed (in [`Tier::ALL`] order).
+/// The JSON name of why a claim is not applicable.
+fn inapplicable_name(i: Inapplicable) -> &'static str {
+    match i {
+        Inapplicable::Unchecked => "unchecked",
+        Inapplicable::NotMeasured => "not_measured",
+        Inapplicable::NotRun => "not_run",
+        Inapplicable::NoData => "no_data",
+        Inapplicable::Untestable => "untestable",
+        Inapplicable::ReducedScale => "reduced_scale",
+        Inapplicable::MechanismAbsent => "mechanism_absent",
+    }
+}
+
+/// The post's claims (not fslab's variants).
+pub fn post_claims(v: &[ClaimVerdict]) -> impl Iterator<Item = &ClaimVerdict> {
+    v.iter().filter(|c| !c.variant)
+}
+
+/// How many of the post's claims are in each tier, every tier listed (in [`Tier::ALL`]
+/// order); fslab's variants are not counted.
 pub fn tier_counts(v: &[ClaimVerdict]) -> IndexMap<&'static str, usize> {
     Tier::ALL
         .iter()
-        .map(|t| (t.label(), v.iter().filter(|c| c.tier == *t).count()))
+        .map(|t| (t.label(), post_claims(v).filter(|c| c.tier == *t).count()))
         .collect()
 }
 
@@ -128,48 +127,103 @@ impl<'a> Report<'a> {
     }
 }
 
-/// The verdicts as text for a terminal.
+/// What every claim of a bundle shares (the substitutions, the scale when it is the
+/// same for all), said once.
+pub fn shared_lines(v: &[ClaimVerdict]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(first) = v.first() {
+        if first.substitutions.is_empty() {
+            out.push("substitutions: none".to_string());
+        } else {
+            out.push("substitutions (every claim rests on them):".to_string());
+            for s in &first.substitutions {
+                out.push(format!("  - {s}"));
+            }
+        }
+        if let Some(scale) = common_scale(v) {
+            out.push(format!("scale: {scale}"));
+        }
+    }
+    out
+}
+
+/// The scale note every checked claim shares, if they all share one.
+pub(super) fn common_scale(v: &[ClaimVerdict]) -> Option<&str> {
+    let mut notes = v
+        .iter()
+        .filter(|c| !c.scale.is_empty())
+        .map(|c| c.scale.as_str());
+    let first = notes.next()?;
+    notes.all(|n| n == first).then_some(first)
+}
+
+/// The verdicts as text for a terminal: what the claims share once, then each claim
+/// headed by its tier, the post's claims apart from fslab's variants.
 pub fn render(v: &[ClaimVerdict]) -> String {
     let mut out = String::new();
-    for c in v {
+    for line in shared_lines(v) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push('\n');
+    let common = common_scale(v);
+    let one = |out: &mut String, c: &ClaimVerdict| {
         let show = |x: Option<f64>| x.map_or_else(|| "—".to_string(), num);
-        out.push_str(&format!(
-            "{} — {}\n",
-            c.id,
-            c.verdict.label().to_uppercase()
-        ));
+        out.push_str(&format!("{} — {}\n", c.id, c.tier_label().to_uppercase()));
         out.push_str(&format!("  claim:     {}\n", c.text));
         if !c.kind.is_empty() {
+            let here = match (c.measured, c.interval, &c.no_interval) {
+                (Some(m), Some(i), _) => format!("{} {}", num(m), i.label()),
+                (Some(m), None, Some(why)) => format!("{} ({why})", num(m)),
+                (m, _, _) => show(m),
+            };
             out.push_str(&format!(
-                "  measured:  {}   published: {}   expected: {}   ({}, {})\n",
-                show(c.measured),
+                "  here:      {here}   published: {}   expected: {}   ({}, {})\n",
                 show(c.published),
                 c.expected,
                 c.kind,
                 c.unit
             ));
         }
+        if let Some(r) = &c.replication {
+            out.push_str(&format!("  {}\n", r.label()));
+        }
+        if !c.scale.is_empty() && Some(c.scale.as_str()) != common {
+            out.push_str(&format!("  scale:     {}\n", c.scale));
+        }
         out.push_str(&format!("  why:       {}\n", c.reason));
-        out.push_str(&format!(
-            "  tier:      {} — {}\n",
-            c.tier.label(),
-            c.tier_reason
-        ));
+        if let Some(n) = &c.note {
+            out.push_str(&format!("  note:      {n}\n"));
+        }
+        if !c.recipe.is_empty() {
+            out.push_str(&format!("  from:      {}\n", c.recipe));
+        }
         for d in &c.details {
             out.push_str(&format!("             · {d}\n"));
         }
         out.push('\n');
+    };
+    for c in post_claims(v) {
+        one(&mut out, c);
     }
-    let count = |w: Verdict| v.iter().filter(|c| c.verdict == w).count();
-    out.push_str(&format!(
-        "{} claims: {} reproduced, {} not reproduced, {} not applicable\n",
-        v.len(),
-        count(Verdict::Reproduced),
-        count(Verdict::NotReproduced),
-        count(Verdict::NotApplicable)
-    ));
-    let tiers: Vec<Tier> = v.iter().map(|c| c.tier).collect();
+    let variants: Vec<&ClaimVerdict> = v.iter().filter(|c| c.variant).collect();
+    if !variants.is_empty() {
+        out.push_str(
+            "fslab's own variants (no quote from the post; not counted with its claims):\n\n",
+        );
+        for c in &variants {
+            one(&mut out, c);
+        }
+    }
+    let tiers: Vec<Tier> = post_claims(v).map(|c| c.tier).collect();
     out.push_str(&crate::analysis::tiers::counts_line(&tiers));
+    if !variants.is_empty() {
+        out.push_str(&format!(
+            " (and {} variant{} of fslab's own)",
+            variants.len(),
+            if variants.len() == 1 { "" } else { "s" }
+        ));
+    }
     out.push('\n');
     out
 }

@@ -133,18 +133,9 @@ fn points_line(m: &Manifest) -> String {
         .join("; ")
 }
 
-/// The tier's reason without what the bundle's header already says (the substitutions,
-/// the differences from the published profile), then the claim's note.
-fn row_reason(v: &ClaimVerdict, note: Option<&str>) -> String {
-    let mut r = v.tier_reason.clone();
-    for cut in [
-        "; ran at another scale than the published profile",
-        "; substitutes: ",
-    ] {
-        if let Some(i) = r.find(cut) {
-            r.truncate(i);
-        }
-    }
+/// The row's reason: the tier's own, then the claim's note.
+fn row_reason(v: &ClaimVerdict) -> String {
+    let mut r = v.reason.clone();
     let decided = matches!(
         v.tier,
         Tier::ReproducedWithSubstitutes | Tier::NotReproduced
@@ -152,47 +143,178 @@ fn row_reason(v: &ClaimVerdict, note: Option<&str>) -> String {
     if decided && !v.substitutions.is_empty() {
         r.push_str(" (substitutes: see above)");
     }
-    if let Some(n) = note {
+    if let Some(n) = &v.note {
         r.push_str(&format!("; note: {n}"));
     }
     r
 }
 
-/// The document for these bundles, in the order given.
-pub fn reproduction_md(bundles: &[Bundle]) -> Result<String, ClaimsError> {
+/// The unit of the row's samples and their count a side.
+fn unit_cell(v: &ClaimVerdict) -> String {
+    v.replication
+        .map_or_else(|| "—".to_string(), |r| r.label().replacen("unit: ", "", 1))
+}
+
+const HEADER: &str = "| claim | quote | published | here | unit | scale | expected | tier | reason | computed from |\n|---|---|---|---|---|---|---|---|---|---|\n";
+
+/// One table row of a verdict; `tier` replaces its tier when two reruns are combined.
+fn row(v: &ClaimVerdict, tier: &str, reason: &str) -> String {
+    format!(
+        "| **{}**: {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        cell(&v.id),
+        cell(&v.text),
+        cell(v.quote.as_deref().unwrap_or("—")),
+        opt_num(v.published),
+        cell(&here(v)),
+        cell(&unit_cell(v)),
+        cell(if v.scale.is_empty() { "—" } else { &v.scale }),
+        cell(&v.expected),
+        tier,
+        cell(reason),
+        cell(if v.recipe.is_empty() {
+            "—"
+        } else {
+            &v.recipe
+        })
+    )
+}
+
+/// Bundles in order, a bundle followed by a rerun of the same experiment and profile
+/// taken as its pair.
+fn pairs(bundles: &[Bundle]) -> Vec<(&Bundle, Option<&Bundle>)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bundles.len() {
+        let a = &bundles[i];
+        let b = bundles.get(i + 1).filter(|b| {
+            b.manifest().experiment.id == a.manifest().experiment.id
+                && b.manifest().profile == a.manifest().profile
+        });
+        out.push((a, b));
+        i += if b.is_some() { 2 } else { 1 };
+    }
+    out
+}
+
+fn bundle_name(b: &Bundle) -> String {
+    b.path()
+        .file_name()
+        .map(|f| f.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// Where the claims checked against a bundle come from.
+#[derive(Debug, Clone)]
+pub enum ClaimsSource {
+    /// The copy of the experiment each bundle ran (its `experiment.yaml`).
+    Bundle,
+    /// `DIR/<experiment id>.yaml`: today's claims over the bundle's data, e.g. after a
+    /// claim was redefined; the document names the file and both hashes.
+    Dir(std::path::PathBuf),
+}
+
+/// The claims of a bundle from `source`, and a line saying where they come from.
+fn claims_of(
+    b: &Bundle,
+    source: &ClaimsSource,
+) -> Result<(Vec<ClaimVerdict>, String), ClaimsError> {
+    match source {
+        ClaimsSource::Bundle => Ok((
+            check_bundle(b)?,
+            "- claims: the bundle's own copy of the experiment".to_string(),
+        )),
+        ClaimsSource::Dir(dir) => {
+            let m = b.manifest();
+            let path = dir.join(format!("{}.yaml", m.experiment.id));
+            let exp = crate::spec::Experiment::load(&path)?;
+            let ev = Evidence::from_bundle(b)?;
+            let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+                exp.source_text.as_bytes(),
+            ));
+            let line = if sha == m.experiment.sha256 {
+                format!(
+                    "- claims: `{}` (the same file the bundle ran)",
+                    path.file_name()
+                        .map(|f| f.to_string_lossy().to_string())
+                        .unwrap_or_default()
+                )
+            } else {
+                format!(
+                    "- claims: today's `experiments/{}.yaml` (sha256 {}), checked over the data of a bundle that ran an earlier copy (sha256 {}); a claim that needs points or tables the bundle lacks says so",
+                    m.experiment.id,
+                    &sha[..12],
+                    &m.experiment.sha256[..m.experiment.sha256.len().min(12)]
+                )
+            };
+            Ok((check_claims(&exp.def.claims, &ev), line))
+        }
+    }
+}
+
+/// The document for these bundles, in the order given. A bundle followed by another of
+/// the same experiment and profile is read as two independent reruns: each claim's
+/// tier is the one both support (a tier that differs is `inconclusive`).
+pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<String, ClaimsError> {
     let mut out = String::new();
     out.push_str("# Reproduction of the seed experiments\n\n");
     out.push_str(
         "Generated by `fslab claims --md` from the bundles named below; do not edit by hand.\n\
-         Each claim's tier needs its whole 95 % interval on one side of `expect`, enough \
-         samples, every selected point complete, and names every substitution \
-         (`src/analysis/tiers.rs`). \"here\" is the number measured in the bundle, with its \
-         interval or the reason it has none.\n",
+         A claim's tier needs its whole 95 % interval on one side of `expect`, computed over \
+         replicates (fresh filesystems), at least 3 a side (5 a group for `flat`), every \
+         selected point complete, the published scale (a claim checked below it is *not \
+         applicable (reduced scale)*), and the mechanism the claim rests on present (else \
+         *not applicable: mechanism absent*); substitutions cap it at *reproduced with \
+         substitutes* (`src/analysis/tiers.rs`). An interval over the iterations of one \
+         filesystem is shown for orientation and never decides. \"here\" is the number \
+         measured in the bundle with its interval or why it has none; \"unit\" is what one \
+         sample is and how many there are a side; \"computed from\" names the table, the \
+         filter and the statistic, so that each number can be recomputed from the parquet \
+         files. Claims without a quote from the post are fslab's own variants: they are \
+         listed apart and not counted.\n",
     );
     let mut all_tiers = Vec::new();
-    for b in bundles {
+    for (b, rerun) in pairs(bundles) {
         let m = b.manifest();
-        let verdicts = check_bundle(b)?;
-        all_tiers.extend(verdicts.iter().map(|v| v.tier));
+        let (verdicts, claims_line) = claims_of(b, source)?;
+        let agreed = match rerun {
+            Some(r) => Some(super::agree::agreement(&verdicts, &claims_of(r, source)?.0)),
+            None => None,
+        };
         out.push_str(&format!(
-            "\n## {} — {}\n\nBundle: `{}`\n\n",
+            "\n## {} — {}\n\nBundle: `{}`{}\n\n",
             m.experiment.id,
             m.experiment.title,
-            b.path()
-                .file_name()
-                .map(|f| f.to_string_lossy().to_string())
-                .unwrap_or_default()
+            bundle_name(b),
+            rerun.map_or_else(String::new, |r| format!(
+                "; its independent rerun: `{}` (a tier that differs between the two is *inconclusive*)",
+                bundle_name(r)
+            ))
         ));
         for line in environment(b) {
             out.push_str(&cell_line(&line));
             out.push('\n');
+        }
+        out.push_str(&claims_line);
+        out.push('\n');
+        if let Some(r) = rerun {
+            let e = &r.manifest().environment;
+            out.push_str(&format!(
+                "- rerun `{}`: kernel `{}`; started {}, finished {}\n",
+                bundle_name(r),
+                e.kernel,
+                r.manifest().started_at,
+                r.manifest()
+                    .finished_at
+                    .as_deref()
+                    .unwrap_or("(not finished)")
+            ));
         }
         let differs = published_vars(m)
             .map(|p| scale_differences(&bundle_vars(m), &p))
             .unwrap_or_default();
         if !differs.is_empty() {
             out.push_str(&format!(
-                "- differs from the published profile (each claim's `at_scale` is met unless its tier says otherwise): {}\n",
+                "- differs from the published profile: {}\n",
                 differs.join(", ")
             ));
         }
@@ -205,31 +327,36 @@ pub fn reproduction_md(bundles: &[Bundle]) -> Result<String, ClaimsError> {
                 out.push_str(&format!("  - {}\n", sub.what));
             }
         }
-        let tiers: Vec<Tier> = verdicts.iter().map(|v| v.tier).collect();
+        let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
+            match agreed
+                .as_ref()
+                .and_then(|g| g.iter().find(|a| a.id == v.id))
+            {
+                Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
+                Some(a) => (
+                    a.tier,
+                    a.tier_label.clone(),
+                    format!("{}; {}", row_reason(v), a.reason),
+                ),
+                None => (v.tier, v.tier_label().to_string(), row_reason(v)),
+            }
+        };
+        let tiers: Vec<Tier> = post_claims(&verdicts).map(|v| tier_of(v).0).collect();
+        all_tiers.extend(tiers.iter().copied());
         out.push_str(&format!("\n{}\n\n", counts_line(&tiers)));
-        out.push_str("| claim | quote | published | here | expected | tier | reason |\n");
-        out.push_str("|---|---|---|---|---|---|---|\n");
-        let exp = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")?;
-        for v in &verdicts {
-            let claim = exp.def.claims.iter().find(|c| c.id == v.id);
-            let quote = claim
-                .and_then(|c| c.quote.clone())
-                .unwrap_or_else(|| "—".into());
-            let check = claim
-                .and_then(|c| c.check.as_ref())
-                .and_then(|c| parse_check(c).ok());
-            let reason = row_reason(v, check.as_ref().and_then(|c| c.stated().note));
-            out.push_str(&format!(
-                "| **{}**: {} | {} | {} | {} | {} | {} | {} |\n",
-                cell(&v.id),
-                cell(&v.text),
-                cell(&quote),
-                opt_num(v.published),
-                cell(&here(v)),
-                cell(&v.expected),
-                v.tier.label(),
-                cell(&reason)
-            ));
+        out.push_str(HEADER);
+        for v in post_claims(&verdicts) {
+            let (_, label, reason) = tier_of(v);
+            out.push_str(&row(v, &label, &reason));
+        }
+        let variants: Vec<&ClaimVerdict> = verdicts.iter().filter(|v| v.variant).collect();
+        if !variants.is_empty() {
+            out.push_str("\nfslab's own variants (no quote from the post; not counted above):\n\n");
+            out.push_str(HEADER);
+            for v in variants {
+                let (_, label, reason) = tier_of(v);
+                out.push_str(&row(v, &label, &reason));
+            }
         }
     }
     out.push_str(&format!("\nAll seeds: {}\n", counts_line(&all_tiers)));

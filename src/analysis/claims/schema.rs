@@ -43,6 +43,20 @@ impl Check {
         }
     }
 
+    /// The same check over another selection (its `select` replaced), for a contrast;
+    /// None for kinds without a `select`.
+    pub(super) fn with_select(&self, sel: Selection) -> Option<Check> {
+        let mut c = self.clone();
+        match &mut c {
+            Check::FirstVsRest(x) => x.select = sel,
+            Check::Flat(x) => x.select = sel,
+            Check::Layout(x) => x.select = sel,
+            Check::IoSummary(x) if x.select.is_some() => x.select = Some(sel),
+            _ => return None,
+        }
+        Some(c)
+    }
+
     /// The value in this bundle.
     pub(super) fn measure(&self, ev: &Evidence) -> Result<Measure, MeasureError> {
         match self {

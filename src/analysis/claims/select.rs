@@ -151,11 +151,6 @@ pub(super) fn explain_empty(ev: &Evidence, table: &str, sel: &Selection) -> Meas
     ))
 }
 
-pub(super) fn values(df: &DataFrame, metric: &str, what: &str) -> Result<Vec<f64>, MeasureError> {
-    let v = f64_values(df, "claims", metric).map_err(|e| MeasureError::column(e, what, metric))?;
-    Ok(v.into_iter().flatten().filter(|x| x.is_finite()).collect())
-}
-
 /// The points a selection names (by their matrix values) that did not give it ok rows:
 /// missing, failed, unsupported, or (e.g. iteration 1 failed) without a row it selects.
 pub(super) fn incomplete_points(ev: &Evidence, table_name: &str, sel: &Selection) -> Vec<String> {
@@ -198,19 +193,14 @@ pub(super) fn incomplete_points(ev: &Evidence, table_name: &str, sel: &Selection
     out
 }
 
-pub(super) fn selected_values(
+/// The rows of a bundle table that a selection names (maybe none).
+pub(super) fn selected_rows(
     ev: &Evidence,
     table_name: &str,
-    metric: &str,
     sel: &Selection,
-) -> Result<Vec<f64>, MeasureError> {
+) -> Result<DataFrame, MeasureError> {
     let df = table(ev, table_name)?;
-    let rows = select(&df, sel, &format!("the `{table_name}` table"))?;
-    let v = values(&rows, metric, &format!("the `{table_name}` table"))?;
-    if v.is_empty() {
-        return Err(explain_empty(ev, table_name, sel));
-    }
-    Ok(v)
+    select(&df, sel, &format!("the `{table_name}` table"))
 }
 
 /// Published values in seconds when the dataset says their time unit.

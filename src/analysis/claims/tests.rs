@@ -70,6 +70,7 @@ fn claim(yaml: &str) -> Claim {
         quote: None,
         check: Some(serde_yaml::from_str(yaml).unwrap()),
         not_measured: None,
+        needs: None,
     }
 }
 
@@ -98,9 +99,17 @@ published:
     assert!(close(v.measured.unwrap(), 1.1), "{v:?}");
     // The post: 20.654 / 18.807 = 1.098208...
     assert!(close(v.published.unwrap(), 20.654 / 18.807), "{v:?}");
-    assert_eq!(v.verdict, Verdict::Reproduced, "{v:?}");
+    // One replicate a side: the unit is the iteration, and the tier is at best
+    // inconclusive whatever the number says.
+    assert_eq!(v.tier, Tier::Inconclusive, "{v:?}");
     assert_eq!(v.expected, "≤ 1.1");
-    assert!(v.reason.contains("measured 1.1 is ≤ 1.1"), "{}", v.reason);
+    assert!(
+        v.reason.starts_with(
+            "unit: iteration of one filesystem (1 replicate a side, 1 iteration): an interval over the iterations of one filesystem does not cover"
+        ),
+        "{}",
+        v.reason
+    );
 }
 
 #[test]
@@ -124,11 +133,10 @@ published:
     assert!(close(v.measured.unwrap(), 1.01875), "{v:?}");
     // The post, runs 2..10: 128.628 / 9 = 14.292 over 126.738 / 9 = 14.082.
     assert!(close(v.published.unwrap(), 128.628 / 126.738), "{v:?}");
-    assert_eq!(v.verdict, Verdict::NotReproduced);
-    assert!(
-        v.reason.contains("expected between 0.95 and 1.01"),
-        "{}",
-        v.reason
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert_eq!(
+        v.replication.map(|r| r.label()).as_deref(),
+        Some("unit: iteration of one filesystem (1 replicate a side, 2 iterations)")
     );
 }
 
@@ -160,7 +168,14 @@ published:
         close(v.published.unwrap(), 18.807 / (126.738 / 9.0)),
         "{v:?}"
     );
-    assert_eq!(v.verdict, Verdict::Reproduced);
+    // One first run per point: one replicate, not enough to decide.
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert!(
+        v.reason
+            .starts_with("unit: replicate, 1 a side; at least 3 replicates a side are needed"),
+        "{}",
+        v.reason
+    );
 }
 
 #[test]
@@ -200,7 +215,8 @@ published:
     assert!(close(v.measured.unwrap(), 1.3 / 1.1), "{v:?}");
     // The post's convert-unwritten row: 10.526 / 9.441 = 1.114924…
     assert!(close(v.published.unwrap(), 10.526 / 9.441), "{v:?}");
-    assert_eq!(v.verdict, Verdict::Reproduced);
+    // One replicate a group: iterations of one filesystem, never decisive.
+    assert_eq!(v.tier, Tier::Inconclusive);
 }
 
 fn extents_evidence() -> Evidence {
@@ -256,7 +272,7 @@ published: { dataset: "001-dir-blocks", select: { fs: ext3 } }
     assert!(close(v.measured.unwrap(), 2.0 / 3.0), "{v:?}");
     // The post's ext3 listing (head and tail): 79 data blocks, 77 pairs, 66 breaks.
     assert!(close(v.published.unwrap(), 66.0 / 77.0), "{v:?}");
-    assert_eq!(v.verdict, Verdict::Reproduced);
+    assert_eq!(v.tier, Tier::ReproducedWithSubstitutes, "{v:?}");
     assert!(
         v.details[0].contains("4 blocks in 3 contiguous runs"),
         "{v:?}"
@@ -277,7 +293,7 @@ published: { dataset: "001-dir-blocks", select: { fs: ext4 } }
     assert!(close(v.measured.unwrap(), 0.0), "{v:?}");
     // The post's ext4 directory: (0):1900544, (1-5070):1900546-… → 1 break in 5070 pairs.
     assert!(close(v.published.unwrap(), 1.0 / 5070.0), "{v:?}");
-    assert_eq!(v.verdict, Verdict::Reproduced);
+    assert_eq!(v.tier, Tier::ReproducedWithSubstitutes, "{v:?}");
 }
 
 #[test]
@@ -286,7 +302,7 @@ fn layout_of_files_too_small_is_not_applicable() {
         &claim("kind: layout\nselect: { fs: ext3 }\nmin_blocks: 64\nexpect: { min: 0.5 }\n"),
         &extents_evidence(),
     );
-    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
     assert!(v.reason.contains("too small"), "{}", v.reason);
     assert!(v.reason.contains("has 4 blocks"), "{}", v.reason);
 }
@@ -299,14 +315,18 @@ fn smaller_scale_is_not_applicable_but_shows_the_measurement() {
         ),
         &parent_evidence(2000),
     );
-    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
+    assert_eq!(v.not_applicable, Some(Inapplicable::ReducedScale));
+    assert_eq!(v.tier_label(), "not applicable (reduced scale)");
     assert!(close(v.measured.unwrap(), 1.1));
     assert!(
-        v.reason
-            .contains("scale differs: n=2000 here, at least 400000 for this claim (`at_scale`)"),
+        v.reason.starts_with(
+            "reduced scale: n=2000 here, 400000 published; at this scale: unit: iteration"
+        ),
         "{}",
         v.reason
     );
+    assert_eq!(v.scale, "reduced: n=2000 here, 400000 published");
 }
 
 #[test]
@@ -336,7 +356,7 @@ fn unsupported_points_missing_tables_and_stand_ins_are_named() {
         &claim("kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { max: 1.1 }\n"),
         &ev,
     );
-    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
     assert!(v.measured.is_none());
     assert!(
         v.reason
@@ -344,15 +364,16 @@ fn unsupported_points_missing_tables_and_stand_ins_are_named() {
         "{}",
         v.reason
     );
+    // The stand-in is named once for the bundle, not in each reason.
+    assert_eq!(v.not_applicable, Some(Inapplicable::NotRun));
     assert!(
-        v.reason
-            .contains("stand-in workload used: fsstress ran as `fslab stress`"),
-        "{}",
-        v.reason
+        v.substitutions[0].starts_with("stand-in workload: fsstress ran as `fslab stress`"),
+        "{:?}",
+        v.substitutions
     );
 
     let v = check_claim(&claim("kind: layout\nexpect: { max: 0.1 }\n"), &ev);
-    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
     assert!(
         v.reason
             .contains("missing data: the bundle has no `extents` table"),
@@ -364,7 +385,7 @@ fn unsupported_points_missing_tables_and_stand_ins_are_named() {
         &claim("kind: flat\nacross: parent\nexpect: { max: 1.1 }\n"),
         &ev,
     );
-    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
     assert!(v.reason.contains("only 0 ran"), "{}", v.reason);
 }
 
@@ -372,7 +393,7 @@ fn unsupported_points_missing_tables_and_stand_ins_are_named() {
 fn unreadable_and_absent_checks_are_not_applicable() {
     let ev = parent_evidence(1);
     let v = check_claim(&claim("kind: guess\n"), &ev);
-    assert_eq!(v.verdict, Verdict::NotApplicable);
+    assert_eq!(v.tier, Tier::NotApplicable);
     assert!(v.reason.contains("cannot be read"), "{}", v.reason);
     let v = check_claim(
         &claim("kind: ratio\nnumerator: {}\ndenominator: {}\nexpct: {}\n"),
@@ -395,10 +416,9 @@ fn expectations_and_the_frame() {
     assert_eq!(e.decisive(&[1.5, 1.1, 1.8]), Some(1.1));
     assert_eq!(e.decisive(&[1.5, 2.5, 0.9]), Some(2.5));
     assert_eq!(Stat::Median.apply(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
-    let vs = check_claims(
-        &[claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n")],
-        &parent_evidence(1),
-    );
+    let mut quoted = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
+    quoted.quote = Some("the post's words".into());
+    let vs = check_claims(&[quoted], &parent_evidence(1));
     let df = verdicts_frame(&vs).unwrap();
     assert_eq!(df.height(), 1);
     assert_eq!(
@@ -409,19 +429,24 @@ fn expectations_and_the_frame() {
         [
             "claim",
             "kind",
-            "verdict",
-            "measured",
-            "published",
-            "expected",
-            "unit",
-            "reason",
-            "text",
-            "details",
+            "variant",
             "tier",
-            "tier_reason",
+            "not_applicable",
+            "reason",
+            "measured",
             "interval_lo",
             "interval_hi",
             "no_interval",
+            "published",
+            "expected",
+            "unit",
+            "sample_unit",
+            "replicates_num",
+            "replicates_den",
+            "scale",
+            "recipe",
+            "text",
+            "details",
             "substitutions"
         ]
     );
@@ -434,11 +459,14 @@ fn expectations_and_the_frame() {
     assert_eq!(n.get(3), Some(1));
     assert_eq!(n.sum(), Some(1));
     let text = render(&vs);
-    assert!(text.contains("c — REPRODUCED"), "{text}");
-    assert!(text.contains("1 claims: 1 reproduced"), "{text}");
-    // first_vs_rest: one first run per point is fewer samples than the minimum.
+    // The tier is the headline and the only verdict.
+    assert!(text.contains("c — INCONCLUSIVE"), "{text}");
+    assert!(!text.contains("REPRODUCED"), "{text}");
+    // first_vs_rest: one first run per replicate, one replicate a point.
     assert!(
-        text.contains("tier:      inconclusive — 1 over 2 samples; at least 3 per side are needed"),
+        text.contains(
+            "why:       unit: replicate, 1 a side; at least 3 replicates a side are needed"
+        ),
         "{text}"
     );
     assert!(text.contains("1 claims by tier: 0 reproduced, 0 reproduced with substitutes, 0 not reproduced, 1 inconclusive, 0 not applicable"), "{text}");
@@ -598,11 +626,11 @@ fn a_claim_not_measured_here_is_not_applicable_with_its_reason() {
     );
     c.not_measured = Some("it compares two kernels".into());
     let v = check_claim(&c, &ev);
-    assert_eq!(v.verdict, Verdict::NotApplicable);
     assert_eq!(v.tier, Tier::NotApplicable);
+    assert_eq!(v.not_applicable, Some(Inapplicable::NotMeasured));
     assert!(
-        v.tier_reason
-            .starts_with("not measured here: it compares two kernels; and in this bundle: "),
+        v.reason
+            .starts_with("not measured here: it compares two kernels"),
         "{v:?}"
     );
     // 20.141 / 10.526
@@ -636,14 +664,12 @@ fn a_layout_claim_over_a_failed_point_is_inconclusive_and_names_it() {
     let mut ev = extents_evidence();
     let c = claim("kind: layout\nselect: { fs: [ext3, ext4] }\nexpect: { max: 1 }\n");
     let v = check_claim(&c, &ev);
-    assert_eq!(v.verdict, Verdict::Reproduced, "{v:?}");
     // A layout has no interval by its nature: its number decides, and says so (ext3
-    // ran on the ext4 driver: a substitution).
+    // ran on the ext4 driver: a substitution, named once for the bundle).
     assert_eq!(v.tier, Tier::ReproducedWithSubstitutes, "{v:?}");
-    assert!(
-        v.tier_reason
-            .starts_with("0.6667 is ≤ 1 (no interval: single measurement of a deterministic layout); substitutes: ext3 mounted by the ext4 driver"),
-        "{v:?}"
+    assert_eq!(
+        v.reason,
+        "0.6667 is ≤ 1 (no interval: single measurement of a deterministic layout)"
     );
     assert_eq!(
         v.no_interval.as_deref(),
@@ -656,7 +682,7 @@ fn a_layout_claim_over_a_failed_point_is_inconclusive_and_names_it() {
     let v = check_claim(&c, &ev);
     assert_eq!(v.tier, Tier::Inconclusive);
     assert_eq!(
-        v.tier_reason,
+        v.reason,
         "incomplete: point fs=ext4 is failed: mkfs: exit 1"
     );
     // A substitution is named on every claim of the bundle: ext3 ran on the ext4 driver.
@@ -692,7 +718,201 @@ fn first_vs_rest_takes_each_replicates_own_first_run() {
         &claim("kind: first_vs_rest\nexpect: { min: 1.2 }\nmin_samples: 1\n"),
         &ev,
     );
-    // Replicate 1: 10 / 8 = 1.25; replicate 2: 12 / 8 = 1.5; the lower decides.
-    assert!(close(v.measured.unwrap(), 1.25), "{v:?}");
-    assert!(v.details.iter().any(|d| d.contains("replicate=2")), "{v:?}");
+    // Replicate 1: 10 / 8 = 1.25; replicate 2: 12 / 8 = 1.5; their mean 1.375.
+    assert!(close(v.measured.unwrap(), 1.375), "{v:?}");
+    assert!(
+        v.details
+            .iter()
+            .any(|d| d.contains("per replicate: 1.25, 1.5")),
+        "{v:?}"
+    );
+    // Student t over the two replicates: 1.375 ± 12.706 × 0.17678 / √2 = ± 1.5883.
+    let i = v.interval.unwrap();
+    assert!((i.lo - (1.375 - 1.5883)).abs() < 1e-3, "{i:?}");
+    assert_eq!(v.tier, Tier::Inconclusive);
+}
+
+/// parent=0 and parent=1 in `reps` replicates of 3 iterations each; replicate r of
+/// parent=1 takes `1.2 + 0.01 r` s an iteration and of parent=0 `1.0 + 0.01 r` s.
+fn replicated_evidence(reps: i64) -> Evidence {
+    let mut point_id = Vec::new();
+    let mut point_index = Vec::new();
+    let mut parent = Vec::new();
+    let mut iteration = Vec::new();
+    let mut replicate = Vec::new();
+    let mut wall = Vec::new();
+    for p in [0i64, 1] {
+        for r in 1..=reps {
+            for i in 1..=3i64 {
+                point_id.push(format!("parent={p}"));
+                point_index.push(p);
+                parent.push(p);
+                iteration.push(i);
+                replicate.push(r);
+                // Iterations of one filesystem barely differ (± 0.001 s); replicates do.
+                let base = if p == 1 { 1.2 } else { 1.0 };
+                wall.push(base + 0.01 * r as f64 + 0.001 * (i - 2) as f64);
+            }
+        }
+    }
+    let n = point_id.len();
+    let runs = df!(
+        "experiment" => vec!["e"; n],
+        "point_id" => point_id,
+        "point_index" => point_index,
+        "parent" => parent,
+        "iteration" => iteration,
+        "replicate" => replicate,
+        "wall_s" => wall,
+        "status" => vec!["ok"; n],
+    )
+    .unwrap();
+    let mut ev = parent_evidence(400000);
+    ev.tables.insert("runs".to_string(), runs);
+    ev
+}
+
+#[test]
+fn the_interval_is_over_replicates_and_decides_only_with_enough_of_them() {
+    let c = claim(
+        "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { min: 1.1 }\n",
+    );
+    let v = check_claim(&c, &replicated_evidence(4));
+    // Replicate means: parent=1 1.21..1.24 (mean 1.225), parent=0 1.01..1.04 (1.025).
+    assert!(close(v.measured.unwrap(), 1.225 / 1.025), "{v:?}");
+    let r = v.replication.unwrap();
+    assert_eq!(r.unit, SampleUnit::Replicate);
+    assert_eq!(r.replicates, (4, 4));
+    assert_eq!(v.tier, Tier::Reproduced, "{v:?}");
+    assert!(v.recipe.contains("per (point, replicate)"), "{}", v.recipe);
+    // Fieller over the four replicate means a side, not the twelve iterations.
+    let over_reps = crate::analysis::interval::fieller_welch(
+        &[1.21, 1.22, 1.23, 1.24],
+        &[1.01, 1.02, 1.03, 1.04],
+        0.95,
+    )
+    .unwrap();
+    let i = v.interval.unwrap();
+    assert!((i.lo - over_reps.lo).abs() < 1e-9 && (i.hi - over_reps.hi).abs() < 1e-9);
+    // Two replicates a side: an interval, but fewer than three: inconclusive.
+    let v = check_claim(&c, &replicated_evidence(2));
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert!(
+        v.reason
+            .starts_with("unit: replicate, 2 a side; at least 3 replicates a side are needed"),
+        "{}",
+        v.reason
+    );
+    // One replicate: three iterations a side whose interval lies far above 1.1, and
+    // still only inconclusive, since they are iterations of one filesystem.
+    let v = check_claim(&c, &replicated_evidence(1));
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert!(
+        v.reason.contains("unit: iteration of one filesystem"),
+        "{}",
+        v.reason
+    );
+    assert!(
+        v.reason.contains("over the iterations alone"),
+        "{}",
+        v.reason
+    );
+}
+
+#[test]
+fn ext3_claims_need_the_ext3_allocator_and_a_contrast() {
+    let mut ev = extents_evidence();
+    ev.manifest.environment.kernel = "6.18.0".into();
+    let mut c = claim("kind: layout\nselect: { fs: ext3 }\nmin_blocks: 4\nexpect: { min: 0.5 }\n");
+    // Without `needs:`, a decisive tier (capped by the substitution).
+    assert_eq!(check_claim(&c, &ev).tier, Tier::ReproducedWithSubstitutes);
+    c.needs = Some(Needs {
+        allocator: Some(Allocator::Ext3),
+        contrast: None,
+    });
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.tier, Tier::NotApplicable);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert_eq!(v.tier_label(), "not applicable: mechanism absent");
+    assert!(
+        v.reason.starts_with("mechanism absent: the claim is about ext3's allocator, and none ran: ext3 mounted by the ext4 driver (kernel 6.18.0"),
+        "{}",
+        v.reason
+    );
+    // On a kernel with an ext3 driver the allocator is there; the contrast decides:
+    // ext4's largest file scores 0 against ext3's 2/3, far enough apart.
+    ev.manifest.environment.kernel = "2.6.32".into();
+    let contrast = |d: f64| Contrast {
+        select: [("fs".to_string(), Cond::Value(SpecValue::Str("ext4".into())))]
+            .into_iter()
+            .collect(),
+        min_difference: d,
+    };
+    c.needs = Some(Needs {
+        allocator: Some(Allocator::Ext3),
+        contrast: Some(contrast(0.1)),
+    });
+    assert_eq!(check_claim(&c, &ev).tier, Tier::Reproduced);
+    c.needs = Some(Needs {
+        allocator: None,
+        contrast: Some(contrast(0.9)),
+    });
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert!(
+        v.reason
+            .contains("the same measure over fs=ext4 gives 0 against 0.6667 here"),
+        "{}",
+        v.reason
+    );
+}
+
+#[test]
+fn the_published_profile_is_the_scale_and_at_scale_cannot_lower_it() {
+    let published: IndexMap<String, SpecValue> = [
+        ("n".to_string(), SpecValue::Int(400000)),
+        ("size".to_string(), SpecValue::Str("1TB".into())),
+        ("fs".to_string(), SpecValue::Str("xfs".into())),
+    ]
+    .into_iter()
+    .collect();
+    let self_certified: IndexMap<String, f64> = [("n".to_string(), 40000.0)].into_iter().collect();
+    let req = scale_required(&self_certified, Some(&published));
+    assert_eq!(req["n"], (400000.0, "400000".to_string()));
+    assert_eq!(req["size"].1, "1TB");
+    assert!(!req.contains_key("fs"));
+    let here: IndexMap<String, SpecValue> = [
+        ("n".to_string(), SpecValue::Int(40000)),
+        ("size".to_string(), SpecValue::Str("8GiB".into())),
+        ("fs".to_string(), SpecValue::Str("xfs".into())),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        scale_gap(&req, &here).as_deref(),
+        Some("n=40000 here, 400000 published, size=8GiB here, 1TB published")
+    );
+    let at: IndexMap<String, SpecValue> = [
+        ("n".to_string(), SpecValue::Int(400000)),
+        ("size".to_string(), SpecValue::Str("1TB".into())),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(scale_gap(&req, &at), None);
+}
+
+#[test]
+fn a_claim_without_a_quote_is_a_variant_outside_the_tallies() {
+    let mut variant = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
+    variant.id = "v".into();
+    let mut post = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
+    post.quote = Some("the post's words".into());
+    let vs = check_claims(&[post, variant], &parent_evidence(1));
+    assert!(!vs[0].variant && vs[1].variant);
+    let counts = tier_counts(&vs);
+    assert_eq!(counts.values().sum::<usize>(), 1);
+    let text = render(&vs);
+    assert!(text.contains("fslab's own variants"), "{text}");
+    assert!(text.contains("1 claims by tier"), "{text}");
+    assert!(text.contains("(and 1 variant of fslab's own)"), "{text}");
 }

@@ -2,38 +2,56 @@
 
 use super::*;
 
-/// The outcome of checking one claim.
+/// Why a claim is `not applicable`, typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Reproduced,
-    NotReproduced,
-    NotApplicable,
+pub enum Inapplicable {
+    /// The claim has no `check:`, or it cannot be read.
+    Unchecked,
+    /// The claim says why a run here cannot measure it (`not_measured:`).
+    NotMeasured,
+    /// The points it selects did not run here (unsupported, failed, left out).
+    NotRun,
+    /// The bundle lacks the rows or columns, or they give no number.
+    NoData,
+    /// The bundle cannot test it at all (e.g. seeks without a disk model).
+    Untestable,
+    /// The bundle ran below the published scale.
+    ReducedScale,
+    /// The mechanism the claim rests on is absent here (`needs:`).
+    MechanismAbsent,
 }
 
-impl Verdict {
-    pub fn label(self) -> &'static str {
+impl Inapplicable {
+    /// The tier as written: `not applicable (reduced scale)`, `not applicable: mechanism
+    /// absent`, else `not applicable`.
+    pub fn tier_label(self) -> &'static str {
         match self {
-            Verdict::Reproduced => "reproduced",
-            Verdict::NotReproduced => "not reproduced",
-            Verdict::NotApplicable => "not applicable",
+            Inapplicable::ReducedScale => "not applicable (reduced scale)",
+            Inapplicable::MechanismAbsent => "not applicable: mechanism absent",
+            _ => "not applicable",
         }
     }
 }
 
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
-
-/// One claim's verdict, with the numbers side by side.
+/// One claim's verdict: its tier, the only verdict, with the numbers side by side and
+/// everything a reader needs to recompute it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaimVerdict {
     pub id: String,
     pub text: String,
+    /// Where the post makes the claim; None for fslab's own variants.
+    pub quote: Option<String>,
+    /// A claim without a quote is fslab's own variant, not the post's: it is listed apart
+    /// and never counted in the post's tallies.
+    pub variant: bool,
     pub kind: String,
-    pub verdict: Verdict,
+    /// The verdict (see [`super::tiers`]).
+    pub tier: Tier,
+    /// Why `not applicable`, when it is.
+    pub not_applicable: Option<Inapplicable>,
+    /// Why this tier, in words (what every claim of the bundle shares is not repeated).
+    pub reason: String,
     /// The number measured in the bundle (also when not applicable, if it exists).
     pub measured: Option<f64>,
     /// The same number computed from the published data.
@@ -41,23 +59,34 @@ pub struct ClaimVerdict {
     /// What the claim expects of the number, e.g. `≤ 1.1`.
     pub expected: String,
     pub unit: String,
-    /// Why this verdict, in words.
-    pub reason: String,
-    /// Per-point values and other particulars.
-    pub details: Vec<String>,
-    /// The tier a reviewer accepts (see [`super::tiers`]): it needs the whole 95 %
-    /// interval on one side of `expect`, enough samples, and names every substitution.
-    pub tier: Tier,
-    /// Why this tier.
-    pub tier_reason: String,
     /// The measured number's 95 % interval, when there is one.
     pub interval: Option<Interval>,
-    /// Why the measured number has no interval, when it has none (`interval` is then
-    /// None): never silently absent.
+    /// Why the measured number has no interval, when it has none.
     pub no_interval: Option<String>,
+    /// The unit of the samples and how many a side.
+    pub replication: Option<Replication>,
+    /// The scale this claim was checked at against the published one.
+    pub scale: String,
+    /// The table, the filter and the statistic that produced the number.
+    pub recipe: String,
+    /// Per-point values and other particulars.
+    pub details: Vec<String>,
     /// What ran differently from the post (stand-in workload, ext3 on the ext4 driver,
-    /// another medium).
+    /// another medium): shared by every claim of the bundle.
     pub substitutions: Vec<String>,
+    /// The claim's own note (how fslab reads the post).
+    pub note: Option<String>,
+}
+
+impl ClaimVerdict {
+    /// The tier as written, with why it is not applicable where that is its own tier
+    /// (`not applicable (reduced scale)`, `not applicable: mechanism absent`).
+    pub fn tier_label(&self) -> &'static str {
+        match (self.tier, self.not_applicable) {
+            (Tier::NotApplicable, Some(why)) => why.tier_label(),
+            (t, _) => t.label(),
+        }
+    }
 }
 
 /// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
@@ -175,196 +204,272 @@ pub fn check_claims(claims: &[Claim], ev: &Evidence) -> Vec<ClaimVerdict> {
 pub(super) struct Measure {
     pub(super) value: f64,
     pub(super) details: Vec<String>,
-    /// The 95 % interval (or why there is none), the samples per side and the fewest
-    /// allowed; None: this kind of check computes no interval yet.
-    pub(super) interval: Option<MeasuredInterval>,
+    /// The 95 % interval, or why there is none.
+    pub(super) interval: Result<Interval, NoInterval>,
+    /// The unit of the samples and how many a side.
+    pub(super) replication: Replication,
+    /// The fewest replicates a side for a decisive tier.
+    pub(super) min_replicates: usize,
+    /// The table, the filter and the statistic.
+    pub(super) recipe: String,
     /// Selected points that are missing, failed or have no ok rows for the selection.
     pub(super) incomplete: Vec<String>,
 }
 
-/// A measure's 95 % interval (or why there is none), samples per side, fewest allowed.
-pub(super) type MeasuredInterval = (Result<Interval, NoInterval>, (usize, usize), usize);
+fn inapplicable(e: &MeasureError) -> Inapplicable {
+    match e {
+        MeasureError::NotRun(_) => Inapplicable::NotRun,
+        MeasureError::Untestable(_) => Inapplicable::Untestable,
+        _ => Inapplicable::NoData,
+    }
+}
 
 /// Check one claim.
 pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
+    let subs = substitutions(&ev.manifest);
     let mut v = ClaimVerdict {
         id: claim.id.clone(),
         text: claim.text.clone(),
+        quote: claim.quote.clone(),
+        variant: claim.quote.is_none(),
         kind: String::new(),
-        verdict: Verdict::NotApplicable,
+        tier: Tier::NotApplicable,
+        not_applicable: Some(Inapplicable::Unchecked),
+        reason: String::new(),
         measured: None,
         published: None,
         expected: String::new(),
         unit: String::new(),
-        reason: String::new(),
-        details: Vec::new(),
-        tier: Tier::NotApplicable,
-        tier_reason: String::new(),
         interval: None,
         no_interval: None,
-        substitutions: Vec::new(),
+        replication: None,
+        scale: String::new(),
+        recipe: String::new(),
+        details: Vec::new(),
+        substitutions: subs.iter().map(|s| s.what.clone()).collect(),
+        note: None,
     };
     let Some(raw) = &claim.check else {
         v.reason = "the claim has no `check:`; it is not checked".into();
-        v.tier_reason = v.reason.clone();
         return v;
     };
     let check: Check = match parse_check(raw) {
         Ok(c) => c,
         Err(e) => {
             v.reason = format!("its `check:` cannot be read: {e}");
-            v.tier_reason = v.reason.clone();
             return v;
         }
     };
     v.kind = check.kind().to_string();
+    if check.same_sides() {
+        v.reason = "its `numerator` and `denominator` select the same rows, so the ratio is 1 whatever was measured: the claim is mis-specified and not checked".into();
+        return v;
+    }
     let Stated {
         expect,
         at_scale,
         unit,
         note,
     } = check.stated();
-    let (measured, published) = (check.measure(ev), check.published(ev));
     v.expected = expect.to_string();
     v.unit = unit.to_string();
+    v.note = note.map(str::to_string);
     let mut extra: Vec<String> = Vec::new();
-    match published {
+    match check.published(ev) {
         Some(Ok(p)) => v.published = Some(p),
         Some(Err(e)) => extra.push(format!("published value unavailable: {e}")),
         None => {}
     }
-    let scale = scale_gap(at_scale, &ev.vars);
-    let subs = substitutions(&ev.manifest);
-    v.substitutions = subs.iter().map(|s| s.what.clone()).collect();
-    for (name, t) in &ev.manifest.tools {
-        if let Some(si) = &t.stand_in {
-            extra.push(format!(
-                "stand-in workload used: {name} ran as `{}` ({si})",
-                t.command.replace("{{fslab}}", "fslab")
-            ));
+    let required = scale_required(at_scale, published_vars(&ev.manifest).as_ref());
+    let gap = scale_gap(&required, &ev.vars);
+    v.scale = match &gap {
+        Some(g) => format!("reduced: {g}"),
+        None if required.is_empty() => {
+            "no published scale to compare (the experiment has no `published` profile)".into()
+        }
+        None => "at or above the published scale".into(),
+    };
+    let measured = check.measure(ev);
+    if let Ok(m) = &measured {
+        v.measured = Some(m.value);
+        v.details = m.details.clone();
+        v.recipe = m.recipe.clone();
+        v.replication = Some(m.replication);
+        match &m.interval {
+            Ok(i) => v.interval = Some(*i),
+            Err(e) => v.no_interval = Some(e.to_string()),
         }
     }
-    if let Some(n) = note {
-        extra.push(n.to_string());
-    }
-    if let Some(why) = &claim.not_measured {
-        // The published number is still shown; the bundle's, if any, only for reference.
-        let mut r = format!("not measured here: {why}");
-        match &measured {
-            Ok(m) => {
-                v.measured = Some(m.value);
-                v.details = m.details.clone();
-                r.push_str(&format!(
-                    "; this bundle's {} is {} (not the claim's quantity)",
-                    check.kind(),
-                    num(m.value)
-                ));
-            }
-            Err(e) => r.push_str(&format!("; and in this bundle: {e}")),
-        }
-        v.no_interval = Some("not measured here".into());
-        v.verdict = Verdict::NotApplicable;
-        v.tier = Tier::NotApplicable;
-        v.tier_reason = r.clone();
-        v.reason = r;
+    let finish = |mut v: ClaimVerdict, extra: Vec<String>| {
         for e in extra {
             v.reason.push_str("; ");
             v.reason.push_str(&e);
         }
-        return v;
+        v
+    };
+    if let Some(why) = &claim.not_measured {
+        v.not_applicable = Some(Inapplicable::NotMeasured);
+        v.reason = format!("not measured here: {why}");
+        match &measured {
+            Ok(m) => v.reason.push_str(&format!(
+                "; this bundle's {} ({}) is shown for reference only: it is not the claim's quantity",
+                check.kind(),
+                num(m.value)
+            )),
+            Err(e) => v.reason.push_str(&format!("; and in this bundle: {e}")),
+        }
+        v.interval = None;
+        v.no_interval = Some("not measured here".into());
+        return finish(v, extra);
     }
-    match measured {
+    let m = match measured {
         Err(why) => {
-            v.verdict = Verdict::NotApplicable;
-            v.tier_reason = why.to_string();
+            v.not_applicable = Some(inapplicable(&why));
             v.reason = why.to_string();
+            return finish(v, extra);
         }
-        Ok(m) => {
-            v.measured = Some(m.value);
-            v.details = m.details;
-            // Every variable away from the published profile is named; only a variable
-            // below the claim's `at_scale` makes it not applicable.
-            let differs = published_vars(&ev.manifest)
-                .map(|p| scale_differences(&ev.vars, &p))
-                .unwrap_or_default();
-            match &m.interval {
-                Some((Ok(i), _, _)) => v.interval = Some(*i),
-                Some((Err(e), _, _)) => v.no_interval = Some(e.to_string()),
-                None => {
-                    v.no_interval = Some(format!(
-                        "no 95 % interval is computed for `{}` checks",
-                        check.kind()
-                    ))
-                }
-            }
-            (v.tier, v.tier_reason) = match (&scale, &m.interval) {
-                (Some(gap), _) => (Tier::NotApplicable, format!("scale differs: {gap}")),
-                (None, _) if !m.incomplete.is_empty() => (
-                    Tier::Inconclusive,
-                    format!("incomplete: {}", m.incomplete.join("; ")),
-                ),
-                (None, Some((Err(NoInterval::DeterministicLayout), samples, min))) => {
-                    decide_point(expect, m.value, *samples, *min, &subs)
-                }
-                (None, Some((interval, samples, min))) => {
-                    decide(expect, interval, *samples, *min, &subs)
-                }
-                (None, None) => (
-                    Tier::Inconclusive,
-                    format!("no 95 % interval is computed for `{}` checks yet, so a point estimate cannot decide", check.kind()),
-                ),
-            };
-            if scale.is_none() && !differs.is_empty() {
-                v.tier_reason.push_str(&format!(
-                    "; ran at another scale than the published profile (at or above the claim's `at_scale`): {}",
-                    differs.join(", ")
-                ));
-            }
-            if let Some(gap) = scale {
-                v.verdict = Verdict::NotApplicable;
-                v.reason = format!(
-                    "scale differs: {gap}; measured {} here only for reference",
-                    num(m.value)
-                );
-            } else if expect.holds(m.value) {
-                v.verdict = Verdict::Reproduced;
-                v.reason = format!("measured {} is {expect}", num(m.value));
-            } else {
-                v.verdict = Verdict::NotReproduced;
-                v.reason = format!("measured {}, expected {expect}", num(m.value));
-            }
-        }
+        Ok(m) => m,
+    };
+    if let Some(absent) = claim
+        .needs
+        .as_ref()
+        .and_then(|n| mechanism_absent(n, &check, m.value, &subs, ev))
+    {
+        v.not_applicable = Some(Inapplicable::MechanismAbsent);
+        v.reason = format!("mechanism absent: {absent}");
+        return finish(v, extra);
     }
-    for e in extra {
-        v.reason.push_str("; ");
-        v.reason.push_str(&e);
+    let substituted = !subs.is_empty();
+    let (tier, why) = match &m.interval {
+        Err(NoInterval::DeterministicLayout) => decide_point(expect, m.value, substituted),
+        interval => decide(
+            expect,
+            interval,
+            &m.replication,
+            m.min_replicates,
+            substituted,
+        ),
+    };
+    if let Some(g) = gap {
+        v.not_applicable = Some(Inapplicable::ReducedScale);
+        v.reason = format!("reduced scale: {g}; at this scale: {why}");
+        return finish(v, extra);
     }
-    v
+    if !m.incomplete.is_empty() {
+        v.tier = Tier::Inconclusive;
+        v.not_applicable = None;
+        v.reason = format!("incomplete: {}", m.incomplete.join("; "));
+        return finish(v, extra);
+    }
+    v.tier = tier;
+    v.not_applicable = None;
+    v.reason = why;
+    finish(v, extra)
 }
 
-/// Why the bundle is not at the claim's scale (None when it is).
-pub(super) fn scale_gap(
+/// Why the claim's mechanism is absent in this bundle (None when it is present).
+fn mechanism_absent(
+    needs: &Needs,
+    check: &Check,
+    value: f64,
+    subs: &[Substitution],
+    ev: &Evidence,
+) -> Option<String> {
+    let mut absent = Vec::new();
+    if needs.allocator == Some(Allocator::Ext3) {
+        if let Some(s) = subs
+            .iter()
+            .find(|s| s.kind == SubstitutionKind::Ext3ByExt4Driver)
+        {
+            absent.push(format!(
+                "the claim is about ext3's allocator, and none ran: {}",
+                s.what
+            ));
+        }
+    }
+    if let Some(c) = &needs.contrast {
+        match check
+            .with_select(c.select.clone())
+            .map(|other| other.measure(ev))
+        {
+            Some(Ok(other)) if (other.value - value).abs() < c.min_difference => {
+                absent.push(format!(
+                    "the same measure over {} gives {} against {} here, less than the {} apart the mechanism needs",
+                    sel_label(&c.select),
+                    num(other.value),
+                    num(value),
+                    num(c.min_difference)
+                ));
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => absent.push(format!(
+                "the contrast over {} cannot be measured: {e}",
+                sel_label(&c.select)
+            )),
+            None => absent.push(format!(
+                "a `{}` check has no `select` to contrast",
+                check.kind()
+            )),
+        }
+    }
+    (!absent.is_empty()).then(|| absent.join("; "))
+}
+
+/// The scale a claim needs: every numeric variable of the published profile (a claim
+/// below the post's scale is not checked at the post's scale), raised where the claim's
+/// own `at_scale` asks for more. An `at_scale` can never lower it.
+pub(super) fn scale_required(
     at_scale: &IndexMap<String, f64>,
+    published: Option<&IndexMap<String, SpecValue>>,
+) -> IndexMap<String, (f64, String)> {
+    let mut out: IndexMap<String, (f64, String)> = IndexMap::new();
+    for (k, v) in published.into_iter().flatten() {
+        if let Some(x) = scalar(v) {
+            out.insert(k.clone(), (x, v.label()));
+        }
+    }
+    for (k, want) in at_scale {
+        let slot = out.entry(k.clone()).or_insert((*want, num(*want)));
+        if *want > slot.0 {
+            *slot = (*want, num(*want));
+        }
+    }
+    out
+}
+
+/// A variable's value as a number: integers, floats, and sizes (`8GiB`, `1TB`).
+fn scalar(v: &SpecValue) -> Option<f64> {
+    match v {
+        SpecValue::Int(i) => Some(*i as f64),
+        SpecValue::Float(f) => Some(*f),
+        SpecValue::Str(s) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .or_else(|| crate::spec::parse_size(s).ok().map(|b| b as f64)),
+        _ => None,
+    }
+}
+
+/// Why the bundle is below the scale a claim needs (None when it is not).
+pub(super) fn scale_gap(
+    required: &IndexMap<String, (f64, String)>,
     vars: &IndexMap<String, SpecValue>,
 ) -> Option<String> {
     let mut gaps = Vec::new();
-    for (k, want) in at_scale {
-        let have = vars.get(k).and_then(|v| match v {
-            SpecValue::Int(i) => Some(*i as f64),
-            SpecValue::Float(f) => Some(*f),
-            SpecValue::Str(s) => s.trim().parse::<f64>().ok(),
-            _ => None,
-        });
-        match have {
+    for (k, (want, label)) in required {
+        let Some(here) = vars.get(k) else {
+            gaps.push(format!(
+                "cannot tell `{k}` of this bundle ({label} published)"
+            ));
+            continue;
+        };
+        match scalar(here) {
             Some(h) if h >= *want => {}
-            Some(h) => gaps.push(format!(
-                "{k}={} here, at least {} for this claim (`at_scale`)",
-                num(h),
-                num(*want)
-            )),
+            Some(_) => gaps.push(format!("{k}={} here, {label} published", here.label())),
             None => gaps.push(format!(
-                "cannot tell `{k}` of this bundle (at least {} for this claim)",
-                num(*want)
+                "cannot read `{k}`={} of this bundle as a number ({label} published)",
+                here.label()
             )),
         }
     }
