@@ -10,7 +10,7 @@
 //! overruns its deadline is taken off the next request's arrival instead of
 //! accumulating (see `charge`).
 
-use super::model::{Access, DiskModel};
+use super::model::{Access, Charge, DiskModel};
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner,
     OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen,
@@ -42,8 +42,8 @@ pub struct ServeStats {
 pub(super) struct ServedFs {
     image: File,
     size: u64,
-    /// The model, and how late the last reply was sent after its modelled completion.
-    model: Option<Mutex<(DiskModel, f64)>>,
+    /// The model on the server's clock.
+    pacer: Option<Mutex<Pacer>>,
     epoch: Instant,
     stats: Arc<ServeStats>,
     uid: u32,
@@ -60,7 +60,7 @@ impl ServedFs {
         ServedFs {
             image,
             size,
-            model: model.map(|m| Mutex::new((m, 0.0))),
+            pacer: model.map(|m| Mutex::new(Pacer::new(m))),
             epoch: Instant::now(),
             stats,
             uid: nix::unistd::getuid().as_raw(),
@@ -93,30 +93,22 @@ impl ServedFs {
         })
     }
 
-    /// Charge one request: returns the model's completion time (seconds on the server's
-    /// clock) to sleep until.
-    ///
-    /// The model keeps its own clock. A reply sent late (the thread woke after its
-    /// deadline: a loaded host) makes the next request arrive late by as much; that
-    /// lateness is the host's, not the disk's, so it is taken off the next arrival. A
-    /// run's total time then tracks the model plus the host's own per-request cost,
-    /// instead of adding every wake-up's lateness.
+    /// Charge one request: returns the deadline (seconds on the server's clock) to sleep
+    /// until.
     fn charge(&self, access: Access, offset: u64, len: u64) -> Option<f64> {
-        let model = self.model.as_ref()?;
+        let pacer = self.pacer.as_ref()?;
         let now = self.epoch.elapsed().as_secs_f64();
-        let mut guard = model.lock().unwrap_or_else(|p| p.into_inner());
-        let (m, late) = &mut *guard;
-        let arrival = (now - *late).max(0.0);
-        let (done, charge) = m.request(access, offset, len, arrival);
+        let mut p = pacer.lock().unwrap_or_else(|p| p.into_inner());
+        let (deadline, charge) = p.arrive(access, offset, len, now);
         self.stats
             .charged_ns
             .fetch_add((charge.service_s() * 1e9) as u64, Ordering::Relaxed);
-        Some(done)
+        Some(deadline)
     }
 
-    /// Sleep until the model's completion time, and note how late the wake-up was.
-    fn wait(&self, done: Option<f64>) {
-        let (Some(done), Some(model)) = (done, self.model.as_ref()) else {
+    /// Sleep until the deadline, and note how late the wake-up was.
+    fn wait(&self, deadline: Option<f64>) {
+        let (Some(done), Some(pacer)) = (deadline, self.pacer.as_ref()) else {
             return;
         };
         let deadline = self.epoch + Duration::from_secs_f64(done);
@@ -125,8 +117,47 @@ impl ServedFs {
             std::thread::sleep(deadline - now);
         }
         let woke = self.epoch.elapsed().as_secs_f64();
-        let mut guard = model.lock().unwrap_or_else(|p| p.into_inner());
-        guard.1 = (woke - done).max(0.0);
+        let mut p = pacer.lock().unwrap_or_else(|p| p.into_inner());
+        p.woke(done, woke);
+    }
+}
+
+/// The disk model paced on the host's clock: which deadline each request sleeps until.
+/// Pure (the host's time is passed in), so that a test can replay a trace with chosen
+/// host gaps between the requests.
+///
+/// The model keeps its own clock. A reply sent late (the thread woke after its
+/// deadline: a loaded host) makes the next request arrive late by as much; that
+/// lateness is the host's, not the disk's, so it is taken off the next arrival. A
+/// run's total time then tracks the model plus the host's own per-request cost,
+/// instead of adding every wake-up's lateness.
+pub(super) struct Pacer {
+    model: DiskModel,
+    /// How late the last wake-up was after its deadline, in seconds.
+    late: f64,
+}
+
+impl Pacer {
+    pub(super) fn new(model: DiskModel) -> Pacer {
+        Pacer { model, late: 0.0 }
+    }
+
+    /// A request reaches the server at `now` (seconds on the server's clock): what the
+    /// model charges it, and the deadline to reply at.
+    pub(super) fn arrive(
+        &mut self,
+        access: Access,
+        offset: u64,
+        len: u64,
+        now: f64,
+    ) -> (f64, Charge) {
+        let arrival = (now - self.late).max(0.0);
+        self.model.request(access, offset, len, arrival)
+    }
+
+    /// The server woke at `woke` for `deadline`.
+    pub(super) fn woke(&mut self, deadline: f64, woke: f64) {
+        self.late = (woke - deadline).max(0.0);
     }
 }
 
