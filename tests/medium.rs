@@ -163,20 +163,91 @@ fn random_reads_take_the_models_time() {
     fx.release();
 }
 
+/// The issue's measurement: 200 random O_DIRECT 4 KiB reads of an 8 GiB `hdd-2008`
+/// device. Asserted: every read reached the model and the charge is the model's replay
+/// (deterministic). Printed (run with `--nocapture`), never asserted: where the wall time
+/// goes, for docs/media.md: the model's sleeps, their lateness, and the rest (the host's
+/// own time per request), with the same reads through FUSE and no model as the control.
 #[test]
-fn sequential_read_runs_at_the_media_rate() {
-    let mut fx = Fixture::new("seq", GIB, Medium::Named(NamedMedium::Hdd2008));
+fn random_reads_of_an_8_gib_disk_are_charged_the_models_time() {
+    let size = 8 * GIB;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2008);
+    let offsets: Vec<u64> = (0..200)
+        .map(|_| rng.random_range(0..size / 4096) * 4096)
+        .collect();
+    let mut control = Fixture::new("r8n", size, Medium::Named(NamedMedium::None));
+    let host = direct_reads(&control.device, &offsets, 4096);
+    control.release();
+    let mut fx = Fixture::new("r8g", size, Medium::Named(NamedMedium::Hdd2008));
+    let wall = direct_reads(&fx.device, &offsets, 4096);
+    let model = DiskModel::replay(
+        hdd(),
+        size,
+        offsets.iter().map(|&o| (Access::Read, o, 4096)),
+    )
+    .unwrap();
+    let stats = fx.served().stats();
+    let ns = |a: &std::sync::atomic::AtomicU64| {
+        a.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e9
+    };
+    let reads = stats.reads.load(std::sync::atomic::Ordering::Relaxed);
+    let (charged, slept, late) = (
+        ns(&stats.charged_ns),
+        ns(&stats.slept_ns),
+        ns(&stats.overslept_ns),
+    );
+    eprintln!(
+        "200 random 4 KiB reads of 8 GiB: wall {wall:.3} s; model {model:.3} s \
+         ({:.2} ms a read); charged {charged:.3} s; slept {slept:.3} s, woke late by \
+         {late:.3} s in all; outside the sleeps {:.3} s ({:.2} ms a read); the same reads \
+         with no model {host:.3} s ({:.2} ms a read); wall / model {:.3}",
+        model / 200.0 * 1e3,
+        wall - slept - late,
+        (wall - slept - late) / 200.0 * 1e3,
+        host / 200.0 * 1e3,
+        wall / model
+    );
+    assert_eq!(reads, 200, "every read reached the model");
+    assert!(
+        within(charged, model, 0.01),
+        "charged {charged:.3} s, model {model:.3} s"
+    );
+    // The sleeps never take off more than was overslept: the wall time is at least the
+    // model's (a lower bound only; no timed upper bound in a test).
+    assert!(wall >= model, "wall {wall:.3} s < model {model:.3} s");
+    fx.release();
+}
+
+/// A sequential read is charged the media rate, however long the host takes between the
+/// pieces FUSE cuts it into: the host's gaps are not free media transfer. Asserted on the
+/// charge (deterministic); the wall time only from below, and printed with the same
+/// reads through FUSE and no model.
+#[test]
+fn sequential_read_is_charged_the_media_rate() {
     let chunk = 1 << 20;
     let total = 100_000_000u64 / chunk as u64 * chunk as u64;
     let offsets: Vec<u64> = (0..total / chunk as u64)
         .map(|i| i * chunk as u64)
         .collect();
-    let measured = direct_reads(&fx.device, &offsets, chunk);
-    let expected = total as f64 / 100e6;
-    assert!(
-        within(measured, expected, 0.15),
-        "{total} bytes sequential: {measured:.3} s, media rate says {expected:.3} s"
+    let mut control = Fixture::new("seqn", GIB, Medium::Named(NamedMedium::None));
+    let host = direct_reads(&control.device, &offsets, chunk);
+    control.release();
+    let mut fx = Fixture::new("seq", GIB, Medium::Named(NamedMedium::Hdd2008));
+    let wall = direct_reads(&fx.device, &offsets, chunk);
+    let media = total as f64 / 100e6;
+    let stats = fx.served().stats();
+    let reads = stats.reads.load(std::sync::atomic::Ordering::Relaxed);
+    let charged = fx.served().charged_s();
+    eprintln!(
+        "{total} bytes sequential in {reads} FUSE reads: wall {wall:.3} s, charged \
+         {charged:.3} s, media rate {media:.3} s; the same reads with no model {host:.3} s"
     );
+    assert!(reads >= offsets.len() as u64, "{reads} reads");
+    assert!(
+        within(charged, media, 0.01),
+        "{total} bytes sequential: charged {charged:.3} s, media rate says {media:.3} s"
+    );
+    assert!(wall >= media, "wall {wall:.3} s < media rate {media:.3} s");
     fx.release();
 }
 

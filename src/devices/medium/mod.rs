@@ -160,7 +160,8 @@ impl ServedImage {
         &self.stats
     }
 
-    /// The model time charged so far (service only, not queueing), in seconds.
+    /// The model time charged so far, in seconds: the model's own clock (the host's time
+    /// between requests is not in it).
     pub fn charged_s(&self) -> f64 {
         self.stats.charged_ns.load(Ordering::Relaxed) as f64 / 1e9
     }

@@ -1,8 +1,10 @@
 //! The seek-distance disk model: what a request would cost on a rotating disk.
 //!
-//! Pure arithmetic, no I/O and no clock: the caller passes each request's arrival time
-//! (seconds since the model started) and gets back the time its service completes. The
-//! FUSE server ([`super::serve`]) sleeps until then; tests replay offsets through it.
+//! Pure arithmetic, no I/O and no host clock. The model keeps its own clock: the time
+//! its medium has been busy, the sum of the charges so far. A request arrives when the
+//! one before it completes, whatever the host did in between, so the charge of a stream of
+//! requests depends on the stream alone, never on the host's speed. The FUSE server
+//! ([`super::serve`]) sleeps each request's charge; tests replay offsets through it.
 //!
 //! A request that does not continue where the previous one ended costs
 //! - a **seek** that grows with the distance: `settle + (full − settle) · √(d / D)` for a
@@ -16,11 +18,16 @@
 //! - the **transfer** at the media rate (one rate for the whole device: no zones).
 //!
 //! A request that starts where the previous one ended pays the transfer only. With a
-//! track buffer (`cache_mb > 0`) the drive keeps reading ahead after a read, at the media
-//! rate, up to the buffer's size; a later read inside that stream waits only for the data
-//! to arrive (never faster than the media rate), and a short forward skip reads through
-//! when that is cheaper than seeking. Writes are charged like reads and are never cached
-//! (write-through: no write-back cache is modelled).
+//! track buffer (`cache_mb > 0`) the drive keeps the last read's data and would go on
+//! reading ahead from where it ended, at the media rate, up to the buffer's size. The
+//! read-ahead advances in model time only, and model time passes only while requests are
+//! served, so it is never ahead of the next request: what the buffer gives is a read of
+//! the last read's data again at no cost, and a short forward skip read through (the
+//! skipped bytes at the media rate) when that is cheaper than a seek and half a turn. A
+//! request that does neither aborts the read-ahead at once, as a drive's adaptive
+//! prefetch does: it pays the seek from where the last read ended, and nothing more.
+//! Writes are charged like reads and are never cached (write-through: no write-back
+//! cache is modelled); they end the read-ahead.
 
 pub use crate::spec::media::{DiskParams, Medium, ModelError, NamedMedium, MEAN_SQRT_DISTANCE};
 
@@ -31,21 +38,18 @@ pub enum Access {
     Write,
 }
 
-/// The read-ahead stream: since `t0` the drive has been reading from `origin` on, at the
-/// media rate, until `limit` (the buffer is full).
+/// The read-ahead stream after a read: the buffer holds `[low, high)` (the last read's
+/// data), the head is at `high`, and the drive would read on to `limit` (the buffer's size).
 #[derive(Debug, Clone, Copy)]
 struct Stream {
-    t0: f64,
-    origin: u64,
-    /// Where the buffered data starts (the last read's start).
     low: u64,
+    high: u64,
     limit: u64,
 }
 
 /// What one request cost, for tests and traces.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Charge {
-    pub wait_s: f64,
     pub seek_s: f64,
     pub rotation_s: f64,
     pub transfer_s: f64,
@@ -65,9 +69,10 @@ pub struct DiskModel {
     params: DiskParams,
     capacity: u64,
     settle_ms: f64,
-    /// Where the head is (the byte after the last request), and when it is free.
+    /// Where the head is (the byte after the last request).
     head: u64,
-    busy_until: f64,
+    /// The model's clock: seconds of service charged so far.
+    clock: f64,
     stream: Option<Stream>,
 }
 
@@ -82,7 +87,7 @@ impl DiskModel {
             params,
             capacity,
             head: 0,
-            busy_until: 0.0,
+            clock: 0.0,
             stream: None,
         })
     }
@@ -93,6 +98,12 @@ impl DiskModel {
 
     pub fn capacity(&self) -> u64 {
         self.capacity
+    }
+
+    /// The model's clock: the seconds of service charged so far (the time its medium has
+    /// been busy). Only [`DiskModel::request`] advances it.
+    pub fn clock_s(&self) -> f64 {
+        self.clock
     }
 
     /// The seek time for a head movement of `distance` bytes, in seconds (0 for 0).
@@ -120,116 +131,82 @@ impl DiskModel {
         )
     }
 
-    /// Serve a request arriving at `arrival` (seconds on the model's clock). Returns the
-    /// time its service completes and what it cost. Requests are served one at a time, in
-    /// arrival order (one head, no reordering).
-    pub fn request(
-        &mut self,
-        access: Access,
-        offset: u64,
-        len: u64,
-        arrival: f64,
-    ) -> (f64, Charge) {
-        let start = arrival.max(self.busy_until);
+    /// Serve one request: what it costs. It arrives when the previous request completes
+    /// (on the model's clock) and advances the clock by its cost. Requests are served one
+    /// at a time, in order (one head, no reordering).
+    pub fn request(&mut self, access: Access, offset: u64, len: u64) -> Charge {
         let end = offset.saturating_add(len);
-        let mut charge = Charge {
-            wait_s: start - arrival,
-            ..Charge::default()
+        let mut charge = Charge::default();
+        let through = match (access, self.stream) {
+            (Access::Read, Some(s)) => self.read_through(s, offset, end),
+            _ => None,
         };
-        let mut done = None;
-        if access == Access::Read {
-            if let Some(s) = self.stream {
-                // The stream has been reading since t0 at the media rate up to `limit`.
-                let read_so_far =
-                    s.origin + ((start - s.t0).max(0.0) * self.params.bytes_per_s()) as u64;
-                let reached = read_so_far.min(s.limit);
-                if offset >= s.low && end <= s.limit {
-                    // Inside the buffer's reach: wait for the data (through `end`) to arrive.
-                    let ready = s.t0 + self.transfer_s(end.saturating_sub(s.origin));
-                    let through = (ready - start).max(0.0);
-                    let (seek, rot) = self.position_s(offset);
-                    let direct = seek + rot + self.transfer_s(len);
-                    if offset <= reached || through <= direct {
-                        charge.transfer_s = through;
-                        charge.buffered = true;
-                        done = Some(start + through);
-                    }
-                }
+        match through {
+            Some((transfer, head)) => {
+                charge.transfer_s = transfer;
+                charge.buffered = true;
+                self.head = head;
             }
-        }
-        let finish = match done {
-            Some(t) => t,
             None => {
                 let (seek, rot) = self.position_s(offset);
                 charge.seek_s = seek;
                 charge.rotation_s = rot;
                 charge.transfer_s = self.transfer_s(len);
-                start + charge.service_s()
+                self.head = end;
             }
-        };
-        self.head = end;
-        self.busy_until = finish;
-        self.stream = match access {
-            Access::Read if self.params.cache_bytes() > 0 => {
-                let keep = self.stream.filter(|_| charge.buffered);
-                match keep {
-                    // Still streaming: the buffer slides as the host consumes it.
-                    Some(s) => {
-                        let limit = end
-                            .saturating_add(self.params.cache_bytes())
-                            .min(self.capacity);
-                        // If the buffer was full, the drive stopped at the old limit and
-                        // resumes only now.
-                        let stalled_at = s.t0 + self.transfer_s(s.limit.saturating_sub(s.origin));
-                        if stalled_at < finish && s.limit < limit {
-                            Some(Stream {
-                                t0: finish,
-                                origin: s.limit.max(end),
-                                low: offset,
-                                limit,
-                            })
-                        } else {
-                            Some(Stream {
-                                low: offset,
-                                limit,
-                                ..s
-                            })
-                        }
-                    }
-                    None => Some(Stream {
-                        t0: finish,
-                        origin: end,
-                        low: offset,
-                        limit: end
-                            .saturating_add(self.params.cache_bytes())
-                            .min(self.capacity),
-                    }),
-                }
-            }
-            _ => None,
-        };
-        (finish, charge)
+        }
+        self.clock += charge.service_s();
+        let cache = self.params.cache_bytes();
+        self.stream = (access == Access::Read && cache > 0).then(|| Stream {
+            // The buffer slides as the host consumes it: it keeps the last read's data
+            // and what was read through past it.
+            low: offset,
+            high: self.head,
+            limit: end.saturating_add(cache).min(self.capacity),
+        });
+        charge
     }
 
-    /// The time the model takes for `requests` issued back to back (each arriving when
-    /// the previous completes), from a head at 0: the expectation a test compares with.
+    /// A read of `[offset, end)` with the read-ahead stream `s`: its cost, and where the
+    /// head is after it, when the buffer serves it (the data is already there, or the
+    /// drive reads on to it at the media rate, and that is no dearer than a seek). None
+    /// when it takes a seek: the read-ahead is aborted at once.
+    fn read_through(&self, s: Stream, offset: u64, end: u64) -> Option<(f64, u64)> {
+        if offset < s.low || end > s.limit {
+            return None;
+        }
+        if end <= s.high {
+            // In the buffer: no media time; the head stays where the stream is.
+            return Some((0.0, s.high));
+        }
+        // Read on from the stream's end through `end`: the skipped bytes too.
+        let through = self.transfer_s(end - s.high);
+        if offset <= s.high {
+            return Some((through, end));
+        }
+        let (seek, rot) = self.position_s(offset);
+        (through <= seek + rot + self.transfer_s(end - offset)).then_some((through, end))
+    }
+
+    /// The model's time for `requests`, from a head at 0: the sum of their charges, the
+    /// expectation a test compares with.
     pub fn replay(
         params: DiskParams,
         capacity: u64,
         requests: impl IntoIterator<Item = (Access, u64, u64)>,
     ) -> Result<f64, ModelError> {
         let mut m = DiskModel::new(params, capacity)?;
-        let mut t = 0.0;
         for (a, off, len) in requests {
-            t = m.request(a, off, len, t).0;
+            m.request(a, off, len);
         }
-        Ok(t)
+        Ok(m.clock_s())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Access, DiskModel, DiskParams, Medium, ModelError, NamedMedium};
+    use rand::{Rng, SeedableRng};
 
     const GB: u64 = 1_000_000_000;
 
@@ -292,33 +269,40 @@ mod tests {
     #[test]
     fn random_request_costs_seek_rotation_and_transfer() {
         let mut m = DiskModel::new(no_cache(hdd()), GB).unwrap();
-        let (t, c) = m.request(Access::Read, GB / 2, 4096, 0.0);
+        let c = m.request(Access::Read, GB / 2, 4096);
         let expect = m.seek_s(GB / 2) + 30.0 / 7200.0 + 4096.0 / 100e6;
-        assert!(close(t, expect), "{t} {expect}");
-        assert!(close(c.service_s(), expect));
+        assert!(close(c.service_s(), expect), "{c:?} {expect}");
+        assert!(close(m.clock_s(), expect));
         assert!(!c.buffered);
         // Continuing where it ended: transfer only.
-        let (t2, c2) = m.request(Access::Read, GB / 2 + 4096, 4096, t);
-        assert!(close(t2 - t, 4096.0 / 100e6));
+        let c2 = m.request(Access::Read, GB / 2 + 4096, 4096);
+        assert!(close(c2.service_s(), 4096.0 / 100e6));
         assert_eq!(c2.seek_s, 0.0);
         assert_eq!(c2.rotation_s, 0.0);
     }
 
     #[test]
-    fn requests_queue_behind_a_busy_disk() {
+    fn the_clock_is_the_sum_of_the_charges() {
+        let mut m = DiskModel::new(hdd(), GB).unwrap();
+        let mut sum = 0.0;
+        for (a, off) in [
+            (Access::Write, GB - 4096),
+            (Access::Read, 0),
+            (Access::Read, 4096),
+            (Access::Write, 4096),
+            (Access::Read, GB / 3),
+        ] {
+            sum += m.request(a, off, 4096).service_s();
+            assert!(close(m.clock_s(), sum), "{} {sum}", m.clock_s());
+        }
+        // Back to back: the second write seeks across the whole device after the first.
         let mut m = DiskModel::new(no_cache(hdd()), GB).unwrap();
-        let (t1, _) = m.request(Access::Write, GB, 4096, 0.0);
-        // Arrives while the first is still being served: starts when it finishes.
-        let (t2, c2) = m.request(Access::Write, 0, 4096, t1 / 2.0);
-        assert!(close(c2.wait_s, t1 / 2.0));
+        m.request(Access::Write, GB - 4096, 4096);
+        let c = m.request(Access::Write, 0, 4096);
         assert!(close(
-            t2,
-            t1 + m.seek_s(GB) + 30.0 / 7200.0 + 4096.0 / 100e6
+            c.service_s(),
+            m.seek_s(GB) + 30.0 / 7200.0 + 4096.0 / 100e6
         ));
-        // Arrives after an idle gap: starts at arrival.
-        let (t3, c3) = m.request(Access::Write, 4096, 4096, t2 + 1.0);
-        assert_eq!(c3.wait_s, 0.0);
-        assert!(close(t3, t2 + 1.0 + 4096.0 / 100e6));
     }
 
     #[test]
@@ -338,44 +322,90 @@ mod tests {
     }
 
     #[test]
-    fn the_buffer_hides_host_gaps_but_never_beats_the_media_rate() {
+    fn the_buffer_serves_the_last_read_again_and_never_beats_the_media_rate() {
         let mut m = DiskModel::new(hdd(), GB).unwrap();
-        let (t, _) = m.request(Access::Read, 0, 65536, 0.0);
-        // The host comes back 0.1 ms later for the next 64 KiB: the drive has been reading
-        // ahead since t, so the data is ready at t + 64 KiB / rate.
-        let (t2, c2) = m.request(Access::Read, 65536, 65536, t + 1e-4);
+        m.request(Access::Read, 0, 65536);
+        // The next 64 KiB: the read-ahead is never ahead of the host (model time passes
+        // only while requests are served), so it costs its transfer, however long the
+        // host took to ask.
+        let c2 = m.request(Access::Read, 65536, 65536);
         assert!(c2.buffered);
-        assert!(close(t2, t + 65536.0 / 100e6));
-        // A long pause: the buffer filled up to 32 MB; a read inside it costs nothing.
-        let (t3, c3) = m.request(Access::Read, 10_000_000, 4096, t2 + 5.0);
+        assert!(close(c2.service_s(), 65536.0 / 100e6));
+        // The same data again: in the buffer, no media time.
+        let c3 = m.request(Access::Read, 65536 + 4096, 4096);
         assert!(c3.buffered);
-        assert!(close(t3, t2 + 5.0), "{t3}");
+        assert_eq!(c3.service_s(), 0.0);
+        // The stream goes on from where the buffer ends, not from the re-read.
+        let c4 = m.request(Access::Read, 131072, 65536);
+        assert!(c4.buffered);
+        assert!(close(c4.service_s(), 65536.0 / 100e6));
         // Beyond the buffer's reach: a real seek.
-        let (_, c4) = m.request(Access::Read, 500_000_000, 4096, t3);
-        assert!(!c4.buffered);
-        assert!(c4.seek_s > 0.0);
+        let c5 = m.request(Access::Read, 500_000_000, 4096);
+        assert!(!c5.buffered);
+        assert!(c5.seek_s > 0.0);
     }
 
     #[test]
     fn a_short_forward_skip_reads_through_when_cheaper_than_a_seek() {
         let mut m = DiskModel::new(hdd(), GB).unwrap();
-        let (t, _) = m.request(Access::Read, 0, 4096, 0.0);
+        m.request(Access::Read, 0, 4096);
         // 40 KB further on: reading through takes 0.4 ms, a seek + half turn ~5 ms.
-        let (t2, c2) = m.request(Access::Read, 4096 + 40_000, 4096, t);
+        let c2 = m.request(Access::Read, 4096 + 40_000, 4096);
         assert!(c2.buffered);
-        assert!(close(t2 - t, 44_096.0 / 100e6));
+        assert!(close(c2.service_s(), 44_096.0 / 100e6));
         // 20 MB further on (inside the 32 MB window): a seek is cheaper than 200 ms of reading.
-        let (_, c3) = m.request(Access::Read, 20_000_000, 4096, t2);
+        let c3 = m.request(Access::Read, 20_000_000, 4096);
         assert!(!c3.buffered);
+    }
+
+    /// A read-ahead in progress never delays a request that goes elsewhere: the request
+    /// aborts it, as a 2008 drive's prefetch is aborted by a new command, and pays the seek
+    /// from where the last read ended, exactly as with no buffer at all.
+    #[test]
+    fn a_request_elsewhere_aborts_the_read_ahead_without_delay() {
+        let mut with = DiskModel::new(hdd(), GB).unwrap();
+        let mut without = DiskModel::new(no_cache(hdd()), GB).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for run in 0..20u64 {
+            // A sequential run of 1 MiB in 128 KiB pieces: the drive is reading ahead.
+            let base = (run * 48_271 % 997) * (GB / 1000);
+            for i in 0..8 {
+                let a = with.request(Access::Read, base + i * 131_072, 131_072);
+                let b = without.request(Access::Read, base + i * 131_072, 131_072);
+                assert!(close(a.service_s(), b.service_s()));
+            }
+            // Then a read elsewhere (outside the buffer's reach), or a write.
+            let head = base + 8 * 131_072;
+            let off = loop {
+                let off = rng.random_range(0..GB / 4096) * 4096;
+                if !(head..head + 32_000_000).contains(&off) {
+                    break off;
+                }
+            };
+            let access = if run % 3 == 2 {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            let a = with.request(access, off, 4096);
+            let b = without.request(access, off, 4096);
+            assert!(!a.buffered);
+            assert_eq!(a, b, "run {run}: with the buffer {a:?}, without {b:?}");
+            assert!(close(
+                a.service_s(),
+                with.seek_s(off.abs_diff(head)) + 30.0 / 7200.0 + 4096.0 / 100e6
+            ));
+        }
+        assert!(close(with.clock_s(), without.clock_s()));
     }
 
     #[test]
     fn writes_are_not_buffered_and_reset_the_stream() {
         let mut m = DiskModel::new(hdd(), GB).unwrap();
-        let (t, _) = m.request(Access::Read, 0, 4096, 0.0);
-        let (t2, c2) = m.request(Access::Write, 1_000_000, 4096, t + 1.0);
+        m.request(Access::Read, 0, 4096);
+        let c2 = m.request(Access::Write, 1_000_000, 4096);
         assert!(!c2.buffered);
-        let (_, c3) = m.request(Access::Read, 8192, 4096, t2 + 1.0);
+        let c3 = m.request(Access::Read, 8192, 4096);
         assert!(
             !c3.buffered,
             "the write moved the head and dropped the stream"

@@ -5,12 +5,13 @@
 //! open of it is answered with `FOPEN_DIRECT_IO`, so the kernel keeps no page cache of it:
 //! each read or write the loop device issues reaches [`ServedFs::read`] /
 //! [`ServedFs::write`]. One session thread serves requests one at a time, like one head.
-//! The request is done on the image at once, then the thread sleeps until the model's
-//! completion time on the model's own clock (started with the server); a wake-up that
-//! overruns its deadline is taken off the next request's arrival instead of
-//! accumulating (see `charge`).
+//! The request is done on the image at once, then the thread sleeps for what the model
+//! charges it, counted from the request's arrival at the server. The charge is the
+//! model's own (it keeps its own clock, [`DiskModel::clock_s`]): the host's time between
+//! requests never enters it. A sleep that overruns is taken off the next sleeps (see
+//! [`Pacer`]).
 
-use super::model::{Access, DiskModel};
+use super::model::{Access, Charge, DiskModel};
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner,
     OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen,
@@ -35,15 +36,19 @@ pub struct ServeStats {
     pub writes: AtomicU64,
     pub bytes_read: AtomicU64,
     pub bytes_written: AtomicU64,
-    /// The model's charged service time, in nanoseconds (not counting queueing).
+    /// The model's charged service time, in nanoseconds: the model's clock.
     pub charged_ns: AtomicU64,
+    /// The time the server slept for the model, in nanoseconds (asked for).
+    pub slept_ns: AtomicU64,
+    /// How late the sleeps woke after their deadlines, in nanoseconds in all.
+    pub overslept_ns: AtomicU64,
 }
 
 pub(super) struct ServedFs {
     image: File,
     size: u64,
-    /// The model, and how late the last reply was sent after its modelled completion.
-    model: Option<Mutex<(DiskModel, f64)>>,
+    /// The model on the server's clock.
+    pacer: Option<Mutex<Pacer>>,
     epoch: Instant,
     stats: Arc<ServeStats>,
     uid: u32,
@@ -60,7 +65,7 @@ impl ServedFs {
         ServedFs {
             image,
             size,
-            model: model.map(|m| Mutex::new((m, 0.0))),
+            pacer: model.map(|m| Mutex::new(Pacer::new(m))),
             epoch: Instant::now(),
             stats,
             uid: nix::unistd::getuid().as_raw(),
@@ -93,40 +98,87 @@ impl ServedFs {
         })
     }
 
-    /// Charge one request: returns the model's completion time (seconds on the server's
-    /// clock) to sleep until.
-    ///
-    /// The model keeps its own clock. A reply sent late (the thread woke after its
-    /// deadline: a loaded host) makes the next request arrive late by as much; that
-    /// lateness is the host's, not the disk's, so it is taken off the next arrival. A
-    /// run's total time then tracks the model plus the host's own per-request cost,
-    /// instead of adding every wake-up's lateness.
+    /// Charge one request: returns the deadline (seconds on the server's clock) to sleep
+    /// until.
     fn charge(&self, access: Access, offset: u64, len: u64) -> Option<f64> {
-        let model = self.model.as_ref()?;
+        let pacer = self.pacer.as_ref()?;
         let now = self.epoch.elapsed().as_secs_f64();
-        let mut guard = model.lock().unwrap_or_else(|p| p.into_inner());
-        let (m, late) = &mut *guard;
-        let arrival = (now - *late).max(0.0);
-        let (done, charge) = m.request(access, offset, len, arrival);
+        let mut p = pacer.lock().unwrap_or_else(|p| p.into_inner());
+        let (deadline, charge) = p.arrive(access, offset, len, now);
         self.stats
             .charged_ns
             .fetch_add((charge.service_s() * 1e9) as u64, Ordering::Relaxed);
-        Some(done)
+        Some(deadline)
     }
 
-    /// Sleep until the model's completion time, and note how late the wake-up was.
-    fn wait(&self, done: Option<f64>) {
-        let (Some(done), Some(model)) = (done, self.model.as_ref()) else {
+    /// Sleep until the deadline, and note how late the wake-up was.
+    fn wait(&self, deadline: Option<f64>) {
+        let (Some(done), Some(pacer)) = (deadline, self.pacer.as_ref()) else {
             return;
         };
-        let deadline = self.epoch + Duration::from_secs_f64(done);
+        let until = self.epoch + Duration::from_secs_f64(done);
         let now = Instant::now();
-        if deadline > now {
-            std::thread::sleep(deadline - now);
+        if until <= now {
+            // The host's own work (the pread) took longer than the model: no sleep, and
+            // nothing to take off later (that is the host's time, added on top).
+            return;
         }
+        self.stats
+            .slept_ns
+            .fetch_add((until - now).as_nanos() as u64, Ordering::Relaxed);
+        std::thread::sleep(until - now);
         let woke = self.epoch.elapsed().as_secs_f64();
-        let mut guard = model.lock().unwrap_or_else(|p| p.into_inner());
-        guard.1 = (woke - done).max(0.0);
+        self.stats
+            .overslept_ns
+            .fetch_add(((woke - done).max(0.0) * 1e9) as u64, Ordering::Relaxed);
+        let mut p = pacer.lock().unwrap_or_else(|p| p.into_inner());
+        p.woke(done, woke);
+    }
+}
+
+/// The disk model paced on the host's clock: which deadline each request sleeps until.
+/// Pure (the host's time is passed in), so that a test can replay a trace with chosen
+/// host gaps between the requests.
+///
+/// The charge is the model's alone: it keeps its own clock, so the host's time between
+/// requests (FUSE round trips, the loop worker, a loaded machine) is never counted as the
+/// disk's, neither as idle time in which it read ahead nor as time it was busy. The
+/// server sleeps each charge from the request's arrival, so that host time is added on
+/// top of the model's. A sleep that wakes late (timer slack, a busy CPU) is owed: the
+/// lateness is taken off the next sleeps, as far as they go, so that a run's wall time
+/// is the model's plus the host's own per-request cost, without every wake-up's lateness
+/// on top. Nothing is ever taken off beyond what was overslept, so a run never takes
+/// less wall time than the model charges.
+pub(super) struct Pacer {
+    model: DiskModel,
+    /// Oversleep not yet taken off a sleep, in seconds.
+    late: f64,
+}
+
+impl Pacer {
+    pub(super) fn new(model: DiskModel) -> Pacer {
+        Pacer { model, late: 0.0 }
+    }
+
+    /// A request reaches the server at `now` (seconds on the server's clock): what the
+    /// model charges it, and the deadline to reply at.
+    pub(super) fn arrive(
+        &mut self,
+        access: Access,
+        offset: u64,
+        len: u64,
+        now: f64,
+    ) -> (f64, Charge) {
+        let charge = self.model.request(access, offset, len);
+        let service = charge.service_s();
+        let owed = self.late.min(service);
+        self.late -= owed;
+        (now + service - owed, charge)
+    }
+
+    /// A sleep for `deadline` woke at `woke`.
+    pub(super) fn woke(&mut self, deadline: f64, woke: f64) {
+        self.late += (woke - deadline).max(0.0);
     }
 }
 
@@ -326,4 +378,102 @@ impl Filesystem for ServedFs {
 
 fn libc_eio() -> i32 {
     nix::errno::Errno::EIO as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Access, DiskModel, Pacer};
+    use crate::devices::medium::model::NamedMedium;
+    use rand::{Rng, SeedableRng};
+
+    const GIB: u64 = 1 << 30;
+    const KIB: u64 = 1 << 10;
+
+    /// One trace of the kinds of requests a served device sees: a sequential read in
+    /// FUSE's 128 KiB pieces, reads that skip a little forward (read through), random
+    /// 4 KiB reads, and writes.
+    fn trace() -> Vec<(Access, u64, u64)> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(28);
+        let mut t = Vec::new();
+        // 32 MiB sequential from 1 GiB on.
+        t.extend((0..256).map(|i| (Access::Read, GIB + i * 128 * KIB, 128 * KIB)));
+        // 4 KiB every 64 KiB (an inode table read in pieces).
+        t.extend((0..200).map(|i| (Access::Read, 3 * GIB + i * 64 * KIB, 4 * KIB)));
+        // Random 4 KiB reads and writes over the device.
+        for i in 0..200 {
+            let a = if i % 4 == 3 {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            t.push((a, rng.random_range(0..8 * GIB / 4096) * 4096, 4 * KIB));
+        }
+        // Another sequential run, in pieces of 128 KiB.
+        t.extend((0..256).map(|i| (Access::Read, 5 * GIB + i * 128 * KIB, 128 * KIB)));
+        t
+    }
+
+    /// Serve `trace` through the pacer with `gap` seconds of the host's own time between
+    /// one reply and the next request (the thread wakes on time). Returns the model's
+    /// total charge.
+    fn charge_with_host_gap(trace: &[(Access, u64, u64)], gap: f64) -> f64 {
+        let params = NamedMedium::Hdd2008.params().unwrap();
+        let mut p = Pacer::new(DiskModel::new(params, 8 * GIB).unwrap());
+        let mut now = 0.0;
+        let mut total = 0.0;
+        for &(a, off, len) in trace {
+            let (deadline, c) = p.arrive(a, off, len, now);
+            total += c.service_s();
+            let woke = if deadline > now { deadline } else { now };
+            p.woke(deadline, woke);
+            now = woke + gap;
+        }
+        total
+    }
+
+    #[test]
+    fn the_charge_of_a_stream_does_not_depend_on_the_hosts_gaps() {
+        let t = trace();
+        let params = NamedMedium::Hdd2008.params().unwrap();
+        let replay = DiskModel::replay(params, 8 * GIB, t.iter().copied()).unwrap();
+        let charges: Vec<f64> = [0.0, 0.25e-3, 0.5e-3]
+            .iter()
+            .map(|&gap| charge_with_host_gap(&t, gap))
+            .collect();
+        for (gap, c) in [0.0, 0.25, 0.5].iter().zip(&charges) {
+            assert!(
+                (c - replay).abs() <= 0.01 * replay,
+                "host gap {gap} ms per request: charged {c:.4} s, the model's replay {replay:.4} s (all: {charges:?})"
+            );
+        }
+    }
+
+    /// A sleep that wakes late is taken off the next sleeps, never more than was
+    /// overslept; the charge is untouched.
+    #[test]
+    fn oversleep_is_owed_to_the_next_sleeps_and_never_more() {
+        let params = NamedMedium::Hdd2008.params().unwrap();
+        let mut p = Pacer::new(DiskModel::new(params, 8 * GIB).unwrap());
+        let (d1, c1) = p.arrive(Access::Read, 4 * GIB, 4096, 1.0);
+        assert_eq!(d1, 1.0 + c1.service_s());
+        // Woke 30 ms late: more than the next request's whole charge.
+        p.woke(d1, d1 + 0.030);
+        let now = d1 + 0.030;
+        let (d2, c2) = p.arrive(Access::Read, 0, 4096, now);
+        assert!(c2.service_s() < 0.030 && c2.service_s() > 0.0);
+        assert_eq!(d2, now, "the whole charge is owed: no sleep");
+        // The rest of the 30 ms is owed to the next one.
+        let (d3, c3) = p.arrive(Access::Read, 6 * GIB, 4096, now);
+        let owed = 0.030 - c2.service_s();
+        assert!(c3.service_s() > owed);
+        assert!((d3 - (now + c3.service_s() - owed)).abs() < 1e-12);
+        // Paid off: the next sleep is the whole charge.
+        let (d4, c4) = p.arrive(Access::Read, GIB, 4096, d3);
+        assert!((d4 - (d3 + c4.service_s())).abs() < 1e-12);
+        // The charges are the model's, whatever the lateness.
+        let trace = [4 * GIB, 0, 6 * GIB, GIB].map(|o| (Access::Read, o, 4096));
+        let replay = DiskModel::replay(params, 8 * GIB, trace).unwrap();
+        let sum = c1.service_s() + c2.service_s() + c3.service_s() + c4.service_s();
+        assert!((sum - replay).abs() < 1e-12, "{sum} {replay}");
+    }
 }
