@@ -207,3 +207,59 @@ fn a_plan_runs_through_the_mock_target_into_a_bundle() {
         "{logs:?}"
     );
 }
+
+/// Ctrl-C during an iteration: the point is interrupted, its teardown is skipped, and
+/// the session is still released (nothing stays); later points do not start.
+#[test]
+fn an_interrupt_releases_the_session_and_stops_the_run() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let tmp = tempfile::tempdir().unwrap();
+    let exp = Experiment::from_str_named(EXPERIMENT, "mock-loop.yaml").unwrap();
+    let plan = Plan::new(&exp, None, &[]).unwrap();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancel);
+    let mock = Arc::new(MockTarget::new(
+        &tmp.path().join("kernel"),
+        Box::new(move |argv: &[String]| {
+            if argv.iter().any(|a| a.ends_with("/it2")) {
+                flag.store(true, Ordering::SeqCst);
+            }
+            script(argv)
+        }),
+    ));
+    let opts = RunOptions {
+        results_dir: tmp.path().join("results"),
+        work_dir: tmp.path().join("work"),
+        cancel,
+        target: mock.clone(),
+        ..Default::default()
+    };
+    let bundle = match run(&plan, &opts) {
+        Err(crate::run::RunError::Interrupted { bundle }) => bundle,
+        Err(e) => panic!("{e}"),
+        Ok(b) => panic!("not interrupted: {}", b.path().display()),
+    };
+    let b = crate::store::Bundle::open(&bundle).unwrap();
+    assert_eq!(b.manifest().status, BundleStatus::Interrupted);
+    let statuses: Vec<PointStatus> = b.manifest().points.iter().map(|p| p.status).collect();
+    assert_eq!(
+        statuses,
+        [PointStatus::Interrupted, PointStatus::Pending],
+        "{:?}",
+        b.manifest().points
+    );
+    let calls = mock.calls.lock().unwrap().clone();
+    assert!(
+        !calls
+            .iter()
+            .any(|c| matches!(c, Call::Builtin(Builtin::Unmount(_)))),
+        "{calls:?}"
+    );
+    assert_eq!(
+        calls.last(),
+        Some(&Call::Release {
+            point: "case=good".into()
+        })
+    );
+    assert_eq!(tree(&tmp.path().join("work/p")), Vec::<PathBuf>::new());
+}
