@@ -19,6 +19,7 @@ pub mod extent;
 pub mod frames;
 pub mod host;
 pub mod ipynb;
+pub mod kernels;
 pub mod notebook;
 pub mod parse;
 pub mod plan;

@@ -11,6 +11,7 @@ mod cleanup;
 mod compare;
 mod doctor;
 mod k8s;
+mod kernels;
 mod list;
 mod merge;
 mod notebook;
@@ -66,6 +67,8 @@ pub enum Command {
     K8s(k8s::Args),
     /// Tools built from source when the machine's are too old (install, list).
     Tools(tools::Args),
+    /// Other kernels than the host's, for guests: Debian's User-Mode Linux (install, list).
+    Kernels(kernels::Args),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -87,6 +90,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Slurm(a) => slurm::main(a),
         Command::K8s(a) => k8s::main(a),
         Command::Tools(a) => tools::main(a),
+        Command::Kernels(a) => kernels::main(a),
     }
 }
 

@@ -8,7 +8,8 @@ pub(super) struct Ctx<'a> {
     pub(super) plan: &'a Plan,
     pub(super) point: &'a Point,
     pub(super) opts: &'a RunOptions,
-    pub(super) devs: &'a PointDevices,
+    /// The replicate, opened on the run's target: where commands and built-ins run.
+    pub(super) session: &'a dyn Session,
     pub(super) log_dir: PathBuf,
     /// The replicate being run (from 1).
     pub(super) replicate: u32,
@@ -16,18 +17,6 @@ pub(super) struct Ctx<'a> {
     pub(super) io: std::cell::RefCell<Option<trace::Captured>>,
     /// Block sizes from this point's geometry captures, for debugfs block maps.
     pub(super) block_sizes: std::cell::RefCell<blocksize::Known>,
-    /// The process that starts this replicate's commands inside its cgroups.
-    pub(super) spawner: std::cell::RefCell<SpawnerSlot>,
-}
-
-/// The replicate's spawner: not started yet, running, or not available (commands are
-/// then started by fslab itself, each joining the cgroups before `exec`).
-#[derive(Default)]
-pub(super) enum SpawnerSlot {
-    #[default]
-    Idle,
-    Up(spawner::Spawner),
-    Off,
 }
 
 /// Why a step did not succeed.
@@ -44,23 +33,12 @@ impl Ctx<'_> {
         iteration: Option<u32>,
         i: Option<u32>,
     ) -> Option<Value> {
-        if let Some(dev) = name.strip_prefix("dev.") {
-            return self
-                .devs
-                .device(dev)
-                .map(|d| Value::Str(d.device.display().to_string()));
-        }
-        if let Some(dev) = name.strip_prefix("image.") {
-            // A mapped device has no image file.
-            return self
-                .devs
-                .device(dev)
-                .filter(|d| d.mapped.is_none())
-                .map(|d| Value::Str(d.image.display().to_string()));
+        // Devices, images, `mnt` and `work` are the target's to name.
+        if name.starts_with("dev.") || name.starts_with("image.") || matches!(name, "mnt" | "work")
+        {
+            return self.session.var(name);
         }
         match name {
-            "mnt" => Some(Value::Str(self.devs.mnt().display().to_string())),
-            "work" => Some(Value::Str(self.devs.work().display().to_string())),
             "point" => Some(Value::Str(self.point.id.clone())),
             "iteration" => iteration.map(|n| Value::Int(i64::from(n))),
             "i" => Some(Value::Int(i64::from(i.unwrap_or(0)))),
@@ -91,7 +69,7 @@ impl Ctx<'_> {
             argv.extend(t.render(&|n| self.lookup(n, iteration, i))?);
         }
         for w in &argv {
-            self.devs.check_word(w)?;
+            self.session.check_word(w)?;
         }
         Ok(argv)
     }
@@ -102,7 +80,7 @@ impl Ctx<'_> {
         let normal = p
             .components()
             .all(|c| !matches!(c, std::path::Component::ParentDir));
-        if p.is_absolute() && normal && p.starts_with(self.devs.dir()) {
+        if p.is_absolute() && normal && p.starts_with(self.session.dir()) {
             Ok(p)
         } else {
             Err(StepError::OutsidePoint(path.to_string()))
@@ -176,7 +154,7 @@ impl Ctx<'_> {
         };
         // A trace of a step whose tables were never stored (a before_each step) is dropped.
         self.io.borrow_mut().take();
-        let tracer = trace::start(step, self.devs).map_err(fail)?;
+        let tracer = trace::start(step, self.session).map_err(fail)?;
         for i in 0..times {
             if self.opts.cancelled() {
                 return Err((StepFailure::Cancelled, total));
@@ -255,8 +233,7 @@ impl Ctx<'_> {
         )
     }
 
-    /// Run one command in the point's cgroups: through the replicate's spawner
-    /// (started with the first command), or, when it cannot start, from fslab itself.
+    /// Run one command where the point runs (the target's session).
     fn exec_to(
         &self,
         argv: &[String],
@@ -264,41 +241,8 @@ impl Ctx<'_> {
         stderr: &Path,
         timeout: Option<Duration>,
     ) -> Result<ExecOutcome, StepError> {
-        let mut slot = self.spawner.borrow_mut();
-        if matches!(*slot, SpawnerSlot::Idle) {
-            *slot = match spawner::Spawner::start(self.devs.cgroup()) {
-                Ok(s) => SpawnerSlot::Up(s),
-                Err(e) => {
-                    self.opts.emit(Event::Warning(format!(
-                        "{}: {e}; fslab starts each command itself (slower per command, same measurements)",
-                        self.point.id
-                    )));
-                    SpawnerSlot::Off
-                }
-            };
-        }
-        let cwd = self.devs.work();
-        if let SpawnerSlot::Up(s) = &mut *slot {
-            match s.run(argv, &cwd, stdout, stderr, timeout, &self.opts.cancel) {
-                Ok(o) => return Ok(o),
-                Err(e) => {
-                    // Whether the command ran is unknown: the step fails, and the next
-                    // command is started by fslab itself.
-                    *slot = SpawnerSlot::Off;
-                    return Err(e.into());
-                }
-            }
-        }
-        exec::exec(
-            argv,
-            &cwd,
-            stdout,
-            stderr,
-            timeout,
-            &self.opts.cancel,
-            Some(self.devs.cgroup()),
-        )
-        .map_err(StepError::Spawn)
+        self.session
+            .exec(argv, stdout, stderr, timeout, &self.opts.cancel)
     }
 
     pub(super) fn builtin(
@@ -308,7 +252,7 @@ impl Ctx<'_> {
         i: u32,
     ) -> Result<(), StepError> {
         let r = |t: &str| self.render(t, iteration, Some(i));
-        if let Some(m) = &step.mount {
+        let builtin = if let Some(m) = &step.mount {
             let (device, at, options, fstype) = match m {
                 MountSpec::Device(d) => (d.clone(), None, None, None),
                 MountSpec::Full(f) => (
@@ -318,40 +262,34 @@ impl Ctx<'_> {
                     f.fstype.clone(),
                 ),
             };
-            let dev_path = match self.devs.device(&device) {
-                Some(d) => d.device.clone(),
-                None => PathBuf::from(r(&device)?),
+            let device = match self.session.var(&format!("dev.{device}")) {
+                Some(Value::Str(path)) => PathBuf::from(path),
+                _ => PathBuf::from(r(&device)?),
             };
             let at = match at {
                 Some(a) => self.inside(&r(&a)?)?,
-                None => self.devs.mnt(),
+                None => self.session.mnt(),
             };
             let options = options.map(|o| r(&o)).transpose()?;
             let fstype = fstype.map(|o| r(&o)).transpose()?;
-            return self
-                .devs
-                .mount(&dev_path, &at, fstype.as_deref(), options.as_deref())
-                .map_err(StepError::from);
-        }
-        if let Some(u) = &step.umount {
-            let p = self.inside(&r(u)?)?;
-            return devices::unmount(&p).map_err(StepError::from);
-        }
-        if let Some(d) = &step.mkdir {
-            let p = self.inside(&r(d)?)?;
-            return std::fs::create_dir_all(&p)
-                .map_err(|source| StepError::Mkdir { path: p, source });
-        }
-        // Only the point's own filesystems are flushed (see PointDevices::sync_own).
-        if step.drop_caches == Some(true) {
-            self.devs.sync_own()?;
-            return std::fs::write("/proc/sys/vm/drop_caches", "3\n")
-                .map_err(StepError::DropCaches);
-        }
-        if step.sync == Some(true) {
-            self.devs.sync_own()?;
-        }
-        Ok(())
+            Builtin::Mount {
+                device,
+                at,
+                fstype,
+                options,
+            }
+        } else if let Some(u) = &step.umount {
+            Builtin::Unmount(self.inside(&r(u)?)?)
+        } else if let Some(d) = &step.mkdir {
+            Builtin::Mkdir(self.inside(&r(d)?)?)
+        } else if step.drop_caches == Some(true) {
+            Builtin::DropCaches
+        } else if step.sync == Some(true) {
+            Builtin::Sync
+        } else {
+            return Ok(());
+        };
+        self.session.builtin(&builtin)
     }
 
     /// Parse a step's output into its bundle table.

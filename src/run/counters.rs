@@ -27,8 +27,9 @@ struct Origin {
 /// One read of every origin.
 pub(super) struct Snapshot(Vec<(usize, Vec<Sample>)>);
 
-/// The counters a point reads, resolved once its filesystems are mounted.
-pub(super) struct PointCounters {
+/// The counters a point reads, resolved once its filesystems are mounted (by the
+/// target's session: it knows where the kernel's files are).
+pub struct PointCounters {
     origins: Vec<Origin>,
     devices: Vec<(u32, u32)>,
     /// What was said about sources that could not be read as asked (said once a point).
@@ -68,7 +69,9 @@ impl PointCounters {
         )
     }
 
-    fn resolve_in(
+    /// Resolve the sources under other roots than `/sys` and `/proc` (a target whose
+    /// kernel files are elsewhere; the tests).
+    pub(super) fn resolve_in(
         sources: &[CounterSource],
         device_paths: &[PathBuf],
         sys: &Path,

@@ -17,9 +17,11 @@ pub mod executables;
 pub mod notebook;
 mod options;
 mod point;
+mod resolved;
 mod resume;
 pub mod spawner;
 mod step_error;
+pub mod target;
 mod trace;
 pub use step_error::StepError;
 
@@ -31,11 +33,13 @@ pub use resume::{plan_of_bundle, resume};
 use approve::device_infos;
 use context::*;
 use point::*;
+use resolved::PointSteps;
+use target::{Builtin, Replicate, Session};
 
 use crate::analysis::{should_continue, Decision, RepeatPolicy, StopReason, Warmup};
 use crate::devices::policy::{self, MappedDevice, ScratchList};
-use crate::devices::{self, DeviceError, PointDevices};
-use crate::doctor::{Probe, SystemHost};
+use crate::devices::{self, DeviceError};
+use crate::doctor::Probe;
 use crate::parse::Kind;
 use crate::plan::{step_times, Phase, Plan, Point};
 use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
@@ -91,22 +95,10 @@ fn vars_json(point: &Point) -> serde_json::Map<String, serde_json::Value> {
         .collect()
 }
 
-/// Check for root, open (create, resolve, check) the work directory and reclaim what
-/// killed runs left there.
+/// Open the work directory on the run's target (for the local target: check for root,
+/// open it and reclaim what killed runs left there).
 fn prepare(opts: &RunOptions) -> Result<devices::WorkDir, RunError> {
-    let uid = nix::unistd::Uid::effective();
-    if !uid.is_root() {
-        return Err(RunError::NotRoot { uid: uid.as_raw() });
-    }
-    let work = devices::WorkDir::open(&opts.work_dir)?;
-    let reclaimed = devices::reclaim(&work)?;
-    for w in reclaimed.kept.iter().chain(&reclaimed.ignored) {
-        opts.emit(Event::Warning(w.clone()));
-    }
-    if !reclaimed.is_empty() {
-        opts.emit(Event::Reclaimed(reclaimed));
-    }
-    Ok(work)
+    opts.target.prepare(opts)
 }
 
 /// Run every point of `plan`. Returns the bundle, also when some points failed (their
@@ -116,14 +108,12 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     // After reclaiming: a mapped device that a killed run left mounted is free again.
     let mapped = approve_mappings(plan, opts)?;
     let exp = &plan.experiment;
-    let preflight = crate::doctor::check(
-        plan,
-        &SystemHost::new(opts.probe, work.path().to_path_buf()),
-    );
-    let mut environment = env::capture_environment(&programs(plan));
+    let target = &*opts.target;
+    let preflight = crate::doctor::check(plan, &*target.host(opts.probe, work.path()));
+    let mut environment = target.environment(&programs(plan));
     let mut tools = std::collections::BTreeMap::new();
     for (name, t) in &plan.tools {
-        let version = env::tool_version(&t.program);
+        let version = target.tool_version(&t.program);
         let label = match &t.stand_in {
             Some(si) => format!("{version} — stand-in for {name}: {si}"),
             None => version.clone(),
@@ -189,7 +179,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         tools,
         shard: None,
         merged: None,
-        executables: executables::record(plan),
+        executables: target.executables(plan),
     };
     let manifest = mark_shard(manifest, opts.shard);
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;

@@ -59,6 +59,9 @@ pub struct RunOptions {
     /// Run only this shard's points (`--shard K/N`, see [`crate::shard`]); the others are
     /// recorded as `other-shard`.
     pub shard: Option<crate::shard::Shard>,
+    /// Where the points run: [`target::LocalTarget`] (this machine) unless a caller
+    /// gives another.
+    pub target: Arc<dyn target::Target>,
     pub on_event: Option<EventSink>,
 }
 
@@ -87,6 +90,7 @@ impl Default for RunOptions {
             device_map: Vec::new(),
             scratch: None,
             shard: None,
+            target: Arc::new(target::LocalTarget),
             on_event: None,
         }
     }

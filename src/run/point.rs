@@ -211,18 +211,24 @@ pub(super) fn run_replicate(
     mapped: &[MappedDevice],
     replicate: u32,
 ) -> Result<ReplicateOutcome, RunError> {
-    let mut devs = PointDevices::provision_mapped(work, dir, &point.devices, mapped)?;
+    let steps = PointSteps::new(plan, point);
+    let mut session = opts.target.open(Replicate {
+        point,
+        opts,
+        work,
+        dir,
+        mapped,
+    })?;
     let log_dir = writer.log_dir(point.index, &point.id)?;
     let ctx = Ctx {
         plan,
         point,
         opts,
-        devs: &devs,
+        session: &*session,
         log_dir,
         replicate,
         io: Default::default(),
         block_sizes: Default::default(),
-        spawner: Default::default(),
     };
     let mut status = PointStatus::Ok;
     let mut reason: Option<String> = None;
@@ -246,7 +252,7 @@ pub(super) fn run_replicate(
 
     // Setup.
     let mut setup_ok = true;
-    for (n, step) in plan.steps(point, Phase::Setup).into_iter().enumerate() {
+    for (n, step) in steps.setup.iter().copied().enumerate() {
         let label = ctx.label(Phase::Setup, n, step);
         match ctx.step(step, &label, None) {
             Ok(_) => {
@@ -264,7 +270,6 @@ pub(super) fn run_replicate(
 
     // Timed iterations.
     if setup_ok {
-        let workload = plan.steps(point, Phase::Workload);
         let policy = RepeatPolicy {
             min: point.repeat as usize,
             max: point.repeat_max as usize,
@@ -273,22 +278,16 @@ pub(super) fn run_replicate(
         };
         let mut samples: Vec<f64> = Vec::new();
         // `counters:`: resolved now that setup has mounted the point's filesystems.
-        let point_counters = workload
-            .first()
-            .and_then(|w| w.counters.as_ref())
-            .map(|c| counters::PointCounters::resolve(&c.sources, &devs));
+        let point_counters = steps.counters().map(|c| session.counters(&c.sources));
         for n in point_counters.iter().flat_map(|c| &c.notes) {
             warn(format!("{}: {n}", point.id));
         }
         // `counters: { sync: true }`: what an iteration queued is written before its
         // counters are read. A failed flush is said: the deltas then miss that part.
-        let counters_sync = workload
-            .first()
-            .and_then(|w| w.counters.as_ref())
-            .is_some_and(|c| c.sync);
+        let counters_sync = steps.counters().is_some_and(|c| c.sync);
         let settle = |when: &str, it: u32| {
             if counters_sync {
-                if let Err(e) = devs.sync_own() {
+                if let Err(e) = session.sync_own() {
                     warn(format!(
                         "{}: iteration {it}: flushing before the counters were read {when} failed, so they may miss what the iteration queued: {e}",
                         point.id
@@ -297,14 +296,14 @@ pub(super) fn run_replicate(
             }
         };
         'iterations: for it in 1..=point.repeat_max {
-            for (n, step) in plan.steps(point, Phase::BeforeEach).into_iter().enumerate() {
+            for (n, step) in steps.before_each.iter().copied().enumerate() {
                 let label = format!("{}-it{it:02}", ctx.label(Phase::BeforeEach, n, step));
                 if let Err((f, _)) = ctx.step(step, &label, Some(it)) {
                     record(f, &mut status, &mut reason);
                     break 'iterations;
                 }
             }
-            let Some(step) = workload.first() else { break };
+            let Some(step) = steps.workload else { break };
             let label = format!("{}-it{it:02}", ctx.label(Phase::Workload, 0, step));
             let started_at = now();
             settle("before", it);
@@ -401,7 +400,7 @@ pub(super) fn run_replicate(
 
     // Captures (also after a failed iteration: they often explain it), unless interrupted.
     if setup_ok && status != PointStatus::Interrupted {
-        for (n, step) in plan.steps(point, Phase::Capture).into_iter().enumerate() {
+        for (n, step) in steps.capture.iter().copied().enumerate() {
             let label = ctx.label(Phase::Capture, n, step);
             match ctx.step(step, &label, None) {
                 Ok(_) => {
@@ -422,7 +421,7 @@ pub(super) fn run_replicate(
 
     // Teardown always runs (not after an interrupt: release handles that).
     if status != PointStatus::Interrupted {
-        for (n, step) in plan.steps(point, Phase::Teardown).into_iter().enumerate() {
+        for (n, step) in steps.teardown.iter().copied().enumerate() {
             let label = ctx.label(Phase::Teardown, n, step);
             if let Err((StepFailure::Failed(m), _)) | Err((StepFailure::TimedOut(m), _)) =
                 ctx.step(step, &label, None)
@@ -435,7 +434,7 @@ pub(super) fn run_replicate(
     // The point was measured: its rows stand whatever happens now. A release that
     // fails (a process that would not die, a busy mount) is said, and its record stays
     // for `fslab cleanup`.
-    if let Err(e) = devs.release() {
+    if let Err(e) = session.release() {
         warn(format!(
             "{}: could not release its devices: {e}; run `fslab cleanup` once what holds them is gone",
             point.id

@@ -122,10 +122,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
             writer.set_aside_logs(p.index, &p.id)?;
         }
     }
-    let preflight = crate::doctor::check(
-        plan,
-        &SystemHost::new(opts.probe, work.path().to_path_buf()),
-    );
+    let preflight = crate::doctor::check(plan, &*opts.target.host(opts.probe, work.path()));
     for p in &mut writer.manifest_mut().points {
         if p.status == PointStatus::Pending {
             if let Some(reason) = preflight.point(p.index).and_then(|c| c.reason()) {

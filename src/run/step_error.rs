@@ -42,6 +42,8 @@ pub enum StepError {
     TraceDevice(#[from] ThrottleError),
     #[error("trace: io: the point has no devices to trace")]
     TraceNoDevices,
+    #[error("trace: io: {0} cannot trace block requests")]
+    TraceUnsupported(String),
     #[error("trace: io: {0}")]
     Trace(#[from] TraceError),
     #[error("{0}")]

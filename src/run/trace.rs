@@ -5,17 +5,12 @@
 //! Times are seconds from the moment tracing was switched on, just before the step's
 //! first command started.
 
+use super::target::{IoTrace, Session};
 use super::StepError;
-use crate::devices::throttle::device_numbers;
-use crate::devices::trace::{BlockTrace, TraceText};
-use crate::devices::PointDevices;
+use crate::devices::trace::TraceText;
 use crate::parse::block_trace::{self, IoSummary};
-use crate::spec::media::TraceKind;
 use crate::spec::Step;
 use std::time::Duration;
-
-/// Per-CPU ring buffer of a step's trace: about 250,000 events per CPU.
-const BUFFER_KB: u64 = 16 * 1024;
 
 /// A finished trace waiting to be stored.
 pub(super) struct Captured {
@@ -24,24 +19,14 @@ pub(super) struct Captured {
 }
 
 /// Start tracing if the step asks for it.
-pub(super) fn start(step: &Step, devs: &PointDevices) -> Result<Option<BlockTrace>, StepError> {
-    match step.trace {
-        None => Ok(None),
-        Some(TraceKind::Io) => {
-            let numbers = devs
-                .devices()
-                .iter()
-                .map(|d| device_numbers(&d.device))
-                .collect::<Result<Vec<_>, _>>()?;
-            if numbers.is_empty() {
-                return Err(StepError::TraceNoDevices);
-            }
-            Ok(Some(BlockTrace::start(&numbers, BUFFER_KB)?))
-        }
-    }
+pub(super) fn start(
+    step: &Step,
+    session: &dyn Session,
+) -> Result<Option<Box<dyn IoTrace>>, StepError> {
+    step.trace.map(|kind| session.start_trace(kind)).transpose()
 }
 
-pub(super) fn finish(trace: BlockTrace, wall: Duration) -> Result<Captured, StepError> {
+pub(super) fn finish(trace: Box<dyn IoTrace>, wall: Duration) -> Result<Captured, StepError> {
     let text = trace.finish()?;
     Ok(Captured { text, wall })
 }

@@ -1,0 +1,267 @@
+//! `fslab kernels install NAME`: fetch a kernel's Debian binary package with fslab's own
+//! apt state, unpack it, and record where it came from.
+//!
+//! The package is unpacked into `kernels/.build/<name>/`, which is moved to
+//! `kernels/<name>/` only once it is complete (the kernel answers `--version`, its
+//! configuration is read, `kernel.json` is written): a directory without `kernel.json`
+//! is never taken for an installed kernel.
+
+use super::provenance::{KernelProvenance, CONFIG};
+use super::{installed_in, known, InstalledKernel, Known, KNOWN};
+use crate::tools::build::{apt_options, sha256_file};
+use crate::tools::Input;
+use nix::fcntl::{Flock, FlockArg};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum KernelError {
+    #[error("fslab knows no kernel `{name}`; known: {known}")]
+    Unknown { name: String, known: String },
+    #[error("{step} failed: {gist}")]
+    Step { step: String, gist: String },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> KernelError {
+    let context = context.into();
+    move |source| KernelError::Io { context, source }
+}
+
+/// What happened.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// It was installed already; nothing was done.
+    AlreadyInstalled(InstalledKernel),
+    Installed(InstalledKernel),
+}
+
+/// Run `program args` in `dir`, returning its stdout; a failure names the step and
+/// the last lines it printed.
+fn run(step: &str, dir: &Path, program: &str, args: &[String]) -> Result<String, KernelError> {
+    let out = duct::cmd(program, args)
+        .dir(dir)
+        .stdin_null()
+        .stdout_capture()
+        .stderr_capture()
+        .unchecked()
+        .run()
+        .map_err(|e| KernelError::Step {
+            step: step.to_string(),
+            gist: format!("cannot start `{program}`: {e}"),
+        })?;
+    if out.status.success() {
+        return Ok(String::from_utf8_lossy(&out.stdout).to_string());
+    }
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let gist = lines[lines.len().saturating_sub(3)..].join(" | ");
+    Err(KernelError::Step {
+        step: format!("{step} ({})", out.status),
+        gist,
+    })
+}
+
+/// fslab's own apt state for `k`'s suite under `kernels_dir`, with its sources list;
+/// returns apt-get's options and the source line.
+fn apt_state(kernels_dir: &Path, k: &Known) -> Result<(Vec<String>, String), KernelError> {
+    let apt = kernels_dir.join(format!(".apt-{}", k.suite));
+    for d in ["lists/partial", "cache/archives/partial"] {
+        std::fs::create_dir_all(apt.join(d)).map_err(io(format!("creating {}", apt.display())))?;
+    }
+    let line = format!("deb {} {} main", k.mirror, k.suite);
+    std::fs::write(apt.join("sources.list"), format!("{line}\n"))
+        .map_err(io("writing fslab's apt sources list"))?;
+    // An empty dpkg status: nothing is installed as far as this state knows.
+    if !apt.join("status").exists() {
+        std::fs::write(apt.join("status"), "").map_err(io("creating fslab's apt status"))?;
+    }
+    Ok((apt_options(&apt), line))
+}
+
+/// Install the kernel `name` into `kernels_dir` (see [`super::kernels_dir`]);
+/// `progress` is told each step.
+pub fn install(
+    name: &str,
+    kernels_dir: &Path,
+    progress: &dyn Fn(&str),
+) -> Result<Outcome, KernelError> {
+    let k = known(name).ok_or_else(|| KernelError::Unknown {
+        name: name.to_string(),
+        known: KNOWN.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+    })?;
+    let done = || {
+        installed_in(kernels_dir)
+            .into_iter()
+            .find(|i| i.provenance.name == k.name)
+    };
+    if let Some(i) = done() {
+        return Ok(Outcome::AlreadyInstalled(i));
+    }
+    // One install at a time per kernels directory (they share the apt state and the
+    // staging trees); another may have installed this kernel meanwhile.
+    let _lock = lock(kernels_dir, progress)?;
+    if let Some(i) = done() {
+        return Ok(Outcome::AlreadyInstalled(i));
+    }
+    let (apt, source) = apt_state(kernels_dir, k)?;
+    let staging = kernels_dir.join(".build").join(k.name);
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(io(format!("removing {}", staging.display())))?;
+    }
+    std::fs::create_dir_all(&staging).map_err(io(format!("creating {}", staging.display())))?;
+
+    progress(&format!("apt-get update ({source})"));
+    let mut args = apt.clone();
+    args.push("update".into());
+    run("apt-get update", &staging, "apt-get", &args)?;
+    progress(&format!("apt-get download {}", k.package));
+    let mut args = apt;
+    args.extend(["download".into(), k.package.into()]);
+    run("apt-get download", &staging, "apt-get", &args)?;
+    let deb = debian_package(&staging, k.package)?;
+    let (sha256, bytes) = sha256_file(&deb).map_err(io(format!("reading {}", deb.display())))?;
+    let field = |f: &str| -> Result<Option<String>, KernelError> {
+        let v = run(
+            "dpkg-deb -f",
+            &staging,
+            "dpkg-deb",
+            &["-f".into(), deb.display().to_string(), f.into()],
+        )?;
+        Ok(Some(v.trim().to_string()).filter(|v| !v.is_empty()))
+    };
+    let package_version = field("Version")?.unwrap_or_default();
+    let built_using = field("Built-Using")?;
+
+    progress(&format!("dpkg-deb -x {}", file_name(&deb)));
+    let root = staging.join("root");
+    run(
+        "dpkg-deb -x",
+        &staging,
+        "dpkg-deb",
+        &[
+            "-x".into(),
+            deb.display().to_string(),
+            root.display().to_string(),
+        ],
+    )?;
+    let binary = Path::new("root").join(k.binary);
+    let release = run(
+        "the kernel's --version",
+        &staging,
+        &staging.join(&binary).display().to_string(),
+        &["--version".into()],
+    )?
+    .trim()
+    .to_string();
+    let config = run(
+        "reading the kernel's configuration",
+        &staging,
+        "gzip",
+        &["-dc".into(), root.join(k.config_gz).display().to_string()],
+    )?;
+    std::fs::write(staging.join(CONFIG), config).map_err(io("writing the kernel's config"))?;
+    let provenance = KernelProvenance {
+        name: k.name.to_string(),
+        kind: k.kind,
+        release,
+        package: k.package.to_string(),
+        package_version,
+        built_using,
+        apt_source: source,
+        deb: Input {
+            name: file_name(&deb),
+            sha256,
+            bytes,
+        },
+        binary: binary.display().to_string(),
+        installed_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    };
+    // The package's files and what was read from them are kept; the .deb is not (its
+    // sha256 is).
+    std::fs::remove_file(&deb).map_err(io(format!("removing {}", deb.display())))?;
+    provenance
+        .write(&staging)
+        .map_err(io("writing kernel.json"))?;
+    let dir = kernels_dir.join(k.name);
+    // An incomplete installation (no kernel.json) is replaced.
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(io(format!("removing {}", dir.display())))?;
+    }
+    std::fs::rename(&staging, &dir).map_err(io(format!(
+        "moving {} to {}",
+        staging.display(),
+        dir.display()
+    )))?;
+    Ok(Outcome::Installed(InstalledKernel { dir, provenance }))
+}
+
+/// The exclusive lock on `<kernels_dir>/.lock`, waiting (and saying so) for another
+/// install to finish.
+fn lock(kernels_dir: &Path, progress: &dyn Fn(&str)) -> Result<Flock<std::fs::File>, KernelError> {
+    std::fs::create_dir_all(kernels_dir)
+        .map_err(io(format!("creating {}", kernels_dir.display())))?;
+    let path = kernels_dir.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io(path.display().to_string()))?;
+    match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(l) => Ok(l),
+        Err((f, _)) => {
+            progress(&format!(
+                "waiting for another `fslab kernels install` in {}",
+                kernels_dir.display()
+            ));
+            Flock::lock(f, FlockArg::LockExclusive).map_err(|(_, e)| KernelError::Io {
+                context: path.display().to_string(),
+                source: std::io::Error::from(e),
+            })
+        }
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// The one `<package>_*.deb` that `apt-get download` left in `dir`.
+fn debian_package(dir: &Path, package: &str) -> Result<PathBuf, KernelError> {
+    let prefix = format!("{package}_");
+    let found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io(format!("reading {}", dir.display())))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = file_name(p);
+            n.starts_with(&prefix) && n.ends_with(".deb")
+        })
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(KernelError::Step {
+            step: "apt-get download".into(),
+            gist: format!(
+                "expected one {prefix}*.deb in {}, found {}",
+                dir.display(),
+                found.len()
+            ),
+        }),
+    }
+}

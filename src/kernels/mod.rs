@@ -1,0 +1,122 @@
+//! Provisioned kernels: other kernels than the host's, for points that run in a guest.
+//!
+//! Today: Debian's User-Mode Linux binary package (`uml-bookworm`), fetched with fslab's
+//! own apt state (never `/etc/apt`) into the tools directory, with its provenance.
+//!
+//! Layout, under the tools directory ([`crate::tools::tools_dir`]):
+//! ```text
+//! kernels/<name>/              one installed kernel (complete only once it has kernel.json)
+//!     root/usr/bin/linux.uml   the package's files, as dpkg-deb extracts them
+//!     config                   the kernel's configuration (from the package's config.gz)
+//!     kernel.json              package, version, sha256 of the .deb, apt source, release
+//! kernels/.apt-<suite>/        fslab's own apt state and sources list for that suite
+//! kernels/.build/<name>/       the download and the staging tree
+//! ```
+
+pub mod install;
+mod provenance;
+
+pub use install::{install, KernelError, Outcome};
+pub use provenance::{KernelKind, KernelProvenance};
+
+use crate::host::{config_lookup, ConfigValue};
+use std::path::{Path, PathBuf};
+
+/// A kernel fslab knows how to provision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    /// The name experiments and `fslab kernels` use (`uml-bookworm`).
+    pub name: &'static str,
+    pub kind: KernelKind,
+    /// The Debian binary package.
+    pub package: &'static str,
+    pub suite: &'static str,
+    pub mirror: &'static str,
+    /// The kernel program inside the package.
+    pub binary: &'static str,
+    /// The kernel's configuration inside the package (gzip).
+    pub config_gz: &'static str,
+}
+
+/// Debian 12's User-Mode Linux (6.1): `CONFIG_XFS_RT=y`, ubd and hostfs built in.
+pub const UML_BOOKWORM: Known = Known {
+    name: "uml-bookworm",
+    kind: KernelKind::Uml,
+    package: "user-mode-linux",
+    suite: "bookworm",
+    mirror: "http://deb.debian.org/debian",
+    binary: "usr/bin/linux.uml",
+    config_gz: "usr/share/doc/user-mode-linux/config.gz",
+};
+
+/// Every kernel `fslab kernels install` knows.
+pub const KNOWN: &[Known] = &[UML_BOOKWORM];
+
+/// The known kernel `name`.
+pub fn known(name: &str) -> Option<&'static Known> {
+    KNOWN.iter().find(|k| k.name == name)
+}
+
+/// The options `fslab kernels list` shows: what experiments ask of a kernel.
+pub const SHOWN_OPTIONS: &[&str] = &[
+    "CONFIG_XFS_FS",
+    "CONFIG_XFS_RT",
+    "CONFIG_EXT4_FS",
+    "CONFIG_BTRFS_FS",
+    "CONFIG_BLK_DEV_UBD",
+    "CONFIG_HOSTFS",
+    "CONFIG_FTRACE",
+    "CONFIG_BLK_DEV_IO_TRACE",
+];
+
+/// Where provisioned kernels live: `<tools dir>/kernels`.
+pub fn kernels_dir() -> PathBuf {
+    crate::tools::tools_dir().join("kernels")
+}
+
+/// One installed kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstalledKernel {
+    pub dir: PathBuf,
+    pub provenance: KernelProvenance,
+}
+
+impl InstalledKernel {
+    /// The kernel program (`…/root/usr/bin/linux.uml`).
+    pub fn binary(&self) -> PathBuf {
+        self.dir.join(&self.provenance.binary)
+    }
+
+    /// A configuration option of this kernel, from its `config`.
+    pub fn config(&self, key: &str) -> ConfigValue {
+        match std::fs::read_to_string(self.dir.join(provenance::CONFIG)) {
+            Ok(text) => config_lookup(&text, key),
+            Err(_) => ConfigValue::Unknown,
+        }
+    }
+}
+
+/// Every complete installation under `dir` (those with a readable `kernel.json` whose
+/// name is the directory's), by name.
+pub fn installed_in(dir: &Path) -> Vec<InstalledKernel> {
+    let mut out: Vec<InstalledKernel> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| {
+            let p = KernelProvenance::read(&e.path()).ok()?;
+            (e.file_name().to_str() == Some(p.name.as_str())).then(|| InstalledKernel {
+                dir: e.path(),
+                provenance: p,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.provenance.name.cmp(&b.provenance.name));
+    out
+}
+
+/// Every kernel installed in [`kernels_dir`].
+pub fn installed() -> Vec<InstalledKernel> {
+    installed_in(&kernels_dir())
+}

@@ -1,0 +1,143 @@
+//! The execution seam: where a point's steps run.
+//!
+//! A [`Target`] probes its own host (kernel, config, tools), captures its environment
+//! and opens a [`Session`] for each replicate of a point. The session names the
+//! template variables that depend on where the point runs (`{{dev.X}}`, `{{image.X}}`,
+//! `{{mnt}}`, `{{work}}`), executes a step's commands (returning an [`ExecOutcome`]),
+//! runs the built-ins ([`Builtin`]), reads counters, traces, and releases everything it
+//! made. This is the shape of hyperfine's `Executor` and nextest's target runner.
+//!
+//! The runner above the seam (rendering, labels, logs, parsing, the bundle) is the
+//! same for every target. [`LocalTarget`] runs on the machine fslab runs on: loop
+//! devices, the point's cgroups, the host's `mount`. A mock target (in the tests)
+//! runs the loop without root.
+
+mod local;
+#[cfg(test)]
+pub(super) mod mock;
+
+pub use local::LocalTarget;
+
+use super::counters::PointCounters;
+use super::exec::ExecOutcome;
+use super::{RunError, RunOptions, StepError};
+use crate::devices::policy::MappedDevice;
+use crate::devices::trace::TraceText;
+use crate::devices::WorkDir;
+use crate::doctor::{Host, Probe};
+use crate::plan::{Plan, Point};
+use crate::spec::media::{CounterSource, TraceKind};
+use crate::spec::Value;
+use crate::store::{Environment, ExecutableRecord};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Where a plan's points run.
+pub trait Target: Send + Sync {
+    /// Check that points can run here and open the work directory (which must be a
+    /// trusted directory: see [`WorkDir`]), releasing what killed runs left there.
+    fn prepare(&self, opts: &RunOptions) -> Result<WorkDir, RunError>;
+
+    /// The host the doctor checks for this target: its kernel, kernel config and tools.
+    fn host(&self, probe: Probe, work: &Path) -> Box<dyn Host>;
+
+    /// The environment the points run in: kernel, distribution, CPU, memory, and the
+    /// versions of `programs`.
+    fn environment(&self, programs: &[String]) -> Environment;
+
+    /// The version a tool reports here.
+    fn tool_version(&self, program: &str) -> String;
+
+    /// Every program the plan's steps start, resolved as this target resolves it.
+    fn executables(&self, plan: &Plan) -> BTreeMap<String, ExecutableRecord>;
+
+    /// Open one replicate of a point: make its directory and devices. Everything the
+    /// session made is released by [`Session::release`], or when it is dropped.
+    fn open<'a>(&'a self, replicate: Replicate<'a>) -> Result<Box<dyn Session + 'a>, RunError>;
+}
+
+/// What a target needs to open one replicate of a point.
+pub struct Replicate<'a> {
+    pub point: &'a Point,
+    pub opts: &'a RunOptions,
+    pub work: &'a WorkDir,
+    /// The replicate's own directory (`mnt/`, `work/`, images), not yet made.
+    pub dir: PathBuf,
+    /// Devices the user mapped with `--device`.
+    pub mapped: &'a [MappedDevice],
+}
+
+/// A built-in step, rendered and checked (its paths are inside the point's directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Builtin {
+    /// Mount a device (one of the point's, or a rendered path) at `at`.
+    Mount {
+        device: PathBuf,
+        at: PathBuf,
+        fstype: Option<String>,
+        options: Option<String>,
+    },
+    Unmount(PathBuf),
+    Mkdir(PathBuf),
+    /// Flush the point's own filesystems, then drop the page cache.
+    DropCaches,
+    /// Flush the point's own filesystems.
+    Sync,
+}
+
+/// A block trace running around a step.
+pub trait IoTrace {
+    /// Stop tracing and take what was traced.
+    fn finish(self: Box<Self>) -> Result<TraceText, StepError>;
+}
+
+/// One replicate of a point, opened on a target.
+pub trait Session {
+    /// The value of a template variable that depends on where the point runs
+    /// (`dev.X`, `image.X`, `mnt`, `work`); None for every other name.
+    fn var(&self, name: &str) -> Option<Value>;
+
+    /// The replicate's directory: built-ins may only touch paths inside it.
+    fn dir(&self) -> &Path;
+
+    /// Where `mount` mounts when it names no place (`{{mnt}}`).
+    fn mnt(&self) -> PathBuf;
+
+    /// Refuse a rendered command word that the point may not use (a device path that
+    /// is not one of the point's own).
+    fn check_word(&self, word: &str) -> Result<(), StepError>;
+
+    /// Run one command in the point's working directory, appending its output to
+    /// `stdout` and `stderr`; stopped at `timeout` or when `cancel` is set.
+    fn exec(
+        &self,
+        argv: &[String],
+        stdout: &Path,
+        stderr: &Path,
+        timeout: Option<Duration>,
+        cancel: &AtomicBool,
+    ) -> Result<ExecOutcome, StepError>;
+
+    /// Run a built-in step.
+    fn builtin(&self, builtin: &Builtin) -> Result<(), StepError>;
+
+    /// Flush what the point's own filesystems hold (before counters are read).
+    fn sync_own(&self) -> Result<(), StepError>;
+
+    /// The counters `sources` name for this point, resolved now (its filesystems are
+    /// mounted).
+    fn counters(&self, sources: &[CounterSource]) -> PointCounters;
+
+    /// Start tracing the point's devices.
+    fn start_trace(&self, kind: TraceKind) -> Result<Box<dyn IoTrace>, StepError>;
+
+    /// Release everything the replicate made (processes, mounts, devices, its
+    /// directory); safe to call more than once. What fails to be released stays
+    /// recorded for `fslab cleanup`.
+    fn release(&mut self) -> Result<(), RunError>;
+}
+
+#[cfg(test)]
+mod mock_run;
