@@ -274,3 +274,82 @@ fn a_resume_keeps_finished_replicates_and_follows_the_recorded_order() {
         );
     }
 }
+
+/// A replicate that fails ends its point: the point's later replicates are skipped and
+/// say which replicate failed; the other points' replicates still run.
+#[test]
+fn a_failed_replicate_skips_the_later_replicates_of_its_point_only() {
+    let s = Scratch::new("ordx");
+    let marker = s.root.join("b-ran-once");
+    let exp = s.root.join("fails.yaml");
+    let yaml = r#"
+id: fails-second
+title: Point b fails in its second replicate
+devices:
+  data: { size: 8MiB }
+matrix:
+  case: [a, b]
+setup:
+  - run: mkfs.ext2 -F -q {{dev.data}}
+  - mount: data
+workload:
+  run: ["sh", "-c", "if [ {{case}} = b ]; then if [ -e MARKER ]; then exit 3; fi; touch MARKER; fi"]
+  repeat: 1
+  replicates: 3
+teardown:
+  - umount: "{{mnt}}"
+"#
+    .replace("MARKER", marker.to_str().unwrap());
+    std::fs::write(&exp, yaml).unwrap();
+    let o = s.run(&["run", exp.to_str().unwrap(), "--quiet", "--seed", "3"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let bundle = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+    let m = Bundle::open(&bundle).unwrap().manifest().clone();
+    assert_eq!(m.status, "partial");
+    assert_eq!(m.points[0].status, "ok", "{:?}", m.points[0]);
+    assert_eq!(m.points[0].iterations, 3);
+    assert_eq!(m.points[1].status, "failed", "{:?}", m.points[1]);
+    assert!(
+        m.points[1]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("replicate 2: ")),
+        "{:?}",
+        m.points[1]
+    );
+    let order = m.run_order.unwrap();
+    let of = |p: usize| -> Vec<(u32, PointStatus, Option<String>)> {
+        order
+            .pairs
+            .iter()
+            .filter(|e| e.point_index == p)
+            .map(|e| (e.replicate, e.status, e.reason.clone()))
+            .collect()
+    };
+    assert!(
+        of(0).iter().all(|(_, st, _)| *st == PointStatus::Ok),
+        "{:?}",
+        of(0)
+    );
+    let b = of(1);
+    assert_eq!(b[0].1, PointStatus::Ok, "{b:?}");
+    assert_eq!(b[1].1, PointStatus::Failed, "{b:?}");
+    assert_eq!(b[2].1, PointStatus::Skipped, "{b:?}");
+    assert!(
+        b[2].2.as_deref().is_some_and(|r| r.contains("replicate 2")),
+        "{b:?}"
+    );
+    // The skipped replicate has no rows; the failed one has its failed row.
+    let rows = rows(&bundle);
+    let count = |p: usize, r: u32| rows.iter().filter(|x| (x.0, x.1) == (p, r)).count();
+    assert_eq!(
+        (count(1, 1), count(1, 2), count(1, 3)),
+        (1, 1, 0),
+        "{rows:?}"
+    );
+    assert_eq!(
+        (count(0, 1), count(0, 2), count(0, 3)),
+        (1, 1, 1),
+        "{rows:?}"
+    );
+}
