@@ -128,6 +128,12 @@ fn replicates_run_in_randomised_blocks_recorded_with_their_seed() {
         let reps: Vec<u32> = p.repeat_stops.iter().map(|s| s.replicate).collect();
         assert_eq!(reps, [1, 2, 3], "{p:?}");
     }
+    let o = s.run(&["show", bundle.to_str().unwrap()]);
+    assert!(
+        text(&o).contains("run order random, seed 7: 9 (point, replicate) pairs"),
+        "{}",
+        text(&o)
+    );
     // Without --seed: a fresh seed, recorded.
     let other = run(&s, &[]);
     let m2 = assert_rows_follow_the_order(&other);
@@ -351,5 +357,53 @@ teardown:
         (count(0, 1), count(0, 2), count(0, 3)),
         (1, 1, 1),
         "{rows:?}"
+    );
+
+    // With --fail-fast the run stops after the failed replicate (b fails at once now:
+    // the marker is there): the pairs after it stay pending, for a resume. A seed that
+    // runs a first, so that a is part-way when the run stops.
+    let seed = (0..)
+        .find(|&s| fslab::run::order::pairs(&[(0, 3), (1, 3)], RunOrder::Random, s)[0].0 == 0)
+        .unwrap()
+        .to_string();
+    let o = s.run(&[
+        "run",
+        exp.to_str().unwrap(),
+        "--quiet",
+        "--seed",
+        &seed,
+        "--fail-fast",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let bundle = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+    let m = Bundle::open(&bundle).unwrap().manifest().clone();
+    assert_eq!(m.status, "partial");
+    let pairs = m.run_order.unwrap().pairs;
+    let failed = pairs
+        .iter()
+        .position(|e| e.status == PointStatus::Failed)
+        .unwrap();
+    assert_eq!(pairs[failed].point_index, 1, "{pairs:?}");
+    assert!(pairs[..failed].iter().all(|e| e.status == PointStatus::Ok));
+    // b's later replicates are skipped; a's wait.
+    for e in &pairs[failed + 1..] {
+        let want = if e.point_index == 1 {
+            PointStatus::Skipped
+        } else {
+            PointStatus::Pending
+        };
+        assert_eq!(e.status, want, "{pairs:?}");
+    }
+    let rows = self::rows(&bundle);
+    assert_eq!(pairs_of_rows(&rows).len(), failed + 1, "{rows:?}");
+    assert_eq!(failed, 1, "{pairs:?}");
+    assert_eq!(m.points[0].status, "pending", "{:?}", m.points[0]);
+    assert!(
+        m.points[0]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("--fail-fast")),
+        "{:?}",
+        m.points[0]
     );
 }
