@@ -3,8 +3,9 @@
 //!
 //! One noun per file: [`RunOptions`] and [`Event`]s (`options`), why a run stops
 //! (`error`), `--device` approval (`approve`), finishing an interrupted bundle
-//! (`resume`), the step context that renders and runs one step (`context`), and the
-//! points with their replicates (`point`). This file holds [`run`] and re-exports.
+//! (`resume`), the step context that renders and runs one step (`context`), the order
+//! of the (point, replicate) pairs (`order`), and running those pairs (`point`). This
+//! file holds [`run`] and re-exports.
 
 mod approve;
 mod blocksize;
