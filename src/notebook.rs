@@ -168,14 +168,26 @@ pub fn progress_lines() -> EventSink {
         Event::Started {
             bundle,
             points,
+            replicates,
             iterations,
+            order,
+            seed,
         } => {
             println!(
-                "fslab: {points} points, {iterations} timed iterations → {}",
+                "fslab: {points} points, {replicates} replicates, {iterations} timed iterations, {order} order{} → {}",
+                seed.map(|s| format!(" (seed {s})")).unwrap_or_default(),
                 bundle.display()
             )
         }
-        Event::PointStarted { id, .. } => println!("fslab: point {id}"),
+        Event::PointStarted { .. } => {}
+        Event::ReplicateStarted {
+            id,
+            replicate,
+            replicates,
+            position,
+            of,
+            ..
+        } => println!("fslab: [{position}/{of}] point {id}, replicate {replicate}/{replicates}"),
         Event::Iteration {
             iteration,
             repeat,

@@ -130,16 +130,18 @@ fn assert_resumed(
         "{:?}",
         m.points
     );
-    // The first point was complete before the kill: its rows are the same rows, not a
-    // second measurement.
-    let first = &m.points[0].id;
+    // The first point of the run order was complete before the kill: its rows are the
+    // same rows, not a second measurement.
+    let order = m.run_order.clone().expect("the run order is recorded");
+    let first = &order.pairs[0].point_id;
     let kept: Vec<_> = before.iter().filter(|((p, _), _)| p == first).collect();
     assert_eq!(kept.len(), 3, "{before:?}");
     for (k, started) in kept {
         assert_eq!(&after[k], started, "{k:?} was measured again");
     }
     // The partial point's earlier logs are kept aside, not mixed with the new ones.
-    let second = fslab::store::point_dir_name(1, &m.points[1].id);
+    let second = &order.pairs[1];
+    let second = fslab::store::point_dir_name(second.point_index, &second.point_id);
     assert!(
         bundle.join(format!("logs/{second}.interrupted-1")).is_dir(),
         "old logs of the partial point not set aside"

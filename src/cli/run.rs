@@ -1,5 +1,5 @@
 use fslab::run::{Event, RunError, RunOptions};
-use fslab::store::PointStatus;
+use fslab::store::{PointStatus, RunOrder};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +38,17 @@ pub struct Args {
     /// runs in shard i mod N + 1); merge the shards' bundles with `fslab merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<fslab::shard::Shard>,
+    /// The order of the (point, replicate) pairs. `random` (the default): randomised
+    /// blocks, block r being the r-th replicate of every point in a random permutation,
+    /// the blocks in order, so that drift of the host is not confounded with the
+    /// points. `fixed`: point by point, each point's replicates back to back (for
+    /// debugging). The manifest records the order (`run_order`); a resume keeps it.
+    #[arg(long, value_name = "random|fixed", conflicts_with = "resume")]
+    pub order: Option<RunOrder>,
+    /// The seed of the random order (default: a fresh one). The manifest records it,
+    /// so `--seed N` runs a bundle's order again.
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub seed: Option<u64>,
     /// After the run, execute this notebook on the bundle (repeatable) and store the
     /// executed copy and its HTML in it: notebook/NAME.ipynb and notebook/NAME.html.
     #[arg(long = "notebook", value_name = "NB.ipynb")]
@@ -74,6 +85,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     }
     opts.fail_fast = args.fail_fast;
     opts.shard = args.shard;
+    if args.order == Some(RunOrder::Fixed) && args.seed.is_some() {
+        anyhow::bail!("--seed draws a random order; --order fixed has none: drop one of them");
+    }
+    opts.order = args.order.unwrap_or_default();
+    opts.seed = args.seed;
     opts.device_map = args
         .device
         .iter()
@@ -108,15 +124,35 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             bundle,
             iterations,
             points,
+            replicates,
+            order,
+            seed,
         } => {
             b.set_length(*iterations);
-            b.println(format!("fslab: {points} points → {}", bundle.display()));
+            let seed = seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
+            b.println(format!(
+                "fslab: {points} points, {replicates} replicates in {order} order{seed} → {}",
+                bundle.display()
+            ));
         }
-        Event::PointStarted { id, .. } => {
+        Event::PointStarted { .. } => {}
+        Event::ReplicateStarted {
+            id,
+            replicate,
+            replicates,
+            position,
+            of,
+            ..
+        } => {
+            let what = if *replicates > 1 {
+                format!("[{position}/{of}] {id} replicate {replicate}/{replicates}")
+            } else {
+                format!("[{position}/{of}] {id}")
+            };
             if let Ok(mut c) = cur.lock() {
-                *c = id.clone();
+                *c = what.clone();
             }
-            b.set_message(id.clone());
+            b.set_message(what);
         }
         Event::Step { label, .. } => {
             let c = cur.lock().map(|c| c.clone()).unwrap_or_default();

@@ -44,6 +44,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         m.started_at,
         m.finished_at.as_deref().unwrap_or("-")
     );
+    if let Some(o) = &m.run_order {
+        println!(
+            "run order {}{}: {} (point, replicate) pairs (manifest.json run_order)",
+            o.order,
+            o.seed.map(|s| format!(", seed {s}")).unwrap_or_default(),
+            o.pairs.len()
+        );
+    }
     let e = &m.environment;
     println!(
         "kernel {}  {}  {} × {}  {} MiB",

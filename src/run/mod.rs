@@ -3,8 +3,9 @@
 //!
 //! One noun per file: [`RunOptions`] and [`Event`]s (`options`), why a run stops
 //! (`error`), `--device` approval (`approve`), finishing an interrupted bundle
-//! (`resume`), the step context that renders and runs one step (`context`), and the
-//! points with their replicates (`point`). This file holds [`run`] and re-exports.
+//! (`resume`), the step context that renders and runs one step (`context`), the order
+//! of the (point, replicate) pairs (`order`), and running those pairs (`point`). This
+//! file holds [`run`] and re-exports.
 
 mod approve;
 mod blocksize;
@@ -16,6 +17,7 @@ pub mod exec;
 pub mod executables;
 pub mod notebook;
 mod options;
+pub mod order;
 mod point;
 mod resolved;
 mod resume;
@@ -25,6 +27,7 @@ pub mod target;
 mod trace;
 pub use step_error::StepError;
 
+pub use crate::store::RunOrder;
 pub use approve::approve_mappings;
 pub use error::RunError;
 pub use options::{Event, EventSink, RunOptions};
@@ -46,12 +49,13 @@ use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
 use crate::store::merge::ShardInfo;
 use crate::store::RepeatStop;
 use crate::store::{
-    Bundle, BundleStatus, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, PointRecord,
-    PointStatus, RunRow, RunStatus, StoreError, ToolRecord,
+    Bundle, BundleStatus, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, OrderEntry,
+    PointRecord, PointStatus, RunOrderRecord, RunRow, RunStatus, StoreError, ToolRecord,
 };
 use exec::ExecOutcome;
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -180,10 +184,50 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         shard: None,
         merged: None,
         executables: target.executables(plan),
+        run_order: None,
     };
-    let manifest = mark_shard(manifest, opts.shard);
+    let mut manifest = mark_shard(manifest, opts.shard);
+    manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
     run_points(plan, opts, &work, &mut writer, &mapped)
+}
+
+/// The run order of a new bundle: the pairs of the points it runs (not the other
+/// shards' nor those the preflight found unsupported), all pending. A random order
+/// without a seed gets a fresh one.
+fn draw_order(plan: &Plan, m: &Manifest, how: RunOrder, seed: Option<u64>) -> RunOrderRecord {
+    let runs: Vec<(usize, u32)> = plan
+        .points
+        .iter()
+        .filter(|p| {
+            m.points
+                .get(p.index)
+                .is_some_and(|r| r.status == PointStatus::Pending)
+        })
+        .map(|p| (p.index, p.replicates.max(1)))
+        .collect();
+    let seed = match how {
+        RunOrder::Random => Some(seed.unwrap_or_else(order::fresh_seed)),
+        RunOrder::Fixed => None,
+    };
+    RunOrderRecord {
+        order: how,
+        seed,
+        pairs: order::pairs(&runs, how, seed.unwrap_or(0))
+            .into_iter()
+            .map(|(index, replicate)| OrderEntry {
+                point_index: index,
+                point_id: plan
+                    .points
+                    .get(index)
+                    .map(|p| p.id.clone())
+                    .unwrap_or_default(),
+                replicate,
+                status: PointStatus::Pending,
+                ..OrderEntry::default()
+            })
+            .collect(),
+    }
 }
 
 /// Record the shard in the manifest and mark the other shards' points.

@@ -9,11 +9,28 @@ pub enum Event {
     Started {
         bundle: PathBuf,
         points: usize,
+        /// (point, replicate) pairs to run.
+        replicates: usize,
         iterations: u64,
+        order: RunOrder,
+        /// The seed of a random order.
+        seed: Option<u64>,
     },
+    /// The point's first replicate starts (its others may come later, between other
+    /// points' replicates).
     PointStarted {
         index: usize,
         id: String,
+    },
+    /// One replicate of a point starts: pair `position` (from 1) of the `of` pairs
+    /// this run does.
+    ReplicateStarted {
+        index: usize,
+        id: String,
+        replicate: u32,
+        replicates: u32,
+        position: usize,
+        of: usize,
     },
     Step {
         index: usize,
@@ -62,6 +79,12 @@ pub struct RunOptions {
     /// Where the points run: [`target::LocalTarget`] (this machine) unless a caller
     /// gives another.
     pub target: Arc<dyn target::Target>,
+    /// The order of the (point, replicate) pairs (`--order`): randomised blocks of
+    /// replicates by default, or point by point. A resume keeps the bundle's order.
+    pub order: RunOrder,
+    /// The seed of a random order (`--seed`); None: a fresh one. The manifest records
+    /// the seed either way.
+    pub seed: Option<u64>,
     pub on_event: Option<EventSink>,
 }
 
@@ -73,6 +96,8 @@ impl std::fmt::Debug for RunOptions {
             .field("fail_fast", &self.fail_fast)
             .field("device_map", &self.device_map)
             .field("shard", &self.shard)
+            .field("order", &self.order)
+            .field("seed", &self.seed)
             .finish_non_exhaustive()
     }
 }
@@ -91,6 +116,8 @@ impl Default for RunOptions {
             scratch: None,
             shard: None,
             target: Arc::new(target::LocalTarget),
+            order: RunOrder::default(),
+            seed: None,
             on_event: None,
         }
     }

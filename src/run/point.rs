@@ -1,8 +1,13 @@
-//! Running the points: each point's replicates, each replicate's setup, iterations,
-//! captures and teardown.
+//! Running the points: their (point, replicate) pairs in the run order, each
+//! replicate's setup, iterations, captures and teardown.
 
 use super::*;
 
+/// Run the pending (point, replicate) pairs of the bundle's run order, one after the
+/// other. A point is running from its first replicate to its last; after a replicate
+/// that does not succeed, the point's later replicates are skipped and say so. Each
+/// replicate's rows and tables are on disk, and its entry in the order says how it
+/// ended, before the next one starts.
 pub(super) fn run_points(
     plan: &Plan,
     opts: &RunOptions,
@@ -10,17 +15,6 @@ pub(super) fn run_points(
     writer: &mut BundleWriter,
     mapped: &[MappedDevice],
 ) -> Result<Bundle, RunError> {
-    let todo: Vec<&Point> = plan
-        .points
-        .iter()
-        .filter(|p| {
-            writer
-                .manifest()
-                .points
-                .get(p.index)
-                .is_none_or(|r| !r.status.is_settled())
-        })
-        .collect();
     for r in writer.manifest().points.clone() {
         if r.status == PointStatus::Unsupported {
             opts.emit(Event::PointFinished {
@@ -31,65 +25,175 @@ pub(super) fn run_points(
             });
         }
     }
+    let order = writer.manifest().run_order.clone().unwrap_or_default();
+    let todo: Vec<usize> = order
+        .pairs
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.status == PointStatus::Pending)
+        .filter(|(_, e)| plan.points.get(e.point_index).is_some())
+        .map(|(n, _)| n)
+        .collect();
+    // Pairs left to run, per point: the point is finished when they are.
+    let mut remaining: BTreeMap<usize, usize> = BTreeMap::new();
+    for &n in &todo {
+        *remaining.entry(order.pairs[n].point_index).or_default() += 1;
+    }
     opts.emit(Event::Started {
         bundle: writer.dir().to_path_buf(),
-        points: todo.len(),
-        iterations: todo.iter().map(|p| u64::from(p.repeat)).sum(),
+        points: remaining.len(),
+        replicates: todo.len(),
+        iterations: todo
+            .iter()
+            .filter_map(|&n| plan.points.get(order.pairs[n].point_index))
+            .map(|p| u64::from(p.repeat))
+            .sum(),
+        order: order.order,
+        seed: order.seed,
     });
+    let mut started: BTreeSet<usize> = BTreeSet::new();
     let mut interrupted = false;
-    for point in todo {
+    let mut stopped = false;
+    for (position, &n) in todo.iter().enumerate() {
         if opts.cancelled() {
             interrupted = true;
             break;
         }
-        opts.emit(Event::PointStarted {
-            index: point.index,
+        let (index, replicate) = (order.pairs[n].point_index, order.pairs[n].replicate);
+        let Some(point) = plan.points.get(index) else {
+            continue;
+        };
+        // Skipped meanwhile: an earlier replicate of its point failed.
+        if entry(writer, n).is_none_or(|e| e.status != PointStatus::Pending) {
+            continue;
+        }
+        if started.insert(index) {
+            opts.emit(Event::PointStarted {
+                index,
+                id: point.id.clone(),
+            });
+            if let Some(p) = writer.manifest_mut().points.get_mut(index) {
+                p.status = PointStatus::Running;
+                p.reason = None;
+            }
+        }
+        opts.emit(Event::ReplicateStarted {
+            index,
             id: point.id.clone(),
+            replicate,
+            replicates: point.replicates.max(1),
+            position: position + 1,
+            of: todo.len(),
         });
-        set_point(writer, point.index, PointStatus::Running, None, 0)?;
+        if let Some(e) = entry(writer, n) {
+            e.status = PointStatus::Running;
+            e.started_at = Some(now());
+        }
+        writer.save_manifest()?;
         // Short paths: some tools limit them (fs_mark: directory names under 40 bytes).
         // The ownership record and the logs say which run and point a directory was.
-        let short: String = (0..6)
+        let mut short: String = (0..6)
             .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
             .collect();
-        let dir = work.points().join(short);
-        let outcome = run_point(plan, point, opts, work, writer, dir, mapped);
-        // The point's rows and tables as parquet, before its status says it is done.
-        writer.flush()?;
-        let (status, reason, iterations, repeat_stop, repeat_stops) = match outcome {
-            Ok(o) => (
-                o.status,
-                o.reason,
-                o.iterations,
-                o.repeat_stop,
-                o.repeat_stops,
-            ),
-            Err(e) => (
-                PointStatus::Failed,
-                Some(e.to_string()),
-                0,
-                None,
-                Vec::new(),
-            ),
-        };
-        if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
-            p.repeat_stop = repeat_stop;
-            p.repeat_stops = repeat_stops;
+        if point.replicates > 1 {
+            short.push_str(&format!("r{replicate}"));
         }
-        set_point(writer, point.index, status, reason.clone(), iterations)?;
-        opts.emit(Event::PointFinished {
-            index: point.index,
-            id: point.id.clone(),
-            status,
-            reason,
-        });
+        let dir = work.points().join(short);
+        let outcome = run_replicate(plan, point, opts, work, writer, dir, mapped, replicate);
+        // The replicate's rows and tables as parquet, before its status says it is done.
+        writer.flush()?;
+        let (status, reason, iterations, stop) = match outcome {
+            Ok(o) => (o.status, o.reason, o.iterations, o.stop),
+            Err(e) => (PointStatus::Failed, Some(e.to_string()), 0, None),
+        };
+        finish_replicate(
+            writer,
+            n,
+            point,
+            ReplicateOutcome {
+                status,
+                reason: reason.clone(),
+                iterations,
+                stop,
+            },
+        );
+        let left = remaining.entry(index).or_default();
+        *left = left.saturating_sub(1);
+        if status != PointStatus::Ok && status != PointStatus::Interrupted {
+            // The point's later replicates are not run: it failed.
+            let why = format!("replicate {replicate} of the point ended {status}");
+            for e in writer
+                .manifest_mut()
+                .run_order
+                .iter_mut()
+                .flat_map(|o| o.pairs.iter_mut())
+                .filter(|e| e.point_index == index && e.status == PointStatus::Pending)
+            {
+                e.status = PointStatus::Skipped;
+                e.reason = Some(why.clone());
+            }
+            *left = 0;
+        }
+        if *left == 0 || status == PointStatus::Interrupted {
+            let reason = reason.map(|m| {
+                if point.replicates > 1 {
+                    format!("replicate {replicate}: {m}")
+                } else {
+                    m
+                }
+            });
+            let status = if status == PointStatus::Ok {
+                point_status(writer.manifest(), index)
+            } else {
+                status
+            };
+            if let Some(p) = writer.manifest_mut().points.get_mut(index) {
+                p.status = status;
+                p.reason = reason.clone();
+            }
+            opts.emit(Event::PointFinished {
+                index,
+                id: point.id.clone(),
+                status,
+                reason,
+            });
+        }
+        writer.save_manifest()?;
         if status == PointStatus::Interrupted || opts.cancelled() {
             interrupted = true;
             break;
         }
         if opts.fail_fast && status != PointStatus::Ok {
+            stopped = true;
             break;
         }
+    }
+    // Points with replicates still to run: said, and left for a resume.
+    for (&index, &left) in &remaining {
+        if left == 0 || !started.contains(&index) {
+            continue;
+        }
+        let Some(p) = writer.manifest_mut().points.get_mut(index) else {
+            continue;
+        };
+        if p.status != PointStatus::Running {
+            continue;
+        }
+        let why = if interrupted {
+            "interrupted"
+        } else if stopped {
+            "--fail-fast stopped the run"
+        } else {
+            "the run stopped"
+        };
+        p.status = if interrupted {
+            PointStatus::Interrupted
+        } else {
+            PointStatus::Pending
+        };
+        p.reason = Some(format!(
+            "{why} with {left} of its replicates still to run (`fslab run --resume` runs them)"
+        ));
     }
     writer.flush()?;
     let m = writer.manifest_mut();
@@ -114,82 +218,65 @@ pub(super) fn run_points(
     Ok(Bundle::open(writer.dir())?)
 }
 
-pub(super) fn set_point(
-    writer: &mut BundleWriter,
-    index: usize,
-    status: PointStatus,
-    reason: Option<String>,
-    iterations: u32,
-) -> Result<(), StoreError> {
-    if let Some(p) = writer.manifest_mut().points.get_mut(index) {
-        p.status = status;
-        p.reason = reason;
-        p.iterations = iterations;
-    }
-    writer.save_manifest()
+/// Entry `n` of the bundle's run order.
+fn entry(writer: &mut BundleWriter, n: usize) -> Option<&mut OrderEntry> {
+    writer
+        .manifest_mut()
+        .run_order
+        .as_mut()
+        .and_then(|o| o.pairs.get_mut(n))
 }
 
-pub(super) struct PointOutcome {
-    pub(super) status: PointStatus,
-    pub(super) reason: Option<String>,
-    pub(super) iterations: u32,
-    pub(super) repeat_stop: Option<String>,
-    pub(super) repeat_stops: Vec<RepeatStop>,
-}
-
-/// Run a point: each of its replicates afresh (new devices, setup, iterations,
-/// captures, teardown), stopping at the first replicate that does not succeed.
-pub(super) fn run_point(
-    plan: &Plan,
-    point: &Point,
-    opts: &RunOptions,
-    work: &devices::WorkDir,
-    writer: &mut BundleWriter,
-    dir: PathBuf,
-    mapped: &[MappedDevice],
-) -> Result<PointOutcome, RunError> {
-    let replicates = point.replicates.max(1);
-    let mut out = PointOutcome {
-        status: PointStatus::Ok,
-        reason: None,
-        iterations: 0,
-        repeat_stop: None,
-        repeat_stops: Vec::new(),
+/// Record how replicate entry `n` ended: in its entry, and in its point's iterations
+/// and stop reasons (one per replicate, in replicate order).
+fn finish_replicate(writer: &mut BundleWriter, n: usize, point: &Point, o: ReplicateOutcome) {
+    let replicate = entry(writer, n).map_or(1, |e| {
+        e.status = o.status;
+        e.reason = o.reason.clone();
+        e.iterations = o.iterations;
+        e.finished_at = Some(now());
+        e.replicate
+    });
+    let Some(p) = writer.manifest_mut().points.get_mut(point.index) else {
+        return;
     };
-    let mut stop_text = Vec::new();
-    for r in 1..=replicates {
-        let rdir = if replicates == 1 {
-            dir.clone()
-        } else {
-            let mut name = dir.file_name().unwrap_or_default().to_os_string();
-            name.push(format!("r{r}"));
-            dir.with_file_name(name)
-        };
-        let o = run_replicate(plan, point, opts, work, writer, rdir, mapped, r)?;
-        out.iterations += o.iterations;
-        if let Some(why) = o.stop {
-            stop_text.push(if replicates == 1 {
-                why.to_string()
-            } else {
-                format!("replicate {r}: {why}")
-            });
-            out.repeat_stops.push(RepeatStop {
-                replicate: r,
-                warmup: point.repeat_warmup as usize,
-                reason: why,
-            });
-        }
-        if o.status != PointStatus::Ok {
-            out.status = o.status;
-            out.reason = match o.reason {
-                Some(m) if replicates > 1 => Some(format!("replicate {r}: {m}")),
-                other => other,
-            };
-            break;
-        }
+    p.iterations += o.iterations;
+    if let Some(why) = o.stop {
+        p.repeat_stops.retain(|s| s.replicate != replicate);
+        p.repeat_stops.push(RepeatStop {
+            replicate,
+            warmup: point.repeat_warmup as usize,
+            reason: why,
+        });
+        p.repeat_stops.sort_by_key(|s| s.replicate);
     }
-    out.repeat_stop = (!stop_text.is_empty()).then(|| stop_text.join("; "));
-    Ok(out)
+    p.repeat_stop = repeat_stop_text(&p.repeat_stops, point.replicates);
+}
+
+/// The stop reasons as text: one clause per replicate when there are several.
+pub(super) fn repeat_stop_text(stops: &[RepeatStop], replicates: u32) -> Option<String> {
+    let text: Vec<String> = stops
+        .iter()
+        .map(|s| {
+            if replicates > 1 {
+                format!("replicate {}: {}", s.replicate, s.reason)
+            } else {
+                s.reason.to_string()
+            }
+        })
+        .collect();
+    (!text.is_empty()).then(|| text.join("; "))
+}
+
+/// The status of a point all of whose pairs have run: `ok` when every replicate was,
+/// else the first that was not.
+fn point_status(m: &Manifest, index: usize) -> PointStatus {
+    m.run_order
+        .iter()
+        .flat_map(|o| o.of_point(index))
+        .map(|e| e.status)
+        .find(|s| *s != PointStatus::Ok)
+        .unwrap_or(PointStatus::Ok)
 }
 
 /// What one replicate of a point gave.

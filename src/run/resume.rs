@@ -84,11 +84,14 @@ pub(super) fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
 }
 
-/// Finish a bundle whose run was interrupted (or killed): points with all their
-/// iterations are kept as they are; every other point is run again from its setup.
-/// A point's iterations share one filesystem made by its setup, so a point is measured
-/// whole or not at all: its partial rows are dropped (its old logs are kept aside as
-/// `logs/<point>.interrupted-N/`), and each iteration appears exactly once.
+/// Finish a bundle whose run was interrupted (or killed), in its recorded run order:
+/// replicates that ended `ok` are kept as they are, points that are settled (ok,
+/// skipped, unsupported, other shard) too; every other replicate is run again from its
+/// setup, in the order the bundle recorded. A replicate's iterations share one
+/// filesystem made by its setup, so a replicate is measured whole or not at all: its
+/// partial rows are dropped (its old logs are kept aside in
+/// `logs/<point>.interrupted-N/`), and each iteration appears exactly once. A bundle
+/// from before the order was recorded ran point by point, and is finished so.
 pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundle, RunError> {
     let work = prepare(opts)?;
     {
@@ -116,12 +119,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     // After reclaiming: a mapped device that a killed run left mounted is free again.
     let mapped = approve_mappings(plan, opts)?;
     let mut writer = BundleWriter::reopen(bundle_dir)?;
-    writer.retain_complete_points()?;
-    for p in writer.manifest().points.clone() {
-        if p.status == PointStatus::Pending {
-            writer.set_aside_logs(p.index, &p.id)?;
-        }
-    }
+    reset_unfinished(plan, &mut writer)?;
     let preflight = crate::doctor::check(plan, &*opts.target.host(opts.probe, work.path()));
     for p in &mut writer.manifest_mut().points {
         if p.status == PointStatus::Pending {
@@ -131,10 +129,155 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
             }
         }
     }
+    let unsupported: Vec<usize> = writer
+        .manifest()
+        .points
+        .iter()
+        .filter(|p| p.status == PointStatus::Unsupported)
+        .map(|p| p.index)
+        .collect();
+    for e in writer
+        .manifest_mut()
+        .run_order
+        .iter_mut()
+        .flat_map(|o| o.pairs.iter_mut())
+        .filter(|e| e.status == PointStatus::Pending && unsupported.contains(&e.point_index))
+    {
+        e.status = PointStatus::Skipped;
+        e.reason = Some("its point is unsupported here".into());
+    }
     writer.manifest_mut().status = BundleStatus::Running;
     writer.manifest_mut().finished_at = None;
     if !mapped.is_empty() {
         writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
     }
     run_points(plan, opts, &work, &mut writer, &mapped)
+}
+
+/// Make what remains of the bundle's run order pending again: the replicates that did
+/// not end `ok` of every point that is not settled lose their rows, their logs are set
+/// aside, and their entries are reset; their points are pending, with the iterations
+/// and stop reasons of the replicates kept.
+fn reset_unfinished(plan: &Plan, writer: &mut BundleWriter) -> Result<(), RunError> {
+    if writer.manifest().run_order.is_none() {
+        let legacy = legacy_order(plan, writer.manifest());
+        writer.manifest_mut().run_order = Some(legacy);
+    }
+    let m = writer.manifest().clone();
+    let order = m.run_order.clone().unwrap_or_default();
+    let settled = |index: usize| m.points.get(index).is_some_and(|p| p.status.is_settled());
+    let mut done: BTreeSet<(usize, u32)> = BTreeSet::new();
+    for p in &plan.points {
+        if settled(p.index) {
+            done.extend((1..=p.replicates.max(1)).map(|r| (p.index, r)));
+        }
+    }
+    done.extend(
+        order
+            .pairs
+            .iter()
+            .filter(|e| e.status == PointStatus::Ok)
+            .map(|e| (e.point_index, e.replicate)),
+    );
+    writer.retain_replicates(&done)?;
+    // Reset the rest.
+    let mut redo: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+    if let Some(o) = writer.manifest_mut().run_order.as_mut() {
+        for e in &mut o.pairs {
+            if settled(e.point_index) || done.contains(&(e.point_index, e.replicate)) {
+                continue;
+            }
+            redo.entry(e.point_index).or_default().push(e.replicate);
+            *e = OrderEntry {
+                point_index: e.point_index,
+                point_id: e.point_id.clone(),
+                replicate: e.replicate,
+                status: PointStatus::Pending,
+                ..OrderEntry::default()
+            };
+        }
+    }
+    for point in &plan.points {
+        if settled(point.index) {
+            continue;
+        }
+        let kept: Vec<(u32, u32)> = order
+            .of_point(point.index)
+            .filter(|e| done.contains(&(e.point_index, e.replicate)))
+            .map(|e| (e.replicate, e.iterations))
+            .collect();
+        if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
+            if p.status == PointStatus::OtherShard {
+                continue;
+            }
+            p.status = PointStatus::Pending;
+            p.reason = None;
+            p.iterations = kept.iter().map(|&(_, n)| n).sum();
+            p.repeat_stops
+                .retain(|s| kept.iter().any(|&(r, _)| r == s.replicate));
+            p.repeat_stop = repeat_stop_text(&p.repeat_stops, point.replicates);
+        }
+        let Some(reps) = redo.get(&point.index) else {
+            // Every replicate ended ok: the point is done (its status was not saved).
+            if !kept.is_empty() {
+                if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
+                    p.status = PointStatus::Ok;
+                }
+            }
+            continue;
+        };
+        if point.replicates <= 1 || kept.is_empty() {
+            writer.set_aside_logs(point.index, &point.id)?;
+        } else {
+            // Only the redone replicates' files (their labels start `r02-`), and what a
+            // killed command was writing.
+            let mut prefixes: Vec<String> = reps.iter().map(|r| format!("r{r:02}-")).collect();
+            prefixes.push("running.".into());
+            writer.set_aside_replicate_logs(point.index, &point.id, &prefixes)?;
+        }
+    }
+    writer.save_manifest()?;
+    Ok(())
+}
+
+/// The order of a bundle written before the order was recorded: point by point, as it
+/// ran; the pairs of its settled points as their points ended.
+fn legacy_order(plan: &Plan, m: &Manifest) -> RunOrderRecord {
+    let runs: Vec<(usize, u32)> = plan
+        .points
+        .iter()
+        .filter(|p| {
+            m.points.get(p.index).is_some_and(|r| {
+                !matches!(r.status, PointStatus::Unsupported | PointStatus::OtherShard)
+            })
+        })
+        .map(|p| (p.index, p.replicates.max(1)))
+        .collect();
+    RunOrderRecord {
+        order: RunOrder::Fixed,
+        seed: None,
+        pairs: order::pairs(&runs, RunOrder::Fixed, 0)
+            .into_iter()
+            .map(|(index, replicate)| {
+                let status = m.points.get(index).map_or(PointStatus::Pending, |p| {
+                    if matches!(p.status, PointStatus::Ok | PointStatus::Skipped) {
+                        p.status
+                    } else {
+                        PointStatus::Pending
+                    }
+                });
+                OrderEntry {
+                    point_index: index,
+                    point_id: m
+                        .points
+                        .get(index)
+                        .map(|p| p.id.clone())
+                        .unwrap_or_default(),
+                    replicate,
+                    status,
+                    ..OrderEntry::default()
+                }
+            })
+            .collect(),
+    }
 }

@@ -253,6 +253,8 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
                 acc
             }),
         shard: None,
+        // Each shard ran its own order on its own machine: their bundles keep them.
+        run_order: None,
         merged: Some(MergeInfo {
             shards_total: n,
             plan_points: info.plan_points,

@@ -22,11 +22,12 @@
 use crate::frames;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod merge;
+mod order;
 pub mod parts;
 
 /// The bundle's directory of executed notebooks (`notebook/NAME.ipynb`, `NAME.html`).
@@ -42,6 +43,7 @@ pub struct StoredNotebook {
     pub html: Option<PathBuf>,
 }
 mod status;
+pub use order::{OrderEntry, RunOrder, RunOrderRecord, UnknownOrder};
 pub use status::{BundleStatus, PointStatus, RunStatus, UnknownStatus};
 
 #[derive(Debug, thiserror::Error)]
@@ -257,7 +259,9 @@ pub struct ToolRecord {
 /// columns of parsed tables); version 1 has no such column, and its rows read as
 /// replicate 1 (every reader treats a missing `replicate` column so). Bundles written
 /// before the field existed have the version-1 layout and read as version 1. A bundle
-/// of a higher version (from a newer fslab) is refused rather than misread.
+/// of a higher version (from a newer fslab) is refused rather than misread. A field
+/// added to the manifest with a default (`run_order`) keeps the version: older bundles
+/// read with the default, and older readers ignore the field.
 pub const FORMAT_VERSION: u32 = 2;
 
 fn format_version_1() -> u32 {
@@ -309,6 +313,12 @@ pub struct Manifest {
     /// executable that ran, its version, and its provenance when fslab provisioned it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub executables: BTreeMap<String, ExecutableRecord>,
+    /// The order the (point, replicate) pairs ran in, how it was drawn (the seed), and
+    /// each pair's status and times. Absent in bundles written before the order was
+    /// recorded (they ran point by point) and in merged bundles (each shard's bundle
+    /// keeps its own). An optional field: the format version stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_order: Option<RunOrderRecord>,
 }
 
 /// A device's disk model as the manifest records it.
@@ -884,7 +894,6 @@ impl BundleWriter {
     /// For `--resume`: keep only rows of points that finished (`ok` or `skipped`), so
     /// that points run again do not count their earlier iterations twice.
     pub fn retain_complete_points(&mut self) -> Result<(), StoreError> {
-        self.write_gathered()?;
         let done: Vec<usize> = self
             .manifest
             .points
@@ -892,7 +901,28 @@ impl BundleWriter {
             .filter(|p| matches!(p.status, PointStatus::Ok | PointStatus::Skipped))
             .map(|p| p.index)
             .collect();
-        self.runs.retain(|r| done.contains(&r.point_index));
+        self.retain_rows(&|point, _| done.contains(&point))?;
+        for p in &mut self.manifest.points {
+            if !done.contains(&p.index) && p.status != PointStatus::OtherShard {
+                p.status = PointStatus::Pending;
+                p.reason = None;
+                p.iterations = 0;
+            }
+        }
+        self.save_manifest()
+    }
+
+    /// For `--resume` of a run order: keep only the rows of the (point index,
+    /// replicate) pairs in `done`, in `runs` and every table (a table without a
+    /// `replicate` column, from a format-1 bundle, counts as replicate 1). The manifest
+    /// is the caller's to update.
+    pub fn retain_replicates(&mut self, done: &BTreeSet<(usize, u32)>) -> Result<(), StoreError> {
+        self.retain_rows(&|point, replicate| done.contains(&(point, replicate)))
+    }
+
+    fn retain_rows(&mut self, keep_row: &dyn Fn(usize, u32) -> bool) -> Result<(), StoreError> {
+        self.write_gathered()?;
+        self.runs.retain(|r| keep_row(r.point_index, r.replicate));
         let journal = self.dir.join("runs.jsonl");
         let mut text = Vec::new();
         for r in &self.runs {
@@ -911,42 +941,83 @@ impl BundleWriter {
             }
         }
         let keep = |df: DataFrame| -> Result<DataFrame, StoreError> {
-            match df.column("point_index").and_then(|c| c.i64().cloned()) {
-                Ok(idx) => {
-                    let mask: BooleanChunked = idx
-                        .iter()
-                        .map(|v| Some(v.is_some_and(|i| done.contains(&(i as usize)))))
-                        .collect();
-                    df.filter(&mask).map_err(|source| StoreError::Polars {
-                        path: self.dir.clone(),
-                        source,
-                    })
-                }
-                Err(_) => Ok(df),
-            }
+            let Ok(idx) = df.column("point_index").and_then(|c| c.i64().cloned()) else {
+                return Ok(df);
+            };
+            let reps = df
+                .column("replicate")
+                .ok()
+                .and_then(|c| c.cast(&DataType::Int64).ok())
+                .and_then(|c| c.i64().ok().cloned());
+            let mask: BooleanChunked = idx
+                .iter()
+                .enumerate()
+                .map(|(n, v)| {
+                    let replicate = reps
+                        .as_ref()
+                        .and_then(|r| r.get(n))
+                        .and_then(|r| u32::try_from(r).ok())
+                        .unwrap_or(1);
+                    Some(v.is_some_and(|i| keep_row(i as usize, replicate)))
+                })
+                .collect();
+            df.filter(&mask).map_err(|source| StoreError::Polars {
+                path: self.dir.clone(),
+                source,
+            })
         };
         for name in names {
             let pending = self.tables.get(&name).cloned().unwrap_or_default();
             parts::merge(&self.dir, &name, &pending, Some(&keep))?;
             self.tables.insert(name, Vec::new());
         }
-        for p in &mut self.manifest.points {
-            if !done.contains(&p.index) && p.status != PointStatus::OtherShard {
-                p.status = PointStatus::Pending;
-                p.reason = None;
-                p.iterations = 0;
-            }
-        }
-        self.save_manifest()
+        Ok(())
     }
 
     /// Move a point's logs and captures aside (`<dir>.interrupted-N`) before it runs
     /// again, so that the new run's files are not appended to the old ones.
     pub fn set_aside_logs(&self, point_index: usize, point_id: &str) -> Result<(), StoreError> {
+        self.set_aside(point_index, point_id, None)
+    }
+
+    /// The same for some replicates of a point, whose files start with one of
+    /// `prefixes` (their labels' `r02-`): only their files move, into one
+    /// `<dir>.interrupted-N/`; the other replicates' files stay.
+    pub fn set_aside_replicate_logs(
+        &self,
+        point_index: usize,
+        point_id: &str,
+        prefixes: &[String],
+    ) -> Result<(), StoreError> {
+        self.set_aside(point_index, point_id, Some(prefixes))
+    }
+
+    fn set_aside(
+        &self,
+        point_index: usize,
+        point_id: &str,
+        prefixes: Option<&[String]>,
+    ) -> Result<(), StoreError> {
         let name = point_dir_name(point_index, point_id);
         for sub in ["logs", "captures"] {
             let d = self.dir.join(sub).join(&name);
             if !d.exists() {
+                continue;
+            }
+            let files: Vec<PathBuf> = match prefixes {
+                None => Vec::new(),
+                Some(ps) => std::fs::read_dir(&d)
+                    .map_err(io(&d))?
+                    .flatten()
+                    .filter(|e| {
+                        let f = e.file_name();
+                        let f = f.to_string_lossy();
+                        ps.iter().any(|p| f.starts_with(p.as_str()))
+                    })
+                    .map(|e| e.path())
+                    .collect(),
+            };
+            if prefixes.is_some() && files.is_empty() {
                 continue;
             }
             let mut n = 1;
@@ -957,7 +1028,15 @@ impl BundleWriter {
                 }
                 n += 1;
             };
-            std::fs::rename(&d, &target).map_err(io(&d))?;
+            if prefixes.is_none() {
+                std::fs::rename(&d, &target).map_err(io(&d))?;
+                continue;
+            }
+            std::fs::create_dir_all(&target).map_err(io(&target))?;
+            for f in files {
+                let to = target.join(f.file_name().unwrap_or_default());
+                std::fs::rename(&f, &to).map_err(io(&f))?;
+            }
         }
         Ok(())
     }
@@ -1726,6 +1805,73 @@ mod tests {
         // No point_index column: kept whole.
         assert_eq!(b.table("n").unwrap().height(), 1);
         assert_eq!(b.manifest.points[1].status, PointStatus::Pending);
+    }
+
+    #[test]
+    fn retain_replicates_keeps_the_finished_pairs_rows_and_sets_aside_only_the_others_logs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = new_writer(tmp.path());
+        let row = |point: usize, replicate: u32| RunRow {
+            experiment: "e".into(),
+            point_id: format!("p{point}"),
+            point_index: point,
+            vars: Default::default(),
+            iteration: 1,
+            replicate,
+            wall_s: 1.0,
+            user_s: 0.0,
+            sys_s: 0.0,
+            exit_code: 0,
+            status: RunStatus::Ok,
+            started_at: String::new(),
+        };
+        for (p, r) in [(0, 1), (1, 1), (0, 2), (1, 2)] {
+            w.append_run(row(p, r)).unwrap();
+        }
+        let keyed = |points: &[i64], reps: &[i64]| -> DataFrame {
+            df!("point_index" => points, "replicate" => reps).unwrap()
+        };
+        w.append_table("t", keyed(&[0, 1, 0, 1], &[1, 1, 2, 2]))
+            .unwrap();
+        // Format 1: no replicate column, read as replicate 1.
+        w.append_table("old", part(&[0, 1], &[1, 2])).unwrap();
+        w.flush().unwrap();
+        let logs = w.log_dir(1, "p1").unwrap();
+        for f in [
+            "r01-setup-01-mkfs.stdout",
+            "r02-setup-01-mkfs.stdout",
+            "running.stdout",
+        ] {
+            std::fs::write(logs.join(f), "x").unwrap();
+        }
+        let done: BTreeSet<(usize, u32)> = [(0, 1), (1, 1), (0, 2)].into();
+        w.retain_replicates(&done).unwrap();
+        w.set_aside_replicate_logs(1, "p1", &["r02-".into(), "running.".into()])
+            .unwrap();
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        let b = Bundle::open(&dir).unwrap();
+        assert_eq!(b.table("t").unwrap(), keyed(&[0, 1, 0], &[1, 1, 2]));
+        assert_eq!(b.table("old").unwrap(), part(&[0, 1], &[1, 2]));
+        assert_eq!(b.runs().unwrap().height(), 3);
+        let files = |d: &Path| -> BTreeSet<String> {
+            std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .collect()
+        };
+        assert_eq!(
+            files(&logs),
+            ["r01-setup-01-mkfs.stdout".to_string()].into()
+        );
+        assert_eq!(
+            files(&logs.with_file_name(format!("{}.interrupted-1", point_dir_name(1, "p1")))),
+            [
+                "r02-setup-01-mkfs.stdout".to_string(),
+                "running.stdout".to_string()
+            ]
+            .into()
+        );
     }
 
     #[test]
