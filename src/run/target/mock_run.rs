@@ -110,6 +110,8 @@ fn a_plan_runs_through_the_mock_target_into_a_bundle() {
         results_dir: tmp.path().join("results"),
         work_dir: tmp.path().join("work"),
         target: mock.clone(),
+        // The calls are checked in plan order: point by point.
+        order: crate::store::RunOrder::Fixed,
         ..Default::default()
     };
     let bundle = run(&plan, &opts).unwrap();
@@ -232,6 +234,8 @@ fn an_interrupt_releases_the_session_and_stops_the_run() {
         work_dir: tmp.path().join("work"),
         cancel,
         target: mock.clone(),
+        // The calls are checked in plan order: point by point.
+        order: crate::store::RunOrder::Fixed,
         ..Default::default()
     };
     let bundle = match run(&plan, &opts) {
