@@ -533,6 +533,15 @@ pub struct PublishedFirstVsRest {
     pub iteration: String,
 }
 
+/// How a `flat` check measures flatness.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FlatStatistic {
+    #[default]
+    MaxOverMin,
+    LogSlope,
+}
+
 /// `kind: flat`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -547,6 +556,13 @@ pub struct FlatCheck {
     pub select: Selection,
     /// The column (usually a matrix axis) the metric should not depend on.
     pub across: String,
+    /// How "flat" is measured: `max_over_min` (default), the largest group ÷ the
+    /// smallest, which grows with noise and with the number of groups; or `log_slope`,
+    /// the slope of ln(metric) on ln(across) (a size or a number), per block of
+    /// replicates with a Student-t interval over them: 0 is flat, and 0.0376 is a
+    /// factor 1.2 over a 128× range.
+    #[serde(default)]
+    pub statistic: FlatStatistic,
     #[serde(default)]
     pub expect: Expect,
     #[serde(default)]

@@ -537,15 +537,22 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Meas
     })
 }
 
-pub(super) fn published_flat(p: &PublishedFlat, ev: &Evidence) -> Result<f64, MeasureError> {
+pub(super) fn published_flat(
+    p: &PublishedFlat,
+    statistic: FlatStatistic,
+    ev: &Evidence,
+) -> Result<f64, MeasureError> {
     let df = (ev.published)(&p.dataset)?;
     let rows = select(&df, &p.select, &format!("published dataset {}", p.dataset))?;
     let secs = published_values(&rows, &p.metric)?;
     let mut rows = rows;
     rows.with_column(Column::new("__v".into(), secs))?;
     let groups = flat_groups(&rows, &p.across, "__v", p.stat, "published")?;
-    max_over_min(&groups)
-        .ok_or_else(|| MeasureError::NoNumber("fewer than two published groups".into()))
+    match statistic {
+        FlatStatistic::MaxOverMin => max_over_min(&groups),
+        FlatStatistic::LogSlope => super::slope::published_log_slope(&groups),
+    }
+    .ok_or_else(|| MeasureError::NoNumber("fewer than two published groups".into()))
 }
 
 /// One block run of a file: logical start, physical start, length (all in blocks).

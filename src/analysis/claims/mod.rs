@@ -63,6 +63,7 @@ mod render;
 mod reproduction;
 mod schema;
 mod select;
+mod slope;
 mod units;
 mod verdict;
 

@@ -62,6 +62,9 @@ impl Check {
         match self {
             Check::Ratio(c) => measure_ratio(c, ev),
             Check::FirstVsRest(c) => measure_first_vs_rest(c, ev),
+            Check::Flat(c) if c.statistic == FlatStatistic::LogSlope => {
+                super::slope::measure_log_slope(c, ev)
+            }
             Check::Flat(c) => measure_flat(c, ev),
             Check::Layout(c) => measure_layout(c, ev),
             Check::IoSummary(c) => super::io::measure_io_summary(c, ev),
@@ -76,7 +79,10 @@ impl Check {
                 .published
                 .as_ref()
                 .map(|p| published_first_vs_rest(p, &c.expect, ev)),
-            Check::Flat(c) => c.published.as_ref().map(|p| published_flat(p, ev)),
+            Check::Flat(c) => c
+                .published
+                .as_ref()
+                .map(|p| published_flat(p, c.statistic, ev)),
             Check::Layout(c) => c
                 .published
                 .as_ref()

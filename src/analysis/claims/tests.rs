@@ -916,3 +916,59 @@ fn a_claim_without_a_quote_is_a_variant_outside_the_tallies() {
     assert!(text.contains("1 claims by tier"), "{text}");
     assert!(text.contains("(and 1 variant of fslab's own)"), "{text}");
 }
+
+#[test]
+fn a_log_slope_is_fitted_per_block_of_replicates() {
+    // Three sizes, five replicates: wall = (1 + r / 100) · size^0.1 (size in KiB), so
+    // every block's slope is exactly 0.1, whatever its replicate's level.
+    let mut point_index = Vec::new();
+    let mut replicate = Vec::new();
+    let mut size = Vec::new();
+    let mut wall = Vec::new();
+    for (p, (label, kib)) in [("8k", 8.0f64), ("64k", 64.0), ("1024k", 1024.0)]
+        .into_iter()
+        .enumerate()
+    {
+        for r in 1..=5i64 {
+            for _ in 0..2 {
+                point_index.push(p as i64);
+                replicate.push(r);
+                size.push(label);
+                wall.push((1.0 + r as f64 / 100.0) * kib.powf(0.1));
+            }
+        }
+    }
+    let n = wall.len();
+    let runs = df!(
+        "point_id" => size.iter().map(|s| format!("rtextsize={s}")).collect::<Vec<_>>(),
+        "point_index" => point_index,
+        "replicate" => replicate,
+        "rtextsize" => size,
+        "iteration" => vec![1i64; n],
+        "wall_s" => wall,
+        "status" => vec!["ok"; n],
+    )
+    .unwrap();
+    let mut tables = BTreeMap::new();
+    tables.insert("runs".to_string(), runs);
+    let ev = Evidence {
+        manifest: manifest(&["rtextsize"], Vec::new()),
+        tables,
+        vars: IndexMap::new(),
+        published: Box::new(crate::published::load),
+    };
+    let mut c = claim(
+        "kind: flat\nacross: rtextsize\nstatistic: log_slope\nexpect: { min: -0.05, max: 0.05 }\n",
+    );
+    c.quote = Some("q".into());
+    let v = check_claim(&c, &ev);
+    assert!((v.measured.unwrap() - 0.1).abs() < 1e-9, "{v:?}");
+    assert_eq!(v.replication.unwrap().replicates, (5, 5));
+    // Five identical slopes: a zero-width interval at 0.1, outside ±0.05.
+    assert_eq!(v.tier, Tier::NotReproduced, "{v:?}");
+    assert!(
+        v.recipe.contains("least-squares slope of ln(wall_s)"),
+        "{}",
+        v.recipe
+    );
+}
