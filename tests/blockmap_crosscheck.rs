@@ -21,14 +21,12 @@ use fslab::parse::{self, Kind};
 use std::process::Command;
 
 mod loopfs;
+mod require;
 use loopfs::{run, LoopFs};
 
+/// Without root this test cannot run at all: say so (or fail under FSLAB_REQUIRE_ROOT).
 fn require_root() -> bool {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: blockmap_crosscheck needs root (loop devices, mount)");
-        return false;
-    }
-    true
+    require::root(module_path!())
 }
 
 /// Run a tool and return its stdout (it must succeed).

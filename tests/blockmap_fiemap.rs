@@ -9,23 +9,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod loopfs;
+mod require;
 use loopfs::{run, LoopFs};
 
 fn sh(script: &str) {
     run("bash", &["-euo", "pipefail", "-c", script]);
 }
 
-fn is_root() -> bool {
-    nix::unistd::geteuid().is_root()
-}
-
-/// Without root this test cannot run at all; say so loudly instead of pretending.
+/// Without root this test cannot run at all: say so (or fail under FSLAB_REQUIRE_ROOT).
 fn require_root() -> bool {
-    if !is_root() {
-        eprintln!("SKIPPED: blockmap_fiemap needs root (loop devices, mount)");
-        return false;
-    }
-    true
+    require::root(module_path!())
 }
 
 type Key = (u64, u64, Option<u64>, u64, String);

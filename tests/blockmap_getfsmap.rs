@@ -15,6 +15,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod loopfs;
+mod require;
 use loopfs::{run, LoopFs};
 
 /// Thaws its filesystem when dropped (a failed test must not leave it frozen: its
@@ -51,12 +52,9 @@ fn sh(script: &str) {
     run("bash", &["-euo", "pipefail", "-c", script]);
 }
 
+/// Without root this test cannot run at all: say so (or fail under FSLAB_REQUIRE_ROOT).
 fn require_root() -> bool {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: blockmap_getfsmap needs root (loop devices, mount)");
-        return false;
-    }
-    true
+    require::root(module_path!())
 }
 
 /// Files of every kind the two methods must agree on.

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod loopfs;
+mod require;
 use loopfs::{run, LoopFs};
 
 fn fslab(args: &[&str]) -> String {
@@ -31,8 +32,7 @@ fn read(path: &Path) -> (polars::prelude::DataFrame, usize) {
 
 #[test]
 fn cli_streams_row_groups_equal_to_the_capture() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("SKIPPED: blockmap_stream needs root (loop devices, mount)");
+    if !require::root(module_path!()) {
         return;
     }
     let g = LoopFs::ext4("stream", "64M", &[]);

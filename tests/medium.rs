@@ -299,13 +299,18 @@ fn release_leaves_no_mount_loop_or_directory() {
     assert!(!mnt.exists());
 }
 
-/// The child side of the SIGKILL test: serve, attach, say so, wait to be killed.
-#[test]
-fn sigkill_child() {
-    let Ok(dir) = std::env::var("FSLAB_MEDIUM_CHILD") else {
-        return;
-    };
-    let dir = PathBuf::from(dir);
+/// The name libtest knows this module's test `f` by: `f` in a binary of its own,
+/// `module::f` when the test is a module of a larger binary.
+fn test_name(f: &str) -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{f}"),
+        None => f.to_string(),
+    }
+}
+
+/// The child side of the SIGKILL test (not a test of its own: the test runs itself again
+/// with `FSLAB_MEDIUM_CHILD` set): serve, attach, say so, wait to be killed.
+fn serve_until_killed(dir: PathBuf) {
     let image = dir.join("data.img");
     std::fs::File::create(&image)
         .unwrap()
@@ -327,13 +332,21 @@ fn sigkill_child() {
 
 #[test]
 fn a_killed_servers_mount_and_loop_are_reclaimed() {
+    if let Some(dir) = std::env::var_os("FSLAB_MEDIUM_CHILD") {
+        serve_until_killed(PathBuf::from(dir));
+        return;
+    }
     let dir = PathBuf::from(format!(
         "/var/tmp/fslab-med-kill-{:x}",
         rand::random::<u32>() & 0xffff
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "sigkill_child", "--nocapture"])
+        .args([
+            "--exact",
+            &test_name("a_killed_servers_mount_and_loop_are_reclaimed"),
+            "--nocapture",
+        ])
         .env("FSLAB_MEDIUM_CHILD", &dir)
         .spawn()
         .unwrap();

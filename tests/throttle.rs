@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+mod require;
+use require::Need;
+
 const SIZE: u64 = 256 << 20;
 
 struct Setup {
@@ -44,10 +47,12 @@ impl Setup {
         })
     }
 
-    /// Run the child side (`mode`) inside the cgroup; returns its elapsed seconds.
-    fn child(&self, mode: &str) -> f64 {
+    /// Run the child side (`mode`) inside the cgroup: the test `test` (the caller) again,
+    /// in a process of its own, which [`child_side`] turns into the child. Returns its
+    /// elapsed seconds.
+    fn child(&self, test: &str, mode: &str) -> f64 {
         let out = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "throttle_child", "--nocapture"])
+            .args(["--exact", &test_name(test), "--nocapture"])
             .env(
                 "FSLAB_THROTTLE_CHILD",
                 format!("{}|{}|{mode}", self.cgroup.display(), self.device.display()),
@@ -122,11 +127,21 @@ fn aligned(buf: &mut [u8]) -> &mut [u8] {
     &mut buf[off..off + 4096]
 }
 
-/// The child side: join the cgroup, then do the I/O of `mode`.
-#[test]
-fn throttle_child() {
+/// The name libtest knows this module's test `f` by: `f` in a binary of its own,
+/// `module::f` when the test is a module of a larger binary.
+fn test_name(f: &str) -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{f}"),
+        None => f.to_string(),
+    }
+}
+
+/// In a child started by [`Setup::child`] (`FSLAB_THROTTLE_CHILD` set): join the cgroup,
+/// do the I/O of the mode, print the elapsed time and return true; the test then returns.
+/// Elsewhere false. The child is not a test of its own, so nothing passes without testing.
+fn child_side() -> bool {
     let Ok(spec) = std::env::var("FSLAB_THROTTLE_CHILD") else {
-        return;
+        return false;
     };
     let parts: Vec<&str> = spec.split('|').collect();
     let (cgroup, device, mode) = (Path::new(parts[0]), Path::new(parts[1]), parts[2]);
@@ -171,12 +186,25 @@ fn throttle_child() {
         other => panic!("unknown mode {other}"),
     }
     println!("elapsed={}", t.elapsed().as_secs_f64());
+    true
+}
+
+/// No cgroup hierarchy to throttle through: say so (or fail under FSLAB_REQUIRE_THROTTLE).
+fn no_hierarchy() {
+    require::skip(
+        Need::Throttle,
+        module_path!(),
+        "no cgroup blkio/io hierarchy on this host: nothing to throttle",
+    );
 }
 
 #[test]
 fn read_iops_cap_slows_cold_random_reads() {
+    if child_side() {
+        return;
+    }
     let Some(s) = Setup::new("rd") else {
-        eprintln!("no cgroup blkio/io hierarchy on this host: nothing to throttle");
+        no_hierarchy();
         return;
     };
     let dev = throttle::device_numbers(&s.device).unwrap();
@@ -186,7 +214,7 @@ fn read_iops_cap_slows_cold_random_reads() {
     };
     throttle::apply(&s.cgroup, dev, &t).unwrap();
     fslab::devices::medium::flush_device_cache(&s.device).unwrap();
-    let elapsed = s.child("randread");
+    let elapsed = s.child("read_iops_cap_slows_cold_random_reads", "randread");
     // 200 reads at 100 per second: the first second's budget is spent at once, the rest
     // waits; the cap's own lower bound is (200 − 100 × slice) / 100 ≥ 1.6 s.
     assert!(elapsed >= 1.6, "200 capped reads took {elapsed:.2} s");
@@ -196,10 +224,16 @@ fn read_iops_cap_slows_cold_random_reads() {
     );
 }
 
+/// The writes test, by name (its children run it again).
+const WRITES: &str = "direct_and_synchronous_writes_are_caught_buffered_writeback_escapes";
+
 #[test]
 fn direct_and_synchronous_writes_are_caught_buffered_writeback_escapes() {
+    if child_side() {
+        return;
+    }
     let Some(s) = Setup::new("wr") else {
-        eprintln!("no cgroup blkio/io hierarchy on this host: nothing to throttle");
+        no_hierarchy();
         return;
     };
     let iface = throttle::interface(&s.cgroup).unwrap();
@@ -213,7 +247,7 @@ fn direct_and_synchronous_writes_are_caught_buffered_writeback_escapes() {
         },
     )
     .unwrap();
-    s.child("directwrite");
+    s.child(WRITES, "directwrite");
     let direct = s.serviced("Write");
     assert!(direct >= 50, "O_DIRECT writes are the cgroup's: {direct}");
 
@@ -221,7 +255,7 @@ fn direct_and_synchronous_writes_are_caught_buffered_writeback_escapes() {
     // (and so in its cgroup): hold the device open here, as a mounted filesystem would, so
     // that the child leaves its pages dirty and someone else writes them back.
     let holder = std::fs::File::open(&s.device).unwrap();
-    s.child("bufwrite");
+    s.child(WRITES, "bufwrite");
     nix::unistd::sync();
     drop(holder);
     let after_buffered = s.serviced("Write");
@@ -232,7 +266,7 @@ fn direct_and_synchronous_writes_are_caught_buffered_writeback_escapes() {
         );
     }
 
-    s.child("syncwrite");
+    s.child(WRITES, "syncwrite");
     let after_sync = s.serviced("Write");
     assert!(
         after_sync > after_buffered,
