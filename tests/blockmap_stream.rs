@@ -69,6 +69,27 @@ fn cli_streams_row_groups_equal_to_the_capture() {
 
     fslab(&["blockmap", &m, "--summary", "-o", o]);
     assert_eq!(read(&out).0, cap.filesystem);
+    // The summary for a person: every column, one line each, none cut away.
+    let shown = fslab(&["blockmap", &m, "--summary"]);
+    let names: Vec<&str> = shown
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or_default())
+        .collect();
+    let columns: Vec<&str> = cap
+        .filesystem
+        .get_column_names()
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(names, columns, "{shown}");
+    let files = cap.filesystem.column("files").unwrap().get(0).unwrap();
+    let files_line = format!("files {files}");
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == files_line),
+        "{shown}"
+    );
 
     let json: Vec<Extent> = serde_json::from_str(&fslab(&["blockmap", &m, "--json"])).unwrap();
     let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();

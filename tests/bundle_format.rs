@@ -144,3 +144,33 @@ fn show_lists_the_notebooks_stored_in_a_bundle() {
         "{out}"
     );
 }
+
+#[test]
+fn show_prints_one_line_per_run() {
+    let runs = Bundle::open(old_bundle()).unwrap().runs().unwrap().height();
+    assert!(runs >= 2, "the fixture needs rows to rule between: {runs}");
+    let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .arg("show")
+        .arg(old_bundle())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    // The header, one rule under it, then the rows up to the list of tables.
+    let header = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("point_id"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let tables = lines
+        .iter()
+        .position(|l| l.starts_with("tables:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(lines[header + 1].trim().chars().all(|c| c == '─'), "{out}");
+    assert_eq!(tables - header - 2, runs, "{out}");
+    let rules = lines[header + 2..tables]
+        .iter()
+        .filter(|l| l.contains('─'))
+        .count();
+    assert_eq!(rules, 0, "{out}");
+}

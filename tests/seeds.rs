@@ -362,20 +362,37 @@ fn doctor_finds_old_xfsprogs_and_missing_realtime_xfs() {
         text(&o)
     );
 
-    // The text form, and a plan that is not runnable at all: a missing program.
-    let o = s.run(&[
+    // The text form, and a plan that is not runnable at all: a missing program. Points
+    // with the same problems and notes are one group, whose reasons are printed once.
+    let args = [
         "doctor",
         "xfs-parent-pointers",
         "--set",
         "fsstress=/nonexistent/fsstress",
-    ]);
+    ];
+    let o = s.run(&args);
     let out = String::from_utf8_lossy(&o.stdout);
+    let json = s.run(&[&args[..], &["--json"][..]].concat());
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let points = report["points"].as_array().unwrap();
+    let mut groups: Vec<(&serde_json::Value, &serde_json::Value)> = Vec::new();
+    for p in points {
+        let key = (&p["problems"], &p["notes"]);
+        if !groups.contains(&key) {
+            groups.push(key);
+        }
+    }
+    assert!(groups.len() < points.len(), "{report}");
     assert_eq!(
         out.matches("`/nonexistent/fsstress` is not installed")
             .count(),
-        4,
+        groups.len(),
         "{out}"
     );
+    for p in points {
+        let listed = format!(" {} [{}]", p["index"], p["id"].as_str().unwrap());
+        assert_eq!(out.matches(&listed).count(), 1, "{listed}\n{out}");
+    }
     assert_eq!(o.status.code(), Some(1));
 
     // Realtime XFS, tried for real on loop devices.

@@ -282,16 +282,40 @@ fn emit(
     } else {
         let mut sink = MemSink::default();
         let done = pass(args, rows, items, Some(&mut sink))?;
-        let df = match rows {
-            Rows::Summary => summary::filesystem_frame(&done.filesystem)?,
-            Rows::Extents => sink.finish(blockmap::extents_frame(&[])?)?,
-            Rows::PerFile => sink.finish(summary::per_file_frame(&[])?)?,
-        };
-        writeln!(out, "{df}")?;
+        match rows {
+            Rows::Summary => {
+                write_summary(&mut out, &summary::filesystem_frame(&done.filesystem)?)?
+            }
+            Rows::Extents => writeln!(out, "{}", sink.finish(blockmap::extents_frame(&[])?)?)?,
+            Rows::PerFile => writeln!(out, "{}", sink.finish(summary::per_file_frame(&[])?)?)?,
+        }
         done
     };
     out.flush()?;
     Ok(done.errors)
+}
+
+/// The one-row filesystem summary for a person: one `column  value` line per column, so
+/// that every column is printed whatever the terminal's width (polars' table would cut
+/// it to its default width).
+fn write_summary(out: &mut impl Write, df: &DataFrame) -> anyhow::Result<()> {
+    let width = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0);
+    for c in df.columns() {
+        let value = match c.get(0)? {
+            AnyValue::Null => "-".to_string(),
+            AnyValue::Float64(x) => format!("{x:.4}"),
+            AnyValue::String(s) => s.to_string(),
+            AnyValue::StringOwned(s) => s.to_string(),
+            v => v.to_string(),
+        };
+        writeln!(out, "{:width$}  {value}", c.name().as_str())?;
+    }
+    Ok(())
 }
 
 /// One streaming pass, the chosen rows to `sink`.
