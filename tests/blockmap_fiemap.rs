@@ -322,3 +322,105 @@ fn assert_no_leftovers(base: &Path) {
     let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
     assert!(!mounts.contains(base.to_str().unwrap()), "mounts left");
 }
+
+/// `fslab ARGS…`: its status, stdout and stderr.
+fn fslab(args: &[&str]) -> (bool, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// XFS has no FIEMAP for directories, and without rmapbt (the default of Debian 12's
+/// xfsprogs 6.1) no GETFSMAP either: the files are mapped, the directories are counted
+/// apart and said once, and the map is not an error.
+#[test]
+fn xfs_without_rmapbt_maps_the_files_and_counts_the_directories() {
+    if !require_root() {
+        return;
+    }
+    let g = LoopFs::xfs("normap", "512M", &["-m", "rmapbt=0"]);
+    let m = g.mnt.to_str().unwrap().to_string();
+    sh(&format!(
+        "cd {m} && mkdir -p a/b c && for f in a/1 a/b/2 c/3 4; do \
+         dd if=/dev/urandom of=$f bs=64k count=2 status=none; done && sync -f ."
+    ));
+    let files = ["4", "a/1", "a/b/2", "c/3"].map(|f| format!("{m}/{f}"));
+    // The mount point and a, a/b, c.
+    let directories = 4;
+
+    // The library: no errors; the directories are in the summary's own count.
+    let cap = fslab::blockmap::capture_mounted(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    assert!(cap.errors.is_empty(), "{:?}", cap.errors);
+    let count = |c: &str| {
+        cap.filesystem
+            .column(c)
+            .unwrap()
+            .get(0)
+            .unwrap()
+            .try_extract::<u64>()
+            .unwrap()
+    };
+    assert_eq!(
+        (
+            count("files"),
+            count("directories"),
+            count("directories_unmapped")
+        ),
+        (4, 0, directories)
+    );
+    let mut mapped: Vec<String> = cap
+        .extents
+        .column("path")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|p| p.unwrap().to_string())
+        .collect();
+    mapped.dedup();
+    assert_eq!(mapped, files);
+    let map = walk::map_tree(&g.mnt, &walk::WalkOptions::default()).unwrap();
+    assert!(map.errors.is_empty(), "{:?}", map.errors);
+    let dirs = ["", "/a", "/a/b", "/c"].map(|d| format!("{m}{d}"));
+    assert_eq!(map.unmapped_directories, dirs);
+
+    // The command: exit 0, one line on stderr for all the directories, the files mapped.
+    for args in [vec!["blockmap", &m], vec!["blockmap", &m, "--summary"]] {
+        let (ok, out, err) = fslab(&args);
+        assert!(ok, "{args:?}: {err}");
+        assert!(!err.contains("EOPNOTSUPP"), "{err}");
+        let said: Vec<&str> = err.lines().filter(|l| l.contains("not mapped")).collect();
+        assert_eq!(said.len(), 1, "{err}");
+        assert!(
+            said[0].contains(&format!("{directories} directories not mapped"))
+                && said[0].contains("no FIEMAP for directories"),
+            "{err}"
+        );
+        if args.contains(&"--summary") {
+            let line = out
+                .lines()
+                .find(|l| l.starts_with("directories_unmapped"))
+                .unwrap_or_else(|| panic!("{out}"));
+            assert_eq!(
+                line.split_whitespace().nth(1),
+                Some(directories.to_string().as_str()),
+                "{out}"
+            );
+        }
+    }
+    let (ok, out, err) = fslab(&["blockmap", &m, "--json"]);
+    assert!(ok, "{err}");
+    let rows: Vec<Extent> = serde_json::from_str(&out).unwrap();
+    let mut paths: Vec<&str> = rows.iter().map(|e| &*e.path).collect();
+    paths.dedup();
+    assert_eq!(paths, files);
+    // A root that does not exist is still an error.
+    let (ok, _, err) = fslab(&["blockmap", &format!("{m}/nonexistent")]);
+    assert!(!ok, "{err}");
+}
