@@ -14,9 +14,8 @@ use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::process::Command;
 
-mod loopfs;
-mod require;
-use loopfs::{run, LoopFs};
+use crate::loopfs::{run, LoopFs};
+use crate::require;
 
 /// Thaws its filesystem when dropped (a failed test must not leave it frozen: its
 /// unmount would wait forever).

@@ -1,7 +1,7 @@
 //! `fslab compare` and `fslab report` on real bundles (measured on this machine) and on
 //! bundles of seed 000's published numbers, through the real binary.
 
-mod support;
+use crate::support;
 
 use fslab::polars::prelude::*;
 use fslab::store::{Environment, ExperimentInfo, Manifest};

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-mod require;
+use crate::require;
 use require::Need;
 
 const SIZE: u64 = 256 << 20;

@@ -2,8 +2,7 @@
 //! network: it fetches Debian's user-mode-linux package), and a boot of the installed
 //! kernel with a trivial init through hostfs.
 
-mod common;
-use common::{text, Scratch};
+use crate::common::{text, Scratch};
 use std::path::Path;
 use std::process::{Command, Stdio};
 

@@ -2,8 +2,7 @@
 //! deserialises into the k8s-openapi type of its kind (a batch/v1 Job, a v1 ConfigMap)
 //! and serialises back to the same object (so no field was misspelt and dropped).
 
-mod common;
-use common::text;
+use crate::common::text;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::ConfigMap;
 

@@ -1,6 +1,6 @@
 //! A scratch filesystem on a loop device for the block-map test and benchmark (as root):
 //! owns its directory, the image, the loop device and the mount, and releases all of them
-//! on drop, also when the test panics. Shared by `tests/blockmap_fiemap.rs` and
+//! on drop, also when the test panics. Shared by `tests/it/blockmap_fiemap.rs` and
 //! `benches/blockmap.rs` (`#[path]` module), which make their own filesystems in it. A
 //! process that died without unwinding (killed, or aborted) is cleaned up by the next one.
 #![allow(dead_code)]

@@ -2,8 +2,7 @@
 //! attaches itself stand in for the user's "real disks": fslab did not create them, so
 //! they are exactly what `--device NAME=PATH` maps.
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};

@@ -2,9 +2,8 @@
 //! papermill-style parameters, a cell error that names the cell, and the getting-started
 //! notebook on an existing bundle, stored in the bundle and rendered in Chromium.
 
-mod common;
+use crate::common::{text, Scratch};
 
-use common::{text, Scratch};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

@@ -327,7 +327,7 @@ fn the_check_reports_a_cycle_in_a_fixture_crate() {
 
 #[test]
 fn docs_show_the_graph_the_check_sees() {
-    const BEGIN: &str = "<!-- module graph: begin (tests/architecture.rs) -->\n```text\n";
+    const BEGIN: &str = "<!-- module graph: begin (tests/it/architecture.rs) -->\n```text\n";
     const END: &str = "```\n<!-- module graph: end -->";
     let graph = module_graph(&root().join("src"));
     let want = render(&graph);

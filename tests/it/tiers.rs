@@ -1,7 +1,6 @@
 //! Verdict tiers (issue 10, item 2) on bundles produced by the real runner.
 
-mod common;
-use common::{text, Scratch};
+use crate::common::{text, Scratch};
 
 /// Run tests/experiments/tiers.yaml and return `fslab claims --json` by claim id.
 fn claims(s: &Scratch, extra: &[&str]) -> (Vec<serde_json::Value>, String) {

@@ -2,8 +2,7 @@
 //! loop devices (as root): fio's JSON in fio.parquet, one row per job, direction and
 //! iteration, joined to runs.parquet; the loop device's diskstats in counters.parquet.
 
-mod common;
-use common::{text, Scratch};
+use crate::common::{text, Scratch};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 

@@ -1,7 +1,6 @@
 //! `medium:` and `trace: io` through `fslab run`, on real loop devices (as root).
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use std::time::{Duration, Instant};
 
 fn fuse_mounts(s: &Scratch) -> Vec<String> {

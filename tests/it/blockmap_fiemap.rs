@@ -8,9 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod loopfs;
-mod require;
-use loopfs::{run, LoopFs};
+use crate::loopfs::{run, LoopFs};
+use crate::require;
 
 fn sh(script: &str) {
     run("bash", &["-euo", "pipefail", "-c", script]);

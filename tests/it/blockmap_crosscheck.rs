@@ -20,9 +20,8 @@ use fslab::parse::map::{MapOptions, MapRow};
 use fslab::parse::{self, Kind};
 use std::process::Command;
 
-mod loopfs;
-mod require;
-use loopfs::{run, LoopFs};
+use crate::loopfs::{run, LoopFs};
+use crate::require;
 
 /// Without root this test cannot run at all: say so (or fail under FSLAB_REQUIRE_ROOT).
 fn require_root() -> bool {

@@ -2,13 +2,11 @@
 //! devices (root), merge into the rows and tables of an unsharded run; every refusal of
 //! `merge` names its reason; `--resume` works per shard.
 
-mod common;
-mod shard_rows;
-use common::{text, Scratch};
+use crate::common::{text, Scratch};
+use crate::shard_rows::{keys, table_shape};
 use fslab::store::merge::{MISSING_SHARD, OTHER_SHARD};
 use fslab::store::{BundleWriter, ExperimentInfo, Manifest, PointRecord, PointStatus, RunRow};
 use fslab::Bundle;
-use shard_rows::{keys, table_shape};
 use std::path::{Path, PathBuf};
 
 const SMALL: [&str; 4] = ["--set", "files=300", "--set", "reps=2"];
@@ -197,7 +195,7 @@ fn fake_shard(root: &Path, k: usize, n: usize, tweak: impl FnOnce(&mut Manifest)
         experiment: ExperimentInfo {
             id: "e".into(),
             sha256: "a".repeat(64),
-            yaml: include_str!("../experiments/smallfiles.yaml").into(),
+            yaml: include_str!("../../experiments/smallfiles.yaml").into(),
             ..Default::default()
         },
         profile: Some("quick".into()),

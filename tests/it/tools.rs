@@ -1,8 +1,7 @@
 //! Which executable a requirement is checked against (`--set`, a tool's chosen
 //! alternative, a provisioned tool, PATH), and `fslab tools`, end to end (as root).
 
-mod common;
-use common::{text, Scratch};
+use crate::common::{text, Scratch};
 use fslab::doctor::{Host, SystemHost, Version};
 use fslab::tools::{Input, Provenance, SourceKind};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! (SVG) and as PNG, with the expected series. The files stay in
 //! /var/tmp/fslab-test-stats/charts/out/ for a person to look at.
 
-mod support;
+use crate::support;
 
 use fslab::analysis::{point_stats, StatsOptions};
 use fslab::plot::{Chart, ChartData};

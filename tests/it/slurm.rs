@@ -2,10 +2,8 @@
 //! as a job array of 2 shards and a merge job; the merged bundle holds the rows and
 //! tables of an unsharded run of the same plan; `down` leaves no daemon running.
 
-mod common;
-mod shard_rows;
-use common::{text, Scratch};
-use shard_rows::{keys, table_shape};
+use crate::common::{text, Scratch};
+use crate::shard_rows::{keys, table_shape};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -3,9 +3,8 @@
 //! nothing, reclaim never touches a live run, a full results filesystem loses no row,
 //! and a SIGKILLed run leaves no process behind.
 
-mod common;
+use crate::common::{text, Scratch};
 
-use common::{text, Scratch};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};

@@ -1,8 +1,7 @@
 //! `counters:` on the workload through `fslab run`, on real loop devices (as root):
 //! the kernel's counters move by what the workload did, per iteration.
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use polars::prelude::*;
 
 fn rows(df: &DataFrame, point: &str, iteration: i64, name: &str) -> Vec<(String, i64)> {

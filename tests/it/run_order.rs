@@ -2,8 +2,7 @@
 //! randomised blocks from a recorded seed, recorded in the manifest, followed by the
 //! runs table, kept by a resume; `--order fixed` runs point by point.
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use fslab::store::{Manifest, PointStatus, RunOrder};
 use fslab::Bundle;
 use std::path::{Path, PathBuf};

@@ -7,9 +7,8 @@ use polars::prelude::{ParquetReader, SerReader};
 use std::path::Path;
 use std::process::Command;
 
-mod loopfs;
-mod require;
-use loopfs::{run, LoopFs};
+use crate::loopfs::{run, LoopFs};
+use crate::require;
 
 fn fslab(args: &[&str]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_fslab"))

@@ -162,7 +162,7 @@ pub fn measure_bundle(root: &Path, iterations: u32) -> PathBuf {
         experiment: ExperimentInfo {
             id: "mkfs-time".into(),
             title: "mkfs time per filesystem".into(),
-            file: Some("tests/support/mod.rs".into()),
+            file: Some("tests/it/support.rs".into()),
             sha256: String::new(),
             yaml: String::new(),
         },

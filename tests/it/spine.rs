@@ -1,7 +1,6 @@
 //! The spine end to end, on real loop devices (these tests need root).
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use std::time::{Duration, Instant};
 
 #[test]

@@ -1,8 +1,7 @@
 //! Faults on real loop devices (as root): a run killed mid-matrix and resumed; runs
 //! interrupted with SIGINT or SIGTERM at random moments.
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 use std::collections::BTreeMap;

@@ -3,8 +3,7 @@
 //! version, CONFIG_XFS_RT, an installed fsstress): each test finds out the same way an
 //! operator would (the tool's version, the kernel configuration) and expects accordingly.
 
-mod common;
-use common::{text, Scratch};
+use crate::common::{text, Scratch};
 use fslab::doctor::{ConfigValue, Host, SystemHost, Version};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};

@@ -3,8 +3,7 @@
 //! map makes several), and the tables hold exactly what parsing the kept capture text
 //! whole gives.
 
-mod common;
-use common::{fixture, text, Scratch};
+use crate::common::{fixture, text, Scratch};
 use fslab::parse::{map::MapOptions, parse_with, Kind};
 use polars::prelude::*;
 
