@@ -14,7 +14,7 @@ use fslab::parse::{debugfs, filefrag};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-#[path = "../tests/loopfs/mod.rs"]
+#[path = "../tests/it/loopfs.rs"]
 mod loopfs;
 use loopfs::{run, LoopFs};
 

@@ -7,8 +7,8 @@ set -euo pipefail
 need_apt=()
 # gcc: the C parts of dependencies (zstd, mimalloc) and the linker.
 # chromium: the report test opens `fslab report` output in headless Chromium.
-# fio: the fio example experiment (tests/fio_example.rs).
-# slurm-wlm, munge: tests/slurm.rs runs a one-node Slurm (scripts/slurm-local.sh).
+# fio: the fio example experiment (tests/it/fio_example.rs).
+# slurm-wlm, munge: tests/it/slurm.rs runs a one-node Slurm (scripts/slurm-local.sh).
 # autoconf, automake: `fslab tools install --git` (a checkout has no configure yet).
 for pkg in gcc autoconf automake xfsprogs e2fsprogs btrfs-progs fsmark fio util-linux procps kmod time fonts-dejavu-core chromium slurm-wlm munge; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")

@@ -10,6 +10,10 @@ export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
 export FSLAB_REQUIRE_CHROMIUM=1
 # The notebook tests must really run Jupyter with the evcxr kernel (install-deps installs both).
 export FSLAB_REQUIRE_JUPYTER=1
+# The root-only tests (loop devices, mounts) and the cgroup throttle tests must really run:
+# without root or a blkio/io hierarchy they fail instead of saying SKIPPED (tests/it/require.rs).
+export FSLAB_REQUIRE_ROOT=1
+export FSLAB_REQUIRE_THROTTLE=1
 
 # Test output kept for inspection (bundles, screenshots): keep a day's worth.
 if [ -d /var/tmp/fslab-test-stats ]; then

@@ -1,7 +1,7 @@
 //! fslab: reproducible filesystem experiments.
 //!
 //! Data flows one way (see `docs/architecture.md`, whose module graph
-//! `tests/architecture.rs` checks against the code, with no cycles):
+//! `tests/it/architecture.rs` checks against the code, with no cycles):
 //! `spec` (YAML) → `plan` (points, argv) → `run` (`fslab::run(&plan, &opts)`) with
 //! `devices` → `store` (result bundle on disk) → `parse` / `blockmap` / `frames` →
 //! `analysis` → `plot` → `notebook` (evcxr display) and the `fslab` CLI. `host` (probing

@@ -12,7 +12,7 @@
 //! image root). Paths with `"` or a newline cannot be quoted for debugfs and are reported
 //! as errors. Tree walks `stat` by inode number (`stat <12>`), so any name works there.
 
-use super::walk::PathError;
+use super::walk::{PathError, Unmapped};
 use super::{BlockmapError, Extent, FileEntry};
 use crate::parse::debugfs::{parse_stat_report, InodeStat};
 use crate::parse::Warning;
@@ -280,6 +280,7 @@ fn stat_all(
             _ => map.errors.push(PathError {
                 path: path.clone(),
                 error: "debugfs printed no inode (see stderr)".into(),
+                why: Unmapped::Failed,
             }),
         }
     }
@@ -318,6 +319,7 @@ pub fn map_image_paths(image: &Path, paths: &[String]) -> Result<ImageMap, Block
             None => map.errors.push(PathError {
                 path: p.clone(),
                 error: "cannot pass a path with `\"` or a newline to debugfs".into(),
+                why: Unmapped::Failed,
             }),
         }
     }
@@ -388,6 +390,7 @@ pub fn map_image_tree(image: &Path, roots: &[&str]) -> Result<ImageMap, Blockmap
             None => map.errors.push(PathError {
                 path: root.to_string(),
                 error: "cannot pass a path with `\"` or a newline to debugfs".into(),
+                why: Unmapped::Failed,
             }),
         }
     }

@@ -283,12 +283,21 @@ pub(super) fn map_open_file(
         path: path.to_path_buf(),
         source,
     })?;
-    let raw = fm
-        .extents(file, if sync { FIEMAP_FLAG_SYNC } else { 0 })
-        .map_err(|source| BlockmapError::Fiemap {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let raw = match fm.extents(file, if sync { FIEMAP_FLAG_SYNC } else { 0 }) {
+        Ok(raw) => raw,
+        // XFS maps regular files only.
+        Err(nix::Error::EOPNOTSUPP) if meta.is_dir() => {
+            return Err(BlockmapError::DirectoryWithoutFiemap {
+                path: path.to_path_buf(),
+            })
+        }
+        Err(source) => {
+            return Err(BlockmapError::Fiemap {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
     let name = path.to_string_lossy();
     Ok(FileMap {
         extents: to_extents(&name, Some(meta.ino()), meta.size(), &raw),

@@ -57,6 +57,11 @@ pub enum BlockmapError {
         #[source]
         source: nix::Error,
     },
+    /// A directory on a filesystem that has no FIEMAP for directories (XFS answers
+    /// EOPNOTSUPP): its blocks cannot be mapped this way. A walk counts these apart
+    /// ([`walk::Unmapped::DirectoryWithoutFiemap`]); they are not errors there.
+    #[error("{path}: this filesystem has no FIEMAP for directories")]
+    DirectoryWithoutFiemap { path: PathBuf },
     #[error("{path}: {what}: {source}")]
     Fsmap {
         path: PathBuf,
@@ -97,7 +102,9 @@ pub struct Capture {
     pub per_file: polars::prelude::DataFrame,
     /// One row for the whole tree ([`summary::FsSummary`]).
     pub filesystem: polars::prelude::DataFrame,
-    /// Paths that could not be mapped (they are not in the frames).
+    /// Paths that could not be mapped (they are not in the frames). Directories the
+    /// filesystem cannot map are counted in the `filesystem` frame
+    /// (`directories_unmapped`) instead.
     pub errors: Vec<walk::PathError>,
 }
 

@@ -8,7 +8,7 @@
 //! ([`super::extents_frame`], [`summary::per_file_frame`]).
 
 use super::summary::{self, FileSummary, FsAccumulator, FsSummary};
-use super::walk::PathError;
+use super::walk::{PathError, Unmapped};
 use super::{BlockmapError, Extent, Item};
 use crate::frames::FrameError;
 use polars::prelude::*;
@@ -193,7 +193,9 @@ pub fn per_file_schema() -> Schema {
 #[derive(Debug, Clone, Default)]
 pub struct Streamed {
     pub filesystem: FsSummary,
-    /// Paths that could not be mapped (kept in memory: one per failure).
+    /// Paths that could not be mapped (kept in memory: one per failure). Directories the
+    /// filesystem cannot map are not errors: they are counted in
+    /// [`FsSummary::directories_unmapped`].
     pub errors: Vec<PathError>,
     pub files: u64,
     pub extent_rows: u64,
@@ -237,6 +239,10 @@ impl<'a> Streamer<'a> {
     pub fn add(&mut self, item: Item) -> Result<(), BlockmapError> {
         let m = match item {
             Ok(m) => m,
+            Err(e) if e.why == Unmapped::DirectoryWithoutFiemap => {
+                self.fs.add_unmapped_directory();
+                return Ok(());
+            }
             Err(e) => {
                 self.out.errors.push(e);
                 return Ok(());
@@ -289,5 +295,50 @@ impl<'a> Streamer<'a> {
         self.flush_extents()?;
         self.out.filesystem = self.fs.finish();
         Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blockmap::{FileEntry, MappedFile};
+
+    #[test]
+    fn a_directory_without_fiemap_is_counted_not_an_error() {
+        let file = MappedFile {
+            entry: FileEntry {
+                path: "/m/d/f".into(),
+                is_dir: false,
+                ..Default::default()
+            },
+            extents: Vec::new(),
+        };
+        let unmapped = |path: &str| PathError {
+            path: path.into(),
+            error: "this filesystem has no FIEMAP for directories".into(),
+            why: Unmapped::DirectoryWithoutFiemap,
+        };
+        let failed = PathError {
+            path: "/m/d/gone".into(),
+            error: "No such file or directory".into(),
+            why: Unmapped::Failed,
+        };
+        let mut s = Streamer::new(None, None);
+        for item in [
+            Err(unmapped("/m")),
+            Err(unmapped("/m/d")),
+            Ok(file),
+            Err(failed.clone()),
+        ] {
+            s.add(item).unwrap();
+        }
+        let done = s.finish().unwrap();
+        assert_eq!(done.errors, [failed]);
+        assert_eq!(done.files, 1);
+        let fs = &done.filesystem;
+        assert_eq!(
+            (fs.files, fs.directories, fs.directories_unmapped),
+            (1, 0, 2)
+        );
     }
 }

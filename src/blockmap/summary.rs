@@ -46,6 +46,9 @@ pub struct FileSummary {
 pub struct FsSummary {
     pub files: u64,
     pub directories: u64,
+    /// Directories whose blocks the filesystem does not report (XFS has no FIEMAP for
+    /// directories): not in `directories` nor in any other count.
+    pub directories_unmapped: u64,
     /// Files and directories with at least one data extent.
     pub with_data: u64,
     /// Files and directories in more than one fragment.
@@ -190,6 +193,11 @@ pub struct FsAccumulator {
 }
 
 impl FsAccumulator {
+    /// A directory the filesystem cannot map ([`FsSummary::directories_unmapped`]).
+    pub fn add_unmapped_directory(&mut self) {
+        self.s.directories_unmapped += 1;
+    }
+
     pub fn add(&mut self, f: &FileSummary) {
         let s = &mut self.s;
         if f.is_dir == Some(true) {

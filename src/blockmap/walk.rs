@@ -17,7 +17,9 @@
 //! Order: depth first, siblings by name, which is [`path_order`]; each file's extents in
 //! FIEMAP order. Symlinks, devices, FIFOs and sockets are not mapped. A file that cannot
 //! be opened or mapped (vanished, permission, FIEMAP unsupported) becomes a [`PathError`]
-//! and the walk goes on.
+//! and the walk goes on. A directory on a filesystem without FIEMAP for directories (XFS)
+//! becomes one too, marked [`Unmapped::DirectoryWithoutFiemap`]: a known limit, not an
+//! error.
 
 use super::fiemap::{map_file_at, map_open_file, open_nofollow, Fiemap, FileMap};
 use super::{BlockmapError, Extent, FileEntry, MappedFile};
@@ -63,6 +65,26 @@ impl Default for WalkOptions {
 pub struct PathError {
     pub path: String,
     pub error: String,
+    /// An error, or a known limit of the filesystem.
+    pub why: Unmapped,
+}
+
+/// Why a path is not in a map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Unmapped {
+    /// It could not be opened, read or mapped: an error.
+    Failed,
+    /// A directory on a filesystem that has no FIEMAP for directories (XFS): a known
+    /// limit, not an error. Counted apart (`directories_unmapped` of the filesystem
+    /// summary) and said once; the files in it are mapped.
+    DirectoryWithoutFiemap,
+}
+
+impl PathError {
+    /// Whether this is an error (not a known limit of the filesystem).
+    pub fn is_error(&self) -> bool {
+        self.why == Unmapped::Failed
+    }
 }
 
 /// The block map of a tree, collected in memory (use [`stream`] for large trees).
@@ -72,7 +94,11 @@ pub struct BlockMap {
     pub files: Vec<FileEntry>,
     /// Their extents, in the same order.
     pub extents: Vec<Extent>,
+    /// The paths that could not be mapped: errors.
     pub errors: Vec<PathError>,
+    /// Directories the filesystem cannot map ([`Unmapped::DirectoryWithoutFiemap`]), in
+    /// walk order: not errors.
+    pub unmapped_directories: Vec<String>,
 }
 
 impl BlockMap {
@@ -88,7 +114,10 @@ impl BlockMap {
                 self.files.push(m.entry);
                 self.extents.extend(m.extents);
             }
-            Err(e) => self.errors.push(e),
+            Err(e) => match e.why {
+                Unmapped::DirectoryWithoutFiemap => self.unmapped_directories.push(e.path),
+                Unmapped::Failed => self.errors.push(e),
+            },
         }
     }
 }
@@ -121,6 +150,7 @@ pub(super) fn path_error(path: &Path, error: impl std::fmt::Display) -> PathErro
     PathError {
         path: path.to_string_lossy().into_owned(),
         error: error.to_string(),
+        why: Unmapped::Failed,
     }
 }
 
@@ -128,9 +158,15 @@ pub(super) fn item_error(e: BlockmapError) -> PathError {
     match e {
         BlockmapError::Io { path, source } => path_error(&path, source),
         BlockmapError::Fiemap { path, source } => path_error(&path, format!("FIEMAP: {source}")),
+        BlockmapError::DirectoryWithoutFiemap { path } => PathError {
+            path: path.to_string_lossy().into_owned(),
+            error: "this filesystem has no FIEMAP for directories".into(),
+            why: Unmapped::DirectoryWithoutFiemap,
+        },
         other => PathError {
             path: String::new(),
             error: other.to_string(),
+            why: Unmapped::Failed,
         },
     }
 }

@@ -192,11 +192,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !sizes_from.is_empty() {
         meta.push(("fslab.blockmap.sizes", sizes_from.as_str()));
     }
-    let errors = match emit(&args, rows, &meta, items) {
+    let LeftOut {
+        errors,
+        directories,
+    } = match emit(&args, rows, &meta, items) {
         // `fslab blockmap … | head` is fine.
         Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
         r => r?,
     };
+    if directories > 0 {
+        eprintln!(
+            "fslab blockmap: {directories} director{} not mapped: this filesystem has no FIEMAP \
+             for directories (XFS); the files in them are mapped (the getfsmap method maps \
+             directories too: XFS with rmapbt, as root)",
+            if directories == 1 { "y" } else { "ies" }
+        );
+    }
     for e in &errors {
         eprintln!("fslab: {}: {}", e.path, e.error);
     }
@@ -237,13 +248,31 @@ fn map_image(image: &Path, args: &Args) -> anyhow::Result<Vec<Item>> {
     Ok(items)
 }
 
-/// Stream the rows to the chosen output; the paths that could not be mapped.
+/// What was left out of a map.
+struct LeftOut {
+    /// The paths that could not be mapped: errors.
+    errors: Vec<walk::PathError>,
+    /// Directories the filesystem cannot map (no FIEMAP for directories): not errors.
+    directories: u64,
+}
+
+impl LeftOut {
+    /// What a streamed pass left out.
+    fn of(done: bstream::Streamed) -> LeftOut {
+        LeftOut {
+            directories: done.filesystem.directories_unmapped,
+            errors: done.errors,
+        }
+    }
+}
+
+/// Stream the rows to the chosen output; what was left out.
 fn emit(
     args: &Args,
     rows: Rows,
     meta: &[(&str, &str)],
     items: Box<dyn Iterator<Item = Item>>,
-) -> anyhow::Result<Vec<walk::PathError>> {
+) -> anyhow::Result<LeftOut> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let schema = match rows {
@@ -251,10 +280,10 @@ fn emit(
         _ => bstream::per_file_schema(),
     };
     let done = if args.json {
-        let (done, errors) = json(args, &mut out, rows, items)?;
+        let left_out = json(args, &mut out, rows, items)?;
         writeln!(out)?;
         out.flush()?;
-        return Ok(done.map_or(errors, |d| d.errors));
+        return Ok(left_out);
     } else if args.csv {
         let mut sink = CsvSink::new(&mut out, &schema)?;
         let done = pass(args, rows, items, Some(&mut sink))?;
@@ -282,16 +311,40 @@ fn emit(
     } else {
         let mut sink = MemSink::default();
         let done = pass(args, rows, items, Some(&mut sink))?;
-        let df = match rows {
-            Rows::Summary => summary::filesystem_frame(&done.filesystem)?,
-            Rows::Extents => sink.finish(blockmap::extents_frame(&[])?)?,
-            Rows::PerFile => sink.finish(summary::per_file_frame(&[])?)?,
-        };
-        writeln!(out, "{df}")?;
+        match rows {
+            Rows::Summary => {
+                write_summary(&mut out, &summary::filesystem_frame(&done.filesystem)?)?
+            }
+            Rows::Extents => writeln!(out, "{}", sink.finish(blockmap::extents_frame(&[])?)?)?,
+            Rows::PerFile => writeln!(out, "{}", sink.finish(summary::per_file_frame(&[])?)?)?,
+        }
         done
     };
     out.flush()?;
-    Ok(done.errors)
+    Ok(LeftOut::of(done))
+}
+
+/// The one-row filesystem summary for a person: one `column  value` line per column, so
+/// that every column is printed whatever the terminal's width (polars' table would cut
+/// it to its default width).
+fn write_summary(out: &mut impl Write, df: &DataFrame) -> anyhow::Result<()> {
+    let width = df
+        .get_column_names()
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0);
+    for c in df.columns() {
+        let value = match c.get(0)? {
+            AnyValue::Null => "-".to_string(),
+            AnyValue::Float64(x) => format!("{x:.4}"),
+            AnyValue::String(s) => s.to_string(),
+            AnyValue::StringOwned(s) => s.to_string(),
+            v => v.to_string(),
+        };
+        writeln!(out, "{:width$}  {value}", c.name().as_str())?;
+    }
+    Ok(())
 }
 
 /// One streaming pass, the chosen rows to `sink`.
@@ -319,14 +372,21 @@ fn json(
     out: &mut impl Write,
     rows: Rows,
     items: Box<dyn Iterator<Item = Item>>,
-) -> anyhow::Result<(Option<bstream::Streamed>, Vec<walk::PathError>)> {
+) -> anyhow::Result<LeftOut> {
     use serde::Serializer;
     let mut ser = serde_json::Serializer::pretty(out);
-    let errors = std::cell::RefCell::new(Vec::new());
+    let left_out = std::cell::RefCell::new(LeftOut {
+        errors: Vec::new(),
+        directories: 0,
+    });
     let ok = |item: Item| match item {
         Ok(m) => Some(m),
         Err(e) => {
-            errors.borrow_mut().push(e);
+            let mut l = left_out.borrow_mut();
+            match e.why {
+                walk::Unmapped::DirectoryWithoutFiemap => l.directories += 1,
+                walk::Unmapped::Failed => l.errors.push(e),
+            }
             None
         }
     };
@@ -334,7 +394,7 @@ fn json(
         Rows::Summary => {
             let done = pass(args, rows, items, None)?;
             ser.collect_seq(std::iter::once(&done.filesystem))?;
-            return Ok((Some(done), Vec::new()));
+            return Ok(LeftOut::of(done));
         }
         Rows::PerFile => {
             ser.collect_seq(items.filter_map(ok).map(|m| summary::mapped_summary(&m)))?;
@@ -343,7 +403,7 @@ fn json(
             ser.collect_seq(items.filter_map(ok).flat_map(|m| m.extents))?;
         }
     }
-    Ok((None, errors.into_inner()))
+    Ok(left_out.into_inner())
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

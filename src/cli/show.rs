@@ -145,8 +145,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     .into_iter()
     .filter(|c| runs.column(c).is_ok())
     .collect();
+    // One line per run: a rule under the header only (no frame, no rules between rows).
     let mut grid = comfy_table::Table::new();
-    grid.load_preset(comfy_table::presets::UTF8_HORIZONTAL_ONLY);
+    grid.load_preset(comfy_table::presets::NOTHING)
+        .set_style(comfy_table::TableComponent::HeaderLines, '─');
     grid.set_header(shown.clone());
     for i in 0..runs.height() {
         grid.add_row(

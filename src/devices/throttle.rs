@@ -6,7 +6,7 @@
 //! `io.max` when that directory is in a unified hierarchy with the `io` controller, else
 //! cgroup v1 `blkio.throttle.{read,write}_{iops,bps}_device`.
 //!
-//! **What a v1 throttle catches** (tested in tests/throttle.rs, recorded in docs/media.md):
+//! **What a v1 throttle catches** (tested in tests/it/throttle.rs, recorded in docs/media.md):
 //! only the I/O that the cgroup's own tasks submit: reads, direct (O_DIRECT) writes and
 //! synchronous writeback (fsync in the task). Buffered writes that the kernel's flusher
 //! threads write back later are submitted by the flusher, outside the cgroup, and escape.

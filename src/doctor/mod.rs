@@ -125,17 +125,33 @@ impl fmt::Display for Report {
         for t in &self.tools {
             writeln!(f, "  tool {t}")?;
         }
+        // Points with the same verdict, problems and notes are one group: its points are
+        // listed, then what they share, once (the six realtime points of xfs-rt-truncate
+        // share one long reason). Groups come in the order of their first point.
+        let mut groups: Vec<(&PointCheck, Vec<&PointCheck>)> = Vec::new();
         for p in &self.points {
-            let mark = if p.runnable() {
+            let same = groups
+                .iter()
+                .position(|(g, _)| g.problems == p.problems && g.notes == p.notes);
+            match same {
+                Some(i) => groups[i].1.push(p),
+                None => groups.push((p, vec![p])),
+            }
+        }
+        for (first, members) in groups {
+            let mark = if first.runnable() {
                 "ok         "
             } else {
                 "unsupported"
             };
-            writeln!(f, "  {mark} {} [{}]", p.index, p.id)?;
-            for pr in &p.problems {
+            for (i, p) in members.iter().enumerate() {
+                let mark = if i == 0 { mark } else { "           " };
+                writeln!(f, "  {mark} {} [{}]", p.index, p.id)?;
+            }
+            for pr in &first.problems {
                 writeln!(f, "      ✗ {pr}")?;
             }
-            for n in &p.notes {
+            for n in &first.notes {
                 writeln!(f, "      · {n}")?;
             }
         }

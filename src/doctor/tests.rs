@@ -505,3 +505,48 @@ fn a_requirement_for_a_program_the_point_never_runs_is_not_checked() {
         "{report}"
     );
 }
+
+#[test]
+fn points_that_share_a_reason_print_it_once() {
+    let rt = Problem {
+        kind: ProblemKind::MissingKernelFeature,
+        subject: "xfs_rt".into(),
+        message: "realtime XFS: a probe mount failed".into(),
+        fix: None,
+    };
+    let point = |index: usize, id: &str, problems: Vec<Problem>| PointCheck {
+        index,
+        id: id.into(),
+        problems,
+        notes: vec!["tool mkfs_xfs: mkfs.xfs".into()],
+    };
+    let report = Report {
+        experiment: "x".into(),
+        profile: None,
+        kernel: "6.1".into(),
+        tools: Vec::new(),
+        points: vec![
+            point(0, "rt,8k", vec![rt.clone()]),
+            point(1, "data,8k", Vec::new()),
+            point(2, "rt,16k", vec![rt.clone()]),
+            point(3, "data,16k", Vec::new()),
+        ],
+    };
+    let text = report.to_string();
+    assert_eq!(text.matches("a probe mount failed").count(), 1, "{text}");
+    assert_eq!(text.matches("tool mkfs_xfs").count(), 2, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[1..],
+        [
+            "  unsupported 0 [rt,8k]",
+            "              2 [rt,16k]",
+            "      ✗ missing kernel feature: realtime XFS: a probe mount failed",
+            "      · tool mkfs_xfs: mkfs.xfs",
+            "  ok          1 [data,8k]",
+            "              3 [data,16k]",
+            "      · tool mkfs_xfs: mkfs.xfs",
+        ],
+        "{text}"
+    );
+}

@@ -25,74 +25,64 @@ pub mod time;
 pub mod xfs;
 pub mod xfs_bmap;
 
-/// One tool output format. The string names are what `fslab parse KIND` and an
-/// experiment's `parse:` key accept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Kind {
-    MkfsXfs,
-    XfsInfo,
-    Mke2fs,
-    Dumpe2fs,
-    Time,
-    E2fsck,
-    DebugfsStat,
-    DebugfsEx,
-    Filefrag,
-    XfsBmap,
-    XfsIoFiemap,
-    FsMark,
-    /// `fslab blockmap --json` (FIEMAP or batched debugfs, done by fslab itself).
-    Blockmap,
-    /// `fio --output-format=json` (or `json+`).
-    Fio,
-    /// `fio --output-format=terse --terse-version=3` (`--minimal`).
-    FioTerse,
-    /// `perf stat -x,` (CSV).
-    PerfStat,
+/// Declares [`Kind`] with its [`Kind::ALL`] and [`Kind::name`] from one list, so that a
+/// kind cannot be missing from `ALL` (or lack a name): adding a variant is adding a line
+/// here, and there is no second list to forget.
+macro_rules! kinds {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every kind, in declaration order.
+            pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
+
+            /// The name used on the command line and in experiment files.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+    };
+}
+
+kinds! {
+    /// One tool output format. The string names are what `fslab parse KIND` and an
+    /// experiment's `parse:` key accept.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+    pub enum Kind {
+        MkfsXfs => "mkfs.xfs",
+        XfsInfo => "xfs_info",
+        Mke2fs => "mke2fs",
+        Dumpe2fs => "dumpe2fs",
+        Time => "time",
+        E2fsck => "e2fsck",
+        DebugfsStat => "debugfs-stat",
+        DebugfsEx => "debugfs-ex",
+        Filefrag => "filefrag",
+        XfsBmap => "xfs_bmap",
+        XfsIoFiemap => "xfs_io-fiemap",
+        FsMark => "fs_mark",
+        /// `fslab blockmap --json` (FIEMAP or batched debugfs, done by fslab itself).
+        Blockmap => "blockmap",
+        /// `fio --output-format=json` (or `json+`).
+        Fio => "fio",
+        /// `fio --output-format=terse --terse-version=3` (`--minimal`).
+        FioTerse => "fio-terse",
+        /// `perf stat -x,` (CSV).
+        PerfStat => "perf-stat",
+    }
 }
 
 impl Kind {
-    pub const ALL: [Kind; 16] = [
-        Kind::MkfsXfs,
-        Kind::XfsInfo,
-        Kind::Mke2fs,
-        Kind::Dumpe2fs,
-        Kind::Time,
-        Kind::E2fsck,
-        Kind::DebugfsStat,
-        Kind::DebugfsEx,
-        Kind::Filefrag,
-        Kind::XfsBmap,
-        Kind::XfsIoFiemap,
-        Kind::FsMark,
-        Kind::Blockmap,
-        Kind::Fio,
-        Kind::FioTerse,
-        Kind::PerfStat,
-    ];
-
-    /// The name used on the command line and in experiment files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::MkfsXfs => "mkfs.xfs",
-            Kind::XfsInfo => "xfs_info",
-            Kind::Mke2fs => "mke2fs",
-            Kind::Dumpe2fs => "dumpe2fs",
-            Kind::Time => "time",
-            Kind::E2fsck => "e2fsck",
-            Kind::DebugfsStat => "debugfs-stat",
-            Kind::DebugfsEx => "debugfs-ex",
-            Kind::Filefrag => "filefrag",
-            Kind::XfsBmap => "xfs_bmap",
-            Kind::XfsIoFiemap => "xfs_io-fiemap",
-            Kind::FsMark => "fs_mark",
-            Kind::Blockmap => "blockmap",
-            Kind::Fio => "fio",
-            Kind::FioTerse => "fio-terse",
-            Kind::PerfStat => "perf-stat",
-        }
-    }
-
     /// The bundle table that rows of this kind are stored in (`<table>.parquet`).
     pub fn table(self) -> &'static str {
         match self {
@@ -394,4 +384,20 @@ pub struct GeometryRow {
     pub unit: Option<String>,
     /// The value in bytes, when it is a size whose unit is known.
     pub bytes: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    /// `Kind::ALL` comes from the same list as the enum (`kinds!`), so a kind cannot be
+    /// missing from it; what the macro cannot stop is two kinds sharing a name, so that
+    /// one of them could never be asked for.
+    #[test]
+    fn every_kind_is_found_by_its_own_name() {
+        for k in Kind::ALL {
+            assert_eq!(k.name().parse::<Kind>().ok(), Some(k), "{k:?}");
+        }
+        assert!(Kind::ALL.iter().enumerate().all(|(i, k)| *k as usize == i));
+    }
 }

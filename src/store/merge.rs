@@ -13,7 +13,7 @@ use super::{
 use crate::shard::Shard;
 use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The status of a point that another shard runs.
@@ -431,15 +431,36 @@ pub fn environment_differences(a: &Environment, b: &Environment) -> Vec<String> 
         b.memory_bytes.to_string(),
     );
     let none = || "(not recorded)".to_string();
-    let names: std::collections::BTreeSet<&String> = a.tools.keys().chain(b.tools.keys()).collect();
+    let (a_tools, b_tools) = (versions_by_name(&a.tools), versions_by_name(&b.tools));
+    let names: BTreeSet<&str> = a_tools.keys().chain(b_tools.keys()).copied().collect();
     for t in names {
         field(
             &format!("{t} version"),
-            a.tools.get(t).cloned().unwrap_or_else(none),
-            b.tools.get(t).cloned().unwrap_or_else(none),
+            a_tools.get(t).cloned().unwrap_or_else(none),
+            b_tools.get(t).cloned().unwrap_or_else(none),
         );
     }
     out
+}
+
+/// The recorded tool versions by the program's name: the runs record each program by the
+/// word that started it, a path for fslab itself (`{{fslab}}`) and for tools given with
+/// `--set`, and where a binary lives is not a difference between two runs; its version
+/// is. Programs of one name (a build under /opt beside PATH's) give their versions
+/// together, sorted.
+fn versions_by_name(tools: &BTreeMap<String, String>) -> BTreeMap<&str, String> {
+    let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (program, version) in tools {
+        let name = Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(program);
+        by_name.entry(name).or_default().insert(version);
+    }
+    by_name
+        .into_iter()
+        .map(|(name, versions)| (name, versions.into_iter().collect::<Vec<_>>().join(", ")))
+        .collect()
 }
 
 /// For a merged bundle: one line per pair of shards whose environments differ, naming
@@ -535,6 +556,29 @@ mod tests {
             d.iter()
                 .any(|x| x.contains("xfs_io version `(not recorded)`")),
             "{d:?}"
+        );
+    }
+
+    #[test]
+    fn tools_are_compared_by_name_not_by_the_path_they_ran_from() {
+        let mut a = Environment::default();
+        a.tools
+            .insert("/work/a/target/debug/fslab".into(), "fslab 0.1.0".into());
+        a.tools.insert("mkfs.xfs".into(), "6.1.0".into());
+        let mut b = Environment::default();
+        b.tools
+            .insert("/work/b/target/debug/fslab".into(), "fslab 0.1.0".into());
+        b.tools.insert("mkfs.xfs".into(), "6.1.0".into());
+        assert!(environment_differences(&a, &b).is_empty());
+        b.tools
+            .insert("/work/b/target/debug/fslab".into(), "fslab 0.2.0".into());
+        b.tools.insert("/opt/x/mkfs.xfs".into(), "6.13.0".into());
+        assert_eq!(
+            environment_differences(&a, &b),
+            [
+                "fslab version `fslab 0.1.0` vs `fslab 0.2.0`",
+                "mkfs.xfs version `6.1.0` vs `6.1.0, 6.13.0`"
+            ]
         );
     }
 

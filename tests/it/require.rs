@@ -1,0 +1,52 @@
+//! What a test cannot run without, said the same way everywhere. Missing, the test prints
+//! `SKIPPED: …` and returns, so that `cargo test` as a user stays green; with
+//! `FSLAB_REQUIRE_<NAME>=1` in the environment (scripts/test.sh sets them all) it fails
+//! instead, so the suite cannot pass by skipping.
+#![allow(dead_code)]
+
+/// A precondition of a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Root: loop devices, mounts, cgroups.
+    Root,
+    /// Block throttling: cgroup v2 with the io controller, or cgroup v1 blkio.
+    Throttle,
+}
+
+impl Need {
+    /// The variable that turns a missing precondition into a failure.
+    pub fn variable(self) -> &'static str {
+        match self {
+            Need::Root => "FSLAB_REQUIRE_ROOT",
+            Need::Throttle => "FSLAB_REQUIRE_THROTTLE",
+        }
+    }
+
+    /// Whether the precondition holds here.
+    pub fn met(self) -> bool {
+        match self {
+            Need::Root => nix::unistd::geteuid().is_root(),
+            Need::Throttle => fslab::devices::throttle::host_hierarchy().is_some(),
+        }
+    }
+}
+
+/// `test` cannot run: `why`. Fails when the need's `FSLAB_REQUIRE_…` is set; else says
+/// SKIPPED on stderr (the caller then returns).
+pub fn skip(need: Need, test: &str, why: &str) {
+    let var = need.variable();
+    assert!(
+        std::env::var_os(var).is_none(),
+        "{var} is set but {test} cannot run here: {why}"
+    );
+    eprintln!("SKIPPED: {test}: {why} (set {var}=1 to fail instead)");
+}
+
+/// True when running as root; else [`skip`] (for the caller to return).
+pub fn root(test: &str) -> bool {
+    let met = Need::Root.met();
+    if !met {
+        skip(Need::Root, test, "needs root (loop devices, mount)");
+    }
+    met
+}
