@@ -144,6 +144,9 @@ fn run_mapped(c: &mut Command, device: &str) -> Output {
         "run",
         fixture("mapped.yaml").to_str().unwrap(),
         "--quiet",
+        // Point by point, so that the last point's label is the one left on the device.
+        "--order",
+        "fixed",
         "--device",
         &format!("data={device}"),
     ])
