@@ -165,11 +165,19 @@ pub enum Check {
     Flat(FlatCheck),
     Layout(LayoutCheck),
     IoSummary(IoSummaryCheck),
+    GapShare(GapShareCheck),
 }
 
 impl Check {
     /// The kinds, as written after `kind:`.
-    pub const KINDS: [&'static str; 5] = ["ratio", "first_vs_rest", "flat", "layout", "io_summary"];
+    pub const KINDS: [&'static str; 6] = [
+        "ratio",
+        "first_vs_rest",
+        "flat",
+        "layout",
+        "io_summary",
+        "gap_share",
+    ];
 
     pub fn kind(&self) -> &'static str {
         match self {
@@ -178,6 +186,7 @@ impl Check {
             Check::Flat(_) => "flat",
             Check::Layout(_) => "layout",
             Check::IoSummary(_) => "io_summary",
+            Check::GapShare(_) => "gap_share",
         }
     }
 
@@ -196,6 +205,12 @@ impl Check {
             .into_iter()
             .filter_map(|(k, s)| s.as_ref().map(|s| (k, s)))
             .collect(),
+            Check::GapShare(c) => vec![
+                ("a", &c.a),
+                ("b", &c.b),
+                ("part", &c.part),
+                ("whole", &c.whole),
+            ],
         }
     }
 
@@ -217,6 +232,7 @@ impl Check {
             Check::Flat(c) => &c.expect,
             Check::Layout(c) => &c.expect,
             Check::IoSummary(c) => &c.expect,
+            Check::GapShare(c) => &c.expect,
         }
     }
 }
@@ -449,6 +465,44 @@ fn default_block() -> u64 {
 }
 fn default_x() -> String {
     "x".into()
+}
+
+/// `kind: gap_share`: how much of the gap between two sides one part carries,
+/// `(part on a − part on b) ÷ (whole on a − whole on b)`: e.g. pass 2's share of the
+/// ext3–ext4 e2fsck gap. Within each side, `metric` is summed over the rows of one
+/// iteration that `part` (or `whole`) selects, averaged over the replicate's
+/// iterations, and the side's number is the mean over its replicates.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GapShareCheck {
+    #[serde(default = "default_runs")]
+    pub table: String,
+    #[serde(default = "default_wall")]
+    pub metric: String,
+    /// The side the gap is measured from (e.g. `{ fs: ext3 }`) …
+    pub a: Selection,
+    /// … and the side it is measured to (e.g. `{ fs: ext4 }`).
+    pub b: Selection,
+    /// The rows of the part (e.g. `{ row_kind: pass, pass: "2" }`).
+    pub part: Selection,
+    /// The rows of the whole (default: every row of the side).
+    #[serde(default)]
+    pub whole: Selection,
+    #[serde(default)]
+    pub expect: Expect,
+    #[serde(default)]
+    pub at_scale: IndexMap<String, f64>,
+    #[serde(default = "default_share")]
+    pub unit: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    /// The fewest replicates a side for a decisive tier (default 3).
+    #[serde(default, alias = "min_samples")]
+    pub min_replicates: Option<usize>,
+}
+
+fn default_share() -> String {
+    "share of the gap".into()
 }
 
 /// `kind: ratio`.

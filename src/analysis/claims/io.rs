@@ -54,17 +54,7 @@ pub(super) fn measure_io_summary(
             let (x, interval, replication) = if reps >= 2 {
                 let x = mean(&s.per_replicate)
                     .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
-                let interval = t_interval(&s.per_replicate, 0.95)
-                    .map(|(lo, hi)| Interval {
-                        lo,
-                        hi,
-                        level: 0.95,
-                        method: Method::StudentT,
-                    })
-                    .ok_or(NoInterval::TooFewSamples {
-                        numerator: reps,
-                        denominator: reps,
-                    });
+                let interval = student_t(&s.per_replicate);
                 let r = Replication {
                     unit: SampleUnit::Replicate,
                     replicates: (reps, reps),

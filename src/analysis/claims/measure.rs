@@ -291,17 +291,7 @@ pub(super) fn measure_first_vs_rest(
         .map(|(p, v)| (p.clone(), v.clone()))
         .unwrap_or_default();
     let n = reps.len();
-    let interval = t_interval(&reps, 0.95)
-        .map(|(lo, hi)| Interval {
-            lo,
-            hi,
-            level: 0.95,
-            method: Method::StudentT,
-        })
-        .ok_or(NoInterval::TooFewSamples {
-            numerator: n,
-            denominator: n,
-        });
+    let interval = student_t(&reps);
     let mut details: Vec<String> = by_point
         .iter()
         .map(|(p, v)| {
@@ -455,22 +445,12 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Meas
         ))
     })?;
     let stat = c.stat;
-    let (interval, replication) = if replicated {
-        let samples: Vec<Vec<f64>> = sides.iter().map(|(_, s)| s.per_replicate.clone()).collect();
+    // Replicated: each group's replicate values, summarised by their mean; else each
+    // group's rows, summarised by the check's statistic (the iteration unit).
+    let (samples, summary, replication): (Vec<Vec<f64>>, Stat, Replication) = if replicated {
         (
-            bootstrap_groups(
-                &samples,
-                &|g: &[Vec<f64>]| {
-                    let per: Vec<(String, f64)> = g
-                        .iter()
-                        .filter_map(|xs| mean(xs).map(|s| (String::new(), s)))
-                        .collect();
-                    max_over_min(&per)
-                },
-                0.95,
-                2000,
-                0x5eed,
-            ),
+            sides.iter().map(|(_, s)| s.per_replicate.clone()).collect(),
+            Stat::Mean,
             Replication {
                 unit: SampleUnit::Replicate,
                 replicates: (fewest, fewest),
@@ -481,19 +461,8 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Meas
         let samples: Vec<Vec<f64>> = sides.iter().map(|(_, s)| s.rows.clone()).collect();
         let rows_fewest = samples.iter().map(Vec::len).min().unwrap_or(0);
         (
-            bootstrap_groups(
-                &samples,
-                &|g: &[Vec<f64>]| {
-                    let per: Vec<(String, f64)> = g
-                        .iter()
-                        .filter_map(|xs| stat.apply(xs).map(|s| (String::new(), s)))
-                        .collect();
-                    max_over_min(&per)
-                },
-                0.95,
-                2000,
-                0x5eed,
-            ),
+            samples,
+            stat,
             Replication {
                 unit: SampleUnit::Iteration,
                 replicates: (fewest, fewest),
@@ -501,6 +470,19 @@ pub(super) fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, Meas
             },
         )
     };
+    let interval = bootstrap_groups(
+        &samples,
+        &|g: &[Vec<f64>]| {
+            let per: Vec<(String, f64)> = g
+                .iter()
+                .filter_map(|xs| summary.apply(xs).map(|s| (String::new(), s)))
+                .collect();
+            max_over_min(&per)
+        },
+        0.95,
+        2000,
+        0x5eed,
+    );
     Ok(Measure {
         value,
         interval,

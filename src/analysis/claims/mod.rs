@@ -1,6 +1,6 @@
 //! Claim verdicts: the statements a source makes, checked against a bundle's frames.
 //!
-//! Each claim of an experiment (`claims:` in its YAML) has a `check:` in one of five
+//! Each claim of an experiment (`claims:` in its YAML) has a `check:` in one of six
 //! kinds, checked when the experiment is loaded through [`load`] (the CLI's loader). Every kind computes one *measured* number from the bundle and, with the same
 //! recipe over `data/published/`, the *published* number, and compares the measured one
 //! with `expect: {min, max}`:
@@ -12,6 +12,7 @@
 //! | `flat` | `stat(metric)` per value of the `across` column; the largest ÷ the smallest |
 //! | `layout` | per point: the largest file's *discontiguity*, the share of its consecutive block pairs that are not physically adjacent (0 = one contiguous run, 1 = every block elsewhere); the point furthest from `expect` counts |
 //! | `io_summary` | from the block traces (`trace: io`): `stat(metric)` of `io_summary` (seeks, seeks_per_s, mean_seek_bytes, bytes, mb_per_s, …) over `select`, or over `numerator` ÷ over `denominator`; one sample per traced step and iteration |
+//! | `gap_share` | one part's share of the gap between two sides: (part on `a` − part on `b`) ÷ (whole on `a` − whole on `b`), each summed per iteration, averaged per replicate, then over replicates (e.g. e2fsck pass 2 in the ext3–ext4 gap) |
 //!
 //! Selections (`numerator`, `select`, …) map a column to a value, a list of values (any
 //! of), or a range `{min, max}`; matrix axes can be used on every table (the runs table
@@ -63,6 +64,7 @@ mod render;
 mod reproduction;
 mod schema;
 mod select;
+mod share;
 mod slope;
 mod units;
 mod verdict;
@@ -81,10 +83,9 @@ pub use verdict::*;
 use measure::*;
 use render::*;
 use select::*;
-use units::{mean, side, Side};
+use units::{mean, side, student_t, Side};
 
-use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, Method, NoInterval};
-use super::stats::t_interval;
+use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
 use super::tiers::{
     decide, decide_point, scale_differences, substitutions, Substitution, SubstitutionKind, Tier,
     DEFAULT_MIN_FLAT_REPLICATES, DEFAULT_MIN_REPLICATES,

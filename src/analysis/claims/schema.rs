@@ -34,6 +34,7 @@ impl Check {
                 &c.note,
             ),
             Check::IoSummary(c) => (&c.expect, &c.at_scale, c.unit(), &c.note),
+            Check::GapShare(c) => (&c.expect, &c.at_scale, c.unit.as_str(), &c.note),
         };
         Stated {
             expect,
@@ -68,6 +69,7 @@ impl Check {
             Check::Flat(c) => measure_flat(c, ev),
             Check::Layout(c) => measure_layout(c, ev),
             Check::IoSummary(c) => super::io::measure_io_summary(c, ev),
+            Check::GapShare(c) => super::share::measure_gap_share(c, ev),
         }
     }
 
@@ -89,6 +91,8 @@ impl Check {
                 .map(|p| published_layout(p, &c.expect, ev)),
             // The posts give block traces as pictures, not numbers.
             Check::IoSummary(_) => None,
+            // No post gives per-part times of both sides.
+            Check::GapShare(_) => None,
         }
     }
 }

@@ -10,11 +10,11 @@
 use super::measure::stat_name;
 use super::render::num;
 use super::select::{explain_empty, incomplete_points, sel_label, select, table};
-use super::units::{replicate_keys, Replication, SampleUnit};
+use super::units::{replicate_keys, student_t, Replication, SampleUnit};
 use super::verdict::{Evidence, Measure};
 use super::MeasureError;
 use crate::analysis::interval::{Interval, Method, NoInterval};
-use crate::analysis::stats::{t_interval, t_quantile};
+use crate::analysis::stats::t_quantile;
 use crate::analysis::tiers::DEFAULT_MIN_FLAT_REPLICATES;
 use crate::analysis::{f64_values, str_values};
 use crate::spec::claim::FlatCheck;
@@ -122,17 +122,7 @@ pub(super) fn measure_log_slope(c: &FlatCheck, ev: &Evidence) -> Result<Measure,
     let n = slopes.len();
     let (value, interval, replication) = if n >= 2 {
         let mean = slopes.iter().sum::<f64>() / n as f64;
-        let interval = t_interval(&slopes, 0.95)
-            .map(|(lo, hi)| Interval {
-                lo,
-                hi,
-                level: 0.95,
-                method: Method::StudentT,
-            })
-            .ok_or(NoInterval::TooFewSamples {
-                numerator: n,
-                denominator: n,
-            });
+        let interval = student_t(&slopes);
         let r = Replication {
             unit: SampleUnit::Replicate,
             replicates: (n, n),

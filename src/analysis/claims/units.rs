@@ -10,6 +10,8 @@
 //! the iterations for orientation, and the tier is at best `inconclusive`.
 
 use super::MeasureError;
+use crate::analysis::interval::{Interval, Method, NoInterval};
+use crate::analysis::stats::t_interval;
 use crate::analysis::{f64_values, i64_values};
 use crate::spec::claim::Stat;
 use polars::prelude::DataFrame;
@@ -137,6 +139,23 @@ pub(super) fn side(
         per_replicate: groups.values().filter_map(|g| stat.apply(g)).collect(),
         rows,
     })
+}
+
+/// The 95 % Student-t interval of the mean of per-replicate values (or why there is
+/// none: fewer than two).
+pub(super) fn student_t(values: &[f64]) -> Result<Interval, NoInterval> {
+    let n = values.len();
+    t_interval(values, 0.95)
+        .map(|(lo, hi)| Interval {
+            lo,
+            hi,
+            level: 0.95,
+            method: Method::StudentT,
+        })
+        .ok_or(NoInterval::TooFewSamples {
+            numerator: n,
+            denominator: n,
+        })
 }
 
 /// The mean of some values (None when empty).
