@@ -313,7 +313,10 @@ fn xfs_rt_truncate_quick() {
         if two_kernels.contains(&c["id"].as_str().unwrap()) {
             assert!(reason.starts_with("not measured here: "), "{c}");
         }
-        if rt == ConfigValue::NotSet && c["id"] != "variant-data-hint-flat" {
+        // The others are unsupported here without CONFIG_XFS_RT (the two-kernel claims
+        // select a `path` axis this experiment does not have yet, and say that instead).
+        let two_kernel = two_kernels.contains(&c["id"].as_str().unwrap());
+        if rt == ConfigValue::NotSet && c["id"] != "variant-data-hint-flat" && !two_kernel {
             assert!(reason.contains("unsupported here"), "{c}");
         }
     }
@@ -321,10 +324,12 @@ fn xfs_rt_truncate_quick() {
         .iter()
         .find(|c| c["id"] == "variant-data-hint-flat")
         .unwrap();
+    // A log slope over one replicate's six sizes: a number, unit the iteration.
     assert!(
-        variant["measured"].as_f64().is_some_and(|x| x >= 1.0),
+        variant["measured"].as_f64().is_some_and(f64::is_finite),
         "{variant}"
     );
+    assert_eq!(variant["replication"]["unit"], "iteration", "{variant}");
     assert!(variant["reason"]
         .as_str()
         .unwrap()
