@@ -16,6 +16,9 @@ use crate::spec::claim::{GapShareCheck, Selection, Stat};
 use polars::prelude::DataFrame;
 use std::collections::BTreeMap;
 
+/// (point, replicate) → iteration → the metric summed over that iteration's rows.
+type IterationSums = BTreeMap<(i64, i64), BTreeMap<i64, f64>>;
+
 /// Per (point, replicate): (part, whole), each the metric summed over an iteration's
 /// rows and averaged over the replicate's iterations.
 fn per_replicate(
@@ -24,7 +27,7 @@ fn per_replicate(
     metric: &str,
     what: &str,
 ) -> Result<Vec<(f64, f64)>, MeasureError> {
-    let sums = |df: &DataFrame| -> Result<BTreeMap<(i64, i64), BTreeMap<i64, f64>>, MeasureError> {
+    let sums = |df: &DataFrame| -> Result<IterationSums, MeasureError> {
         let v =
             f64_values(df, "claims", metric).map_err(|e| MeasureError::column(e, what, metric))?;
         let h = df.height();
@@ -38,7 +41,7 @@ fn per_replicate(
             col("replicate", 1),
             col("iteration", 0),
         );
-        let mut out: BTreeMap<(i64, i64), BTreeMap<i64, f64>> = BTreeMap::new();
+        let mut out = IterationSums::new();
         for row in 0..h {
             if let Some(x) = v[row].filter(|x| x.is_finite()) {
                 *out.entry((p[row], r[row]))
