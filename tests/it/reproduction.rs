@@ -136,3 +136,30 @@ fn ext3_claims_say_their_mechanism_is_absent_on_a_kernel_without_ext3() {
     let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
     assert!(md.contains("| not applicable: mechanism absent |"), "{md}");
 }
+
+/// Seed 000's two sides are made with the same mkfs features: xfsprogs 6.13 turns
+/// `exchange` on with parent pointers only, so the experiment asks for it on both.
+#[test]
+fn seed_000_parent_0_and_1_are_made_with_the_same_exchange() {
+    let b = &reruns()[0];
+    let geo = b.table("geometry").unwrap();
+    let col = |n: &str| -> Vec<String> {
+        geo.column(n)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|x| x.unwrap_or_default().to_string())
+            .collect()
+    };
+    let (ids, keys, values) = (col("point_id"), col("key"), col("value"));
+    let exchange = |parent: &str| -> Vec<String> {
+        (0..ids.len())
+            .filter(|&i| keys[i] == "exchange" && ids[i].starts_with(&format!("parent={parent},")))
+            .map(|i| values[i].clone())
+            .collect()
+    };
+    let (p0, p1) = (exchange("0"), exchange("1"));
+    assert!(!p0.is_empty() && !p1.is_empty(), "{geo}");
+    assert!(p0.iter().chain(&p1).all(|v| v == "1"), "{p0:?} {p1:?}");
+}
