@@ -6,7 +6,8 @@
 #
 #   scripts/keep-rerun.sh BUNDLE SEED [LIMIT] [NOTES]
 #
-# Then regenerate REPRODUCTION.md: fslab claims --md data/reruns/000 data/reruns/001 data/reruns/003
+# Then regenerate REPRODUCTION.md: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/001 data/reruns/003 data/reruns/003-b
+# (a second rerun of a profile, e.g. 003-b, right after its first: the two are compared)
 set -euo pipefail
 src=${1:?bundle directory}
 seed=${2:?seed number, e.g. 000}

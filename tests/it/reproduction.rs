@@ -1,8 +1,9 @@
-//! REPRODUCTION.md is what `fslab claims --md` makes of the committed repro bundles
-//! (data/reruns/), and those bundles meet issue 10's acceptance: every claim of the three
-//! seed experiments is listed, none is not applicable for scale, every measured number
-//! has its interval (or says why it has none), a stand-in workload is never plain
-//! `reproduced`.
+//! REPRODUCTION.md is what `fslab claims --md --claims-from experiments` makes of the
+//! committed repro bundles (data/reruns/), and it meets issue 28's acceptance: every claim
+//! of the three seed experiments is listed with its unit, replicates, scale note and
+//! recipe; no decisive tier rests on iterations of one filesystem, fewer than three
+//! replicates or a reduced scale; a stand-in workload is never plain `reproduced`; a
+//! second rerun of a profile is compared claim by claim.
 
 use fslab::analysis::claims::{
     check_claims, reproduction_md, ClaimVerdict, ClaimsSource, Evidence, SampleUnit,
@@ -21,19 +22,40 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Second, independent reruns of a seed's repro profile, each after its first in
+/// REPRODUCTION.md.
+const SECOND: [&str; 1] = ["003-b"];
+
+fn open(name: &str) -> Bundle {
+    let dir = root().join("data/reruns").join(name);
+    Bundle::open(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// The first rerun of each seed, in SEEDS order.
 fn reruns() -> Vec<Bundle> {
-    SEEDS
-        .iter()
-        .map(|(seed, _)| {
-            let dir = root().join("data/reruns").join(seed);
-            Bundle::open(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        })
-        .collect()
+    SEEDS.iter().map(|(seed, _)| open(seed)).collect()
+}
+
+/// Every committed bundle in the order REPRODUCTION.md takes them: each seed, followed
+/// by its second rerun when there is one.
+fn all_reruns() -> Vec<Bundle> {
+    let mut out = Vec::new();
+    for (seed, _) in SEEDS {
+        out.push(open(seed));
+        for second in SECOND.iter().filter(|s| s.starts_with(&format!("{seed}-"))) {
+            out.push(open(second));
+        }
+    }
+    out
 }
 
 #[test]
 fn reproduction_md_is_regenerated_from_the_committed_reruns() {
-    let md = reproduction_md(&reruns(), &ClaimsSource::Dir(root().join("experiments"))).unwrap();
+    let md = reproduction_md(
+        &all_reruns(),
+        &ClaimsSource::Dir(root().join("experiments")),
+    )
+    .unwrap();
     let file = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
     if md != file {
         let first = md
@@ -42,7 +64,7 @@ fn reproduction_md_is_regenerated_from_the_committed_reruns() {
             .position(|(a, b)| a != b)
             .unwrap_or(md.lines().count().min(file.lines().count()));
         panic!(
-            "REPRODUCTION.md differs from what the bundles give, first at line {}:\n  file: {:?}\n  now:  {:?}\nregenerate with: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/001 data/reruns/003 > REPRODUCTION.md",
+            "REPRODUCTION.md differs from what the bundles give, first at line {}:\n  file: {:?}\n  now:  {:?}\nregenerate with: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/001 data/reruns/003 data/reruns/003-b > REPRODUCTION.md",
             first + 1,
             file.lines().nth(first),
             md.lines().nth(first)
@@ -162,4 +184,30 @@ fn seed_000_parent_0_and_1_are_made_with_the_same_exchange() {
     let (p0, p1) = (exchange("0"), exchange("1"));
     assert!(!p0.is_empty() && !p1.is_empty(), "{geo}");
     assert!(p0.iter().chain(&p1).all(|v| v == "1"), "{p0:?} {p1:?}");
+}
+
+/// The second rerun of a profile is compared with the first, claim by claim, and the
+/// agreement is in REPRODUCTION.md.
+#[test]
+fn a_second_rerun_is_compared_claim_by_claim() {
+    let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
+    for second in SECOND {
+        assert!(
+            md.contains(&format!("; its independent rerun: `{second}`")),
+            "{second}"
+        );
+        let first = open(second.split('-').next().unwrap());
+        let b = open(second);
+        assert_eq!(first.manifest().experiment.id, b.manifest().experiment.id);
+        assert_eq!(first.manifest().profile, b.manifest().profile);
+        assert_ne!(
+            first.manifest().run_order.as_ref().map(|o| o.seed),
+            b.manifest().run_order.as_ref().map(|o| o.seed),
+            "two independent reruns draw their own order"
+        );
+    }
+    assert!(
+        md.contains("both reruns: ") || md.contains("the reruns disagree: "),
+        "{md}"
+    );
 }

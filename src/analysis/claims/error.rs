@@ -1,7 +1,10 @@
 //! Why a claim cannot be checked: the loader's errors and the reasons a measure gives.
 
-use super::*;
+use crate::analysis::AnalysisError;
 use crate::published::PublishedError;
+use crate::spec::claim::IoShape;
+use crate::store::StoreError;
+use polars::prelude::PolarsError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClaimsError {

@@ -1,8 +1,19 @@
 //! `kind: io_summary`: claims over the block traces (`io_summary.parquet`, one row per
 //! traced step and iteration), e.g. "a significant reduction in seeks/sec for ext4".
 
-use super::*;
+use super::error::MeasureError;
+use super::measure::{ratio_of_sides, stat_name, values_opt};
+use super::render::num;
+use super::select::{explain_empty, incomplete_points, sel_label, select, table};
+use super::units::{mean, side, student_t, Replication, SampleUnit, Side};
+use super::verdict::{Evidence, Measure};
+use crate::analysis::interval::bootstrap;
 use crate::analysis::io_trace::step_name;
+use crate::analysis::str_values;
+use crate::analysis::tiers::DEFAULT_MIN_REPLICATES;
+use crate::spec::claim::{IoMetric, IoSummaryCheck, Selection};
+use crate::store::{Manifest, RunStatus};
+use polars::prelude::{BooleanChunked, Column, DataFrame};
 
 const TABLE: &str = "io_summary";
 /// The metric's values, added to the table under this name before selecting.
@@ -234,7 +245,12 @@ fn metric_values(df: &DataFrame, m: IoMetric) -> Result<Vec<Option<f64>>, Measur
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::claims::check_claim;
+    use crate::analysis::tiers::Tier;
+    use crate::spec::Claim;
     use crate::store::{DeviceInfo, MediumRecord, PointRecord};
+    use indexmap::IndexMap;
+    use polars::df;
 
     fn point(index: usize, fs: &str) -> PointRecord {
         PointRecord {

@@ -1,7 +1,26 @@
 //! The kinds of check, each measured on the bundle and on the published data, with the
 //! replicate as the unit (`units`).
 
-use super::*;
+use super::error::MeasureError;
+use super::render::num;
+use super::select::{
+    explain_empty, incomplete_points, published_selected, published_values, sel_label, select,
+    selected_rows, table,
+};
+use super::units::{mean, side, student_t, Replication, SampleUnit, Side};
+use super::verdict::{Evidence, Measure};
+use crate::analysis::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
+use crate::analysis::tiers::{DEFAULT_MIN_FLAT_REPLICATES, DEFAULT_MIN_REPLICATES};
+use crate::analysis::{f64_values, str_values};
+use crate::blockmap::summary::file_summary;
+use crate::extent::Extent;
+use crate::spec::claim::{
+    Expect, FirstVsRestCheck, FlatCheck, FlatStatistic, LayoutCheck, PublishedFirstVsRest,
+    PublishedFlat, PublishedLayout, PublishedRatio, RatioCheck, Selection, Stat,
+};
+use indexmap::IndexMap;
+use polars::prelude::{BooleanChunked, Column, DataFrame};
+use std::collections::BTreeMap;
 
 pub(super) fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
     let what = format!("the `{}` table", c.table);

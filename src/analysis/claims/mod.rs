@@ -80,27 +80,5 @@ pub use reproduction::{reproduction_md, ClaimsSource};
 pub use units::{Replication, SampleUnit};
 pub use verdict::*;
 
-use measure::*;
-use render::*;
-use select::*;
-use units::{mean, side, student_t, Side};
-
-use super::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
-use super::tiers::{
-    decide, decide_point, scale_differences, substitutions, Substitution, SubstitutionKind, Tier,
-    DEFAULT_MIN_FLAT_REPLICATES, DEFAULT_MIN_REPLICATES,
-};
-use super::{f64_values, str_values, AnalysisError};
-use crate::blockmap::summary::file_summary;
-use crate::extent::Extent;
-use crate::spec::{Claim, Value as SpecValue};
-use crate::store::{Bundle, Manifest, PointStatus, RunStatus, StoreError};
-use indexmap::IndexMap;
-use polars::prelude::*;
-use schema::Stated;
-use serde::Serialize;
-use std::collections::BTreeMap;
-use std::fmt;
-
 #[cfg(test)]
 mod tests;

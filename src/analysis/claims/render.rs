@@ -1,6 +1,11 @@
 //! Verdicts for people and frames.
 
-use super::*;
+use super::units::Replication;
+use super::verdict::{ClaimVerdict, Inapplicable};
+use crate::analysis::tiers::Tier;
+use indexmap::IndexMap;
+use polars::prelude::{Column, DataFrame, PolarsResult};
+use serde::Serialize;
 
 /// A number for people: 4 significant digits, no trailing zeros after the point.
 pub(super) fn num(v: f64) -> String {

@@ -5,9 +5,16 @@
 //! has a fixed seed, nothing reads the clock), so a test can regenerate the file from the
 //! committed bundles and compare.
 
-use super::*;
+use super::error::ClaimsError;
+use super::render::{num, post_claims};
+use super::verdict::{
+    bundle_vars, check_bundle, check_claims, published_vars, ClaimVerdict, Evidence,
+};
 use crate::analysis::tiers::counts_line;
+use crate::analysis::tiers::{scale_differences, substitutions, Tier};
 use crate::store::PointStatus;
+use crate::store::{Bundle, Manifest};
+use indexmap::IndexMap;
 
 /// A table cell: one line, `|` escaped.
 fn cell(s: &str) -> String {

@@ -1,6 +1,14 @@
 //! Selecting rows: tables by name, conditions on columns, why a selection is empty.
 
-use super::*;
+use super::error::MeasureError;
+use super::render::num;
+use super::verdict::Evidence;
+use crate::analysis::{f64_values, str_values};
+use crate::spec::claim::{Cond, Selection};
+use crate::spec::Value as SpecValue;
+use crate::store::{PointStatus, RunStatus};
+use indexmap::IndexMap;
+use polars::prelude::{BooleanChunked, DataFrame};
 
 pub(super) fn cond_label(c: &Cond) -> String {
     match c {

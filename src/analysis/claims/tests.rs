@@ -1,8 +1,14 @@
 //! Claim checks over synthetic frames; every expected number is computed by hand in the
 //! comment next to it.
 
+use super::verdict::{scale_gap, scale_required};
 use super::*;
-use crate::store::{PointRecord, ToolRecord};
+use crate::analysis::tiers::Tier;
+use crate::spec::{Claim, Value as SpecValue};
+use crate::store::{Manifest, PointRecord, PointStatus, ToolRecord};
+use indexmap::IndexMap;
+use polars::prelude::*;
+use std::collections::BTreeMap;
 
 fn point(index: usize, id: &str, vars: &[(&str, serde_json::Value)], status: &str) -> PointRecord {
     PointRecord {

@@ -1,6 +1,22 @@
 //! Verdicts: the evidence a bundle offers and how one claim is decided on it.
 
-use super::*;
+use super::error::{ClaimsError, MeasureError};
+use super::render::{num, tier_counts_frame, verdicts_frame};
+use super::schema::Stated;
+use super::select::sel_label;
+use super::units::Replication;
+use crate::analysis::interval::{Interval, NoInterval};
+use crate::analysis::tiers::{
+    decide, decide_point, substitutions, Substitution, SubstitutionKind, Tier,
+};
+use crate::spec::claim::{parse_check, Allocator, Check, Needs};
+use crate::spec::{Claim, Value as SpecValue};
+use crate::store::{Bundle, Manifest};
+use indexmap::IndexMap;
+use polars::prelude::DataFrame;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
 
 /// Why a claim is `not applicable`, typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
