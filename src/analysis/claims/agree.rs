@@ -2,8 +2,8 @@
 //! 7): the same tier, and overlapping intervals. A claim whose tier differs between the
 //! two is at best `inconclusive`.
 
-use super::render::num;
 use super::verdict::ClaimVerdict;
+use super::words::num;
 use crate::analysis::tiers::Tier;
 use serde::Serialize;
 

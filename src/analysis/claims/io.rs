@@ -2,11 +2,12 @@
 //! traced step and iteration), e.g. "a significant reduction in seeks/sec for ext4".
 
 use super::error::MeasureError;
-use super::measure::{ratio_of_sides, stat_name, values_opt};
-use super::render::num;
+use super::evidence::{Evidence, Measure};
+use super::measure::{ratio_of_sides, values_opt};
 use super::select::{explain_empty, incomplete_points, sel_label, select, table};
 use super::units::{mean, side, student_t, Replication, SampleUnit, Side};
-use super::verdict::{Evidence, Measure};
+use super::words::num;
+use super::words::stat_name;
 use crate::analysis::interval::bootstrap;
 use crate::analysis::io_trace::step_name;
 use crate::analysis::str_values;

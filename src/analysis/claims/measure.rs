@@ -2,13 +2,13 @@
 //! replicate as the unit (`units`).
 
 use super::error::MeasureError;
-use super::render::num;
+use super::evidence::{Evidence, Measure};
 use super::select::{
     explain_empty, incomplete_points, published_selected, published_values, sel_label, select,
     selected_rows, table,
 };
 use super::units::{mean, side, student_t, Replication, SampleUnit, Side};
-use super::verdict::{Evidence, Measure};
+use super::words::{num, stat_name};
 use crate::analysis::interval::{bootstrap, bootstrap_groups, fieller_welch, Interval, NoInterval};
 use crate::analysis::tiers::{DEFAULT_MIN_FLAT_REPLICATES, DEFAULT_MIN_REPLICATES};
 use crate::analysis::{f64_values, str_values};
@@ -157,17 +157,6 @@ pub(super) fn ratio_of_sides(
             samples: (n.rows.len(), d.rows.len()),
         },
     })
-}
-
-pub(super) fn stat_name(s: Stat) -> &'static str {
-    match s {
-        Stat::Mean => "mean",
-        Stat::Median => "median",
-        Stat::Min => "min",
-        Stat::Max => "max",
-        Stat::Sum => "sum",
-        Stat::Count => "count",
-    }
 }
 
 pub(super) fn published_ratio(p: &PublishedRatio, ev: &Evidence) -> Result<f64, MeasureError> {

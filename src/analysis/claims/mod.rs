@@ -58,6 +58,7 @@
 
 mod agree;
 mod error;
+mod evidence;
 mod io;
 mod measure;
 mod render;
@@ -68,13 +69,16 @@ mod share;
 mod slope;
 mod units;
 mod verdict;
+mod words;
 
 pub use crate::spec::claim::*;
 pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
+pub use evidence::{Evidence, PublishedLoader};
 pub use measure::{discontiguity, Run};
 pub use render::{
-    post_claims, render, shared_lines, tier_counts, tier_counts_frame, verdicts_frame, Report,
+    claims_frame, claims_tier_counts, post_claims, render, shared_lines, tier_counts,
+    tier_counts_frame, verdicts_frame, Report,
 };
 pub use reproduction::{reproduction_md, ClaimsSource};
 pub use units::{Replication, SampleUnit};

@@ -1,20 +1,23 @@
 //! Verdicts for people and frames.
 
+use super::error::ClaimsError;
 use super::units::Replication;
-use super::verdict::{ClaimVerdict, Inapplicable};
+use super::verdict::{check_bundle, ClaimVerdict, Inapplicable};
+use super::words::num;
 use crate::analysis::tiers::Tier;
+use crate::store::Bundle;
 use indexmap::IndexMap;
 use polars::prelude::{Column, DataFrame, PolarsResult};
 use serde::Serialize;
 
-/// A number for people: 4 significant digits, no trailing zeros after the point.
-pub(super) fn num(v: f64) -> String {
-    let s = crate::analysis::fmt_sig(v, 4);
-    if s.contains('.') && !s.contains('e') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+/// [`check_bundle`] as a DataFrame (see [`verdicts_frame`]).
+pub fn claims_frame(b: &Bundle) -> Result<DataFrame, ClaimsError> {
+    Ok(verdicts_frame(&check_bundle(b)?)?)
+}
+
+/// The count of claims per tier of a bundle, as a DataFrame (see [`tier_counts_frame`]).
+pub fn claims_tier_counts(b: &Bundle) -> Result<DataFrame, ClaimsError> {
+    Ok(tier_counts_frame(&check_bundle(b)?)?)
 }
 
 /// One row per claim: `claim`, `kind`, `variant`, `tier` (with why it is not

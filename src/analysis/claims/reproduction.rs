@@ -6,10 +6,10 @@
 //! committed bundles and compare.
 
 use super::error::ClaimsError;
-use super::render::{num, post_claims};
-use super::verdict::{
-    bundle_vars, check_bundle, check_claims, published_vars, ClaimVerdict, Evidence,
-};
+use super::evidence::{bundle_vars, published_vars, Evidence};
+use super::render::post_claims;
+use super::verdict::{check_bundle, check_claims, ClaimVerdict};
+use super::words::num;
 use crate::analysis::tiers::counts_line;
 use crate::analysis::tiers::{scale_differences, substitutions, Tier};
 use crate::store::PointStatus;

@@ -1,12 +1,12 @@
 //! How each kind of check is stated and measured (its schema is [`crate::spec::claim`]).
 
 use super::error::MeasureError;
+use super::evidence::{Evidence, Measure};
 use super::measure::{
     measure_first_vs_rest, measure_flat, measure_layout, measure_ratio, published_first_vs_rest,
     published_flat, published_layout, published_ratio,
 };
-use super::render::num;
-use super::verdict::{Evidence, Measure};
+use super::words::num;
 use crate::spec::claim::{Check, Expect, FlatStatistic, Selection};
 use indexmap::IndexMap;
 use std::fmt;

@@ -1,8 +1,8 @@
 //! Selecting rows: tables by name, conditions on columns, why a selection is empty.
 
 use super::error::MeasureError;
-use super::render::num;
-use super::verdict::Evidence;
+use super::evidence::Evidence;
+use super::words::num;
 use crate::analysis::{f64_values, str_values};
 use crate::spec::claim::{Cond, Selection};
 use crate::spec::Value as SpecValue;

@@ -3,11 +3,11 @@
 //! fragmentation might be a pretty big part of it" is about. A ratio of the part's times
 //! says nothing about that: a part can be 3× slower and still carry none of the gap.
 
-use super::measure::stat_name;
-use super::render::num;
+use super::evidence::{Evidence, Measure};
 use super::select::{explain_empty, incomplete_points, sel_label, select, table};
 use super::units::{Replication, SampleUnit};
-use super::verdict::{Evidence, Measure};
+use super::words::num;
+use super::words::stat_name;
 use super::MeasureError;
 use crate::analysis::interval::{bootstrap_groups, NoInterval};
 use crate::analysis::tiers::DEFAULT_MIN_REPLICATES;

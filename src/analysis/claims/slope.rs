@@ -7,11 +7,11 @@
 //! With one replicate the slope is fitted over every row, with its ordinary
 //! least-squares interval, and labelled as the iteration unit (never decisive).
 
-use super::measure::stat_name;
-use super::render::num;
+use super::evidence::{Evidence, Measure};
 use super::select::{explain_empty, incomplete_points, sel_label, select, table};
 use super::units::{replicate_keys, student_t, Replication, SampleUnit};
-use super::verdict::{Evidence, Measure};
+use super::words::num;
+use super::words::stat_name;
 use super::MeasureError;
 use crate::analysis::interval::{Interval, Method, NoInterval};
 use crate::analysis::stats::t_quantile;

@@ -1,22 +1,20 @@
 //! Verdicts: the evidence a bundle offers and how one claim is decided on it.
 
 use super::error::{ClaimsError, MeasureError};
-use super::render::{num, tier_counts_frame, verdicts_frame};
+use super::evidence::{published_vars, Evidence};
 use super::schema::Stated;
 use super::select::sel_label;
 use super::units::Replication;
+use super::words::num;
 use crate::analysis::interval::{Interval, NoInterval};
 use crate::analysis::tiers::{
     decide, decide_point, substitutions, Substitution, SubstitutionKind, Tier,
 };
 use crate::spec::claim::{parse_check, Allocator, Check, Needs};
 use crate::spec::{Claim, Value as SpecValue};
-use crate::store::{Bundle, Manifest};
+use crate::store::Bundle;
 use indexmap::IndexMap;
-use polars::prelude::DataFrame;
 use serde::Serialize;
-use std::collections::BTreeMap;
-use std::fmt;
 
 /// Why a claim is `not applicable`, typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,93 +103,6 @@ impl ClaimVerdict {
     }
 }
 
-/// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
-pub type PublishedLoader = Box<dyn Fn(&str) -> Result<DataFrame, crate::published::PublishedError>>;
-
-/// Everything a verdict is computed from.
-pub struct Evidence {
-    pub manifest: Manifest,
-    /// Tables by name (`runs`, `extents`, `fsck`, …).
-    pub tables: BTreeMap<String, DataFrame>,
-    /// The scalar variables the bundle ran with (after profile and `--set`).
-    pub vars: IndexMap<String, SpecValue>,
-    pub published: PublishedLoader,
-}
-
-impl fmt::Debug for Evidence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Evidence")
-            .field("experiment", &self.manifest.experiment.id)
-            .field("tables", &self.tables.keys().collect::<Vec<_>>())
-            .field("vars", &self.vars)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Evidence {
-    /// Read every table of a bundle; published data from `data/published/`.
-    pub fn from_bundle(b: &Bundle) -> Result<Evidence, ClaimsError> {
-        let mut tables = BTreeMap::new();
-        for name in b.tables()? {
-            let df = if name == "runs" {
-                b.runs()?
-            } else {
-                b.table(&name)?
-            };
-            tables.insert(name, df);
-        }
-        let manifest = b.manifest().clone();
-        let vars = bundle_vars(&manifest);
-        Ok(Evidence {
-            manifest,
-            tables,
-            vars,
-            published: Box::new(crate::published::load),
-        })
-    }
-}
-
-/// The scalar vars of the bundle's experiment after its profile and overrides.
-pub(super) fn bundle_vars(m: &Manifest) -> IndexMap<String, SpecValue> {
-    let Ok(exp) = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
-    else {
-        return IndexMap::new();
-    };
-    let def = exp.def;
-    let mut vars = def.vars.clone();
-    if let Some(p) = m.profile.as_ref().and_then(|p| def.profiles.get(p)) {
-        for (k, v) in p {
-            if let Some(slot) = vars.get_mut(k) {
-                *slot = v.clone();
-            }
-        }
-    }
-    for (k, v) in &m.overrides {
-        if let Some(slot) = vars.get_mut(k) {
-            if let Ok(val) = serde_json::from_value::<SpecValue>(v.clone()) {
-                *slot = val;
-            }
-        }
-    }
-    vars
-}
-
-/// The scalar vars of the bundle's experiment under its `published` profile (None when it
-/// has none, or the experiment cannot be read).
-pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
-    let exp =
-        crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
-    let def = exp.def;
-    let profile = def.profiles.get("published")?;
-    let mut vars = def.vars.clone();
-    for (k, v) in profile {
-        if let Some(slot) = vars.get_mut(k) {
-            *slot = v.clone();
-        }
-    }
-    Some(vars)
-}
-
 /// Check every claim of the bundle's experiment (as embedded in the bundle).
 pub fn check_bundle(b: &Bundle) -> Result<Vec<ClaimVerdict>, ClaimsError> {
     let exp = crate::spec::Experiment::from_str_named(
@@ -202,34 +113,8 @@ pub fn check_bundle(b: &Bundle) -> Result<Vec<ClaimVerdict>, ClaimsError> {
     Ok(check_claims(&exp.def.claims, &ev))
 }
 
-/// [`check_bundle`] as a DataFrame (see [`verdicts_frame`]).
-pub fn claims_frame(b: &Bundle) -> Result<DataFrame, ClaimsError> {
-    Ok(verdicts_frame(&check_bundle(b)?)?)
-}
-
-/// The count of claims per tier of a bundle, as a DataFrame (see [`tier_counts_frame`]).
-pub fn claims_tier_counts(b: &Bundle) -> Result<DataFrame, ClaimsError> {
-    Ok(tier_counts_frame(&check_bundle(b)?)?)
-}
-
 pub fn check_claims(claims: &[Claim], ev: &Evidence) -> Vec<ClaimVerdict> {
     claims.iter().map(|c| check_claim(c, ev)).collect()
-}
-
-/// What a check computes before the verdict.
-pub(super) struct Measure {
-    pub(super) value: f64,
-    pub(super) details: Vec<String>,
-    /// The 95 % interval, or why there is none.
-    pub(super) interval: Result<Interval, NoInterval>,
-    /// The unit of the samples and how many a side.
-    pub(super) replication: Replication,
-    /// The fewest replicates a side for a decisive tier.
-    pub(super) min_replicates: usize,
-    /// The table, the filter and the statistic.
-    pub(super) recipe: String,
-    /// Selected points that are missing, failed or have no ok rows for the selection.
-    pub(super) incomplete: Vec<String>,
 }
 
 fn inapplicable(e: &MeasureError) -> Inapplicable {

@@ -1,0 +1,115 @@
+//! The evidence a verdict is computed from (a bundle's tables, its variables, the
+//! published data), and what a check measures on it before the verdict.
+
+use super::error::ClaimsError;
+use super::units::Replication;
+use crate::analysis::interval::{Interval, NoInterval};
+use crate::spec::Value as SpecValue;
+use crate::store::{Bundle, Manifest};
+use indexmap::IndexMap;
+use polars::prelude::DataFrame;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
+pub type PublishedLoader = Box<dyn Fn(&str) -> Result<DataFrame, crate::published::PublishedError>>;
+
+/// Everything a verdict is computed from.
+pub struct Evidence {
+    pub manifest: Manifest,
+    /// Tables by name (`runs`, `extents`, `fsck`, …).
+    pub tables: BTreeMap<String, DataFrame>,
+    /// The scalar variables the bundle ran with (after profile and `--set`).
+    pub vars: IndexMap<String, SpecValue>,
+    pub published: PublishedLoader,
+}
+
+impl fmt::Debug for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Evidence")
+            .field("experiment", &self.manifest.experiment.id)
+            .field("tables", &self.tables.keys().collect::<Vec<_>>())
+            .field("vars", &self.vars)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Evidence {
+    /// Read every table of a bundle; published data from `data/published/`.
+    pub fn from_bundle(b: &Bundle) -> Result<Evidence, ClaimsError> {
+        let mut tables = BTreeMap::new();
+        for name in b.tables()? {
+            let df = if name == "runs" {
+                b.runs()?
+            } else {
+                b.table(&name)?
+            };
+            tables.insert(name, df);
+        }
+        let manifest = b.manifest().clone();
+        let vars = bundle_vars(&manifest);
+        Ok(Evidence {
+            manifest,
+            tables,
+            vars,
+            published: Box::new(crate::published::load),
+        })
+    }
+}
+
+/// The scalar vars of the bundle's experiment after its profile and overrides.
+pub(super) fn bundle_vars(m: &Manifest) -> IndexMap<String, SpecValue> {
+    let Ok(exp) = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
+    else {
+        return IndexMap::new();
+    };
+    let def = exp.def;
+    let mut vars = def.vars.clone();
+    if let Some(p) = m.profile.as_ref().and_then(|p| def.profiles.get(p)) {
+        for (k, v) in p {
+            if let Some(slot) = vars.get_mut(k) {
+                *slot = v.clone();
+            }
+        }
+    }
+    for (k, v) in &m.overrides {
+        if let Some(slot) = vars.get_mut(k) {
+            if let Ok(val) = serde_json::from_value::<SpecValue>(v.clone()) {
+                *slot = val;
+            }
+        }
+    }
+    vars
+}
+
+/// The scalar vars of the bundle's experiment under its `published` profile (None when it
+/// has none, or the experiment cannot be read).
+pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>> {
+    let exp =
+        crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
+    let def = exp.def;
+    let profile = def.profiles.get("published")?;
+    let mut vars = def.vars.clone();
+    for (k, v) in profile {
+        if let Some(slot) = vars.get_mut(k) {
+            *slot = v.clone();
+        }
+    }
+    Some(vars)
+}
+
+/// What a check computes before the verdict.
+pub(super) struct Measure {
+    pub(super) value: f64,
+    pub(super) details: Vec<String>,
+    /// The 95 % interval, or why there is none.
+    pub(super) interval: Result<Interval, NoInterval>,
+    /// The unit of the samples and how many a side.
+    pub(super) replication: Replication,
+    /// The fewest replicates a side for a decisive tier.
+    pub(super) min_replicates: usize,
+    /// The table, the filter and the statistic.
+    pub(super) recipe: String,
+    /// Selected points that are missing, failed or have no ok rows for the selection.
+    pub(super) incomplete: Vec<String>,
+}
