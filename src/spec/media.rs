@@ -40,20 +40,16 @@ impl NamedMedium {
         }
     }
 
-    /// The parameters, or None for `none`.
+    /// The parameters, or None for `none`. Which of them come from a published figure
+    /// and which are assumptions is said, with the sources, in `docs/media.md`
+    /// ("Named models": each parameter's source, or "assumption").
     ///
-    /// `hdd-2008`: average read seek 8.5 ms, 7200 rpm (4.17 ms half rotation), 32 MB
-    /// cache, about 100 MB/s: the figures of a 2008 7200 rpm SATA datasheet (Barracuda
-    /// 7200.11: "average seek, read 8.5 ms", "average latency 4.16 ms", 32 MB cache,
-    /// 105 MB/s maximum sustained; 100 MB/s is taken as a whole-disk rate). The full
-    /// stroke, 15 ms, is NOT from that datasheet: it is chosen so that the √distance curve
-    /// through the average gives a settle time of about 1 ms, the era's track-to-track
-    /// seek.
+    /// `hdd-2008`: average seek 8.5 ms, 7200 rpm (4.17 ms half rotation), 32 MB cache,
+    /// 100 MB/s, full stroke 15 ms (chosen so that the √distance curve through the
+    /// average gives a settle time of about 1 ms).
     ///
     /// `laptop-5400`: average seek 12 ms, full stroke 22 ms, 5400 rpm (5.56 ms half
-    /// rotation), 8 MB cache: the figures of a 2008 5400 rpm 2.5" datasheet (WD Scorpio
-    /// Blue class). The media rate, 60 MB/s, is an assumption (such datasheets give only
-    /// the interface rate).
+    /// rotation), 8 MB cache, 60 MB/s.
     pub fn params(self) -> Option<DiskParams> {
         match self {
             Self::Hdd2008 => Some(DiskParams {
