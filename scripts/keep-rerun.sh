@@ -6,7 +6,7 @@
 #
 #   scripts/keep-rerun.sh BUNDLE SEED [LIMIT] [NOTES]
 #
-# Then regenerate REPRODUCTION.md: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/001 data/reruns/003 data/reruns/003-b
+# Then regenerate REPRODUCTION.md: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/000-published data/reruns/001 data/reruns/003 data/reruns/003-b
 # (a second rerun of a profile, e.g. 003-b, right after its first: the two are compared)
 set -euo pipefail
 src=${1:?bundle directory}

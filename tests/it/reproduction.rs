@@ -26,6 +26,9 @@ fn root() -> PathBuf {
 /// REPRODUCTION.md.
 const SECOND: [&str; 1] = ["003-b"];
 
+/// Runs at the published scale, each after its seed's repro reruns.
+const PUBLISHED: [&str; 1] = ["000-published"];
+
 fn open(name: &str) -> Bundle {
     let dir = root().join("data/reruns").join(name);
     Bundle::open(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -44,6 +47,12 @@ fn all_reruns() -> Vec<Bundle> {
         out.push(open(seed));
         for second in SECOND.iter().filter(|s| s.starts_with(&format!("{seed}-"))) {
             out.push(open(second));
+        }
+        for published in PUBLISHED
+            .iter()
+            .filter(|s| s.starts_with(&format!("{seed}-")))
+        {
+            out.push(open(published));
         }
     }
     out
@@ -64,7 +73,7 @@ fn reproduction_md_is_regenerated_from_the_committed_reruns() {
             .position(|(a, b)| a != b)
             .unwrap_or(md.lines().count().min(file.lines().count()));
         panic!(
-            "REPRODUCTION.md differs from what the bundles give, first at line {}:\n  file: {:?}\n  now:  {:?}\nregenerate with: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/001 data/reruns/003 data/reruns/003-b > REPRODUCTION.md",
+            "REPRODUCTION.md differs from what the bundles give, first at line {}:\n  file: {:?}\n  now:  {:?}\nregenerate with: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/000-published data/reruns/001 data/reruns/003 data/reruns/003-b > REPRODUCTION.md",
             first + 1,
             file.lines().nth(first),
             md.lines().nth(first)
@@ -210,4 +219,22 @@ fn a_second_rerun_is_compared_claim_by_claim() {
         md.contains("both reruns: ") || md.contains("the reruns disagree: "),
         "{md}"
     );
+}
+
+/// Seed 000 at the post's own scale is in the table, its claims at the published scale
+/// and, with one replicate a side, never decisive.
+#[test]
+fn seed_000_at_the_published_scale_is_in_the_table() {
+    let b = open("000-published");
+    assert_eq!(b.manifest().profile.as_deref(), Some("published"));
+    let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
+    assert!(md.contains("Bundle: `000-published`"), "{md}");
+    for v in verdicts("xfs-parent-pointers", &b) {
+        assert_ne!(v.tier_label(), "not applicable (reduced scale)", "{v:?}");
+        if v.replication
+            .is_some_and(|r| r.unit == SampleUnit::Iteration)
+        {
+            assert!(!decisive(&v), "{v:?}");
+        }
+    }
 }

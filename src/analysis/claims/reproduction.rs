@@ -366,7 +366,22 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             }
         }
     }
-    out.push_str(&format!("\nAll seeds: {}\n", counts_line(&all_tiers)));
+    let mut ids: Vec<&str> = bundles
+        .iter()
+        .map(|b| b.manifest().experiment.id.as_str())
+        .collect();
+    let sections = pairs(bundles).len();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() == sections {
+        out.push_str(&format!("\nAll seeds: {}\n", counts_line(&all_tiers)));
+    } else {
+        out.push_str(&format!(
+            "\nAll {sections} sections ({} experiments; one checked at more than one scale counts in each of its sections): {}\n",
+            ids.len(),
+            counts_line(&all_tiers)
+        ));
+    }
     Ok(out)
 }
 
