@@ -1,7 +1,11 @@
 //! `--device` approval: mappings of experiment devices to existing block devices,
 //! checked against the device policy, and the devices a manifest records.
 
-use super::*;
+use super::{RunError, RunOptions};
+use crate::devices::policy::{self, MappedDevice, ScratchList};
+use crate::devices::{self, DeviceError};
+use crate::plan::Plan;
+use crate::store::DeviceInfo;
 
 /// Check `--device` mappings: each names a device of the experiment, at most once, no
 /// two name the same device, and each passes the device policy.

@@ -1,7 +1,16 @@
 //! The step context: everything a step needs to render its command and run it, and
 //! what its outputs become (parsed frames joined to `runs.parquet`).
 
-use super::*;
+use super::exec::ExecOutcome;
+use super::target::{Builtin, Session};
+use super::{blocksize, trace, Event, RunOptions, StepError};
+use crate::parse::Kind;
+use crate::plan::{step_times, Phase, Plan, Point};
+use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
+use crate::store::BundleWriter;
+use polars::prelude::{Column, DataFrame, PolarsResult};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Everything a step needs to render and run.
 pub(super) struct Ctx<'a> {

@@ -1,6 +1,8 @@
 //! Why a run stops.
 
-use super::*;
+use crate::devices::DeviceError;
+use crate::store::StoreError;
+use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {

@@ -34,32 +34,17 @@ pub use options::{Event, EventSink, RunOptions};
 pub use resume::{plan_of_bundle, resume};
 
 use approve::device_infos;
-use context::*;
-use point::*;
-use resolved::PointSteps;
-use target::{Builtin, Replicate, Session};
+use point::run_points;
 
-use crate::analysis::{should_continue, Decision, RepeatPolicy, StopReason, Warmup};
-use crate::devices::policy::{self, MappedDevice, ScratchList};
-use crate::devices::{self, DeviceError};
-use crate::doctor::Probe;
-use crate::parse::Kind;
-use crate::plan::{step_times, Phase, Plan, Point};
-use crate::spec::{CommandSpec, MountSpec, Step, Template, Value};
+use crate::devices;
+use crate::plan::{Phase, Plan, Point};
 use crate::store::merge::ShardInfo;
-use crate::store::RepeatStop;
 use crate::store::{
-    Bundle, BundleStatus, BundleWriter, DeviceInfo, ExperimentInfo, Manifest, OrderEntry,
-    PointRecord, PointStatus, RunOrderRecord, RunRow, RunStatus, StoreError, ToolRecord,
+    Bundle, BundleStatus, BundleWriter, ExperimentInfo, Manifest, OrderEntry, PointRecord,
+    PointStatus, RunOrderRecord, ToolRecord,
 };
-use exec::ExecOutcome;
-use polars::prelude::*;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::path::Path;
 
 pub use crate::host::default_work_dir;
 

@@ -1,6 +1,12 @@
 //! How to run (`RunOptions`) and what the runner reports while it works (`Event`).
 
-use super::*;
+use super::{default_work_dir, target, RunOrder};
+use crate::devices::{self, policy::ScratchList};
+use crate::doctor::Probe;
+use crate::store::PointStatus;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// What the runner reports while it works (the CLI draws a progress bar from these).
 #[derive(Debug, Clone)]

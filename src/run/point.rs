@@ -1,7 +1,19 @@
 //! Running the points: their (point, replicate) pairs in the run order, each
 //! replicate's setup, iterations, captures and teardown.
 
-use super::*;
+use super::context::{with_keys, Ctx, StepFailure};
+use super::resolved::PointSteps;
+use super::target::Replicate;
+use super::{now, vars_json, Event, RunError, RunOptions, StepError};
+use crate::analysis::{should_continue, Decision, RepeatPolicy, StopReason, Warmup};
+use crate::devices::{self, policy::MappedDevice};
+use crate::plan::{Phase, Plan, Point};
+use crate::store::{
+    Bundle, BundleStatus, BundleWriter, Manifest, OrderEntry, PointStatus, RepeatStop, RunRow,
+    RunStatus,
+};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
 
 /// Run the pending (point, replicate) pairs of the bundle's run order, one after the
 /// other. A point is running from its first replicate to its last; after a replicate

@@ -1,7 +1,17 @@
 //! Finishing an interrupted bundle: the plan it was started with, whether this plan may
 //! finish it, and the resumed run.
 
-use super::*;
+use super::approve::device_infos;
+use super::point::{repeat_stop_text, run_points};
+use super::{approve_mappings, order, prepare, RunError, RunOptions, RunOrder};
+use crate::plan::Plan;
+use crate::spec::Value;
+use crate::store::{
+    Bundle, BundleStatus, BundleWriter, Manifest, OrderEntry, PointStatus, RunOrderRecord,
+};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// The plan a bundle was started with: its saved `experiment.yaml`, profile and
 /// overrides (for `fslab run --resume BUNDLE` without naming the experiment).

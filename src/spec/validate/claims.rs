@@ -1,8 +1,9 @@
 //! `claims:`: unique ids, and every `check:` reads as a check (else an error at the
 //! offending key, with what would be right).
 
-use super::*;
+use super::Locator;
 use crate::spec::claim::{parse_check, Check};
+use crate::spec::{ExperimentDef, SpecError};
 use indexmap::IndexMap;
 
 /// Every claim's `check:` reads as a check, and claim ids are unique: else an error at

@@ -1,6 +1,7 @@
 //! `devices:`: plain names, sizes that parse or use known variables, media.
 
-use super::*;
+use super::{suggest, Checker};
+use crate::spec::{parse_size, SpecError, Template};
 
 /// Devices: plain names, sizes that parse or use known variables.
 pub(super) fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
@@ -45,7 +46,7 @@ pub(super) fn check_devices(c: &Checker<'_>) -> Result<(), SpecError> {
             .clone()
             .and_then(|b| loc.value_in(b, "medium"))
             .unwrap_or(size_pos);
-        if let Some(super::media::MediumSpec::Var(t)) = &dev.medium {
+        if let Some(crate::spec::media::MediumSpec::Var(t)) = &dev.medium {
             let t = Template::parse(t).map_err(|m| loc.at_pos(medium_pos, m.to_string()))?;
             let undefined = t.names().find(|n| !names.is_var(n)).map(str::to_string);
             if let Some(n) = undefined {

@@ -1,6 +1,7 @@
 //! `exclude:` and `profiles:`: what they name exists in the matrix or the vars.
 
-use super::*;
+use super::{suggest, Checker};
+use crate::spec::SpecError;
 
 /// `exclude:` names matrix axes only.
 pub(super) fn check_excludes(c: &Checker<'_>) -> Result<(), SpecError> {

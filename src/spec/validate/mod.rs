@@ -2,8 +2,7 @@
 //! requirements, each error located in the file.
 
 use super::locate::{closest, suggest, Locator};
-use super::*;
-use crate::parse::Kind;
+use crate::spec::{ExperimentDef, Piece, SpecError, Template, Value, BUILTIN_NAMES};
 
 mod claims;
 mod devices;

@@ -1,6 +1,7 @@
 //! `vars:` and `matrix:`: plain names, not both a var and an axis, values of one kind.
 
-use super::*;
+use super::{plain_name, yaml_text, Checker};
+use crate::spec::{SpecError, BUILTIN_NAMES};
 
 /// Variable and axis names, and the matrix axes' values.
 pub(super) fn check_names(c: &Checker<'_>) -> Result<(), SpecError> {

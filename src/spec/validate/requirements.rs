@@ -1,7 +1,8 @@
 //! `requires:` (of the experiment and of a step): a tool with a version, or a kernel
 //! feature.
 
-use super::*;
+use super::{suggest, Checker, Locator, Names};
+use crate::spec::{Requirement, SpecError, Template, KERNEL_FEATURES};
 
 /// The experiment-wide `requires:`.
 pub(super) fn check_requires(c: &Checker<'_>) -> Result<(), SpecError> {

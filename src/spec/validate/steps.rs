@@ -1,7 +1,15 @@
 //! Steps: one action each, in the right section, over names the experiment defines;
 //! and the workload's `repeat:` and `replicates:`.
 
-use super::*;
+use super::{
+    check_count, closest, step_range, suggest, validate_requirement, Checker, Locator, Names,
+    HARMLESS_DEV_PATHS,
+};
+use crate::parse::Kind;
+use crate::spec::{
+    CommandSpec, MountSpec, Piece, RepeatSpec, SpecError, Step, Template, TemplateError,
+    BUILTIN_NAMES,
+};
 
 /// Every step of every phase.
 pub(super) fn check_steps(c: &Checker<'_>) -> Result<(), SpecError> {

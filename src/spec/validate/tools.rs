@@ -1,6 +1,7 @@
 //! `tools:`: plain names, each choice a command over vars, axes and `{{fslab}}`.
 
-use super::*;
+use super::{suggest, template_help, validate_requirement, Checker};
+use crate::spec::{CommandSpec, SpecError, Template, ToolChoiceDef, BUILTIN_NAMES};
 
 /// Tools: plain names of their own, each choice a command using vars, axes and `{{fslab}}` only.
 pub(super) fn check_tools(c: &Checker<'_>) -> Result<(), SpecError> {
