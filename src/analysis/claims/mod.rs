@@ -86,3 +86,7 @@ pub use verdict::*;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rules;
+#[cfg(test)]
+mod tests_seeds;

@@ -1,7 +1,6 @@
 //! Claim checks over synthetic frames; every expected number is computed by hand in the
 //! comment next to it.
 
-use super::verdict::{scale_gap, scale_required};
 use super::*;
 use crate::analysis::tiers::Tier;
 use crate::spec::{Claim, Value as SpecValue};
@@ -42,7 +41,7 @@ fn parent_runs() -> DataFrame {
     .unwrap()
 }
 
-fn manifest(axes: &[&str], points: Vec<PointRecord>) -> Manifest {
+pub(super) fn manifest(axes: &[&str], points: Vec<PointRecord>) -> Manifest {
     let mut m = Manifest::default();
     m.experiment.id = "e".into();
     m.matrix_axes = axes.iter().map(|s| s.to_string()).collect();
@@ -50,7 +49,7 @@ fn manifest(axes: &[&str], points: Vec<PointRecord>) -> Manifest {
     m
 }
 
-fn parent_evidence(n: i64) -> Evidence {
+pub(super) fn parent_evidence(n: i64) -> Evidence {
     let mut tables = BTreeMap::new();
     tables.insert("runs".to_string(), parent_runs());
     let mut vars = IndexMap::new();
@@ -69,7 +68,7 @@ fn parent_evidence(n: i64) -> Evidence {
     }
 }
 
-fn claim(yaml: &str) -> Claim {
+pub(super) fn claim(yaml: &str) -> Claim {
     Claim {
         id: "c".into(),
         text: "a claim".into(),
@@ -80,7 +79,7 @@ fn claim(yaml: &str) -> Claim {
     }
 }
 
-fn close(a: f64, b: f64) -> bool {
+pub(super) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
@@ -225,7 +224,7 @@ published:
     assert_eq!(v.tier, Tier::Inconclusive);
 }
 
-fn extents_evidence() -> Evidence {
+pub(super) fn extents_evidence() -> Evidence {
     // fs=ext3 (point 0): inode 12 has blocks at 100, 105, 106, 200 (logical 0..3) → runs
     // [100] [105-106] [200]: 3 block pairs, 2 breaks → 2/3. Inode 13 (2 blocks) is smaller.
     // A metadata (IND) block in between is ignored.
@@ -478,127 +477,6 @@ fn expectations_and_the_frame() {
     assert!(text.contains("1 claims by tier: 0 reproduced, 0 reproduced with substitutes, 0 not reproduced, 1 inconclusive, 0 not applicable"), "{text}");
 }
 
-#[test]
-fn the_seed_experiments_checks_all_parse() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    for name in [
-        "xfs-parent-pointers",
-        "ext-fsck-small-files",
-        "xfs-rt-truncate",
-    ] {
-        let exp = crate::spec::Experiment::load(dir.join(format!("{name}.yaml"))).unwrap();
-        assert!(!exp.def.claims.is_empty(), "{name} has no claims");
-        for c in &exp.def.claims {
-            let check = parse_check(c.check.as_ref().expect("every claim has a check"));
-            assert!(check.is_ok(), "{name} claim {}: {:?}", c.id, check.err());
-        }
-    }
-}
-
-/// Each seed claim, checked against its own post's published numbers: the post must
-/// satisfy the claim it makes (else the claim's `expect` is wrong, not the rerun).
-fn published_satisfies(experiment: &str, claim: &str) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    let exp = crate::spec::Experiment::load(dir.join(format!("{experiment}.yaml"))).unwrap();
-    let c = exp.def.claims.iter().find(|c| c.id == claim).unwrap();
-    let check: Check = serde_yaml::from_value(c.check.clone().unwrap()).unwrap();
-    let ev = Evidence {
-        manifest: Manifest::default(),
-        tables: BTreeMap::new(),
-        vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
-    };
-    let Some(published) = check.published(&ev) else {
-        panic!("{experiment} {claim}: no published value to check");
-    };
-    let value = published.unwrap_or_else(|e| panic!("{experiment} {claim}: {e}"));
-    let expect = check.stated().expect;
-    assert!(
-        expect.holds(value),
-        "{experiment} {claim}: the post's own number {value} is not {expect}"
-    );
-}
-
-#[test]
-fn seed_000_first_run_overhead_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "first-run-overhead");
-}
-
-#[test]
-fn seed_000_first_run_overhead_without_link_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "first-run-overhead-without-link");
-}
-
-#[test]
-fn seed_000_later_runs_same_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "later-runs-same");
-}
-
-#[test]
-fn seed_000_first_run_slowest_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "first-run-slowest");
-}
-
-#[test]
-fn seed_ext_fsck_small_files_ext4_fsck_10x_faster_holds_for_the_post() {
-    published_satisfies("ext-fsck-small-files", "ext4-fsck-10x-faster");
-}
-
-#[test]
-fn seed_ext_fsck_small_files_uninit_bg_halves_fsck_holds_for_the_post() {
-    published_satisfies("ext-fsck-small-files", "uninit-bg-halves-fsck");
-}
-
-#[test]
-fn seed_ext_fsck_small_files_ext4_largest_dir_contiguous_holds_for_the_post() {
-    published_satisfies("ext-fsck-small-files", "ext4-largest-dir-contiguous");
-}
-
-#[test]
-fn seed_ext_fsck_small_files_ext3_largest_dir_scattered_holds_for_the_post() {
-    published_satisfies("ext-fsck-small-files", "ext3-largest-dir-scattered");
-}
-
-#[test]
-fn seed_xfs_rt_truncate_convert_unwritten_flat_holds_for_the_post() {
-    published_satisfies("xfs-rt-truncate", "convert-unwritten-flat");
-}
-
-#[test]
-fn seed_xfs_rt_truncate_large_rtextsize_costs_little_holds_for_the_post() {
-    published_satisfies("xfs-rt-truncate", "large-rtextsize-costs-little");
-}
-
-#[test]
-fn seed_000_first_run_sys_overhead_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "first-run-sys-overhead");
-}
-
-#[test]
-fn seed_000_later_runs_sys_close_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "later-runs-sys-close");
-}
-
-#[test]
-fn seed_000_later_runs_user_same_holds_for_the_post() {
-    published_satisfies("xfs-parent-pointers", "later-runs-user-same");
-}
-
-#[test]
-fn seed_xfs_rt_truncate_zero_out_grows_holds_for_the_post() {
-    published_satisfies("xfs-rt-truncate", "zero-out-grows");
-}
-
-#[test]
-fn seed_xfs_rt_truncate_conclusion_small_same_holds_for_the_post() {
-    published_satisfies("xfs-rt-truncate", "conclusion-small-same");
-}
-
-#[test]
-fn seed_xfs_rt_truncate_conclusion_large_better_holds_for_the_post() {
-    published_satisfies("xfs-rt-truncate", "conclusion-large-better");
-}
-
 /// Claims the post makes in words only: no published number to check (the experiment
 /// says so in each claim's `note`).
 #[test]
@@ -642,27 +520,6 @@ fn a_claim_not_measured_here_is_not_applicable_with_its_reason() {
     // 20.141 / 10.526
     assert!(close(v.published.unwrap(), 20.141 / 10.526), "{v:?}");
     assert_eq!(v.no_interval.as_deref(), Some("not measured here"));
-}
-
-// `variant-data-hint-flat` is fslab's own variant, with no published counterpart.
-#[test]
-fn seed_xfs_rt_truncate_variant_has_no_published_number() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    let exp = crate::spec::Experiment::load(dir.join("xfs-rt-truncate.yaml")).unwrap();
-    let c = exp
-        .def
-        .claims
-        .iter()
-        .find(|c| c.id == "variant-data-hint-flat")
-        .unwrap();
-    let check: Check = serde_yaml::from_value(c.check.clone().unwrap()).unwrap();
-    let ev = Evidence {
-        manifest: Manifest::default(),
-        tables: BTreeMap::new(),
-        vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
-    };
-    assert!(check.published(&ev).is_none());
 }
 
 #[test]
@@ -736,245 +593,4 @@ fn first_vs_rest_takes_each_replicates_own_first_run() {
     let i = v.interval.unwrap();
     assert!((i.lo - (1.375 - 1.5883)).abs() < 1e-3, "{i:?}");
     assert_eq!(v.tier, Tier::Inconclusive);
-}
-
-/// parent=0 and parent=1 in `reps` replicates of 3 iterations each; replicate r of
-/// parent=1 takes `1.2 + 0.01 r` s an iteration and of parent=0 `1.0 + 0.01 r` s.
-fn replicated_evidence(reps: i64) -> Evidence {
-    let mut point_id = Vec::new();
-    let mut point_index = Vec::new();
-    let mut parent = Vec::new();
-    let mut iteration = Vec::new();
-    let mut replicate = Vec::new();
-    let mut wall = Vec::new();
-    for p in [0i64, 1] {
-        for r in 1..=reps {
-            for i in 1..=3i64 {
-                point_id.push(format!("parent={p}"));
-                point_index.push(p);
-                parent.push(p);
-                iteration.push(i);
-                replicate.push(r);
-                // Iterations of one filesystem barely differ (± 0.001 s); replicates do.
-                let base = if p == 1 { 1.2 } else { 1.0 };
-                wall.push(base + 0.01 * r as f64 + 0.001 * (i - 2) as f64);
-            }
-        }
-    }
-    let n = point_id.len();
-    let runs = df!(
-        "experiment" => vec!["e"; n],
-        "point_id" => point_id,
-        "point_index" => point_index,
-        "parent" => parent,
-        "iteration" => iteration,
-        "replicate" => replicate,
-        "wall_s" => wall,
-        "status" => vec!["ok"; n],
-    )
-    .unwrap();
-    let mut ev = parent_evidence(400000);
-    ev.tables.insert("runs".to_string(), runs);
-    ev
-}
-
-#[test]
-fn the_interval_is_over_replicates_and_decides_only_with_enough_of_them() {
-    let c = claim(
-        "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { min: 1.1 }\n",
-    );
-    let v = check_claim(&c, &replicated_evidence(4));
-    // Replicate means: parent=1 1.21..1.24 (mean 1.225), parent=0 1.01..1.04 (1.025).
-    assert!(close(v.measured.unwrap(), 1.225 / 1.025), "{v:?}");
-    let r = v.replication.unwrap();
-    assert_eq!(r.unit, SampleUnit::Replicate);
-    assert_eq!(r.replicates, (4, 4));
-    assert_eq!(v.tier, Tier::Reproduced, "{v:?}");
-    assert!(v.recipe.contains("per (point, replicate)"), "{}", v.recipe);
-    // Fieller over the four replicate means a side, not the twelve iterations.
-    let over_reps = crate::analysis::interval::fieller_welch(
-        &[1.21, 1.22, 1.23, 1.24],
-        &[1.01, 1.02, 1.03, 1.04],
-        0.95,
-    )
-    .unwrap();
-    let i = v.interval.unwrap();
-    assert!((i.lo - over_reps.lo).abs() < 1e-9 && (i.hi - over_reps.hi).abs() < 1e-9);
-    // Two replicates a side: an interval, but fewer than three: inconclusive.
-    let v = check_claim(&c, &replicated_evidence(2));
-    assert_eq!(v.tier, Tier::Inconclusive);
-    assert!(
-        v.reason
-            .starts_with("unit: replicate, 2 a side; at least 3 replicates a side are needed"),
-        "{}",
-        v.reason
-    );
-    // One replicate: three iterations a side whose interval lies far above 1.1, and
-    // still only inconclusive, since they are iterations of one filesystem.
-    let v = check_claim(&c, &replicated_evidence(1));
-    assert_eq!(v.tier, Tier::Inconclusive);
-    assert!(
-        v.reason.contains("unit: iteration of one filesystem"),
-        "{}",
-        v.reason
-    );
-    assert!(
-        v.reason.contains("over the iterations alone"),
-        "{}",
-        v.reason
-    );
-}
-
-#[test]
-fn ext3_claims_need_the_ext3_allocator_and_a_contrast() {
-    let mut ev = extents_evidence();
-    ev.manifest.environment.kernel = "6.18.0".into();
-    let mut c = claim("kind: layout\nselect: { fs: ext3 }\nmin_blocks: 4\nexpect: { min: 0.5 }\n");
-    // Without `needs:`, a decisive tier (capped by the substitution).
-    assert_eq!(check_claim(&c, &ev).tier, Tier::ReproducedWithSubstitutes);
-    c.needs = Some(Needs {
-        allocator: Some(Allocator::Ext3),
-        contrast: None,
-    });
-    let v = check_claim(&c, &ev);
-    assert_eq!(v.tier, Tier::NotApplicable);
-    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
-    assert_eq!(v.tier_label(), "not applicable: mechanism absent");
-    assert!(
-        v.reason.starts_with("mechanism absent: the claim is about ext3's allocator, and none ran: ext3 mounted by the ext4 driver (kernel 6.18.0"),
-        "{}",
-        v.reason
-    );
-    // On a kernel with an ext3 driver the allocator is there; the contrast decides:
-    // ext4's largest file scores 0 against ext3's 2/3, far enough apart.
-    ev.manifest.environment.kernel = "2.6.32".into();
-    let contrast = |d: f64| Contrast {
-        select: [("fs".to_string(), Cond::Value(SpecValue::Str("ext4".into())))]
-            .into_iter()
-            .collect(),
-        min_difference: d,
-    };
-    c.needs = Some(Needs {
-        allocator: Some(Allocator::Ext3),
-        contrast: Some(contrast(0.1)),
-    });
-    assert_eq!(check_claim(&c, &ev).tier, Tier::Reproduced);
-    c.needs = Some(Needs {
-        allocator: None,
-        contrast: Some(contrast(0.9)),
-    });
-    let v = check_claim(&c, &ev);
-    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
-    assert!(
-        v.reason
-            .contains("the same measure over fs=ext4 gives 0 against 0.6667 here"),
-        "{}",
-        v.reason
-    );
-}
-
-#[test]
-fn the_published_profile_is_the_scale_and_at_scale_cannot_lower_it() {
-    let published: IndexMap<String, SpecValue> = [
-        ("n".to_string(), SpecValue::Int(400000)),
-        ("size".to_string(), SpecValue::Str("1TB".into())),
-        ("fs".to_string(), SpecValue::Str("xfs".into())),
-    ]
-    .into_iter()
-    .collect();
-    let self_certified: IndexMap<String, f64> = [("n".to_string(), 40000.0)].into_iter().collect();
-    let req = scale_required(&self_certified, Some(&published));
-    assert_eq!(req["n"], (400000.0, "400000".to_string()));
-    assert_eq!(req["size"].1, "1TB");
-    assert!(!req.contains_key("fs"));
-    let here: IndexMap<String, SpecValue> = [
-        ("n".to_string(), SpecValue::Int(40000)),
-        ("size".to_string(), SpecValue::Str("8GiB".into())),
-        ("fs".to_string(), SpecValue::Str("xfs".into())),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(
-        scale_gap(&req, &here).as_deref(),
-        Some("n=40000 here, 400000 published, size=8GiB here, 1TB published")
-    );
-    let at: IndexMap<String, SpecValue> = [
-        ("n".to_string(), SpecValue::Int(400000)),
-        ("size".to_string(), SpecValue::Str("1TB".into())),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(scale_gap(&req, &at), None);
-}
-
-#[test]
-fn a_claim_without_a_quote_is_a_variant_outside_the_tallies() {
-    let mut variant = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
-    variant.id = "v".into();
-    let mut post = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
-    post.quote = Some("the post's words".into());
-    let vs = check_claims(&[post, variant], &parent_evidence(1));
-    assert!(!vs[0].variant && vs[1].variant);
-    let counts = tier_counts(&vs);
-    assert_eq!(counts.values().sum::<usize>(), 1);
-    let text = render(&vs);
-    assert!(text.contains("fslab's own variants"), "{text}");
-    assert!(text.contains("1 claims by tier"), "{text}");
-    assert!(text.contains("(and 1 variant of fslab's own)"), "{text}");
-}
-
-#[test]
-fn a_log_slope_is_fitted_per_block_of_replicates() {
-    // Three sizes, five replicates: wall = (1 + r / 100) · size^0.1 (size in KiB), so
-    // every block's slope is exactly 0.1, whatever its replicate's level.
-    let mut point_index = Vec::new();
-    let mut replicate = Vec::new();
-    let mut size = Vec::new();
-    let mut wall = Vec::new();
-    for (p, (label, kib)) in [("8k", 8.0f64), ("64k", 64.0), ("1024k", 1024.0)]
-        .into_iter()
-        .enumerate()
-    {
-        for r in 1..=5i64 {
-            for _ in 0..2 {
-                point_index.push(p as i64);
-                replicate.push(r);
-                size.push(label);
-                wall.push((1.0 + r as f64 / 100.0) * kib.powf(0.1));
-            }
-        }
-    }
-    let n = wall.len();
-    let runs = df!(
-        "point_id" => size.iter().map(|s| format!("rtextsize={s}")).collect::<Vec<_>>(),
-        "point_index" => point_index,
-        "replicate" => replicate,
-        "rtextsize" => size,
-        "iteration" => vec![1i64; n],
-        "wall_s" => wall,
-        "status" => vec!["ok"; n],
-    )
-    .unwrap();
-    let mut tables = BTreeMap::new();
-    tables.insert("runs".to_string(), runs);
-    let ev = Evidence {
-        manifest: manifest(&["rtextsize"], Vec::new()),
-        tables,
-        vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
-    };
-    let mut c = claim(
-        "kind: flat\nacross: rtextsize\nstatistic: log_slope\nexpect: { min: -0.05, max: 0.05 }\n",
-    );
-    c.quote = Some("q".into());
-    let v = check_claim(&c, &ev);
-    assert!((v.measured.unwrap() - 0.1).abs() < 1e-9, "{v:?}");
-    assert_eq!(v.replication.unwrap().replicates, (5, 5));
-    // Five identical slopes: a zero-width interval at 0.1, outside ±0.05.
-    assert_eq!(v.tier, Tier::NotReproduced, "{v:?}");
-    assert!(
-        v.recipe.contains("least-squares slope of ln(wall_s)"),
-        "{}",
-        v.recipe
-    );
 }

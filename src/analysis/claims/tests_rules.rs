@@ -1,0 +1,252 @@
+//! Issue 28's rules over synthetic frames: the replicate as the unit, the published
+//! scale, mechanism preconditions, variants, the log slope of `flat`.
+
+use super::tests::{claim, close, extents_evidence, manifest, parent_evidence};
+use super::verdict::{scale_gap, scale_required};
+use super::*;
+use crate::analysis::tiers::Tier;
+use crate::spec::Value as SpecValue;
+use indexmap::IndexMap;
+use polars::prelude::*;
+use std::collections::BTreeMap;
+
+/// parent=0 and parent=1 in `reps` replicates of 3 iterations each; replicate r of
+/// parent=1 takes `1.2 + 0.01 r` s an iteration and of parent=0 `1.0 + 0.01 r` s.
+fn replicated_evidence(reps: i64) -> Evidence {
+    let mut point_id = Vec::new();
+    let mut point_index = Vec::new();
+    let mut parent = Vec::new();
+    let mut iteration = Vec::new();
+    let mut replicate = Vec::new();
+    let mut wall = Vec::new();
+    for p in [0i64, 1] {
+        for r in 1..=reps {
+            for i in 1..=3i64 {
+                point_id.push(format!("parent={p}"));
+                point_index.push(p);
+                parent.push(p);
+                iteration.push(i);
+                replicate.push(r);
+                // Iterations of one filesystem barely differ (± 0.001 s); replicates do.
+                let base = if p == 1 { 1.2 } else { 1.0 };
+                wall.push(base + 0.01 * r as f64 + 0.001 * (i - 2) as f64);
+            }
+        }
+    }
+    let n = point_id.len();
+    let runs = df!(
+        "experiment" => vec!["e"; n],
+        "point_id" => point_id,
+        "point_index" => point_index,
+        "parent" => parent,
+        "iteration" => iteration,
+        "replicate" => replicate,
+        "wall_s" => wall,
+        "status" => vec!["ok"; n],
+    )
+    .unwrap();
+    let mut ev = parent_evidence(400000);
+    ev.tables.insert("runs".to_string(), runs);
+    ev
+}
+
+#[test]
+fn the_interval_is_over_replicates_and_decides_only_with_enough_of_them() {
+    let c = claim(
+        "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { min: 1.1 }\n",
+    );
+    let v = check_claim(&c, &replicated_evidence(4));
+    // Replicate means: parent=1 1.21..1.24 (mean 1.225), parent=0 1.01..1.04 (1.025).
+    assert!(close(v.measured.unwrap(), 1.225 / 1.025), "{v:?}");
+    let r = v.replication.unwrap();
+    assert_eq!(r.unit, SampleUnit::Replicate);
+    assert_eq!(r.replicates, (4, 4));
+    assert_eq!(v.tier, Tier::Reproduced, "{v:?}");
+    assert!(v.recipe.contains("per (point, replicate)"), "{}", v.recipe);
+    // Fieller over the four replicate means a side, not the twelve iterations.
+    let over_reps = crate::analysis::interval::fieller_welch(
+        &[1.21, 1.22, 1.23, 1.24],
+        &[1.01, 1.02, 1.03, 1.04],
+        0.95,
+    )
+    .unwrap();
+    let i = v.interval.unwrap();
+    assert!((i.lo - over_reps.lo).abs() < 1e-9 && (i.hi - over_reps.hi).abs() < 1e-9);
+    // Two replicates a side: an interval, but fewer than three: inconclusive.
+    let v = check_claim(&c, &replicated_evidence(2));
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert!(
+        v.reason
+            .starts_with("unit: replicate, 2 a side; at least 3 replicates a side are needed"),
+        "{}",
+        v.reason
+    );
+    // One replicate: three iterations a side whose interval lies far above 1.1, and
+    // still only inconclusive, since they are iterations of one filesystem.
+    let v = check_claim(&c, &replicated_evidence(1));
+    assert_eq!(v.tier, Tier::Inconclusive);
+    assert!(
+        v.reason.contains("unit: iteration of one filesystem"),
+        "{}",
+        v.reason
+    );
+    assert!(
+        v.reason.contains("over the iterations alone"),
+        "{}",
+        v.reason
+    );
+}
+
+#[test]
+fn ext3_claims_need_the_ext3_allocator_and_a_contrast() {
+    let mut ev = extents_evidence();
+    ev.manifest.environment.kernel = "6.18.0".into();
+    let mut c = claim("kind: layout\nselect: { fs: ext3 }\nmin_blocks: 4\nexpect: { min: 0.5 }\n");
+    // Without `needs:`, a decisive tier (capped by the substitution).
+    assert_eq!(check_claim(&c, &ev).tier, Tier::ReproducedWithSubstitutes);
+    c.needs = Some(Needs {
+        allocator: Some(Allocator::Ext3),
+        contrast: None,
+    });
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.tier, Tier::NotApplicable);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert_eq!(v.tier_label(), "not applicable: mechanism absent");
+    assert!(
+        v.reason.starts_with("mechanism absent: the claim is about ext3's allocator, and none ran: ext3 mounted by the ext4 driver (kernel 6.18.0"),
+        "{}",
+        v.reason
+    );
+    // On a kernel with an ext3 driver the allocator is there; the contrast decides:
+    // ext4's largest file scores 0 against ext3's 2/3, far enough apart.
+    ev.manifest.environment.kernel = "2.6.32".into();
+    let contrast = |d: f64| Contrast {
+        select: [("fs".to_string(), Cond::Value(SpecValue::Str("ext4".into())))]
+            .into_iter()
+            .collect(),
+        min_difference: d,
+    };
+    c.needs = Some(Needs {
+        allocator: Some(Allocator::Ext3),
+        contrast: Some(contrast(0.1)),
+    });
+    assert_eq!(check_claim(&c, &ev).tier, Tier::Reproduced);
+    c.needs = Some(Needs {
+        allocator: None,
+        contrast: Some(contrast(0.9)),
+    });
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert!(
+        v.reason
+            .contains("the same measure over fs=ext4 gives 0 against 0.6667 here"),
+        "{}",
+        v.reason
+    );
+}
+
+#[test]
+fn the_published_profile_is_the_scale_and_at_scale_cannot_lower_it() {
+    let published: IndexMap<String, SpecValue> = [
+        ("n".to_string(), SpecValue::Int(400000)),
+        ("size".to_string(), SpecValue::Str("1TB".into())),
+        ("fs".to_string(), SpecValue::Str("xfs".into())),
+    ]
+    .into_iter()
+    .collect();
+    let self_certified: IndexMap<String, f64> = [("n".to_string(), 40000.0)].into_iter().collect();
+    let req = scale_required(&self_certified, Some(&published));
+    assert_eq!(req["n"], (400000.0, "400000".to_string()));
+    assert_eq!(req["size"].1, "1TB");
+    assert!(!req.contains_key("fs"));
+    let here: IndexMap<String, SpecValue> = [
+        ("n".to_string(), SpecValue::Int(40000)),
+        ("size".to_string(), SpecValue::Str("8GiB".into())),
+        ("fs".to_string(), SpecValue::Str("xfs".into())),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(
+        scale_gap(&req, &here).as_deref(),
+        Some("n=40000 here, 400000 published, size=8GiB here, 1TB published")
+    );
+    let at: IndexMap<String, SpecValue> = [
+        ("n".to_string(), SpecValue::Int(400000)),
+        ("size".to_string(), SpecValue::Str("1TB".into())),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(scale_gap(&req, &at), None);
+}
+
+#[test]
+fn a_claim_without_a_quote_is_a_variant_outside_the_tallies() {
+    let mut variant = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
+    variant.id = "v".into();
+    let mut post = claim("kind: first_vs_rest\nexpect: { min: 1.2 }\n");
+    post.quote = Some("the post's words".into());
+    let vs = check_claims(&[post, variant], &parent_evidence(1));
+    assert!(!vs[0].variant && vs[1].variant);
+    let counts = tier_counts(&vs);
+    assert_eq!(counts.values().sum::<usize>(), 1);
+    let text = render(&vs);
+    assert!(text.contains("fslab's own variants"), "{text}");
+    assert!(text.contains("1 claims by tier"), "{text}");
+    assert!(text.contains("(and 1 variant of fslab's own)"), "{text}");
+}
+
+#[test]
+fn a_log_slope_is_fitted_per_block_of_replicates() {
+    // Three sizes, five replicates: wall = (1 + r / 100) · size^0.1 (size in KiB), so
+    // every block's slope is exactly 0.1, whatever its replicate's level.
+    let mut point_index = Vec::new();
+    let mut replicate = Vec::new();
+    let mut size = Vec::new();
+    let mut wall = Vec::new();
+    for (p, (label, kib)) in [("8k", 8.0f64), ("64k", 64.0), ("1024k", 1024.0)]
+        .into_iter()
+        .enumerate()
+    {
+        for r in 1..=5i64 {
+            for _ in 0..2 {
+                point_index.push(p as i64);
+                replicate.push(r);
+                size.push(label);
+                wall.push((1.0 + r as f64 / 100.0) * kib.powf(0.1));
+            }
+        }
+    }
+    let n = wall.len();
+    let runs = df!(
+        "point_id" => size.iter().map(|s| format!("rtextsize={s}")).collect::<Vec<_>>(),
+        "point_index" => point_index,
+        "replicate" => replicate,
+        "rtextsize" => size,
+        "iteration" => vec![1i64; n],
+        "wall_s" => wall,
+        "status" => vec!["ok"; n],
+    )
+    .unwrap();
+    let mut tables = BTreeMap::new();
+    tables.insert("runs".to_string(), runs);
+    let ev = Evidence {
+        manifest: manifest(&["rtextsize"], Vec::new()),
+        tables,
+        vars: IndexMap::new(),
+        published: Box::new(crate::published::load),
+    };
+    let mut c = claim(
+        "kind: flat\nacross: rtextsize\nstatistic: log_slope\nexpect: { min: -0.05, max: 0.05 }\n",
+    );
+    c.quote = Some("q".into());
+    let v = check_claim(&c, &ev);
+    assert!((v.measured.unwrap() - 0.1).abs() < 1e-9, "{v:?}");
+    assert_eq!(v.replication.unwrap().replicates, (5, 5));
+    // Five identical slopes: a zero-width interval at 0.1, outside ±0.05.
+    assert_eq!(v.tier, Tier::NotReproduced, "{v:?}");
+    assert!(
+        v.recipe.contains("least-squares slope of ln(wall_s)"),
+        "{}",
+        v.recipe
+    );
+}
