@@ -1,5 +1,6 @@
 //! `kernel.json`: where a provisioned kernel came from.
 
+use crate::tools::provenance::{read_record, write_record};
 use crate::tools::Input;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -53,15 +54,12 @@ pub struct KernelProvenance {
 impl KernelProvenance {
     /// Read `<dir>/kernel.json`.
     pub fn read(dir: &Path) -> std::io::Result<KernelProvenance> {
-        let text = std::fs::read_to_string(dir.join(FILE))?;
-        serde_json::from_str(&text)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        read_record(&dir.join(FILE))
     }
 
     /// Write `<dir>/kernel.json`.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(dir.join(FILE), text + "\n")
+        write_record(&dir.join(FILE), self)
     }
 
     /// `user-mode-linux 6.1um4+b13 (Debian bookworm, built using linux (= 6.1.176-1))`.

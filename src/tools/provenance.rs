@@ -73,19 +73,28 @@ pub struct Provenance {
 impl Provenance {
     /// Read `<dir>/provenance.json`.
     pub fn read(dir: &Path) -> std::io::Result<Provenance> {
-        let text = std::fs::read_to_string(dir.join(FILE))?;
-        serde_json::from_str(&text)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        read_record(&dir.join(FILE))
     }
 
     /// Write `<dir>/provenance.json`.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(dir.join(FILE), text + "\n")
+        write_record(&dir.join(FILE), self)
     }
 
     /// A few words on the source: `Debian source package xfsprogs 6.13.0-2+deb13u1 (trixie)`.
     pub fn source_line(&self) -> String {
         self.origin.clone()
     }
+}
+
+/// Read a provenance record (JSON); a record that does not parse is `InvalidData`.
+pub(crate) fn read_record<T: serde::de::DeserializeOwned>(path: &Path) -> std::io::Result<T> {
+    let text = std::fs::read_to_string(path)?;
+    serde_json::from_str(&text).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// Write a provenance record as pretty JSON with a final newline.
+pub(crate) fn write_record<T: Serialize>(path: &Path, record: &T) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(record).map_err(std::io::Error::other)?;
+    std::fs::write(path, text + "\n")
 }
