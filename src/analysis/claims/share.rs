@@ -5,13 +5,13 @@
 
 use super::evidence::{Evidence, Measure};
 use super::select::{explain_empty, incomplete_points, sel_label, select, table};
-use super::units::{Replication, SampleUnit};
+use super::units::{key_column, replicate_keys, Replication, SampleUnit};
 use super::words::num;
 use super::words::stat_name;
 use super::MeasureError;
+use crate::analysis::f64_values;
 use crate::analysis::interval::{bootstrap_groups, NoInterval};
 use crate::analysis::tiers::DEFAULT_MIN_REPLICATES;
-use crate::analysis::{f64_values, i64_values};
 use crate::spec::claim::{GapShareCheck, Selection, Stat};
 use polars::prelude::DataFrame;
 use std::collections::BTreeMap;
@@ -30,23 +30,14 @@ fn per_replicate(
     let sums = |df: &DataFrame| -> Result<IterationSums, MeasureError> {
         let v =
             f64_values(df, "claims", metric).map_err(|e| MeasureError::column(e, what, metric))?;
-        let h = df.height();
-        let col = |name: &str, default: i64| -> Vec<i64> {
-            i64_values(df, "claims", name)
-                .map(|v| v.into_iter().map(|x| x.unwrap_or(default)).collect())
-                .unwrap_or_else(|_| vec![default; h])
-        };
-        let (p, r, i) = (
-            col("point_index", 0),
-            col("replicate", 1),
-            col("iteration", 0),
-        );
+        let keys = replicate_keys(df);
+        let iterations = key_column(df, "iteration", 0);
         let mut out = IterationSums::new();
-        for row in 0..h {
+        for row in 0..df.height() {
             if let Some(x) = v[row].filter(|x| x.is_finite()) {
-                *out.entry((p[row], r[row]))
+                *out.entry(keys[row])
                     .or_default()
-                    .entry(i[row])
+                    .entry(iterations[row])
                     .or_default() += x;
             }
         }

@@ -105,15 +105,16 @@ impl Side {
 /// The (point, replicate) of each row: `point_index` (0 when the table has none) and
 /// `replicate` (1 when the table has none: bundles of format 1, one replicate).
 pub(super) fn replicate_keys(df: &DataFrame) -> Vec<(i64, i64)> {
-    let h = df.height();
-    let col = |name: &str, default: i64| -> Vec<i64> {
-        i64_values(df, "claims", name)
-            .map(|v| v.into_iter().map(|x| x.unwrap_or(default)).collect())
-            .unwrap_or_else(|_| vec![default; h])
-    };
-    let points = col("point_index", 0);
-    let reps = col("replicate", 1);
+    let points = key_column(df, "point_index", 0);
+    let reps = key_column(df, "replicate", 1);
     points.into_iter().zip(reps).collect()
+}
+
+/// A key column as integers; a missing column or cell is `default`.
+pub(super) fn key_column(df: &DataFrame, name: &str, default: i64) -> Vec<i64> {
+    i64_values(df, "claims", name)
+        .map(|v| v.into_iter().map(|x| x.unwrap_or(default)).collect())
+        .unwrap_or_else(|_| vec![default; df.height()])
 }
 
 /// `metric` over the rows of `df`, grouped by (point, replicate), each group summarised
