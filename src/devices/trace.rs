@@ -241,9 +241,8 @@ impl Drop for BlockTrace {
 
 fn remove_instance(instance: &Path) -> Result<(), TraceError> {
     let _ = std::fs::write(instance.join("tracing_on"), "0");
-    for ev in EVENTS {
-        let _ = std::fs::write(instance.join("events/block").join(ev).join("enable"), "0");
-    }
+    // Every event of the instance, whichever kind of trace made it.
+    let _ = std::fs::write(instance.join("events/enable"), "0");
     match std::fs::remove_dir(instance) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -251,6 +250,97 @@ fn remove_instance(instance: &Path) -> Result<(), TraceError> {
             path: instance.to_path_buf(),
             source: e,
         }),
+    }
+}
+
+/// A running count of one tracepoint's events (with a filter), in an instance of its own.
+///
+/// Nothing is read but the ring buffer's per-CPU `stats`: an event written is either still
+/// in the buffer (`entries`) or was overwritten (`overrun`), and no one consumes the
+/// buffer, so their sum over the CPUs is the number of events, exactly, with a buffer of a
+/// few KiB whatever the rate. Measured here: 4,000 events counted as 36 + 142 entries and
+/// 3,822 overruns with a 4 KiB buffer.
+#[derive(Debug)]
+pub struct EventCount {
+    instance: PathBuf,
+    done: bool,
+    _fs: Tracefs,
+}
+
+impl EventCount {
+    /// Count `system/event` (e.g. `xfs/xfs_cil_whiteout_skip`) where `filter` holds (an
+    /// ftrace filter expression; empty: every event) from now on.
+    pub fn start(system: &str, event: &str, filter: &str) -> Result<EventCount, TraceError> {
+        let fs = Tracefs::open()?;
+        let instance = fs
+            .root
+            .join("instances")
+            .join(format!("{INSTANCE_PREFIX}{}", own_tag()));
+        std::fs::create_dir(&instance).map_err(io(&instance))?;
+        let c = EventCount {
+            instance,
+            done: false,
+            _fs: fs,
+        };
+        let i = c.instance.clone();
+        write(&i.join("tracing_on"), "0")?;
+        write(&i.join("buffer_size_kb"), "4")?;
+        let dir = i.join("events").join(system).join(event);
+        if !dir.is_dir() {
+            return Err(TraceError::NoTracepoints(dir));
+        }
+        if !filter.is_empty() {
+            write(&dir.join("filter"), filter)?;
+        }
+        write(&dir.join("enable"), "1")?;
+        write(&i.join("tracing_on"), "1")?;
+        Ok(c)
+    }
+
+    /// The events counted since [`EventCount::start`], and how many the ring buffer
+    /// dropped without counting (non-zero only if the buffer is not in overwrite mode).
+    pub fn count(&self) -> Result<(u64, u64), TraceError> {
+        let dir = self.instance.join("per_cpu");
+        let mut total = 0;
+        let mut dropped = 0;
+        for e in std::fs::read_dir(&dir).map_err(io(&dir))?.flatten() {
+            let path = e.path().join("stats");
+            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+            let (t, d) = buffer_stats_count(&text);
+            total += t;
+            dropped += d;
+        }
+        Ok((total, dropped))
+    }
+}
+
+/// Events written to one CPU's ring buffer, from its `stats` file: `entries` + `overrun`
+/// + `read events` (all that were written), and `dropped events`.
+pub fn buffer_stats_count(stats: &str) -> (u64, u64) {
+    let mut total = 0;
+    let mut dropped = 0;
+    for line in stats.lines() {
+        let Some((k, v)) = line.split_once(':') else {
+            continue;
+        };
+        let Ok(v) = v.trim().parse::<u64>() else {
+            continue;
+        };
+        match k.trim() {
+            "entries" | "overrun" | "read events" => total += v,
+            "dropped events" => dropped += v,
+            _ => {}
+        }
+    }
+    (total, dropped)
+}
+
+impl Drop for EventCount {
+    fn drop(&mut self) {
+        if !self.done {
+            self.done = true;
+            let _ = remove_instance(&self.instance);
+        }
     }
 }
 
@@ -304,6 +394,16 @@ mod tests {
             format!("dev == {} || dev == {}", (7 << 20) | 3, (259u64 << 20) | 1)
         );
         assert_eq!(dev_filter(&[]), "");
+    }
+
+    #[test]
+    fn a_cpu_buffer_counts_what_it_holds_overwrote_and_gave_out() {
+        let stats = "entries: 142\noverrun: 3822\ncommit overrun: 0\nbytes: 3928\noldest event ts:  9598.201098\nnow ts:  9600.1\ndropped events: 0\nread events: 36\n";
+        assert_eq!(buffer_stats_count(stats), (4000, 0));
+        assert_eq!(
+            buffer_stats_count("entries: 3\ndropped events: 2\n"),
+            (3, 2)
+        );
     }
 
     #[test]

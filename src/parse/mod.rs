@@ -24,6 +24,7 @@ mod text;
 pub mod time;
 pub mod xfs;
 pub mod xfs_bmap;
+pub mod xfs_fsmap;
 
 /// Declares [`Kind`] with its [`Kind::ALL`] and [`Kind::name`] from one list, so that a
 /// kind cannot be missing from `ALL` (or lack a name): adding a variant is adding a line
@@ -79,6 +80,8 @@ kinds! {
         FioTerse => "fio-terse",
         /// `perf stat -x,` (CSV).
         PerfStat => "perf-stat",
+        /// `xfs_io -c fsmap MNT`: the whole filesystem's space map (GETFSMAP).
+        XfsIoFsmap => "xfs_io-fsmap",
     }
 }
 
@@ -98,6 +101,7 @@ impl Kind {
             Kind::FsMark => "fsmark",
             Kind::Fio | Kind::FioTerse => "fio",
             Kind::PerfStat => "perf_stat",
+            Kind::XfsIoFsmap => "fsmap",
         }
     }
 }
@@ -342,6 +346,7 @@ fn parse_inner(
             j,
         ),
         Kind::FsMark => finish(kind, fsmark::parse(text)?, j),
+        Kind::XfsIoFsmap => finish(kind, xfs_fsmap::parse(text)?, j),
         Kind::Blockmap => finish_map(kind, blockmap::parse_map(text)?, &blockmap::FILE_INTS, j),
         Kind::Fio => finish(kind, fio::parse_json(text)?, j),
         Kind::FioTerse => finish(kind, fio::parse_terse(text)?, j),

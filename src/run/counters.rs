@@ -7,6 +7,7 @@
 //! command (BENCHMARKS.md measures it).
 
 use crate::devices::throttle::device_numbers;
+use crate::devices::trace::{dev_filter, EventCount};
 use crate::devices::PointDevices;
 use crate::parse::counters::{self as parse, Delta, Sample};
 use crate::spec::media::CounterSource;
@@ -14,7 +15,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// Where a source's numbers come from, and what they cover.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 struct Origin {
     source: CounterSource,
     /// The device (kernel name, e.g. `loop3`) for per-device and per-filesystem sources.
@@ -22,6 +23,65 @@ struct Origin {
     /// `filesystem`, `device` or `system`: what the numbers count.
     scope: &'static str,
     path: PathBuf,
+    /// `xfs_log_items`: the tracepoint counts of this filesystem.
+    log_items: Option<LogItemProbe>,
+}
+
+/// The counts behind `xfs_log_items` for one XFS filesystem, running from when the
+/// point's counters were resolved (after mount) until the point ends.
+#[derive(Debug)]
+struct LogItemProbe {
+    /// `xfs_defer_pending_finish` with optype `attr`: the finishing steps of deferred attr
+    /// updates. Each step logs the done item of one ATTRI intent on a filesystem that
+    /// logs its xattr updates (parent pointers on); an update that takes several
+    /// transactions makes a new intent per step, so this counts ATTRI intents where
+    /// `xfs_defer_create_intent` (once per update) would not.
+    attr: EventCount,
+    /// `xfs_cil_whiteout_skip` of `XFS_LI_ATTRI` items: intents never written to the log.
+    elided: EventCount,
+}
+
+/// `XFS_LI_ATTRI` (fs/xfs/libxfs/xfs_log_format.h).
+const XFS_LI_ATTRI: u32 = 0x1246;
+
+impl LogItemProbe {
+    fn start(dev: (u32, u32)) -> Result<LogItemProbe, crate::devices::trace::TraceError> {
+        let on_dev = dev_filter(&[dev]);
+        Ok(LogItemProbe {
+            attr: EventCount::start(
+                "xfs",
+                "xfs_defer_pending_finish",
+                &format!("{on_dev} && name == \"attr\""),
+            )?,
+            elided: EventCount::start(
+                "xfs",
+                "xfs_cil_whiteout_skip",
+                &format!("{on_dev} && type == {XFS_LI_ATTRI:#x}"),
+            )?,
+        })
+    }
+
+    /// The samples of one read; none when a count is not exact (events dropped).
+    fn read(&self) -> Vec<Sample> {
+        let (Ok((attr, d1)), Ok((elided, d2))) = (self.attr.count(), self.elided.count()) else {
+            return Vec::new();
+        };
+        if d1 + d2 > 0 {
+            return Vec::new();
+        }
+        let sample = |name: &str, value| Sample {
+            group: "log_items".into(),
+            name: name.into(),
+            value,
+            unit: "count",
+            gauge: false,
+            wraps_at_32: false,
+        };
+        vec![
+            sample("attri_finished", attr),
+            sample("attri_elided", elided),
+        ]
+    }
 }
 
 /// One read of every origin.
@@ -83,10 +143,11 @@ impl PointCounters {
             .iter()
             .filter_map(|p| device_numbers(p).ok())
             .collect();
-        let names: Vec<String> = devices
+        let named: Vec<((u32, u32), String)> = devices
             .iter()
-            .filter_map(|(a, b)| kernel_name(*a, *b))
+            .filter_map(|&(a, b)| kernel_name(a, b).map(|n| ((a, b), n)))
             .collect();
+        let names: Vec<String> = named.iter().map(|(_, n)| n.clone()).collect();
         for &source in sources {
             match source {
                 CounterSource::Xfs => {
@@ -100,6 +161,7 @@ impl PointCounters {
                             device: Some((*n).clone()),
                             scope: "filesystem",
                             path: sys.join("fs/xfs").join(n).join("stats/stats"),
+                            log_items: None,
                         });
                     }
                     // Per-filesystem statistics exist since Linux 4.4 (/sys/fs/xfs/<dev>/):
@@ -122,6 +184,7 @@ impl PointCounters {
                                 device: None,
                                 scope: "system",
                                 path: global,
+                                log_items: None,
                             });
                         } else {
                             notes.push(
@@ -146,6 +209,7 @@ impl PointCounters {
                             device: Some(n.clone()),
                             scope: "filesystem",
                             path: sys.join("fs/ext4").join(n),
+                            log_items: None,
                         });
                     }
                 }
@@ -161,6 +225,7 @@ impl PointCounters {
                             device: None,
                             scope: "device",
                             path: proc_.join("diskstats"),
+                            log_items: None,
                         });
                     }
                 }
@@ -169,7 +234,33 @@ impl PointCounters {
                     device: None,
                     scope: "system",
                     path: proc_.join("vmstat"),
+                    log_items: None,
                 }),
+                CounterSource::XfsLogItems => {
+                    let own: Vec<&((u32, u32), String)> = named
+                        .iter()
+                        .filter(|(_, n)| sys.join("fs/xfs").join(n).is_dir())
+                        .collect();
+                    if own.is_empty() {
+                        notes.push(
+                            "counters: xfs_log_items: no XFS filesystem of this point is mounted when the workload starts; no xfs_log_items rows".into(),
+                        );
+                    }
+                    for (dev, n) in own {
+                        match LogItemProbe::start(*dev) {
+                            Ok(p) => origins.push(Origin {
+                                source,
+                                device: Some(n.clone()),
+                                scope: "filesystem",
+                                path: PathBuf::from(format!("tracepoints of {n}")),
+                                log_items: Some(p),
+                            }),
+                            Err(e) => notes.push(format!(
+                                "counters: xfs_log_items: {n}: cannot count the XFS log-item tracepoints ({e}); no xfs_log_items rows"
+                            )),
+                        }
+                    }
+                }
             }
         }
         PointCounters {
@@ -213,6 +304,11 @@ impl PointCounters {
                     .collect();
                 parse::ext4(&files)
             }
+            CounterSource::XfsLogItems => o
+                .log_items
+                .as_ref()
+                .map(LogItemProbe::read)
+                .unwrap_or_default(),
         }
     }
 

@@ -21,6 +21,24 @@ pub struct Needs {
     /// only if ext4's directory, laid out by the allocator the claim contrasts, differs.
     #[serde(default)]
     pub contrast: Option<Contrast>,
+    /// XFS inodes whose extended attributes (parent pointers among them) spilled out of
+    /// the inode into attr fork blocks, in every selected point and replicate.
+    #[serde(default)]
+    pub attr_forks: Option<AttrForks>,
+}
+
+/// `needs: { attr_forks: … }`: the inodes with an attr fork extent, counted in the
+/// `fsmap` table (`xfs_io -c fsmap` parsed as `xfs_io-fsmap`: distinct inodes with `attr`
+/// extents), per selected point and replicate. Each count must be at least `min_inodes`
+/// (the spill regime) or at most `max_inodes` (every attr in the inode's literal area).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AttrForks {
+    pub select: Selection,
+    #[serde(default)]
+    pub min_inodes: Option<u64>,
+    #[serde(default)]
+    pub max_inodes: Option<u64>,
 }
 
 /// A block allocator a claim can be about.

@@ -329,10 +329,23 @@ pub enum CounterSource {
     Vmstat,
     /// ext4's per-filesystem sysfs counters (`/sys/fs/ext4/<dev>/`).
     Ext4,
+    /// XFS log items of the point's XFS filesystems, counted on the kernel's tracepoints:
+    /// `attri_finished`, the finishing steps of deferred attr updates
+    /// (`xfs:xfs_defer_pending_finish`, optype `attr`: on a filesystem that logs its
+    /// xattr updates, as parent pointers make it, one ATTRI intent item each), and
+    /// `attri_elided`, the ATTRI intents never written to the log because their done item
+    /// committed in the same checkpoint (`xfs:xfs_cil_whiteout_skip`, `XFS_LI_ATTRI`).
+    XfsLogItems,
 }
 
 impl CounterSource {
-    pub const ALL: [CounterSource; 4] = [Self::Xfs, Self::Diskstats, Self::Vmstat, Self::Ext4];
+    pub const ALL: [CounterSource; 5] = [
+        Self::Xfs,
+        Self::Diskstats,
+        Self::Vmstat,
+        Self::Ext4,
+        Self::XfsLogItems,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -340,6 +353,7 @@ impl CounterSource {
             Self::Diskstats => "diskstats",
             Self::Vmstat => "vmstat",
             Self::Ext4 => "ext4",
+            Self::XfsLogItems => "xfs_log_items",
         }
     }
 }

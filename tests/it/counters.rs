@@ -132,3 +132,67 @@ fn counters_sync_counts_an_iterations_writes_in_that_iteration() {
     assert!(s.mounts().is_empty(), "{:?}", s.mounts());
     assert!(s.loops().is_empty(), "{:?}", s.loops());
 }
+
+/// `xfs_log_items`: the ATTRI intents a workload finishes and those elided from the log,
+/// counted on the XFS tracepoints of the point's own filesystem. 300 creates and 100
+/// links make at least 400 with parent pointers and none without; with `sync` each
+/// iteration's checkpoint is written within it, so its elided intents are counted there
+/// too, never more than were finished. The counting instances go with the run.
+#[test]
+fn parent_pointers_defer_attr_intents_and_the_log_elides_them() {
+    let s = Scratch::new("logi");
+    let before = dead_fslab_instances();
+    let o = s.run(&[
+        "run",
+        fixture("log-items.yaml").to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let b = fslab::Bundle::open(&bundle).unwrap();
+    let c = b
+        .table_if_present("counters")
+        .unwrap()
+        .expect("counters.parquet");
+    for it in [1, 2] {
+        let one = |point: &str, name: &str| {
+            let r = rows(&c, point, it, name);
+            assert_eq!(r.len(), 1, "{point} {name} iteration {it}: {r:?}");
+            assert_eq!(r[0].0, "xfs_log_items");
+            r[0].1
+        };
+        let deferred = one("parent=1", "attri_finished");
+        let elided = one("parent=1", "attri_elided");
+        assert!(deferred >= 400, "parent=1 deferred {deferred}");
+        assert!(
+            elided > 0 && elided <= deferred,
+            "parent=1: {elided} elided of {deferred}"
+        );
+        assert_eq!(one("parent=0", "attri_finished"), 0);
+        assert_eq!(one("parent=0", "attri_elided"), 0);
+    }
+    let after = dead_fslab_instances();
+    assert!(
+        after.is_subset(&before),
+        "tracefs instances left behind: {:?}",
+        after.difference(&before).collect::<Vec<_>>()
+    );
+    assert!(s.mounts().is_empty(), "{:?}", s.mounts());
+    assert!(s.loops().is_empty(), "{:?}", s.loops());
+}
+
+/// fslab's tracefs instances (`fslab-<pid>-…`) whose process is gone.
+fn dead_fslab_instances() -> std::collections::BTreeSet<String> {
+    std::fs::read_dir("/sys/kernel/tracing/instances")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().to_string())
+                .filter(|n| {
+                    n.strip_prefix("fslab-")
+                        .and_then(|t| t.split('-').next())
+                        .is_some_and(|pid| !std::path::Path::new("/proc").join(pid).exists())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

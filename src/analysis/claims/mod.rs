@@ -33,7 +33,8 @@
 //! the `published` profile, raised by the claim's own `at_scale`, which can never lower
 //! it: `not applicable (reduced scale)`), or the claim's `needs:` finds **its mechanism
 //! absent** (`allocator: ext3` on a kernel whose ext4 driver mounted ext3; a `contrast`
-//! that gives the same number: `not applicable: mechanism absent`). Substitutions (the
+//! that gives the same number; `attr_forks` counts, from an `xfs_io -c fsmap` capture,
+//! outside the spill regime: `not applicable: mechanism absent`). Substitutions (the
 //! manifest's stand-ins, ext3 on the ext4 driver, another medium) cap the tier at
 //! `reproduced with substitutes` and are said once per bundle. A claim without a
 //! `quote` is fslab's own variant: listed apart, never counted in the post's tallies.
@@ -67,6 +68,7 @@ mod schema;
 mod select;
 mod share;
 mod slope;
+mod spill;
 mod units;
 mod verdict;
 mod words;

@@ -106,7 +106,7 @@ fn ext3_claims_need_the_ext3_allocator_and_a_contrast() {
     assert_eq!(check_claim(&c, &ev).tier, Tier::ReproducedWithSubstitutes);
     c.needs = Some(Needs {
         allocator: Some(Allocator::Ext3),
-        contrast: None,
+        ..Needs::default()
     });
     let v = check_claim(&c, &ev);
     assert_eq!(v.tier, Tier::NotApplicable);
@@ -129,11 +129,13 @@ fn ext3_claims_need_the_ext3_allocator_and_a_contrast() {
     c.needs = Some(Needs {
         allocator: Some(Allocator::Ext3),
         contrast: Some(contrast(0.1)),
+        ..Needs::default()
     });
     assert_eq!(check_claim(&c, &ev).tier, Tier::Reproduced);
     c.needs = Some(Needs {
         allocator: None,
         contrast: Some(contrast(0.9)),
+        ..Needs::default()
     });
     let v = check_claim(&c, &ev);
     assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
@@ -248,5 +250,66 @@ fn a_log_slope_is_fitted_per_block_of_replicates() {
         v.recipe.contains("least-squares slope of ln(wall_s)"),
         "{}",
         v.recipe
+    );
+}
+
+/// `needs: attr_forks`: the inodes with an attr fork extent in the `fsmap` table, per
+/// selected point and replicate, against `min_inodes` / `max_inodes`; the counts are the
+/// evidence. Without the table the need cannot be met, and says what to capture.
+#[test]
+fn attr_fork_needs_count_the_spilled_inodes_of_each_replicate() {
+    let mut ev = extents_evidence();
+    ev.manifest.environment.kernel = "2.6.32".into();
+    let c0 = claim("kind: layout\nselect: { fs: ext3 }\nmin_blocks: 4\nexpect: { min: 0.5 }\n");
+    let with = |min: Option<u64>, max: Option<u64>| {
+        let mut c = c0.clone();
+        c.needs = Some(Needs {
+            attr_forks: Some(AttrForks {
+                select: [("fs".to_string(), Cond::Value(SpecValue::Str("ext3".into())))]
+                    .into_iter()
+                    .collect(),
+                min_inodes: min,
+                max_inodes: max,
+            }),
+            ..Needs::default()
+        });
+        c
+    };
+    let v = check_claim(&with(Some(1), None), &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert!(
+        v.reason.contains("no `fsmap` table") && v.reason.contains("xfs_io -c fsmap"),
+        "{}",
+        v.reason
+    );
+    // ext3 point: replicate 1 has inodes 7 and 9 with attr extents (9 twice), replicate 2
+    // only inode 7; data extents and special owners do not count.
+    let fsmap = df!(
+        "point_id" => ["fs=ext3"; 6],
+        "point_index" => [0i64; 6],
+        "replicate" => [1i64, 1, 1, 1, 2, 2],
+        "owner" => ["inode", "inode", "inode", "inodes", "inode", "inode"],
+        "inode" => [Some(7i64), Some(9), Some(9), None, Some(7), Some(8)],
+        "fork" => [Some("attr"), Some("attr"), Some("attr"), None, Some("attr"), Some("data")],
+    )
+    .unwrap();
+    ev.tables.insert("fsmap".into(), fsmap);
+    assert_eq!(
+        check_claim(&with(Some(1), None), &ev).tier,
+        Tier::Reproduced
+    );
+    let v = check_claim(&with(Some(2), None), &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert!(
+        v.reason.contains("as few as 1") && v.reason.contains("2 (fs=ext3), 1 (fs=ext3)"),
+        "{}",
+        v.reason
+    );
+    let v = check_claim(&with(None, Some(0)), &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert!(v.reason.contains("kept in the inode"), "{}", v.reason);
+    assert_eq!(
+        check_claim(&with(None, Some(2)), &ev).tier,
+        Tier::Reproduced
     );
 }

@@ -313,6 +313,9 @@ fn mechanism_absent(
             )),
         }
     }
+    if let Some(a) = &needs.attr_forks {
+        absent.extend(super::spill::absent(ev, a));
+    }
     (!absent.is_empty()).then(|| absent.join("; "))
 }
 

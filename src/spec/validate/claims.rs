@@ -31,6 +31,26 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
             ));
             return Err(e);
         }
+        if let Some(a) = claim.needs.as_ref().and_then(|n| n.attr_forks.as_ref()) {
+            if a.min_inodes.is_none() && a.max_inodes.is_none() {
+                let pos = item
+                    .clone()
+                    .and_then(|r| loc.block(r, "needs"))
+                    .and_then(|r| loc.key_in(r, "attr_forks"))
+                    .unwrap_or_else(at_start);
+                let mut e = loc.at_pos(
+                    pos,
+                    format!(
+                        "claim `{}`: `needs: attr_forks` gives neither `min_inodes` nor `max_inodes`",
+                        claim.id
+                    ),
+                );
+                e.help = Some(
+                    "say what the mechanism needs: `min_inodes: N` (at least N inodes with an attr fork extent: the spill regime) or `max_inodes: N` (attrs kept in the inode)".into(),
+                );
+                return Err(e);
+            }
+        }
         let Some(raw) = &claim.check else { continue };
         let Err(message) = parse_check(raw).map_err(|e| e.to_string()) else {
             continue;
