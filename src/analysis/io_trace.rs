@@ -51,8 +51,16 @@ pub fn rows_from_frame(
 }
 
 /// The step's name in a capture label (the `capture` column): `workload-01-e2fsck-it03` → `e2fsck` (the
-/// runner's labels are `<phase>-<NN>-<name>`, with `-it<NN>` for an iteration).
+/// runner's labels are `<phase>-<NN>-<name>`, with `-it<NN>` for an iteration, and an
+/// `r<NN>-` prefix for the replicate when a point has more than one).
 pub fn step_name(label: &str) -> &str {
+    let unprefixed = label
+        .split_once('-')
+        .filter(|(r, _)| {
+            r.len() > 1 && r.starts_with('r') && r[1..].bytes().all(|b| b.is_ascii_digit())
+        })
+        .map_or(label, |(_, rest)| rest);
+    let label = unprefixed;
     let mut parts = label.splitn(3, '-');
     let (Some(_phase), Some(n), Some(rest)) = (parts.next(), parts.next(), parts.next()) else {
         return label;
@@ -234,6 +242,8 @@ mod tests {
         assert_eq!(step_name("before_each-01-drop-it-it12"), "drop-it");
         assert_eq!(step_name("capture-02-dir-blocks"), "dir-blocks");
         assert_eq!(step_name("e2fsck"), "e2fsck");
+        assert_eq!(step_name("r02-workload-01-e2fsck-it05"), "e2fsck");
+        assert_eq!(step_name("r1-capture-02-dir-blocks"), "dir-blocks");
     }
 
     #[test]
