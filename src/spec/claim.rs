@@ -41,6 +41,15 @@ pub struct AttrForks {
     pub max_inodes: Option<u64>,
 }
 
+/// `scale_check:` of an experiment: the variable whose values are the scales a claim was
+/// measured at (e.g. `n`, fsstress's operations per process). Each scale is its own
+/// bundle of one profile (`--set n=10000`, …).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleCheck {
+    pub var: String,
+}
+
 /// A block allocator a claim can be about.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

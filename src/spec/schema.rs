@@ -67,6 +67,11 @@ pub struct ExperimentDef {
     /// Claims the source makes, checked against results (see `analysis`).
     #[serde(default)]
     pub claims: Vec<Claim>,
+    /// The claims measured at several scales of one variable: bundles of one profile
+    /// that differ in it are read together, and a claim below the published scale is
+    /// decided from its trend over them (`analysis::claims`, issue 28).
+    #[serde(default)]
+    pub scale_check: Option<crate::spec::claim::ScaleCheck>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]

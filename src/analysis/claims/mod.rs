@@ -64,6 +64,7 @@ mod io;
 mod measure;
 mod render;
 mod reproduction;
+mod scale;
 mod schema;
 mod select;
 mod share;

@@ -89,6 +89,7 @@ fn inapplicable_name(i: Inapplicable) -> &'static str {
         Inapplicable::Untestable => "untestable",
         Inapplicable::ReducedScale => "reduced_scale",
         Inapplicable::MechanismAbsent => "mechanism_absent",
+        Inapplicable::MechanismUnshown => "mechanism_unshown",
     }
 }
 

@@ -8,7 +8,7 @@
 use super::error::ClaimsError;
 use super::evidence::{bundle_vars, published_vars, Evidence};
 use super::render::post_claims;
-use super::verdict::{check_bundle, check_claims, ClaimVerdict};
+use super::verdict::{check_claims, ClaimVerdict};
 use super::words::num;
 use crate::analysis::tiers::counts_line;
 use crate::analysis::tiers::{scale_differences, substitutions, Tier};
@@ -186,19 +186,20 @@ fn row(v: &ClaimVerdict, tier: &str, reason: &str) -> String {
     )
 }
 
-/// Bundles in order, a bundle followed by a rerun of the same experiment and profile
-/// taken as its pair.
-fn pairs(bundles: &[Bundle]) -> Vec<(&Bundle, Option<&Bundle>)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bundles.len() {
-        let a = &bundles[i];
-        let b = bundles.get(i + 1).filter(|b| {
-            b.manifest().experiment.id == a.manifest().experiment.id
-                && b.manifest().profile == a.manifest().profile
-        });
-        out.push((a, b));
-        i += if b.is_some() { 2 } else { 1 };
+/// Bundles in order, grouped: consecutive bundles of one experiment and profile.
+fn groups(bundles: &[Bundle]) -> Vec<Vec<&Bundle>> {
+    let mut out: Vec<Vec<&Bundle>> = Vec::new();
+    for b in bundles {
+        let m = b.manifest();
+        match out.last_mut() {
+            Some(g)
+                if g[0].manifest().experiment.id == m.experiment.id
+                    && g[0].manifest().profile == m.profile =>
+            {
+                g.push(b)
+            }
+            _ => out.push(vec![b]),
+        }
     }
     out
 }
@@ -220,21 +221,34 @@ pub enum ClaimsSource {
     Dir(std::path::PathBuf),
 }
 
-/// The claims of a bundle from `source`, and a line saying where they come from.
-fn claims_of(
-    b: &Bundle,
-    source: &ClaimsSource,
-) -> Result<(Vec<ClaimVerdict>, String), ClaimsError> {
+/// What a bundle is checked with: the claims from `source`, the experiment's scale
+/// check, the bundle's evidence, and a line saying where the claims come from.
+struct Checked {
+    claims: Vec<crate::spec::Claim>,
+    scale_check: Option<crate::spec::claim::ScaleCheck>,
+    ev: Evidence,
+    line: String,
+}
+
+fn checked(b: &Bundle, source: &ClaimsSource) -> Result<Checked, ClaimsError> {
+    let m = b.manifest();
+    let ev = Evidence::from_bundle(b)?;
     match source {
-        ClaimsSource::Bundle => Ok((
-            check_bundle(b)?,
-            "- claims: the bundle's own copy of the experiment".to_string(),
-        )),
+        ClaimsSource::Bundle => {
+            let exp = crate::spec::Experiment::from_str_named(
+                &m.experiment.yaml,
+                &b.path().join("experiment.yaml").display().to_string(),
+            )?;
+            Ok(Checked {
+                claims: exp.def.claims,
+                scale_check: exp.def.scale_check,
+                ev,
+                line: "- claims: the bundle's own copy of the experiment".to_string(),
+            })
+        }
         ClaimsSource::Dir(dir) => {
-            let m = b.manifest();
             let path = dir.join(format!("{}.yaml", m.experiment.id));
             let exp = crate::spec::Experiment::load(&path)?;
-            let ev = Evidence::from_bundle(b)?;
             let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
                 exp.source_text.as_bytes(),
             ));
@@ -253,9 +267,114 @@ fn claims_of(
                     &m.experiment.sha256[..m.experiment.sha256.len().min(12)]
                 )
             };
-            Ok((check_claims(&exp.def.claims, &ev), line))
+            Ok(Checked {
+                claims: exp.def.claims,
+                scale_check: exp.def.scale_check,
+                ev,
+                line,
+            })
         }
     }
+}
+
+/// One section of the document: a bundle, maybe its rerun, maybe other scales.
+struct Section<'a> {
+    /// The bundle whose environment heads the section (the largest scale).
+    main: &'a Bundle,
+    rerun: Option<&'a Bundle>,
+    /// Other scales of a scale check: (`var=value`, bundle), smallest first.
+    scales: Vec<(String, &'a Bundle)>,
+    verdicts: Vec<ClaimVerdict>,
+    agreed: Option<Vec<super::agree::Agreement>>,
+    claims_line: String,
+    scale_var: Option<String>,
+}
+
+/// A group of bundles of one experiment and profile as sections: with a scale check and
+/// several values of its variable, one section checked over the scales (a rerun at one
+/// scale gives a second series to agree with); else bundles two by two (a bundle and
+/// its rerun).
+fn sections<'a>(
+    group: &[&'a Bundle],
+    source: &ClaimsSource,
+) -> Result<Vec<Section<'a>>, ClaimsError> {
+    let checked: Vec<Checked> = group
+        .iter()
+        .map(|b| checked(b, source))
+        .collect::<Result<_, _>>()?;
+    let var = checked[0].scale_check.as_ref().map(|s| s.var.clone());
+    if let Some(var) = var {
+        // Scale value → indices of the bundles at it, smallest scale first.
+        let mut at: Vec<(f64, Vec<usize>)> = Vec::new();
+        for (i, c) in checked.iter().enumerate() {
+            let Some(x) = super::scale::scale_of(&c.ev, &var) else {
+                continue;
+            };
+            match at.iter_mut().find(|(y, _)| *y == x) {
+                Some((_, v)) => v.push(i),
+                None => at.push((x, vec![i])),
+            }
+        }
+        at.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if at.len() > 1 {
+            let firsts: Vec<usize> = at.iter().map(|(_, v)| v[0]).collect();
+            let series = |idx: &[usize]| -> Vec<ClaimVerdict> {
+                let evs: Vec<&Evidence> = idx.iter().map(|&i| &checked[i].ev).collect();
+                checked[idx[idx.len() - 1]]
+                    .claims
+                    .iter()
+                    .filter_map(|c| super::scale::check_over_scales(c, &var, &evs))
+                    .collect()
+            };
+            let verdicts = series(&firsts);
+            let rerun_at = at.iter().position(|(_, v)| v.len() > 1);
+            let agreed = rerun_at.map(|k| {
+                let mut other = firsts.clone();
+                other[k] = at[k].1[1];
+                super::agree::agreement(&verdicts, &series(&other))
+            });
+            let top = *firsts.last().expect("two scales or more");
+            return Ok(vec![Section {
+                main: group[top],
+                rerun: rerun_at.map(|k| group[at[k].1[1]]),
+                scales: firsts[..firsts.len() - 1]
+                    .iter()
+                    .map(|&i| {
+                        (
+                            format!(
+                                "{var}={}",
+                                super::scale::scale_of(&checked[i].ev, &var)
+                                    .map_or_else(|| "?".into(), num)
+                            ),
+                            group[i],
+                        )
+                    })
+                    .collect(),
+                verdicts,
+                agreed,
+                claims_line: checked[top].line.clone(),
+                scale_var: Some(var),
+            }]);
+        }
+    }
+    let mut out = Vec::new();
+    for pair in (0..group.len()).collect::<Vec<_>>().chunks(2) {
+        let a = &checked[pair[0]];
+        let verdicts = check_claims(&a.claims, &a.ev);
+        let agreed = pair.get(1).map(|&j| {
+            super::agree::agreement(&verdicts, &check_claims(&checked[j].claims, &checked[j].ev))
+        });
+        out.push(Section {
+            main: group[pair[0]],
+            rerun: pair.get(1).map(|&j| group[j]),
+            scales: Vec::new(),
+            verdicts,
+            agreed,
+            claims_line: a.line.clone(),
+            scale_var: None,
+        });
+    }
+    Ok(out)
 }
 
 /// The document for these bundles, in the order given. A bundle followed by another of
@@ -280,89 +399,131 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
          listed apart and not counted.\n",
     );
     let mut all_tiers = Vec::new();
-    for (b, rerun) in pairs(bundles) {
-        let m = b.manifest();
-        let (verdicts, claims_line) = claims_of(b, source)?;
-        let agreed = match rerun {
-            Some(r) => Some(super::agree::agreement(&verdicts, &claims_of(r, source)?.0)),
-            None => None,
-        };
-        out.push_str(&format!(
-            "\n## {} — {}\n\nBundle: `{}`{}\n\n",
+    let mut sections_n = 0;
+    for group in groups(bundles) {
+        for sec in sections(&group, source)? {
+            sections_n += 1;
+            let b = sec.main;
+            let rerun = sec.rerun;
+            let m = b.manifest();
+            let verdicts = sec.verdicts;
+            let agreed = sec.agreed;
+            let claims_line = sec.claims_line;
+            let scale_word = |bundle: &Bundle| -> String {
+                sec.scale_var.as_ref().map_or_else(String::new, |var| {
+                    bundle_vars(bundle.manifest())
+                        .get(var)
+                        .map(|v| format!(" ({var}={})", v.label()))
+                        .unwrap_or_default()
+                })
+            };
+            out.push_str(&format!(
+            "\n## {} — {}\n\nBundle: `{}`{}{}{}\n\n",
             m.experiment.id,
             m.experiment.title,
             bundle_name(b),
+            scale_word(b),
             rerun.map_or_else(String::new, |r| format!(
-                "; its independent rerun: `{}` (a tier that differs between the two is *inconclusive*)",
-                bundle_name(r)
-            ))
-        ));
-        for line in environment(b) {
-            out.push_str(&cell_line(&line));
-            out.push('\n');
-        }
-        out.push_str(&claims_line);
-        out.push('\n');
-        if let Some(r) = rerun {
-            let e = &r.manifest().environment;
-            out.push_str(&format!(
-                "- rerun `{}`: kernel `{}`; started {}, finished {}\n",
+                "; its independent rerun: `{}`{} (a tier that differs between the two is *inconclusive*)",
                 bundle_name(r),
-                e.kernel,
-                r.manifest().started_at,
-                r.manifest()
-                    .finished_at
-                    .as_deref()
-                    .unwrap_or("(not finished)")
-            ));
-        }
-        let differs = published_vars(m)
-            .map(|p| scale_differences(&bundle_vars(m), &p))
-            .unwrap_or_default();
-        if !differs.is_empty() {
-            out.push_str(&format!(
-                "- differs from the published profile: {}\n",
-                differs.join(", ")
-            ));
-        }
-        let subs = substitutions(m);
-        if subs.is_empty() {
-            out.push_str("- substitutions: none\n");
-        } else {
-            out.push_str("- substitutions (every claim of this seed rests on them):\n");
-            for sub in &subs {
-                out.push_str(&format!("  - {}\n", sub.what));
+                scale_word(r)
+            )),
+            if sec.scales.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; the same profile at other scales: {} (`scale_check: {}`: a claim below the published scale is decided from its trend over the scales, see each row)",
+                    sec.scales
+                        .iter()
+                        .map(|(w, s)| format!("`{}` ({w})", bundle_name(s)))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    sec.scale_var.as_deref().unwrap_or("")
+                )
             }
-        }
-        let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
-            match agreed
-                .as_ref()
-                .and_then(|g| g.iter().find(|a| a.id == v.id))
-            {
-                Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
-                Some(a) => (
-                    a.tier,
-                    a.tier_label.clone(),
-                    format!("{}; {}", row_reason(v), a.reason),
-                ),
-                None => (v.tier, v.tier_label().to_string(), row_reason(v)),
+        ));
+            for line in environment(b) {
+                out.push_str(&cell_line(&line));
+                out.push('\n');
             }
-        };
-        let tiers: Vec<Tier> = post_claims(&verdicts).map(|v| tier_of(v).0).collect();
-        all_tiers.extend(tiers.iter().copied());
-        out.push_str(&format!("\n{}\n\n", counts_line(&tiers)));
-        out.push_str(HEADER);
-        for v in post_claims(&verdicts) {
-            let (_, label, reason) = tier_of(v);
-            out.push_str(&row(v, &label, &reason));
-        }
-        let variants: Vec<&ClaimVerdict> = verdicts.iter().filter(|v| v.variant).collect();
-        if !variants.is_empty() {
-            out.push_str("\nfslab's own variants (no quote from the post; not counted above):\n\n");
+            out.push_str(&claims_line);
+            out.push('\n');
+            if let Some(r) = rerun {
+                let e = &r.manifest().environment;
+                out.push_str(&format!(
+                    "- rerun `{}`: kernel `{}`; started {}, finished {}\n",
+                    bundle_name(r),
+                    e.kernel,
+                    r.manifest().started_at,
+                    r.manifest()
+                        .finished_at
+                        .as_deref()
+                        .unwrap_or("(not finished)")
+                ));
+            }
+            for (w, sb) in &sec.scales {
+                let e = &sb.manifest().environment;
+                out.push_str(&format!(
+                    "- scale {w}: `{}`, kernel `{}`; started {}, finished {}\n",
+                    bundle_name(sb),
+                    e.kernel,
+                    sb.manifest().started_at,
+                    sb.manifest()
+                        .finished_at
+                        .as_deref()
+                        .unwrap_or("(not finished)")
+                ));
+            }
+            let differs = published_vars(m)
+                .map(|p| scale_differences(&bundle_vars(m), &p))
+                .unwrap_or_default();
+            if !differs.is_empty() {
+                out.push_str(&format!(
+                    "- differs from the published profile: {}\n",
+                    differs.join(", ")
+                ));
+            }
+            let subs = substitutions(m);
+            if subs.is_empty() {
+                out.push_str("- substitutions: none\n");
+            } else {
+                out.push_str("- substitutions (every claim of this seed rests on them):\n");
+                for sub in &subs {
+                    out.push_str(&format!("  - {}\n", sub.what));
+                }
+            }
+            let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
+                match agreed
+                    .as_ref()
+                    .and_then(|g| g.iter().find(|a| a.id == v.id))
+                {
+                    Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
+                    Some(a) => (
+                        a.tier,
+                        a.tier_label.clone(),
+                        format!("{}; {}", row_reason(v), a.reason),
+                    ),
+                    None => (v.tier, v.tier_label().to_string(), row_reason(v)),
+                }
+            };
+            let tiers: Vec<Tier> = post_claims(&verdicts).map(|v| tier_of(v).0).collect();
+            all_tiers.extend(tiers.iter().copied());
+            out.push_str(&format!("\n{}\n\n", counts_line(&tiers)));
             out.push_str(HEADER);
-            for v in variants {
+            for v in post_claims(&verdicts) {
                 let (_, label, reason) = tier_of(v);
                 out.push_str(&row(v, &label, &reason));
+            }
+            let variants: Vec<&ClaimVerdict> = verdicts.iter().filter(|v| v.variant).collect();
+            if !variants.is_empty() {
+                out.push_str(
+                    "\nfslab's own variants (no quote from the post; not counted above):\n\n",
+                );
+                out.push_str(HEADER);
+                for v in variants {
+                    let (_, label, reason) = tier_of(v);
+                    out.push_str(&row(v, &label, &reason));
+                }
             }
         }
     }
@@ -370,7 +531,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
         .iter()
         .map(|b| b.manifest().experiment.id.as_str())
         .collect();
-    let sections = pairs(bundles).len();
+    let sections = sections_n;
     ids.sort_unstable();
     ids.dedup();
     if ids.len() == sections {

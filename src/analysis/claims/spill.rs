@@ -46,12 +46,10 @@ fn counts(ev: &Evidence, need: &AttrForks) -> Result<Counts, String> {
         .collect())
 }
 
-/// Why the attr-fork need is not met (None when it is), with the counts.
-pub(super) fn absent(ev: &Evidence, need: &AttrForks) -> Option<String> {
-    let counts = match counts(ev, need) {
-        Ok(c) => c,
-        Err(e) => return Some(format!("the attr forks cannot be counted: {e}")),
-    };
+/// Why the attr-fork need is not met (None when it is), with the counts; an error when
+/// the bundle cannot show it either way.
+pub(super) fn absent(ev: &Evidence, need: &AttrForks) -> Result<Option<String>, String> {
+    let counts = counts(ev, need).map_err(|e| format!("the attr forks cannot be counted: {e}"))?;
     let listed = counts
         .values()
         .map(|(id, n)| format!("{n} ({id})"))
@@ -72,10 +70,10 @@ pub(super) fn absent(ev: &Evidence, need: &AttrForks) -> Option<String> {
             sel_label(&need.select)
         ));
     }
-    (!why.is_empty()).then(|| {
+    Ok((!why.is_empty()).then(|| {
         format!(
             "{}; inodes with an attr fork extent per replicate (fsmap): {listed}",
             why.join("; ")
         )
-    })
+    }))
 }

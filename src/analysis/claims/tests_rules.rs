@@ -276,7 +276,8 @@ fn attr_fork_needs_count_the_spilled_inodes_of_each_replicate() {
         c
     };
     let v = check_claim(&with(Some(1), None), &ev);
-    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert_eq!(v.not_applicable, Some(Inapplicable::MechanismUnshown));
+    assert_eq!(v.tier_label(), "not applicable: mechanism not shown");
     assert!(
         v.reason.contains("no `fsmap` table") && v.reason.contains("xfs_io -c fsmap"),
         "{}",

@@ -34,6 +34,9 @@ pub enum Inapplicable {
     ReducedScale,
     /// The mechanism the claim rests on is absent here (`needs:`).
     MechanismAbsent,
+    /// Whether the mechanism is present cannot be told from this bundle (a `needs:`
+    /// whose evidence the bundle lacks, e.g. no `fsmap` table to count attr forks in).
+    MechanismUnshown,
 }
 
 impl Inapplicable {
@@ -43,6 +46,7 @@ impl Inapplicable {
         match self {
             Inapplicable::ReducedScale => "not applicable (reduced scale)",
             Inapplicable::MechanismAbsent => "not applicable: mechanism absent",
+            Inapplicable::MechanismUnshown => "not applicable: mechanism not shown",
             _ => "not applicable",
         }
     }
@@ -127,6 +131,17 @@ fn inapplicable(e: &MeasureError) -> Inapplicable {
 
 /// Check one claim.
 pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
+    check_claim_at(claim, ev, &mut None)
+}
+
+/// [`check_claim`], also giving the tier the claim's number has at the bundle's own
+/// scale (with why), whenever the number was compared with `expect`: a scale check
+/// reads it across bundles (`super::scale`).
+pub(super) fn check_claim_at(
+    claim: &Claim,
+    ev: &Evidence,
+    at_this_scale: &mut Option<(Tier, String)>,
+) -> ClaimVerdict {
     let subs = substitutions(&ev.manifest);
     let mut v = ClaimVerdict {
         id: claim.id.clone(),
@@ -231,13 +246,16 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
         }
         Ok(m) => m,
     };
-    if let Some(absent) = claim
+    if let Some((why, absent)) = claim
         .needs
         .as_ref()
         .and_then(|n| mechanism_absent(n, &check, m.value, &subs, ev))
     {
-        v.not_applicable = Some(Inapplicable::MechanismAbsent);
-        v.reason = format!("mechanism absent: {absent}");
+        v.reason = match why {
+            Inapplicable::MechanismUnshown => format!("mechanism not shown: {absent}"),
+            _ => format!("mechanism absent: {absent}"),
+        };
+        v.not_applicable = Some(why);
         return finish(v, extra);
     }
     let substituted = !subs.is_empty();
@@ -251,6 +269,14 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
             substituted,
         ),
     };
+    *at_this_scale = Some(if m.incomplete.is_empty() {
+        (tier, why.clone())
+    } else {
+        (
+            Tier::Inconclusive,
+            format!("incomplete: {}", m.incomplete.join("; ")),
+        )
+    });
     if let Some(g) = gap {
         v.not_applicable = Some(Inapplicable::ReducedScale);
         v.reason = format!("reduced scale: {g}; at this scale: {why}");
@@ -268,15 +294,17 @@ pub fn check_claim(claim: &Claim, ev: &Evidence) -> ClaimVerdict {
     finish(v, extra)
 }
 
-/// Why the claim's mechanism is absent in this bundle (None when it is present).
+/// Why the claim's mechanism is absent in this bundle, or cannot be shown to be there
+/// (None when it is present).
 fn mechanism_absent(
     needs: &Needs,
     check: &Check,
     value: f64,
     subs: &[Substitution],
     ev: &Evidence,
-) -> Option<String> {
+) -> Option<(Inapplicable, String)> {
     let mut absent = Vec::new();
+    let mut unshown = Vec::new();
     if needs.allocator == Some(Allocator::Ext3) {
         if let Some(s) = subs
             .iter()
@@ -303,7 +331,7 @@ fn mechanism_absent(
                 ));
             }
             Some(Ok(_)) => {}
-            Some(Err(e)) => absent.push(format!(
+            Some(Err(e)) => unshown.push(format!(
                 "the contrast over {} cannot be measured: {e}",
                 sel_label(&c.select)
             )),
@@ -314,15 +342,22 @@ fn mechanism_absent(
         }
     }
     if let Some(a) = &needs.attr_forks {
-        absent.extend(super::spill::absent(ev, a));
+        match super::spill::absent(ev, a) {
+            Ok(why) => absent.extend(why),
+            Err(why) => unshown.push(why),
+        }
     }
-    (!absent.is_empty()).then(|| absent.join("; "))
+    if !absent.is_empty() {
+        absent.extend(unshown);
+        return Some((Inapplicable::MechanismAbsent, absent.join("; ")));
+    }
+    (!unshown.is_empty()).then(|| (Inapplicable::MechanismUnshown, unshown.join("; ")))
 }
 
 /// The scale a claim needs: every numeric variable of the published profile (a claim
 /// below the post's scale is not checked at the post's scale), raised where the claim's
 /// own `at_scale` asks for more. An `at_scale` can never lower it.
-pub(super) fn scale_required(
+pub(crate) fn scale_required(
     at_scale: &IndexMap<String, f64>,
     published: Option<&IndexMap<String, SpecValue>>,
 ) -> IndexMap<String, (f64, String)> {
@@ -342,7 +377,7 @@ pub(super) fn scale_required(
 }
 
 /// A variable's value as a number: integers, floats, and sizes (`8GiB`, `1TB`).
-fn scalar(v: &SpecValue) -> Option<f64> {
+pub(super) fn scalar(v: &SpecValue) -> Option<f64> {
     match v {
         SpecValue::Int(i) => Some(*i as f64),
         SpecValue::Float(f) => Some(*f),

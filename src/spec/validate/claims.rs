@@ -9,6 +9,30 @@ use indexmap::IndexMap;
 /// Every claim's `check:` reads as a check, and claim ids are unique: else an error at
 /// the offending key (or the `check:` of the claim), with what would be right.
 pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
+    if let Some(sc) = &def.scale_check {
+        if !def.vars.contains_key(&sc.var) {
+            let pos = loc
+                .section("scale_check")
+                .and_then(|r| loc.value_in(r, "var"))
+                .unwrap_or((0, 0));
+            let mut e = loc.at_pos(
+                pos,
+                format!(
+                    "`scale_check: var: {}` is not a var of the experiment",
+                    sc.var
+                ),
+            );
+            e.help = Some(format!(
+                "name one of `vars:` whose value is a scale of the workload: {}",
+                def.vars
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            return Err(e);
+        }
+    }
     let section = loc.section("claims");
     let mut seen: IndexMap<&str, usize> = IndexMap::new();
     for (i, claim) in def.claims.iter().enumerate() {
