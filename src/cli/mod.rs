@@ -10,6 +10,7 @@ mod claims;
 mod cleanup;
 mod compare;
 mod doctor;
+mod import;
 mod k8s;
 mod kernels;
 mod list;
@@ -91,6 +92,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::K8s(a) => k8s::main(a),
         Command::Tools(a) => tools::main(a),
         Command::Kernels(a) => kernels::main(a),
+        Command::Import(a) => import::main(a),
     }
 }
 
