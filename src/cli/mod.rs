@@ -66,6 +66,8 @@ pub enum Command {
     Slurm(slurm::Args),
     /// Print Kubernetes Jobs (Indexed shards, then a merge) for an experiment.
     K8s(k8s::Args),
+    /// Draft an experiment and its published numbers from a mailing-list post.
+    Import(import::Args),
     /// Tools built from source when the machine's are too old (install, list).
     Tools(tools::Args),
     /// Other kernels than the host's, for guests: Debian's User-Mode Linux (install, list).

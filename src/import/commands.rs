@@ -293,7 +293,9 @@ pub fn looks_like_command(s: &str) -> bool {
         return false;
     }
     if w == "for" {
-        return (t.contains(" in ") && (t.contains("do") || t.ends_with(';')))
+        let ws: Vec<&str> = t.split_whitespace().collect();
+        let ident = ws.get(1).is_some_and(|v| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        return (ident && ws.get(2) == Some(&"in") && (t.contains("do") || t.contains(';') || t.ends_with('\\')))
             || t.contains("((");
     }
     if w == "time" {
@@ -427,6 +429,11 @@ pub fn find(lines: &[PostLine]) -> Commands {
         });
         k = m;
     }
+    // variables set in one block are used in the next (`$ DEV=/dev/vdb` then `$ mkfs $DEV`)
+    let mut env = Vec::new();
+    for b in &mut out.blocks {
+        substitute(&mut b.nodes, &mut env);
+    }
     inline_commands(lines, &mut out);
     out
 }
@@ -506,9 +513,14 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
         if out.command_lines[k] || is_furniture(&l.text) {
             continue;
         }
-        let words: Vec<&str> = l.text.split_whitespace().collect();
+        // the next line continues the sentence (a command broken at the line's end)
+        let own = l.text.split_whitespace().count();
+        let mut words: Vec<&str> = l.text.split_whitespace().collect();
+        if let Some(next) = lines.get(k + 1).filter(|n| n.depth == l.depth && !out.command_lines[k + 1]) {
+            words.extend(next.text.split_whitespace());
+        }
         let mut i = 0;
-        while i < words.len() {
+        while i < own {
             let w = words[i].trim_start_matches(['"', '(', '`', '\'']);
             let quoted = words[i].starts_with(['"', '`', '\'']);
             let p = Program::of(w.trim_end_matches(['"', ',', '.', ')', '`', '\'', ':']));

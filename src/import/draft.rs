@@ -167,7 +167,7 @@ struct Located<'a> {
 pub fn build(
     blocks: &[Block],
     tables: &[Table],
-    texts: &[&str],
+    line_numbers: &[usize],
     device_sizes: &[(String, u64, usize)],
     prose_sizes: &[(f64, String, String, usize)],
     timed_sentences: &[usize],
@@ -390,7 +390,7 @@ pub fn build(
                 }
                 if let Some(t) = tables.iter().find(|t| t.axis.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))) {
                     let name = tool_name(&v);
-                    let line = t.header.map_or(l.cmd.line, |h| h + 1);
+                    let line = t.header.and_then(|h| line_numbers.get(h).copied()).unwrap_or(l.cmd.line);
                     rename.push((v.clone(), name.clone()));
                     axes.push(Axis {
                         name,
@@ -398,7 +398,6 @@ pub fn build(
                         line,
                         why: format!("the post never sets ${v}; its table's header `{}` gives the values", t.axis.clone().unwrap_or_default()),
                     });
-                    let _ = texts;
                 } else {
                     let name = tool_name(&v);
                     rename.push((v.clone(), name.clone()));

@@ -257,12 +257,16 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .filter(|(s, _)| *s <= k)
             .next_back()
             .map_or(l.text.trim().to_string(), |s| s.1.clone());
-        let prose = numbers::prose_rows(l.n, &l.text, l.quoted_author.as_deref(), &sentence);
+        let following = lines
+            .get(k + 1)
+            .filter(|n| n.depth == l.depth && !taken[k + 1])
+            .map_or("", |n| n.text.as_str());
+        let prose = numbers::prose_rows(l.n, &l.text, following, l.quoted_author.as_deref(), &sentence);
         for r in &prose {
             if matches!(r.unit.as_str(), "s" | "min" | "ms") {
                 timed_sentences.push(l.n);
             }
-            let low = l.text.to_ascii_lowercase();
+            let low = sentence.to_ascii_lowercase();
             if matches!(r.unit.as_str(), "TB" | "GB" | "TiB" | "GiB" | "MB" | "MiB")
                 && ["drive", "disk", "ssd", "hdd", "device", "partition", "lun", "ramdisk", "nvme"].iter().any(|w| low.contains(w))
             {
@@ -305,7 +309,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         notes.push(Note::new(b.line, NoteKind::Recognised, what));
         unmapped_loops(&b.nodes, &mut notes);
     }
-    let experiment = draft::build(&cmds.blocks, &tables, &texts, &device_sizes, &prose_sizes, &timed_sentences, &mut notes);
+    let line_numbers: Vec<usize> = lines.iter().map(|l| l.n).collect();
+    let experiment = draft::build(&cmds.blocks, &tables, &line_numbers, &device_sizes, &prose_sizes, &timed_sentences, &mut notes);
     let author = post.author_name();
     let csv_name = format!("{id}.published.csv");
     let (yaml, fallback) = match &experiment {

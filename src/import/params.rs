@@ -56,7 +56,7 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
         let next = argv.get(i + 1).map(String::as_str);
         match (&p, a.as_str()) {
             (Program::Mkfs(fs), o) if fs == "xfs" && o.len() == 2 && o.starts_with('-') => {
-                if let Some(n) = next {
+                if let Some(n) = next.filter(|n| !n.starts_with('-')) {
                     subopts(c, n, "", &mut out);
                     i += 1;
                 }
