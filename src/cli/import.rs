@@ -30,8 +30,8 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .read_to_end(&mut bytes)?;
         None
     } else {
-        let f = std::fs::File::open(&args.post)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", args.post))?;
+        let f =
+            std::fs::File::open(&args.post).map_err(|e| anyhow::anyhow!("{}: {e}", args.post))?;
         f.take(MAX_BYTES as u64 + 1).read_to_end(&mut bytes)?;
         Some(args.post.as_str())
     };
@@ -50,16 +50,29 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let recognised = draft.notes.iter().filter(|n| n.kind == NoteKind::Recognised).count();
+    let recognised = draft
+        .notes
+        .iter()
+        .filter(|n| n.kind == NoteKind::Recognised)
+        .count();
     for n in &draft.notes {
-        if args.explain || n.kind != NoteKind::Recognised || n.what.starts_with("workload") || n.what.starts_with("matrix") {
-            let at = if n.line == 0 { "    -".to_string() } else { format!("{:>5}", n.line) };
+        if args.explain
+            || n.kind != NoteKind::Recognised
+            || n.what.starts_with("workload")
+            || n.what.starts_with("matrix")
+        {
+            let at = if n.line == 0 {
+                "    -".to_string()
+            } else {
+                format!("{:>5}", n.line)
+            };
             println!("{at}  {:<10}  {}", n.kind.label(), n.what);
         }
     }
     if args.explain {
         for r in &draft.rows {
-            let settings: Vec<String> = r.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let settings: Vec<String> =
+                r.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
             println!(
                 "{:>5}  row         {} {} = {} {} ({}){}{}",
                 r.line,
@@ -69,7 +82,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 r.unit,
                 r.printed,
                 if r.approx { " approx" } else { "" },
-                if settings.is_empty() { String::new() } else { format!(" [{}]", settings.join(", ")) }
+                if settings.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", settings.join(", "))
+                }
             );
         }
     }
@@ -82,7 +99,11 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!(
             "fslab import: no command in the post, so no experiment was drafted ({} numbers{})",
             draft.rows.len(),
-            if draft.rows.is_empty() { String::new() } else { format!(" written to {}", csv_path.display()) }
+            if draft.rows.is_empty() {
+                String::new()
+            } else {
+                format!(" written to {}", csv_path.display())
+            }
         );
         return Ok(ExitCode::from(1));
     };
@@ -92,11 +113,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         "\n{} ({} items recognised{}), {} numbers in {}, {} draft claims",
         yaml_path.display(),
         recognised,
-        if draft.fallback { "; the FALLBACK draft: its steps are comments" } else { "" },
+        if draft.fallback {
+            "; the FALLBACK draft: its steps are comments"
+        } else {
+            ""
+        },
         draft.rows.len(),
         csv_path.display(),
         draft.claims.len()
     );
-    println!("next: fslab plan {} && fslab doctor {}", yaml_path.display(), yaml_path.display());
+    println!(
+        "next: fslab plan {} && fslab doctor {}",
+        yaml_path.display(),
+        yaml_path.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

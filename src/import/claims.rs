@@ -65,7 +65,9 @@ pub fn is_comparison(sentence: &str) -> bool {
     s.split_whitespace().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '%');
         (w.ends_with('x') && w[..w.len() - 1].parse::<f64>().is_ok())
-            || (w.ends_with('%') && w[..w.len() - 1].parse::<f64>().is_ok() && (s.contains(" than") || s.contains(" from ") || s.contains("over")))
+            || (w.ends_with('%')
+                && w[..w.len() - 1].parse::<f64>().is_ok()
+                && (s.contains(" than") || s.contains(" from ") || s.contains("over")))
     })
 }
 
@@ -75,7 +77,8 @@ fn contains_word(s: &str, p: &str) -> bool {
         let at = from + i;
         let before = s[..at].chars().last();
         let after = s[at + p.len()..].chars().next();
-        if before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric()) {
+        if before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+        {
             return true;
         }
         from = at + p.len();
@@ -120,7 +123,9 @@ pub fn sentences(lines: &[PostLine], taken: &[bool]) -> Vec<(usize, String)> {
                 .filter(|&i| {
                     // not `e.g.` or `i.e.` or a decimal
                     let before = &rest[..i];
-                    !before.ends_with("e.g.") && !before.ends_with("i.e.") && !before.ends_with("vs.")
+                    !before.ends_with("e.g.")
+                        && !before.ends_with("i.e.")
+                        && !before.ends_with("vs.")
                 })
                 .min();
             match end {
@@ -197,7 +202,12 @@ mod tests {
     use crate::import::mail::unquote;
 
     fn lines(s: &str) -> Vec<PostLine> {
-        unquote(&s.lines().enumerate().map(|(i, l)| (i + 1, l.to_string())).collect::<Vec<_>>())
+        unquote(
+            &s.lines()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.to_string()))
+                .collect::<Vec<_>>(),
+        )
     }
 
     #[test]
@@ -215,8 +225,14 @@ mod tests {
 
     #[test]
     fn plain_sentences_are_not_claims() {
-        assert!(!is_comparison("I created a really stupid benchmarking script that does:"));
-        assert!(is_comparison("the fsck is finished in 5 minutes - more than 10x faster"));
-        assert!(is_comparison("it went from 924 transactions/sec to 322, a 65% drop over the old code"));
+        assert!(!is_comparison(
+            "I created a really stupid benchmarking script that does:"
+        ));
+        assert!(is_comparison(
+            "the fsck is finished in 5 minutes - more than 10x faster"
+        ));
+        assert!(is_comparison(
+            "it went from 924 transactions/sec to 322, a 65% drop over the old code"
+        ));
     }
 }

@@ -39,9 +39,37 @@ pub enum Program {
 }
 
 const UTILS: &[&str] = &[
-    "rm", "cp", "mv", "echo", "cat", "df", "du", "ls", "touch", "tar", "sleep", "rmdir", "ln",
-    "truncate", "fallocate", "fstrim", "blockdev", "losetup", "modprobe", "sysctl", "tee",
-    "find", "chmod", "chown", "stat", "mkswap", "wipefs", "cd", "export", "true", "uname",
+    "rm",
+    "cp",
+    "mv",
+    "echo",
+    "cat",
+    "df",
+    "du",
+    "ls",
+    "touch",
+    "tar",
+    "sleep",
+    "rmdir",
+    "ln",
+    "truncate",
+    "fallocate",
+    "fstrim",
+    "blockdev",
+    "losetup",
+    "modprobe",
+    "sysctl",
+    "tee",
+    "find",
+    "chmod",
+    "chown",
+    "stat",
+    "mkswap",
+    "wipefs",
+    "cd",
+    "export",
+    "true",
+    "uname",
 ];
 
 impl Program {
@@ -294,8 +322,12 @@ pub fn looks_like_command(s: &str) -> bool {
     }
     if w == "for" {
         let ws: Vec<&str> = t.split_whitespace().collect();
-        let ident = ws.get(1).is_some_and(|v| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-        return (ident && ws.get(2) == Some(&"in") && (t.contains("do") || t.contains(';') || t.ends_with('\\')))
+        let ident = ws
+            .get(1)
+            .is_some_and(|v| v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        return (ident
+            && ws.get(2) == Some(&"in")
+            && (t.contains("do") || t.contains(';') || t.ends_with('\\')))
             || t.contains("((");
     }
     if w == "time" {
@@ -475,7 +507,10 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
             m += 1;
             continue;
         }
-        if !has_cmd && !t.starts_with('#') && !looks_like_command(t) && !is_assignment(first_word(t))
+        if !has_cmd
+            && !t.starts_with('#')
+            && !looks_like_command(t)
+            && !is_assignment(first_word(t))
         {
             // Text right after the shebang that is not shell: the script is empty.
             if !t.contains('=') && !t.ends_with(';') {
@@ -516,7 +551,10 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
         // the next line continues the sentence (a command broken at the line's end)
         let own = l.text.split_whitespace().count();
         let mut words: Vec<&str> = l.text.split_whitespace().collect();
-        if let Some(next) = lines.get(k + 1).filter(|n| n.depth == l.depth && !out.command_lines[k + 1]) {
+        if let Some(next) = lines
+            .get(k + 1)
+            .filter(|n| n.depth == l.depth && !out.command_lines[k + 1])
+        {
             words.extend(next.text.split_whitespace());
         }
         let mut i = 0;
@@ -551,7 +589,9 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                 let a = words[j];
                 let clean = a.trim_end_matches(['"', ',', '.', ')', '`', '\'', ':']);
                 let end = a.ends_with(['"', '`', '\'', ',', '.', ')', ':']);
-                let prev_opt = argv.last().is_some_and(|p| p.starts_with('-') && p.len() == 2);
+                let prev_opt = argv
+                    .last()
+                    .is_some_and(|p| p.starts_with('-') && p.len() == 2);
                 let takes = clean.starts_with('-')
                     || (prev_opt
                         && (clean.contains(['=', ',', '_', '/'])
@@ -699,7 +739,10 @@ fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node> {
             });
             continue;
         }
-        if matches!(ws[0].as_str(), "do" | "done" | "then" | "fi" | "else" | "{" | "}") {
+        if matches!(
+            ws[0].as_str(),
+            "do" | "done" | "then" | "fi" | "else" | "{" | "}"
+        ) {
             continue;
         }
         let timed = ws[0] == "time";
@@ -813,7 +856,10 @@ fn loop_kind(head: &[String]) -> (String, LoopKind) {
             }
         }
     }
-    if items.iter().any(|w| w.starts_with("$(") || w.starts_with('`')) {
+    if items
+        .iter()
+        .any(|w| w.starts_with("$(") || w.starts_with('`'))
+    {
         // $(seq …) split over words
         let joined = items.join(" ");
         let s = joined.trim_matches(['$', '(', ')', '`']);
@@ -921,7 +967,11 @@ pub fn vars_in(w: &str) -> Vec<String> {
 }
 
 /// Every command in nodes, depth first, with the loops around it (outermost first).
-pub fn walk<'a>(nodes: &'a [Node], loops: &mut Vec<&'a Loop>, f: &mut dyn FnMut(&'a Cmd, &[&'a Loop])) {
+pub fn walk<'a>(
+    nodes: &'a [Node],
+    loops: &mut Vec<&'a Loop>,
+    f: &mut dyn FnMut(&'a Cmd, &[&'a Loop]),
+) {
     for n in nodes {
         match n {
             Node::Cmd(c) => f(c, loops),
@@ -965,14 +1015,21 @@ mod tests {
             ("# mkfs.xfs -f /dev/sdb", Some("mkfs.xfs -f /dev/sdb")),
             ("$ ./run.sh 1", Some("./run.sh 1")),
             ("root@vm:~# fio --name=x", Some("fio --name=x")),
-            ("[root@host tmp]# xfs_io -c 'fsync' f", Some("xfs_io -c 'fsync' f")),
+            (
+                "[root@host tmp]# xfs_io -c 'fsync' f",
+                Some("xfs_io -c 'fsync' f"),
+            ),
             ("This is prose.", None),
         ] {
             assert_eq!(after_prompt(line), want, "{line}");
         }
         assert!(!looks_like_command("mount options are fine here."));
-        assert!(looks_like_command("mount -o loop,logbsize=256k fs.img /mnt"));
-        assert!(!looks_like_command("For the rest of us who don't live in the stratosphere"));
+        assert!(looks_like_command(
+            "mount -o loop,logbsize=256k fs.img /mnt"
+        ));
+        assert!(!looks_like_command(
+            "For the rest of us who don't live in the stratosphere"
+        ));
     }
 
     #[test]
@@ -1004,7 +1061,10 @@ mod tests {
         assert_eq!(mkfs.line, 3);
         assert!(mkfs.text().ends_with("extsize=$rtextsize /dev/pmem2s"));
         let Node::Loop(dd) = &nodes[1] else { panic!() };
-        assert_eq!((dd.kind.clone(), dd.timed, dd.line), (LoopKind::Range(1, 1000), false, 5));
+        assert_eq!(
+            (dd.kind.clone(), dd.timed, dd.line),
+            (LoopKind::Range(1, 1000), false, 5)
+        );
         let Node::Loop(tr) = &nodes[2] else { panic!() };
         assert!(tr.timed);
         let Node::Cmd(x) = &tr.body[0] else { panic!() };
@@ -1018,7 +1078,10 @@ mod tests {
             "$ DEV=/dev/vdb\n$ for p in 1 0; do mkfs.xfs -f -n parent=$p $DEV; done\n",
         ));
         let got = cmds(&c);
-        assert_eq!(got, [(2, "mkfs.xfs -f -n parent=$p /dev/vdb".to_string(), false)]);
+        assert_eq!(
+            got,
+            [(2, "mkfs.xfs -f -n parent=$p /dev/vdb".to_string(), false)]
+        );
         let Node::Loop(l) = &c.blocks[1].nodes[0] else {
             panic!("{:?}", c.blocks)
         };

@@ -5,7 +5,9 @@
 //! item with a comment naming its line in the post, and the published CSV.
 
 use super::claims::DraftClaim;
-use super::commands::{unquote, vars_in, walk, Block, BlockKind, Cmd, Loop, LoopKind, Node, Program};
+use super::commands::{
+    unquote, vars_in, walk, Block, BlockKind, Cmd, Loop, LoopKind, Node, Program,
+};
 use super::mail::{display_name, Headers};
 use super::numbers::Table;
 use super::{Note, NoteKind, Row};
@@ -89,7 +91,10 @@ pub const DEFAULT_SIZE: &str = "4GiB";
 
 fn is_device(w: &str) -> bool {
     let w = w.trim_end_matches([',', ';']);
-    (w.starts_with("/dev/") && !HARMLESS_DEV_PATHS.contains(&w) && w.len() > 5 && !w.starts_with("/dev/shm"))
+    (w.starts_with("/dev/")
+        && !HARMLESS_DEV_PATHS.contains(&w)
+        && w.len() > 5
+        && !w.starts_with("/dev/shm"))
         || w.ends_with(".img")
         || w.ends_with(".image")
         || w.ends_with(".raw")
@@ -102,7 +107,8 @@ pub fn id_from(subject: Option<&str>, file_stem: Option<&str>) -> String {
             let mut s = s.trim();
             loop {
                 let lower = s.to_ascii_lowercase();
-                if lower.starts_with("re:") || lower.starts_with("fw:") || lower.starts_with("aw:") {
+                if lower.starts_with("re:") || lower.starts_with("fw:") || lower.starts_with("aw:")
+                {
                     s = s[3..].trim_start();
                 } else if lower.starts_with("fwd:") {
                     s = s[4..].trim_start();
@@ -135,7 +141,13 @@ pub fn id_from(subject: Option<&str>, file_stem: Option<&str>) -> String {
 fn tool_name(program: &str) -> String {
     let s: String = program
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let s = s.trim_matches('_').to_string();
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
@@ -174,7 +186,10 @@ pub fn build(
     notes: &mut Vec<Note>,
 ) -> Option<Experiment> {
     let mut exp = Experiment::default();
-    let scripts: Vec<&Block> = blocks.iter().filter(|b| b.kind == BlockKind::Script).collect();
+    let scripts: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Script)
+        .collect();
     // script invocations from prompts: positional values
     let mut positional: Vec<(usize, Vec<String>, usize)> = Vec::new(); // ($N, values, line)
     let mut invocation_lines = Vec::new();
@@ -184,7 +199,11 @@ pub fn build(
                 let argv = c.argv();
                 let args: &[String] = match c.program() {
                     Program::Script(_) => &argv[1..],
-                    Program::Util | Program::Other(_) if matches!(argv[0].as_str(), "sh" | "bash") => argv.get(2..).unwrap_or(&[]),
+                    Program::Util | Program::Other(_)
+                        if matches!(argv[0].as_str(), "sh" | "bash") =>
+                    {
+                        argv.get(2..).unwrap_or(&[])
+                    }
                     _ => return,
                 };
                 invocation_lines.push(c.line);
@@ -205,11 +224,17 @@ pub fn build(
     let real: Vec<&Block> = if !scripts.is_empty() && !invocation_lines.is_empty() {
         scripts.clone()
     } else {
-        blocks.iter().filter(|b| b.kind != BlockKind::Inline).collect()
+        blocks
+            .iter()
+            .filter(|b| b.kind != BlockKind::Inline)
+            .collect()
     };
     let use_inline = real.iter().all(|b| b.nodes.is_empty());
     let chosen: Vec<&Block> = if use_inline {
-        blocks.iter().filter(|b| b.kind == BlockKind::Inline).collect()
+        blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::Inline)
+            .collect()
     } else {
         real
     };
@@ -304,15 +329,23 @@ pub fn build(
                 mount_point.get_or_insert(pos[1].clone());
             }
         }
-        if matches!(l.cmd.program(), Program::Fsck | Program::Debugfs | Program::Dumpe2fs) {
+        if matches!(
+            l.cmd.program(),
+            Program::Fsck | Program::Debugfs | Program::Dumpe2fs
+        ) {
             if let Some(dev) = argv.iter().skip(1).find(|w| is_device(w)) {
                 add_device(dev, Some("data"), l.cmd.line, &mut devices);
             }
         }
     }
-    let mkfs_present = located.iter().any(|l| matches!(l.cmd.program(), Program::Mkfs(_)));
+    let mkfs_present = located
+        .iter()
+        .any(|l| matches!(l.cmd.program(), Program::Mkfs(_)));
     if devices.is_empty() && mkfs_present {
-        let line = located.iter().find(|l| matches!(l.cmd.program(), Program::Mkfs(_))).map_or(0, |l| l.cmd.line);
+        let line = located
+            .iter()
+            .find(|l| matches!(l.cmd.program(), Program::Mkfs(_)))
+            .map_or(0, |l| l.cmd.line);
         devices.push(Device {
             name: "data".into(),
             path: String::new(),
@@ -321,19 +354,32 @@ pub fn build(
             size_from_post: false,
             why: String::new(),
         });
-        notes.push(Note::new(line, NoteKind::Guess, "mkfs names no device: the draft makes one, `data`"));
+        notes.push(Note::new(
+            line,
+            NoteKind::Guess,
+            "mkfs names no device: the draft makes one, `data`",
+        ));
     }
     for d in &mut devices {
         if let Some((_, bytes, line)) = device_sizes.iter().find(|(n, _, _)| *n == d.name) {
             d.size = format_size(*bytes);
             d.size_from_post = true;
             d.why = format!("line {line}: the mkfs output's blocks × bsize");
-        } else if let Some((v, unit, printed, line)) = prose_sizes.first().filter(|_| d.name == "data") {
+        } else if let Some((v, unit, printed, line)) =
+            prose_sizes.first().filter(|_| d.name == "data")
+        {
             d.size = format!("{}{}", trim_float(*v), unit);
             d.size_from_post = true;
             d.why = format!("line {line}: \"{printed}\"");
         } else {
-            d.why = format!("guess: the post does not give the size of {}; {DEFAULT_SIZE} is a default", if d.path.is_empty() { "the device" } else { &d.path });
+            d.why = format!(
+                "guess: the post does not give the size of {}; {DEFAULT_SIZE} is a default",
+                if d.path.is_empty() {
+                    "the device"
+                } else {
+                    &d.path
+                }
+            );
             notes.push(Note::new(d.line, NoteKind::Guess, &d.why));
         }
         if d.path.contains("pmem") {
@@ -381,28 +427,52 @@ pub fn build(
         }
     }
     // unbound variables: a table header of that name, else a var to fill in
-    let loop_vars: Vec<String> = located.iter().flat_map(|l| l.loops.iter().map(|lp| lp.var.clone())).collect();
+    let loop_vars: Vec<String> = located
+        .iter()
+        .flat_map(|l| l.loops.iter().map(|lp| lp.var.clone()))
+        .collect();
     for l in &located {
         for w in &l.cmd.words {
             for v in vars_in(w) {
                 if rename.iter().any(|r| r.0 == v) || loop_vars.contains(&v) {
                     continue;
                 }
-                if let Some(t) = tables.iter().find(|t| t.axis.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&v))) {
+                if let Some(t) = tables.iter().find(|t| {
+                    t.axis
+                        .as_deref()
+                        .is_some_and(|a| a.eq_ignore_ascii_case(&v))
+                }) {
                     let name = tool_name(&v);
-                    let line = t.header.and_then(|h| line_numbers.get(h).copied()).unwrap_or(l.cmd.line);
+                    let line = t
+                        .header
+                        .and_then(|h| line_numbers.get(h).copied())
+                        .unwrap_or(l.cmd.line);
                     rename.push((v.clone(), name.clone()));
                     axes.push(Axis {
                         name,
                         values: t.columns.clone(),
                         line,
-                        why: format!("the post never sets ${v}; its table's header `{}` gives the values", t.axis.clone().unwrap_or_default()),
+                        why: format!(
+                            "the post never sets ${v}; its table's header `{}` gives the values",
+                            t.axis.clone().unwrap_or_default()
+                        ),
                     });
                 } else {
                     let name = tool_name(&v);
                     rename.push((v.clone(), name.clone()));
-                    notes.push(Note::new(l.cmd.line, NoteKind::Unmapped, &format!("${v} is never set in the post: var `{name}` is left to fill in")));
-                    exp.vars.push((name, "FILL_IN".into(), format!("line {}: guess: the post uses ${v} without giving its value", l.cmd.line)));
+                    notes.push(Note::new(
+                        l.cmd.line,
+                        NoteKind::Unmapped,
+                        &format!("${v} is never set in the post: var `{name}` is left to fill in"),
+                    ));
+                    exp.vars.push((
+                        name,
+                        "FILL_IN".into(),
+                        format!(
+                            "line {}: guess: the post uses ${v} without giving its value",
+                            l.cmd.line
+                        ),
+                    ));
                 }
             }
         }
@@ -413,12 +483,24 @@ pub fn build(
     let workload_idx = located
         .iter()
         .position(|l| l.cmd.timed)
-        .or_else(|| located.iter().position(|l| l.inline && timed_sentences.contains(&l.cmd.line)))
-        .or_else(|| located.iter().position(|l| l.cmd.program().is_benchmark()))
         .or_else(|| {
             located
                 .iter()
-                .rposition(|l| !matches!(l.cmd.program(), Program::Mkfs(_) | Program::Mount | Program::Umount | Program::Mkdir | Program::Sync | Program::Util))
+                .position(|l| l.inline && timed_sentences.contains(&l.cmd.line))
+        })
+        .or_else(|| located.iter().position(|l| l.cmd.program().is_benchmark()))
+        .or_else(|| {
+            located.iter().rposition(|l| {
+                !matches!(
+                    l.cmd.program(),
+                    Program::Mkfs(_)
+                        | Program::Mount
+                        | Program::Umount
+                        | Program::Mkdir
+                        | Program::Sync
+                        | Program::Util
+                )
+            })
         })
         .unwrap_or(located.len() - 1);
 
@@ -450,8 +532,15 @@ pub fn build(
     for (idx, l) in located.iter().enumerate() {
         let c = l.cmd;
         let p = c.program();
-        let count_loop = l.loops.iter().rev().find(|lp| !matches!(lp.kind, LoopKind::List(_)));
-        let times_loop = count_loop.filter(|lp| matches!(lp.kind, LoopKind::Range(..)) || (matches!(lp.kind, LoopKind::Count(_)) && (lp.timed || !c.timed)));
+        let count_loop = l
+            .loops
+            .iter()
+            .rev()
+            .find(|lp| !matches!(lp.kind, LoopKind::List(_)));
+        let times_loop = count_loop.filter(|lp| {
+            matches!(lp.kind, LoopKind::Range(..))
+                || (matches!(lp.kind, LoopKind::Count(_)) && (lp.timed || !c.timed))
+        });
         let times = times_loop.and_then(|lp| match lp.kind {
             LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
             LoopKind::Count(n) => Some(n),
@@ -459,11 +548,13 @@ pub fn build(
         });
         let loop_var = times_loop.map(|lp| lp.var.as_str());
         let repeat = if idx == workload_idx {
-            count_loop.filter(|lp| c.timed && !lp.timed).and_then(|lp| match lp.kind {
-                LoopKind::Count(n) => Some(n),
-                LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
-                _ => None,
-            })
+            count_loop
+                .filter(|lp| c.timed && !lp.timed)
+                .and_then(|lp| match lp.kind {
+                    LoopKind::Count(n) => Some(n),
+                    LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
+                    _ => None,
+                })
         } else {
             None
         };
@@ -476,15 +567,28 @@ pub fn build(
         let action = match &p {
             Program::Umount if idx != workload_idx => {
                 if mounted {
-                    exp.setup.push(Step { line: c.line, action: Action::Umount, times: None, repeat: None, comment });
+                    exp.setup.push(Step {
+                        line: c.line,
+                        action: Action::Umount,
+                        times: None,
+                        repeat: None,
+                        comment,
+                    });
                     mounted = false;
                 } else {
-                    notes.push(Note::new(c.line, NoteKind::Recognised, "umount before mkfs: fslab starts each point on a fresh device"));
+                    notes.push(Note::new(
+                        c.line,
+                        NoteKind::Recognised,
+                        "umount before mkfs: fslab starts each point on a fresh device",
+                    ));
                 }
                 continue;
             }
             Program::Mount => {
-                let dev = positional_args(&argv).first().and_then(|d| devices.iter().find(|x| x.path == **d)).map_or("data".to_string(), |d| d.name.clone());
+                let dev = positional_args(&argv)
+                    .first()
+                    .and_then(|d| devices.iter().find(|x| x.path == **d))
+                    .map_or("data".to_string(), |d| d.name.clone());
                 let mut opts: Vec<String> = Vec::new();
                 let mut i = 1;
                 while i < argv.len() {
@@ -499,39 +603,87 @@ pub fn build(
                     }
                     i += 1;
                 }
-                let opts: Vec<String> = opts.iter().flat_map(|o| o.split(',').map(str::to_string).collect::<Vec<_>>()).filter(|o| o != "loop" && !o.is_empty()).collect();
+                let opts: Vec<String> = opts
+                    .iter()
+                    .flat_map(|o| o.split(',').map(str::to_string).collect::<Vec<_>>())
+                    .filter(|o| o != "loop" && !o.is_empty())
+                    .collect();
                 mounted = true;
-                Action::Mount { device: dev, options: (!opts.is_empty()).then(|| opts.join(",")) }
+                Action::Mount {
+                    device: dev,
+                    options: (!opts.is_empty()).then(|| opts.join(",")),
+                }
             }
-            Program::Mkdir if mount_point.as_ref().is_some_and(|mp| argv.last().is_some_and(|a| a.starts_with(mp.as_str()))) => {
+            Program::Mkdir
+                if mount_point
+                    .as_ref()
+                    .is_some_and(|mp| argv.last().is_some_and(|a| a.starts_with(mp.as_str()))) =>
+            {
                 Action::Mkdir(subst(argv.last().map_or("", String::as_str), None))
             }
             Program::Sync => Action::Sync,
-            Program::Util if argv[0] == "echo" && c.words.iter().any(|w| w.contains("drop_caches")) => Action::DropCaches,
+            Program::Util
+                if argv[0] == "echo" && c.words.iter().any(|w| w.contains("drop_caches")) =>
+            {
+                Action::DropCaches
+            }
             _ => {
-                let mut words: Vec<String> = c.words[c.program_index()..].iter().map(|w| subst(w, loop_var)).collect();
+                let mut words: Vec<String> = c.words[c.program_index()..]
+                    .iter()
+                    .map(|w| subst(w, loop_var))
+                    .collect();
                 if matches!(p, Program::Other(_)) || p.is_benchmark() {
                     let prog = unquote(&c.words[c.program_index()]);
                     let name = tool_name(prog.rsplit('/').next().unwrap_or(&prog));
                     if !tools.iter().any(|t| t.name == name) {
-                        tools.push(Tool { name: name.clone(), program: prog.clone(), line: c.line });
+                        tools.push(Tool {
+                            name: name.clone(),
+                            program: prog.clone(),
+                            line: c.line,
+                        });
                         notes.push(Note::new(c.line, NoteKind::Recognised, &format!("`{prog}`: a `tools:` entry `{name}` (`fslab doctor` reports it when it is missing)")));
                     }
                     words[0] = format!("{{{{{name}}}}}");
                 }
-                if matches!(p, Program::Fsck | Program::Debugfs | Program::Dumpe2fs | Program::Mkfs(_)) && !words.iter().any(|w| w.contains("{{dev.")) && !devices.is_empty() {
+                if matches!(
+                    p,
+                    Program::Fsck | Program::Debugfs | Program::Dumpe2fs | Program::Mkfs(_)
+                ) && !words.iter().any(|w| w.contains("{{dev."))
+                    && !devices.is_empty()
+                {
                     words.push("{{dev.data}}".into());
                     comment.push_str("; guess: the post names no device, {{dev.data}} added");
-                    notes.push(Note::new(c.line, NoteKind::Guess, "the command names no device: {{dev.data}} added"));
+                    notes.push(Note::new(
+                        c.line,
+                        NoteKind::Guess,
+                        "the command names no device: {{dev.data}} added",
+                    ));
                 }
                 if l.inline && matches!(p, Program::Fsck) {
                     // e2fsck on a mounted filesystem is refused: umount before it
                     if mounted {
-                        exp.setup.push(Step { line: c.line, action: Action::Umount, times: None, repeat: None, comment: format!("line {}: guess: fsck runs on the unmounted filesystem", c.line) });
+                        exp.setup.push(Step {
+                            line: c.line,
+                            action: Action::Umount,
+                            times: None,
+                            repeat: None,
+                            comment: format!(
+                                "line {}: guess: fsck runs on the unmounted filesystem",
+                                c.line
+                            ),
+                        });
                         mounted = false;
                     }
                 }
-                if l.inline && !mounted && idx != workload_idx && !matches!(p, Program::Mkfs(_) | Program::Fsck | Program::Debugfs | Program::Dumpe2fs) && devices.iter().any(|d| d.name == "data") {
+                if l.inline
+                    && !mounted
+                    && idx != workload_idx
+                    && !matches!(
+                        p,
+                        Program::Mkfs(_) | Program::Fsck | Program::Debugfs | Program::Dumpe2fs
+                    )
+                    && devices.iter().any(|d| d.name == "data")
+                {
                     exp.setup.push(Step {
                         line: c.line,
                         action: Action::Mount { device: "data".into(), options: None },
@@ -545,22 +697,37 @@ pub fn build(
                     Program::Mkfs(_) => "mkfs".to_string(),
                     _ => tool_name(argv[0].rsplit('/').next().unwrap_or(&argv[0])),
                 };
-                Action::Run { name, command: words.join(" "), parse: parse_kind(&p) }
+                Action::Run {
+                    name,
+                    command: words.join(" "),
+                    parse: parse_kind(&p),
+                }
             }
         };
-        let step = Step { line: c.line, action, times, repeat, comment };
+        let step = Step {
+            line: c.line,
+            action,
+            times,
+            repeat,
+            comment,
+        };
         if idx == workload_idx {
             exp.workload = Some(step);
-        } else if exp.workload.is_some() && matches!(p, Program::XfsBmap | Program::Filefrag | Program::XfsInfo | Program::Dumpe2fs | Program::Debugfs) {
-            exp.capture.push(step);
         } else if exp.workload.is_some() && !matches!(p, Program::Mkfs(_)) {
+            // after the workload: captures (xfs_bmap, filefrag, xfs_info, …) and the rest
             exp.capture.push(step);
         } else {
             exp.setup.push(step);
         }
     }
     if mounted {
-        exp.teardown.push(Step { line: 0, action: Action::Umount, times: None, repeat: None, comment: "the draft unmounts what it mounted".into() });
+        exp.teardown.push(Step {
+            line: 0,
+            action: Action::Umount,
+            times: None,
+            repeat: None,
+            comment: "the draft unmounts what it mounted".into(),
+        });
     }
     exp.tools = tools;
     exp.devices = devices;
@@ -591,8 +758,13 @@ fn axis_name(located: &[Located], var: &str) -> Option<String> {
         for w in &l.cmd.words {
             for f in &forms {
                 if let Some(i) = w.find(f.as_str()) {
-                    let key: String = w[..i].rsplit([',', '-', ' ']).next().unwrap_or("").to_string();
-                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    let key: String = w[..i]
+                        .rsplit([',', '-', ' '])
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
+                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
                         return Some(key);
                     }
                 }
@@ -665,11 +837,23 @@ fn comment(s: &str) -> String {
 }
 
 fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
-    let lead = if list { format!("{indent}- ") } else { indent.to_string() };
-    let more = if list { format!("{indent}  ") } else { indent.to_string() };
+    let lead = if list {
+        format!("{indent}- ")
+    } else {
+        indent.to_string()
+    };
+    let more = if list {
+        format!("{indent}  ")
+    } else {
+        indent.to_string()
+    };
     out.push_str(&format!("{indent}{}\n", comment(&s.comment)));
     match &s.action {
-        Action::Run { name, command, parse } => {
+        Action::Run {
+            name,
+            command,
+            parse,
+        } => {
             out.push_str(&format!("{lead}name: {}\n", q(name)));
             out.push_str(&format!("{more}run: {}\n", q(command)));
             if let Some(p) = parse {
@@ -677,7 +861,11 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
             }
         }
         Action::Mount { device, options } => match options {
-            Some(o) => out.push_str(&format!("{lead}mount: {{ device: {}, options: {} }}\n", q(device), q(o))),
+            Some(o) => out.push_str(&format!(
+                "{lead}mount: {{ device: {}, options: {} }}\n",
+                q(device),
+                q(o)
+            )),
             None => out.push_str(&format!("{lead}mount: {}\n", q(device))),
         },
         Action::Mkdir(d) => out.push_str(&format!("{lead}mkdir: {}\n", q(d))),
@@ -706,7 +894,10 @@ pub fn yaml(
     safe: bool,
 ) -> String {
     let mut y = String::new();
-    let subject = headers.subject.clone().unwrap_or_else(|| source_file.unwrap_or("a post").to_string());
+    let subject = headers
+        .subject
+        .clone()
+        .unwrap_or_else(|| source_file.unwrap_or("a post").to_string());
     y.push_str(&format!(
         "# A DRAFT made by `fslab import` from {}.\n# Every item names the line of the post it comes from; `guess:` marks what the post\n# does not say. The post's numbers are in {csv_name}. See docs/import.md to finish it.\n",
         source_file.unwrap_or("the post")
@@ -716,12 +907,21 @@ pub fn yaml(
     }
     y.push_str(&format!("id: {}\n", q(id)));
     y.push_str(&format!("title: {}\n", q(&format!("DRAFT: {subject}"))));
-    y.push_str(&format!("description: {}\n", q(&format!("Imported from \"{subject}\" by fslab import; not yet reviewed."))));
+    y.push_str(&format!(
+        "description: {}\n",
+        q(&format!(
+            "Imported from \"{subject}\" by fslab import; not yet reviewed."
+        ))
+    ));
     y.push_str("source:\n");
     y.push_str(&format!("  # line {}: the post's headers\n", headers.line));
     let mut first = true;
     let mut field = |y: &mut String, k: &str, v: &str| {
-        y.push_str(&format!("{}{k}: {}\n", if first { "  - " } else { "    " }, q(v)));
+        y.push_str(&format!(
+            "{}{k}: {}\n",
+            if first { "  - " } else { "    " },
+            q(v)
+        ));
         first = false;
     };
     if let Some(a) = &headers.from {
@@ -730,7 +930,9 @@ pub fn yaml(
         field(&mut y, "author", a);
     }
     if let Some(d) = &headers.date {
-        let d = chrono::DateTime::parse_from_rfc2822(d).map(|t| t.to_rfc3339()).unwrap_or_else(|_| d.clone());
+        let d = chrono::DateTime::parse_from_rfc2822(d)
+            .map(|t| t.to_rfc3339())
+            .unwrap_or_else(|_| d.clone());
         field(&mut y, "date", &d);
     }
     if let Some(m) = &headers.message_id {
@@ -747,8 +949,17 @@ pub fn yaml(
     if !exp.devices.is_empty() {
         y.push_str("\ndevices:\n");
         for d in &exp.devices {
-            let what = if d.path.is_empty() { String::new() } else { format!("line {}: {}; ", d.line, d.path) };
-            y.push_str(&format!("  {}: {{ size: {} }}  # {what}{}\n", d.name, q(&d.size), d.why));
+            let what = if d.path.is_empty() {
+                String::new()
+            } else {
+                format!("line {}: {}; ", d.line, d.path)
+            };
+            y.push_str(&format!(
+                "  {}: {{ size: {} }}  # {what}{}\n",
+                d.name,
+                q(&d.size),
+                d.why
+            ));
         }
     }
     if !exp.vars.is_empty() {
@@ -761,14 +972,23 @@ pub fn yaml(
         y.push_str("\nmatrix:\n");
         for a in &exp.matrix {
             let vals: Vec<String> = a.values.iter().map(|v| scalar(v)).collect();
-            y.push_str(&format!("  {}: [{}]  # line {}: {}\n", a.name, vals.join(", "), a.line, a.why));
+            y.push_str(&format!(
+                "  {}: [{}]  # line {}: {}\n",
+                a.name,
+                vals.join(", "),
+                a.line,
+                a.why
+            ));
         }
     }
     if !exp.tools.is_empty() && !safe {
         y.push_str("\ntools:\n");
         for t in &exp.tools {
             y.push_str(&format!("  {}:  # line {}: `{}` is not a program fslab knows; `fslab doctor` reports it when missing\n", t.name, t.line, t.program));
-            y.push_str(&format!("    description: {}\n", q(&format!("{}, as the post runs it", t.program))));
+            y.push_str(&format!(
+                "    description: {}\n",
+                q(&format!("{}, as the post runs it", t.program))
+            ));
             y.push_str(&format!("    choices: [{}]\n", q(&t.program)));
         }
     }
@@ -798,7 +1018,10 @@ pub fn yaml(
         (Some(w), false) => step_yaml(&mut y, w, "  ", false),
         (w, _) => {
             if let Some(w) = w {
-                y.push_str(&format!("  # the post's workload, line {}: {}\n", w.line, w.comment));
+                y.push_str(&format!(
+                    "  # the post's workload, line {}: {}\n",
+                    w.line, w.comment
+                ));
             }
             y.push_str("  # guess: a placeholder; replace with the post's timed command\n  name: placeholder\n  run: \"true\"\n");
         }
@@ -814,8 +1037,14 @@ pub fn yaml(
             y.push_str(&format!("    text: {}\n", q(&c.quote)));
             y.push_str(&format!("    quote: {}\n", q(&c.quote)));
             y.push_str("    draft: true\n");
-            if let (Some((v, unit)), Some(axis)) = (&c.bound, exp.matrix.iter().find(|a| a.values.len() == 2)) {
-                let bound = if unit == "percent" { 1.0 + v / 100.0 } else { *v };
+            if let (Some((v, unit)), Some(axis)) =
+                (&c.bound, exp.matrix.iter().find(|a| a.values.len() == 2))
+            {
+                let bound = if unit == "percent" {
+                    1.0 + v / 100.0
+                } else {
+                    *v
+                };
                 y.push_str(&format!(
                     "    # check skeleton (fill in and uncomment once the claim is read):\n    # check: {{ kind: ratio, metric: wall_s, numerator: {{ {a}: {}, iteration: 1 }}, denominator: {{ {a}: {}, iteration: 1 }}, expect: {{ max: {} }} }}\n",
                     scalar(&axis.values[1]),
@@ -840,9 +1069,36 @@ fn csv_field(s: &str) -> String {
 }
 
 /// Columns the published loader types: a setting of that name must fit the type.
-const INT_COLUMNS: &[&str] = &["run", "parent", "rtextsize_kib", "entry", "logical_start", "logical_end", "physical_start", "physical_end", "length"];
+const INT_COLUMNS: &[&str] = &[
+    "run",
+    "parent",
+    "rtextsize_kib",
+    "entry",
+    "logical_start",
+    "logical_end",
+    "physical_start",
+    "physical_end",
+    "length",
+];
 const BOOL_COLUMNS: &[&str] = &["link_op", "uninit_bg"];
-const FIXED: &[&str] = &["seed", "group", "quantity", "value", "unit", "printed", "approx", "category", "stated_by", "note", "line", "source_file", "message_id", "author", "date", "subject"];
+const FIXED: &[&str] = &[
+    "seed",
+    "group",
+    "quantity",
+    "value",
+    "unit",
+    "printed",
+    "approx",
+    "category",
+    "stated_by",
+    "note",
+    "line",
+    "source_file",
+    "message_id",
+    "author",
+    "date",
+    "subject",
+];
 
 /// The published CSV of the rows, in the schema of `data/published/*.csv` plus `line`.
 pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> String {
@@ -855,8 +1111,17 @@ pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> St
         }
     }
     let column_of = |k: &str| -> String {
-        let fits = |f: &dyn Fn(&str) -> bool| rows.iter().flat_map(|r| r.settings.iter()).filter(|s| s.0 == k).all(|s| f(&s.1));
-        if FIXED.contains(&k) || (INT_COLUMNS.contains(&k) && !fits(&|v| v.parse::<i64>().is_ok())) || (BOOL_COLUMNS.contains(&k) && !fits(&|v| v == "true" || v == "false")) || k == "approx" {
+        let fits = |f: &dyn Fn(&str) -> bool| {
+            rows.iter()
+                .flat_map(|r| r.settings.iter())
+                .filter(|s| s.0 == k)
+                .all(|s| f(&s.1))
+        };
+        if FIXED.contains(&k)
+            || (INT_COLUMNS.contains(&k) && !fits(&|v| v.parse::<i64>().is_ok()))
+            || (BOOL_COLUMNS.contains(&k) && !fits(&|v| v == "true" || v == "false"))
+            || k == "approx"
+        {
             format!("setting_{k}")
         } else {
             k.to_string()
@@ -867,25 +1132,56 @@ pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> St
     let date = headers
         .date
         .as_deref()
-        .map(|d| chrono::DateTime::parse_from_rfc2822(d).map(|t| t.to_rfc3339()).unwrap_or_else(|_| d.to_string()))
+        .map(|d| {
+            chrono::DateTime::parse_from_rfc2822(d)
+                .map(|t| t.to_rfc3339())
+                .unwrap_or_else(|_| d.to_string())
+        })
         .unwrap_or_default();
     let mut out = String::new();
     let mut head = vec!["seed".to_string(), "group".into(), "quantity".into()];
     head.extend(settings.iter().map(|s| column_of(s)));
-    head.extend(["value", "unit", "printed", "approx", "category", "stated_by", "note", "line", "source_file", "message_id", "author", "date", "subject"].map(String::from));
+    head.extend(
+        [
+            "value",
+            "unit",
+            "printed",
+            "approx",
+            "category",
+            "stated_by",
+            "note",
+            "line",
+            "source_file",
+            "message_id",
+            "author",
+            "date",
+            "subject",
+        ]
+        .map(String::from),
+    );
     out.push_str(&head.join(","));
     out.push('\n');
     for r in rows {
         let mut f = vec![seed.to_string(), r.group.clone(), r.quantity.clone()];
         for s in &settings {
-            f.push(r.settings.iter().find(|x| x.0 == *s).map(|x| x.1.clone()).unwrap_or_default());
+            f.push(
+                r.settings
+                    .iter()
+                    .find(|x| x.0 == *s)
+                    .map(|x| x.1.clone())
+                    .unwrap_or_default(),
+            );
         }
         f.push(format!("{}", r.value));
         f.push(r.unit.clone());
         f.push(r.printed.clone());
         f.push(r.approx.to_string());
         f.push(r.category.name().to_string());
-        f.push(r.stated_by.clone().map_or_else(|| author_name.clone(), |s| format!("{s} (quoted)")));
+        f.push(
+            r.stated_by
+                .clone()
+                .map_or_else(|| author_name.clone(), |s| format!("{s} (quoted)")),
+        );
         f.push(r.note.clone());
         f.push(r.line.to_string());
         f.push(source_file.to_string());
@@ -908,7 +1204,13 @@ mod tests {
 
     #[test]
     fn ids_from_subjects() {
-        assert_eq!(id_from(Some("Re: [PATCH 1/2] mkfs: enable new features by default"), None), "mkfs-enable-new-features-by-default");
+        assert_eq!(
+            id_from(
+                Some("Re: [PATCH 1/2] mkfs: enable new features by default"),
+                None
+            ),
+            "mkfs-enable-new-features-by-default"
+        );
         assert_eq!(id_from(Some("Re: [RFC PATCH v4 8/8] xfs: improve truncate on a realtime inode with huge extsize"), None), "xfs-improve-truncate-on-a-realtime");
         assert_eq!(id_from(None, Some("000_abc")), "post-000-abc");
         assert_eq!(id_from(Some("Re: ???"), None), "imported-post");
@@ -918,7 +1220,10 @@ mod tests {
     fn paths_are_replaced_whole() {
         assert_eq!(replace_path("/opt/foo", "/opt", "{{mnt}}"), "{{mnt}}/foo");
         assert_eq!(replace_path("/optical", "/opt", "{{mnt}}"), "/optical");
-        assert_eq!(replace_path("rtdev=/dev/pmem1s,extsize=8k", "/dev/pmem1s", "{{dev.rt}}"), "rtdev={{dev.rt}},extsize=8k");
+        assert_eq!(
+            replace_path("rtdev=/dev/pmem1s,extsize=8k", "/dev/pmem1s", "{{dev.rt}}"),
+            "rtdev={{dev.rt}},extsize=8k"
+        );
         assert_eq!(replace_path("/dev/sdb1", "/dev/sdb", "X"), "/dev/sdb1");
     }
 
@@ -934,7 +1239,10 @@ mod tests {
             line: 3,
             group: "table".into(),
             quantity: "time".into(),
-            settings: vec![("run".into(), "first".into()), ("row".into(), "a, b".into())],
+            settings: vec![
+                ("run".into(), "first".into()),
+                ("row".into(), "a, b".into()),
+            ],
             value: 1.5,
             unit: "s".into(),
             printed: "1.5s".into(),

@@ -254,6 +254,7 @@ fn lore_like_headers(post: &mut Post, body: &mut Vec<(usize, String)>) {
         post.headers.line = n;
         consumed = first + 1;
     }
+    #[allow(clippy::needless_range_loop)] // `consumed` is set from `k`
     for k in consumed..(consumed + 4).min(body.len()) {
         let t = body[k].1.trim();
         if t.starts_with("[\"") || (t.starts_with('[') && t.ends_with(']') && t.contains('@')) {
@@ -481,7 +482,12 @@ pub fn attribution(text: &str) -> Option<String> {
         Some(i) if head.starts_with("On ") => &head[i + 2..],
         _ => head.strip_prefix("On ").unwrap_or(head),
     };
-    let name = name.split(" <").next().unwrap_or(name).trim().trim_matches('"');
+    let name = name
+        .split(" <")
+        .next()
+        .unwrap_or(name)
+        .trim()
+        .trim_matches('"');
     (!name.is_empty() && name.len() < 80).then(|| name.to_string())
 }
 
@@ -502,7 +508,11 @@ mod tests {
         assert_eq!(p.headers.subject.as_deref(), Some("Re: fsck times?"));
         assert_eq!(p.headers.message_id.as_deref(), Some("<a@b>"));
         assert_eq!(p.author_name().as_deref(), Some("Eric Sandeen"));
-        let l = p.lines.iter().find(|l| l.text.contains("one hour")).unwrap();
+        let l = p
+            .lines
+            .iter()
+            .find(|l| l.text.contains("one hour"))
+            .unwrap();
         assert_eq!((l.n, l.depth), (8, 2));
         assert_eq!(l.quoted_author.as_deref(), Some("Theodore Tso"));
         let nested = p.lines.iter().find(|l| l.text == "nested").unwrap();
@@ -514,7 +524,10 @@ mod tests {
     fn quoted_printable_joins_soft_breaks_and_decodes_bytes() {
         let m = "Subject: x\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nmkfs.xfs -f -m reflink=3D0 /dev/sdb =\n-n parent=3D1\nsize =E2=89=88 4k\n";
         let p = read(m.as_bytes()).unwrap();
-        assert_eq!(p.lines[0].text, "mkfs.xfs -f -m reflink=0 /dev/sdb -n parent=1");
+        assert_eq!(
+            p.lines[0].text,
+            "mkfs.xfs -f -m reflink=0 /dev/sdb -n parent=1"
+        );
         assert_eq!(p.lines[0].n, 5);
         assert_eq!(p.lines[1].text, "size ≈ 4k");
         assert_eq!(p.lines[1].n, 7);
@@ -533,7 +546,10 @@ mod tests {
     fn lore_page_subject_and_author() {
         let m = "Re: [PATCH 1/2] mkfs: enable\n\n[\"Darrick J. Wong\" <djwong@kernel.org>]\n\nOn Mon, Dec 01, 2025 at 11:38:46PM -0800, Christoph Hellwig wrote:\n> hi\n";
         let p = read(m.as_bytes()).unwrap();
-        assert_eq!(p.headers.subject.as_deref(), Some("Re: [PATCH 1/2] mkfs: enable"));
+        assert_eq!(
+            p.headers.subject.as_deref(),
+            Some("Re: [PATCH 1/2] mkfs: enable")
+        );
         assert_eq!(p.author_name().as_deref(), Some("Darrick J. Wong"));
         let hi = p.lines.iter().find(|l| l.text == "hi").unwrap();
         assert_eq!(hi.n, 6);
@@ -550,6 +566,9 @@ mod tests {
     #[test]
     fn empty_and_binary_are_refused() {
         assert!(matches!(read(b"  \n\n"), Err(ImportError::Empty)));
-        assert!(matches!(read(b"\x7fELF\x02\x01\x00\x00\x00"), Err(ImportError::Binary)));
+        assert!(matches!(
+            read(b"\x7fELF\x02\x01\x00\x00\x00"),
+            Err(ImportError::Binary)
+        ));
     }
 }

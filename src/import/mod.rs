@@ -129,7 +129,11 @@ pub struct Draft {
 /// is no subject, the id.
 pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportError> {
     let post = mail::read(bytes)?;
-    let mut notes: Vec<Note> = post.notes.iter().map(|(l, w)| Note::new(*l, NoteKind::Recognised, w)).collect();
+    let mut notes: Vec<Note> = post
+        .notes
+        .iter()
+        .map(|(l, w)| Note::new(*l, NoteKind::Recognised, w))
+        .collect();
     let h = &post.headers;
     if h.subject.is_some() || h.from.is_some() {
         notes.push(Note::new(
@@ -173,7 +177,16 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .map(|(_, args)| {
                 args.iter()
                     .enumerate()
-                    .map(|(n, a)| (axis_names.get(n).cloned().flatten().unwrap_or_else(|| format!("arg{}", n + 1)), a.clone()))
+                    .map(|(n, a)| {
+                        (
+                            axis_names
+                                .get(n)
+                                .cloned()
+                                .flatten()
+                                .unwrap_or_else(|| format!("arg{}", n + 1)),
+                            a.clone(),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -208,7 +221,11 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.sort_by_key(|f| f.first);
     for f in &found {
         let line = lines.get(f.first).map_or(0, |l| l.n);
-        notes.push(Note::new(line, NoteKind::Recognised, &format!("{} output: {} published rows", f.tool, f.rows.len())));
+        notes.push(Note::new(
+            line,
+            NoteKind::Recognised,
+            &format!("{} output: {} published rows", f.tool, f.rows.len()),
+        ));
         rows.extend(f.rows.iter().cloned());
         device_sizes.extend(f.device_bytes.iter().cloned());
     }
@@ -221,7 +238,16 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         let title = label(first);
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
         let trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
-        notes.push(Note::new(lines[first].n, NoteKind::Recognised, &format!("a table of {} rows × {} columns: {} published rows", t.rows.len(), t.columns.len(), trows.len())));
+        notes.push(Note::new(
+            lines[first].n,
+            NoteKind::Recognised,
+            &format!(
+                "a table of {} rows × {} columns: {} published rows",
+                t.rows.len(),
+                t.columns.len(),
+                trows.len()
+            ),
+        ));
         rows.extend(trows);
         if let Some(h) = t.header {
             taken[h] = true;
@@ -235,7 +261,10 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     for b in &cmds.blocks {
         walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
             let mut r = params::command_rows(c);
-            let by = lines.iter().find(|l| l.n == c.line).and_then(|l| l.quoted_author.clone());
+            let by = lines
+                .iter()
+                .find(|l| l.n == c.line)
+                .and_then(|l| l.quoted_author.clone());
             for x in &mut r {
                 x.stated_by = by.clone();
             }
@@ -254,21 +283,38 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
         let sentence = sentences
             .iter()
-            .filter(|(s, _)| *s <= k)
-            .next_back()
+            .rfind(|(s, _)| *s <= k)
             .map_or(l.text.trim().to_string(), |s| s.1.clone());
         let following = lines
             .get(k + 1)
             .filter(|n| n.depth == l.depth && !taken[k + 1])
             .map_or("", |n| n.text.as_str());
-        let prose = numbers::prose_rows(l.n, &l.text, following, l.quoted_author.as_deref(), &sentence);
+        let prose = numbers::prose_rows(
+            l.n,
+            &l.text,
+            following,
+            l.quoted_author.as_deref(),
+            &sentence,
+        );
         for r in &prose {
             if matches!(r.unit.as_str(), "s" | "min" | "ms") {
                 timed_sentences.push(l.n);
             }
             let low = sentence.to_ascii_lowercase();
             if matches!(r.unit.as_str(), "TB" | "GB" | "TiB" | "GiB" | "MB" | "MiB")
-                && ["drive", "disk", "ssd", "hdd", "device", "partition", "lun", "ramdisk", "nvme"].iter().any(|w| low.contains(w))
+                && [
+                    "drive",
+                    "disk",
+                    "ssd",
+                    "hdd",
+                    "device",
+                    "partition",
+                    "lun",
+                    "ramdisk",
+                    "nvme",
+                ]
+                .iter()
+                .any(|w| low.contains(w))
             {
                 prose_sizes.push((r.value, r.unit.clone(), r.printed.clone(), l.n));
             }
@@ -282,20 +328,43 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
     }
     // a line numbered in a quoted sentence counts with the line the sentence starts on
-    timed_sentences.extend(sentences.iter().filter(|(_, s)| s.contains(" takes ") || s.contains(" took ")).map(|(k, _)| lines[*k].n));
+    timed_sentences.extend(
+        sentences
+            .iter()
+            .filter(|(_, s)| s.contains(" takes ") || s.contains(" took "))
+            .map(|(k, _)| lines[*k].n),
+    );
 
     let draft_claims = claims::find(lines, &taken);
     for c in &draft_claims {
-        notes.push(Note::new(c.line, NoteKind::Recognised, &format!("claim draft `{}`: \"{}\"", c.id, c.quote)));
+        notes.push(Note::new(
+            c.line,
+            NoteKind::Recognised,
+            &format!("claim draft `{}`: \"{}\"", c.id, c.quote),
+        ));
     }
 
-    let stem = file_name.map(|f| f.rsplit('/').next().unwrap_or(f).split('.').next().unwrap_or(f).to_string());
+    let stem = file_name.map(|f| {
+        f.rsplit('/')
+            .next()
+            .unwrap_or(f)
+            .split('.')
+            .next()
+            .unwrap_or(f)
+            .to_string()
+    });
     let id = draft::id_from(post.headers.subject.as_deref(), stem.as_deref());
     let seed = stem
         .as_deref()
-        .filter(|s| s.len() > 3 && s.as_bytes()[..3].iter().all(u8::is_ascii_digit) && s.as_bytes()[3] == b'_')
+        .filter(|s| {
+            s.len() > 3
+                && s.as_bytes()[..3].iter().all(u8::is_ascii_digit)
+                && s.as_bytes()[3] == b'_'
+        })
         .map_or(id.clone(), |s| s[..3].to_string());
-    let source_file = file_name.map(|f| f.rsplit('/').next().unwrap_or(f).to_string()).unwrap_or_else(|| "-".into());
+    let source_file = file_name
+        .map(|f| f.rsplit('/').next().unwrap_or(f).to_string())
+        .unwrap_or_else(|| "-".into());
     rows.sort_by_key(|r| r.line);
     let csv = draft::csv(&rows, &seed, &source_file, &post.headers);
 
@@ -310,25 +379,59 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         unmapped_loops(&b.nodes, &mut notes);
     }
     let line_numbers: Vec<usize> = lines.iter().map(|l| l.n).collect();
-    let experiment = draft::build(&cmds.blocks, &tables, &line_numbers, &device_sizes, &prose_sizes, &timed_sentences, &mut notes);
+    let experiment = draft::build(
+        &cmds.blocks,
+        &tables,
+        &line_numbers,
+        &device_sizes,
+        &prose_sizes,
+        &timed_sentences,
+        &mut notes,
+    );
     let author = post.author_name();
     let csv_name = format!("{id}.published.csv");
     let (yaml, fallback) = match &experiment {
         None => {
-            notes.push(Note::new(0, NoteKind::Unmapped, "no command in the post: nothing to draft an experiment from"));
+            notes.push(Note::new(
+                0,
+                NoteKind::Unmapped,
+                "no command in the post: nothing to draft an experiment from",
+            ));
             (None, false)
         }
         Some(exp) => {
-            let full = draft::yaml(&id, &post.headers, file_name, exp, &draft_claims, author.as_deref(), &csv_name, false);
+            let full = draft::yaml(
+                &id,
+                &post.headers,
+                file_name,
+                exp,
+                &draft_claims,
+                author.as_deref(),
+                &csv_name,
+                false,
+            );
             match crate::spec::Experiment::from_str_named(&full, &format!("{id}.yaml")) {
                 Ok(_) => (Some(full), false),
                 Err(e) => {
                     notes.push(Note::new(e.line, NoteKind::Unmapped, &format!("the full draft does not load ({}): writing the fallback with its steps as comments", e.message)));
-                    let safe = draft::yaml(&id, &post.headers, file_name, exp, &draft_claims, author.as_deref(), &csv_name, true);
+                    let safe = draft::yaml(
+                        &id,
+                        &post.headers,
+                        file_name,
+                        exp,
+                        &draft_claims,
+                        author.as_deref(),
+                        &csv_name,
+                        true,
+                    );
                     match crate::spec::Experiment::from_str_named(&safe, &format!("{id}.yaml")) {
                         Ok(_) => (Some(safe), true),
                         Err(e) => {
-                            notes.push(Note::new(e.line, NoteKind::Unmapped, &format!("no draft loads: {}", e.message)));
+                            notes.push(Note::new(
+                                e.line,
+                                NoteKind::Unmapped,
+                                &format!("no draft loads: {}", e.message),
+                            ));
                             (None, true)
                         }
                     }
@@ -338,10 +441,18 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     };
     if let Some(exp) = &experiment {
         if let Some(w) = &exp.workload {
-            notes.push(Note::new(w.line, NoteKind::Recognised, &format!("workload: {}", w.comment)));
+            notes.push(Note::new(
+                w.line,
+                NoteKind::Recognised,
+                &format!("workload: {}", w.comment),
+            ));
         }
         for a in &exp.matrix {
-            notes.push(Note::new(a.line, NoteKind::Recognised, &format!("matrix axis `{}`: {:?} ({})", a.name, a.values, a.why)));
+            notes.push(Note::new(
+                a.line,
+                NoteKind::Recognised,
+                &format!("matrix axis `{}`: {:?} ({})", a.name, a.values, a.why),
+            ));
         }
     }
     notes.sort_by_key(|n| n.line);
@@ -371,7 +482,11 @@ fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
     for n in nodes {
         if let Node::Loop(l) = n {
             if l.kind == commands::LoopKind::Unknown {
-                notes.push(Note::new(l.line, NoteKind::Unmapped, &format!("`{}`: a loop whose iterations could not be read", l.head)));
+                notes.push(Note::new(
+                    l.line,
+                    NoteKind::Unmapped,
+                    &format!("`{}`: a loop whose iterations could not be read", l.head),
+                ));
             }
             unmapped_loops(&l.body, notes);
         }
@@ -405,9 +520,17 @@ fn feature_flags(l: &mail::PostLine) -> Vec<Row> {
     let words: Vec<String> = l
         .text
         .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_').to_string())
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+                .to_string()
+        })
         .collect();
-    let feature = |w: &str| w.contains('_') && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') && w.len() > 3;
+    let feature = |w: &str| {
+        w.contains('_')
+            && w.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && w.len() > 3
+    };
     let mut out = Vec::new();
     let mut push = |f: &str, v: f64, printed: String| {
         out.push(Row {
@@ -438,8 +561,13 @@ fn feature_flags(l: &mail::PostLine) -> Vec<Row> {
             }
             "without" | "no" if feature(next) => push(next, 0.0, format!("{} {next}", words[i])),
             "with" if feature(next) => push(next, 1.0, format!("with {next}")),
-            _ if feature(&words[i]) && matches!(next, "off" | "disabled") => push(&words[i], 0.0, format!("{} {next}", words[i])),
-            _ if feature(&words[i]) && matches!(next, "on" | "enabled") && words.get(i + 2).is_none_or(|x| x != "the") => {
+            _ if feature(&words[i]) && matches!(next, "off" | "disabled") => {
+                push(&words[i], 0.0, format!("{} {next}", words[i]))
+            }
+            _ if feature(&words[i])
+                && matches!(next, "on" | "enabled")
+                && words.get(i + 2).is_none_or(|x| x != "the") =>
+            {
                 push(&words[i], 1.0, format!("{} {next}", words[i]))
             }
             _ => {}

@@ -47,9 +47,7 @@ fn suffix_unit(s: &str) -> Option<(&'static str, f64)> {
         "%" => ("percent", 1.0),
         "x" | "X" | "×" => ("x", 1.0),
         "/s" | "/sec" => ("/s", 1.0),
-        "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" | "kB/s" => {
-            return rate_unit(s)
-        }
+        "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" | "kB/s" => return rate_unit(s),
         "iops" | "IOPS" => ("IOPS", 1.0),
         _ => return None,
     })
@@ -115,7 +113,12 @@ fn shell_time(s: &str) -> Option<f64> {
 /// `20` (no unit). Surrounding punctuation is ignored; returns the quantity and whether
 /// the token said `~`.
 pub fn token_quantity(tok: &str) -> Option<(Quantity, bool)> {
-    let t = tok.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | ':' | '"' | '\'' | '[' | ']' | '.' | '!' | '?' | '`' | '*'));
+    let t = tok.trim_matches(|c: char| {
+        matches!(
+            c,
+            '(' | ')' | ',' | ';' | ':' | '"' | '\'' | '[' | ']' | '.' | '!' | '?' | '`' | '*'
+        )
+    });
     let (approx, t) = match t.strip_prefix('~') {
         Some(r) => (true, r),
         None => (false, t),
@@ -176,11 +179,7 @@ const NUMBER_WORDS: &[(&str, f64)] = &[
     ("hundred", 100.0),
 ];
 
-const MULTIPLIERS: &[(&str, f64)] = &[
-    ("thousand", 1e3),
-    ("million", 1e6),
-    ("billion", 1e9),
-];
+const MULTIPLIERS: &[(&str, f64)] = &[("thousand", 1e3), ("million", 1e6), ("billion", 1e9)];
 
 /// Words that make a number approximate when they come right before it.
 const HEDGES: &[&str] = &[
@@ -288,7 +287,10 @@ pub fn prose_numbers(text: &str) -> Vec<ProseNumber> {
 /// and nouns may be there (`distributed between 256` / `subdirectories)`).
 pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
     let own = text.split_whitespace().count();
-    let words: Vec<&str> = text.split_whitespace().chain(following.split_whitespace()).collect();
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .chain(following.split_whitespace())
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < own {
@@ -307,7 +309,10 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
             (None, Some(v)) => {
                 // A number word counts only with a unit or a counted noun after it.
                 let next = words.get(i + 1).copied().unwrap_or("");
-                if word_unit(next).is_none() && count_noun(next).is_none() && !is_adjective_then_noun(&words, i + 1) {
+                if word_unit(next).is_none()
+                    && count_noun(next).is_none()
+                    && !is_adjective_then_noun(&words, i + 1)
+                {
                     i += 1;
                     continue;
                 }
@@ -327,7 +332,8 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         };
         let start = i;
         let mut end = i + 1;
-        let mut printed_words = vec![w.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | ':' | '"' | '.'))];
+        let mut printed_words =
+            vec![w.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | ':' | '"' | '.'))];
         // 45.6 million
         if let Some(m) = words
             .get(end)
@@ -344,9 +350,8 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
             if let Some((u, f)) = words.get(end).and_then(|n| word_unit(n)) {
                 q.value *= f;
                 q.unit = u.to_string();
-                printed_words.push(
-                    words[end].trim_matches(|c: char| !c.is_alphanumeric() && c != '%'),
-                );
+                printed_words
+                    .push(words[end].trim_matches(|c: char| !c.is_alphanumeric() && c != '%'));
                 end += 1;
             } else if let Some(noun) = noun_after(&words, end).filter(|_| q.value.fract() == 0.0) {
                 q.unit = noun;
@@ -368,7 +373,10 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         }
         let printed = if approx && !w.contains('~') {
             // keep the hedge in `printed`
-            let hedge_start = if HEDGE_PAIRS.iter().any(|h| joined.ends_with(h) && h.contains(' ')) {
+            let hedge_start = if HEDGE_PAIRS
+                .iter()
+                .any(|h| joined.ends_with(h) && h.contains(' '))
+            {
                 start.saturating_sub(
                     HEDGE_PAIRS
                         .iter()
@@ -386,7 +394,9 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         };
         out.push(ProseNumber {
             quantity: q,
-            printed: printed.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '.')).to_string(),
+            printed: printed
+                .trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '.'))
+                .to_string(),
             approx,
             at: start,
         });
@@ -401,8 +411,8 @@ fn is_adjective_then_noun(words: &[&str], from: usize) -> bool {
 
 /// The counted noun in the next few words (`20k files`, `different truncate path`).
 fn noun_after(words: &[&str], from: usize) -> Option<String> {
-    for k in from..(from + 3).min(words.len()) {
-        let raw = words[k];
+    for (k, raw) in words.iter().enumerate().take(from + 3).skip(from) {
+        let raw = *raw;
         let w = raw
             .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
             .to_ascii_lowercase();
@@ -416,7 +426,10 @@ fn noun_after(words: &[&str], from: usize) -> Option<String> {
             continue; // `45.6 million 20k files`
         }
         // the phrase ends at punctuation: its last word is the noun
-        if raw.ends_with([':', ',', '.', ';', ')']) && k > from && w.chars().all(|c| c.is_ascii_alphabetic()) {
+        if raw.ends_with([':', ',', '.', ';', ')'])
+            && k > from
+            && w.chars().all(|c| c.is_ascii_alphabetic())
+        {
             return Some(if w.ends_with('s') { w } else { format!("{w}s") });
         }
         if !w.chars().all(|c| c.is_ascii_alphabetic()) {
@@ -439,10 +452,19 @@ fn year_after(words: &[&str], at: usize, v: f64) -> Option<String> {
 /// times of day, versions in identifiers, fractions like `1/2`.
 fn skip_token(w: &str, i: usize, words: &[&str]) -> bool {
     let core = w.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '"'));
-    if core.starts_with('(') && core.ends_with(')') && core[1..core.len() - 1].chars().all(|c| c.is_ascii_digit()) {
+    if core.starts_with('(')
+        && core.ends_with(')')
+        && core[1..core.len() - 1].chars().all(|c| c.is_ascii_digit())
+    {
         return true;
     }
-    if i == 0 && (core.ends_with(')') || core.ends_with('.')) && core.trim_end_matches([')', '.']).chars().all(|c| c.is_ascii_digit()) {
+    if i == 0
+        && (core.ends_with(')') || core.ends_with('.'))
+        && core
+            .trim_end_matches([')', '.'])
+            .chars()
+            .all(|c| c.is_ascii_digit())
+    {
         return true;
     }
     let inner = core.trim_matches(|c: char| matches!(c, '(' | ')'));
@@ -462,7 +484,9 @@ fn skip_token(w: &str, i: usize, words: &[&str]) -> bool {
         return true; // 2024-05-31, ranges printed elsewhere
     }
     // weekday/month context: `Jul 10, 2008`
-    const MONTHS: [&str; 12] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
     if i >= 2 && MONTHS.contains(&words[i - 2].trim_matches(',').to_ascii_lowercase().as_str()) {
         return true;
     }
@@ -483,7 +507,13 @@ fn skip_token(w: &str, i: usize, words: &[&str]) -> bool {
 }
 
 /// Prose rows of one line.
-pub fn prose_rows(line: usize, text: &str, following: &str, stated_by: Option<&str>, sentence: &str) -> Vec<Row> {
+pub fn prose_rows(
+    line: usize,
+    text: &str,
+    following: &str,
+    stated_by: Option<&str>,
+    sentence: &str,
+) -> Vec<Row> {
     let claimish = super::claims::is_comparison(sentence);
     prose_numbers_before(text, following)
         .into_iter()
@@ -555,7 +585,8 @@ fn cells_pipe(t: &str) -> Option<Vec<String>> {
 }
 
 fn is_cell_number(c: &str) -> bool {
-    matches!(c, "-" | "n/a" | "N/A" | "—") || token_quantity(c).is_some_and(|(q, _)| q.attached || !c.contains(char::is_alphabetic))
+    matches!(c, "-" | "n/a" | "N/A" | "—")
+        || token_quantity(c).is_some_and(|(q, _)| q.attached || !c.contains(char::is_alphabetic))
 }
 
 /// How many trailing whitespace tokens are numeric cells, and the label before them.
@@ -568,13 +599,25 @@ fn split_row(t: &str) -> (String, Vec<String>) {
     let toks: Vec<&str> = t.split_whitespace().collect();
     let n = toks.iter().rev().take_while(|c| is_cell_number(c)).count();
     let label = toks[..toks.len() - n].join(" ");
-    (label.trim_end_matches(':').trim().to_string(), toks[toks.len() - n..].iter().map(|s| s.to_string()).collect())
+    (
+        label.trim_end_matches(':').trim().to_string(),
+        toks[toks.len() - n..]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+    )
 }
 
 fn header_cells(t: &str, n: usize) -> Option<(Option<String>, Vec<String>)> {
     let candidates: Vec<Vec<String>> = [
         cells_pipe(t),
-        Some(t.split('\t').map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()),
+        Some(
+            t.split('\t')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(String::from)
+                .collect(),
+        ),
         Some(
             t.split("  ")
                 .map(str::trim)
@@ -592,7 +635,10 @@ fn header_cells(t: &str, n: usize) -> Option<(Option<String>, Vec<String>)> {
             return Some((None, c));
         }
         if c.len() == n + 1 {
-            return Some((Some(c[0].trim_end_matches(':').to_string()), c[1..].to_vec()));
+            return Some((
+                Some(c[0].trim_end_matches(':').to_string()),
+                c[1..].to_vec(),
+            ));
         }
     }
     None
@@ -619,7 +665,11 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         let mut m = k + 1;
         while m < texts.len() && !taken[m] {
             let t = texts[m];
-            if t.trim().is_empty() || t.trim().chars().all(|c| matches!(c, '-' | '=' | '|' | '+' | ' ')) {
+            if t.trim().is_empty()
+                || t.trim()
+                    .chars()
+                    .all(|c| matches!(c, '-' | '=' | '|' | '+' | ' '))
+            {
                 if t.trim().is_empty() {
                     break;
                 }
@@ -637,7 +687,13 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         // (`rtextsize 8k 16k` above `zero out: 9.601s 10.229s`)
         let unit_of = |c: &str| token_quantity(c).map(|(q, _)| q.unit).unwrap_or_default();
         let mut inline_header = None;
-        if rows.len() >= 2 && rows[0].2.iter().zip(&rows[1].2).all(|(a, b)| unit_of(a) != unit_of(b)) {
+        if rows.len() >= 2
+            && rows[0]
+                .2
+                .iter()
+                .zip(&rows[1].2)
+                .all(|(a, b)| unit_of(a) != unit_of(b))
+        {
             let (h, label, cells) = rows.remove(0);
             inline_header = Some((h, (Some(label).filter(|l| !l.is_empty()), cells)));
         }
@@ -684,13 +740,22 @@ pub fn looks_like_prose(t: &str) -> bool {
     let words: Vec<&str> = t.split_whitespace().collect();
     let alpha = words
         .iter()
-        .filter(|w| w.len() > 1 && w.chars().all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '\'' | ';')))
+        .filter(|w| {
+            w.len() > 1
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '\'' | ';'))
+        })
         .count();
     alpha >= 6 && alpha * 2 > words.len()
 }
 
 /// Rows of a table: one per numeric cell, with its row and column labels as settings.
-pub fn table_rows(table: &Table, line_of: &dyn Fn(usize) -> usize, title: &str, stated_by: Option<&str>) -> Vec<Row> {
+pub fn table_rows(
+    table: &Table,
+    line_of: &dyn Fn(usize) -> usize,
+    title: &str,
+    stated_by: Option<&str>,
+) -> Vec<Row> {
     let mut out = Vec::new();
     let col_axis = table.axis.clone().unwrap_or_else(|| "column".into());
     let header_units: Vec<Option<String>> = table
@@ -715,7 +780,10 @@ pub fn table_rows(table: &Table, line_of: &dyn Fn(usize) -> usize, title: &str, 
             if !label.is_empty() {
                 settings.push(("row".to_string(), label.clone()));
             }
-            settings.push((col_axis.clone(), table.columns.get(j).cloned().unwrap_or_default()));
+            settings.push((
+                col_axis.clone(),
+                table.columns.get(j).cloned().unwrap_or_default(),
+            ));
             out.push(Row {
                 line: line_of(*idx),
                 group: "table".into(),
@@ -774,7 +842,8 @@ mod tests {
                 (10.0, "x".into(), true, "more than 10x".into())
             ]
         );
-        let n = nums("fill a 1TB Seagate drive with 45.6 million 20k files (distributed between 256");
+        let n =
+            nums("fill a 1TB Seagate drive with 45.6 million 20k files (distributed between 256");
         assert_eq!(n[0], (1.0, "TB".into(), false, "1TB".into()));
         assert_eq!(n[1], (45.6e6, "files".into(), false, "45.6 million".into()));
         assert_eq!(n[2].0, 20.0);
@@ -787,10 +856,21 @@ mod tests {
                 (14.0, "percent".into(), false, "14%".into())
             ]
         );
-        assert_eq!(nums("we turned on rmap by default back in 2023?")[0].1, "year");
-        assert_eq!(nums("I see the same for the nine subsequent runs")[0], (9.0, "runs".into(), false, "nine".into()));
-        assert_eq!(nums("With this series we have 3 different truncate path:")[0].1, "paths");
-        assert!(nums("On Thu, Jul 10, 2008 at 08:36:42AM -0400, and [PATCH 1/2] with (2)").is_empty());
+        assert_eq!(
+            nums("we turned on rmap by default back in 2023?")[0].1,
+            "year"
+        );
+        assert_eq!(
+            nums("I see the same for the nine subsequent runs")[0],
+            (9.0, "runs".into(), false, "nine".into())
+        );
+        assert_eq!(
+            nums("With this series we have 3 different truncate path:")[0].1,
+            "paths"
+        );
+        assert!(
+            nums("On Thu, Jul 10, 2008 at 08:36:42AM -0400, and [PATCH 1/2] with (2)").is_empty()
+        );
     }
 
     #[test]
@@ -810,7 +890,13 @@ mod tests {
         assert_eq!(rows.len(), 6);
         assert_eq!(rows[3].line, 12);
         assert_eq!(rows[3].value, 9.710);
-        assert_eq!(rows[3].settings, [("row".to_string(), "convert unwritten".to_string()), ("rtextsize".to_string(), "8k".to_string())]);
+        assert_eq!(
+            rows[3].settings,
+            [
+                ("row".to_string(), "convert unwritten".to_string()),
+                ("rtextsize".to_string(), "8k".to_string())
+            ]
+        );
     }
 
     #[test]
@@ -824,6 +910,9 @@ mod tests {
         let rows = table_rows(&t[0], &|k| k + 1, "", None);
         assert_eq!(rows.len(), 4);
         assert_eq!((rows[0].value, rows[0].unit.as_str()), (12.5, "s"));
-        assert_eq!(rows[1].settings[1], ("column".to_string(), "after (s)".to_string()));
+        assert_eq!(
+            rows[1].settings[1],
+            ("column".to_string(), "after (s)".to_string())
+        );
     }
 }

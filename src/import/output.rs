@@ -4,7 +4,7 @@
 //! `BLOCKS:` lists, `filefrag` and `fio` JSON. Each block is cut out of the post, parsed,
 //! and its rows mapped back to the post's lines.
 
-use super::mail::{PostLine, Post};
+use super::mail::{Post, PostLine};
 use super::{Category, Row};
 use crate::parse::{debugfs, e2fsck, ext, filefrag, fio, time, xfs, GeometryRow};
 
@@ -23,7 +23,12 @@ pub struct Found {
 
 /// The label of the text above post index `k`: the nearest sentence or prompt.
 /// Returns (label, is a prompt command, post index).
-pub fn label_above(lines: &[PostLine], k: usize, taken: &dyn Fn(usize) -> bool, prompt: &dyn Fn(usize) -> bool) -> Option<(String, bool, usize)> {
+pub fn label_above(
+    lines: &[PostLine],
+    k: usize,
+    taken: &dyn Fn(usize) -> bool,
+    prompt: &dyn Fn(usize) -> bool,
+) -> Option<(String, bool, usize)> {
     let mut i = k;
     let mut steps = 0;
     while i > 0 && steps < 60 {
@@ -42,7 +47,12 @@ pub fn label_above(lines: &[PostLine], k: usize, taken: &dyn Fn(usize) -> bool, 
         // a sentence: gather the paragraph's last sentence
         let mut j = i;
         let mut parts = vec![t.to_string()];
-        while j > 0 && !lines[j - 1].text.trim().is_empty() && !taken(j - 1) && !prompt(j - 1) && parts.len() < 4 {
+        while j > 0
+            && !lines[j - 1].text.trim().is_empty()
+            && !taken(j - 1)
+            && !prompt(j - 1)
+            && parts.len() < 4
+        {
             j -= 1;
             parts.insert(0, lines[j].text.trim().to_string());
         }
@@ -69,12 +79,17 @@ pub fn label_settings(label: &str) -> Vec<(String, String)> {
             continue;
         }
         if let Some((k, v)) = w.split_once('=') {
-            if !k.is_empty() && !v.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            if !k.is_empty()
+                && !v.is_empty()
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
                 out.push((k.to_string(), v.to_string()));
             }
         }
     }
-    for fs in ["ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "bcachefs", "tmpfs"] {
+    for fs in [
+        "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "bcachefs", "tmpfs",
+    ] {
         if label
             .split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| w == fs)
@@ -88,7 +103,11 @@ pub fn label_settings(label: &str) -> Vec<(String, String)> {
 
 /// Every `time` block: rows real/user/sys with the label before the block, a `run`
 /// numbered within the label, and `settings_at(k)` (the prompt invocation above).
-pub fn time_rows(post: &Post, is_cmd: &[bool], settings_at: &dyn Fn(usize) -> Vec<(String, String)>) -> Vec<Found> {
+pub fn time_rows(
+    post: &Post,
+    is_cmd: &[bool],
+    settings_at: &dyn Fn(usize) -> Vec<(String, String)>,
+) -> Vec<Found> {
     let text = post.body_text();
     let Ok(out) = time::parse(&text) else {
         return Vec::new();
@@ -136,10 +155,16 @@ pub fn time_rows(post: &Post, is_cmd: &[bool], settings_at: &dyn Fn(usize) -> Ve
             }
         }
         // consecutive blocks (only blanks between) share a label
-        let contiguous = prev_end != usize::MAX && (prev_end..start).all(|i| lines[i].text.trim().is_empty() || time_line(i));
+        let contiguous = prev_end != usize::MAX
+            && (prev_end..start).all(|i| lines[i].text.trim().is_empty() || time_line(i));
         prev_end = m;
-        let is_taken = |i: usize| time_line(i) || lines[i].text.trim().starts_with("Discarding") || geometry_line(&lines[i].text);
-        let prompt = |i: usize| is_cmd[i] && super::commands::after_prompt(&lines[i].text).is_some();
+        let is_taken = |i: usize| {
+            time_line(i)
+                || lines[i].text.trim().starts_with("Discarding")
+                || geometry_line(&lines[i].text)
+        };
+        let prompt =
+            |i: usize| is_cmd[i] && super::commands::after_prompt(&lines[i].text).is_some();
         if !contiguous || last_label.is_none() {
             let (label, k) = match label_above(lines, start, &is_taken, &prompt) {
                 Some((l, _, k)) => (l, k),
@@ -160,7 +185,11 @@ pub fn time_rows(post: &Post, is_cmd: &[bool], settings_at: &dyn Fn(usize) -> Ve
         settings.push(("run".into(), run.to_string()));
         let stated_by = lines[start].quoted_author.clone();
         let mut rows = Vec::new();
-        let values = [("real_time", row.real_s), ("user_time", row.user_s), ("sys_time", row.sys_s)];
+        let values = [
+            ("real_time", row.real_s),
+            ("user_time", row.user_s),
+            ("sys_time", row.sys_s),
+        ];
         for (name, v) in values {
             let Some(v) = v else { continue };
             let (p, k) = printed
@@ -179,7 +208,11 @@ pub fn time_rows(post: &Post, is_cmd: &[bool], settings_at: &dyn Fn(usize) -> Ve
                 approx: false,
                 category: Category::Measurement,
                 stated_by: stated_by.clone(),
-                note: if label.is_empty() { "a `time` block".into() } else { label.clone() },
+                note: if label.is_empty() {
+                    "a `time` block".into()
+                } else {
+                    label.clone()
+                },
             });
         }
         found.push(Found {
@@ -223,7 +256,10 @@ fn xfs_unit(g: &GeometryRow) -> String {
 }
 
 /// `mkfs.xfs` / `xfs_info` output blocks.
-pub fn xfs_geometry(post: &Post, settings_at: &dyn Fn(usize) -> Vec<(String, String)>) -> Vec<Found> {
+pub fn xfs_geometry(
+    post: &Post,
+    settings_at: &dyn Fn(usize) -> Vec<(String, String)>,
+) -> Vec<Found> {
     let lines = &post.lines;
     let mut found = Vec::new();
     let mut k = 0;
@@ -251,7 +287,11 @@ pub fn xfs_geometry(post: &Post, settings_at: &dyn Fn(usize) -> Vec<(String, Str
             if let Some((h, _)) = t.split_once('=') {
                 let h = h.trim();
                 if XFS_SECTIONS.contains(&h) {
-                    cur = XFS_SECTIONS.iter().find(|s| **s == h).copied().unwrap_or("");
+                    cur = XFS_SECTIONS
+                        .iter()
+                        .find(|s| **s == h)
+                        .copied()
+                        .unwrap_or("");
                 }
             }
             section_of.push(cur);
@@ -267,8 +307,13 @@ pub fn xfs_geometry(post: &Post, settings_at: &dyn Fn(usize) -> Vec<(String, Str
                 ("realtime", "blocks") => rt_blocks = Some(number),
                 _ => {}
             }
-            let (needle, alt) = (format!("{}={}", g.key, g.value), format!("{} {}", g.key, g.value));
-            let hit = block.iter().enumerate().find(|(i, t)| section_of[*i] == g.section && (t.contains(&needle) || t.contains(&alt)));
+            let (needle, alt) = (
+                format!("{}={}", g.key, g.value),
+                format!("{} {}", g.key, g.value),
+            );
+            let hit = block.iter().enumerate().find(|(i, t)| {
+                section_of[*i] == g.section && (t.contains(&needle) || t.contains(&alt))
+            });
             let (i, printed) = match hit {
                 Some((i, t)) if t.contains(&needle) => (i, needle.clone()),
                 Some((i, _)) => (i, alt.clone()),
@@ -313,14 +358,18 @@ pub fn xfs_geometry(post: &Post, settings_at: &dyn Fn(usize) -> Vec<(String, Str
 }
 
 /// `mke2fs` and `dumpe2fs -h` output blocks.
-pub fn ext_geometry(post: &Post, settings_at: &dyn Fn(usize) -> Vec<(String, String)>) -> Vec<Found> {
+pub fn ext_geometry(
+    post: &Post,
+    settings_at: &dyn Fn(usize) -> Vec<(String, String)>,
+) -> Vec<Found> {
     let lines = &post.lines;
     let mut found = Vec::new();
     let mut k = 0;
     while k < lines.len() {
         let t = lines[k].text.trim();
         let dumpe2fs = t.starts_with("Filesystem volume name:");
-        let mke2fs = t.starts_with("Creating filesystem with ") || (t.starts_with("mke2fs ") && t.contains('('));
+        let mke2fs = t.starts_with("Creating filesystem with ")
+            || (t.starts_with("mke2fs ") && t.contains('('));
         if !dumpe2fs && !mke2fs {
             k += 1;
             continue;
@@ -367,7 +416,11 @@ pub fn ext_geometry(post: &Post, settings_at: &dyn Fn(usize) -> Vec<(String, Str
                         approx: false,
                         category: Category::Geometry,
                         stated_by: lines[k].quoted_author.clone(),
-                        note: if dumpe2fs { "dumpe2fs output".into() } else { "mke2fs output".into() },
+                        note: if dumpe2fs {
+                            "dumpe2fs output".into()
+                        } else {
+                            "mke2fs output".into()
+                        },
                     })
                 })
                 .collect();
@@ -396,7 +449,10 @@ pub fn debugfs_blocks(post: &Post, label: &dyn Fn(usize) -> String) -> Vec<Found
             continue;
         }
         let mut m = k + 1;
-        while m < lines.len() && !lines[m].text.trim().is_empty() && !lines[m - 1].text.trim().starts_with("TOTAL:") {
+        while m < lines.len()
+            && !lines[m].text.trim().is_empty()
+            && !lines[m - 1].text.trim().starts_with("TOTAL:")
+        {
             m += 1;
         }
         let text: Vec<&str> = lines[k..m].iter().map(|l| l.text.as_str()).collect();
@@ -406,7 +462,10 @@ pub fn debugfs_blocks(post: &Post, label: &dyn Fn(usize) -> String) -> Vec<Found
             let settings = label_settings(&note);
             for st in &rep.inodes {
                 if let Some(total) = st.total_blocks {
-                    let i = text.iter().rposition(|t| t.trim().starts_with("TOTAL:")).unwrap_or(0);
+                    let i = text
+                        .iter()
+                        .rposition(|t| t.trim().starts_with("TOTAL:"))
+                        .unwrap_or(0);
                     rows.push(Row {
                         line: lines[k + i].n,
                         group: "blocks".into(),
@@ -452,13 +511,22 @@ pub fn debugfs_blocks(post: &Post, label: &dyn Fn(usize) -> String) -> Vec<Found
 /// e2fsck prints.
 pub fn e2fsck_passes(post: &Post) -> Vec<Found> {
     let lines = &post.lines;
-    let Some(k) = lines.iter().position(|l| l.text.trim_start().starts_with("Pass 1")) else {
+    let Some(k) = lines
+        .iter()
+        .position(|l| l.text.trim_start().starts_with("Pass 1"))
+    else {
         return Vec::new();
     };
     let mut m = k;
     while m < lines.len() {
         let t = lines[m].text.trim();
-        let e2 = t.starts_with("Pass ") || t.starts_with("Peak memory") || t.starts_with("Memory used") || t.starts_with("I/O read") || t.contains(" files (") || t.starts_with("*****") || t.starts_with("e2fsck ");
+        let e2 = t.starts_with("Pass ")
+            || t.starts_with("Peak memory")
+            || t.starts_with("Memory used")
+            || t.starts_with("I/O read")
+            || t.contains(" files (")
+            || t.starts_with("*****")
+            || t.starts_with("e2fsck ");
         if !e2 && !t.is_empty() {
             break;
         }
@@ -470,10 +538,21 @@ pub fn e2fsck_passes(post: &Post) -> Vec<Found> {
     };
     let mut rows = Vec::new();
     for r in &out.rows {
-        let tag = r.pass.clone().map_or_else(|| r.kind.clone(), |p| format!("pass{p}"));
-        let needle = r.pass.as_ref().map(|p| format!("Pass {p}: Memory")).unwrap_or_else(|| "Memory used".into());
+        let tag = r
+            .pass
+            .clone()
+            .map_or_else(|| r.kind.clone(), |p| format!("pass{p}"));
+        let needle = r
+            .pass
+            .as_ref()
+            .map(|p| format!("Pass {p}: Memory"))
+            .unwrap_or_else(|| "Memory used".into());
         let i = text.iter().position(|t| t.contains(&needle)).unwrap_or(0);
-        for (name, v) in [("real_time", r.real_s), ("user_time", r.user_s), ("sys_time", r.sys_s)] {
+        for (name, v) in [
+            ("real_time", r.real_s),
+            ("user_time", r.user_s),
+            ("sys_time", r.sys_s),
+        ] {
             if let Some(v) = v {
                 rows.push(Row {
                     line: lines[k + i].n,
@@ -509,7 +588,9 @@ pub fn filefrag_lines(post: &Post) -> Vec<Found> {
         if !(t.ends_with(" extents found") || t.ends_with(" extent found")) {
             continue;
         }
-        let Ok(out) = filefrag::parse_files(t) else { continue };
+        let Ok(out) = filefrag::parse_files(t) else {
+            continue;
+        };
         let rows = out
             .rows
             .iter()
@@ -546,14 +627,19 @@ pub fn fio_json(post: &Post) -> Vec<Found> {
     let mut found = Vec::new();
     let mut k = 0;
     while k < lines.len() {
-        if lines[k].text.trim() != "{" || !lines.get(k + 1).is_some_and(|l| l.text.contains("\"fio version\"")) {
+        if lines[k].text.trim() != "{"
+            || !lines
+                .get(k + 1)
+                .is_some_and(|l| l.text.contains("\"fio version\""))
+        {
             k += 1;
             continue;
         }
         let mut depth = 0i32;
         let mut m = k;
         while m < lines.len() {
-            depth += lines[m].text.matches('{').count() as i32 - lines[m].text.matches('}').count() as i32;
+            depth += lines[m].text.matches('{').count() as i32
+                - lines[m].text.matches('}').count() as i32;
             m += 1;
             if depth <= 0 {
                 break;
@@ -563,8 +649,14 @@ pub fn fio_json(post: &Post) -> Vec<Found> {
         let mut rows = Vec::new();
         if let Ok(out) = fio::parse_json(&text.join("\n")) {
             for r in &out.rows {
-                let settings = vec![("job".to_string(), r.jobname.clone()), ("direction".to_string(), r.direction.clone())];
-                for (q, v, u) in [("iops", r.iops, "IOPS"), ("bandwidth", r.bw_bytes_per_s, "bytes/s")] {
+                let settings = vec![
+                    ("job".to_string(), r.jobname.clone()),
+                    ("direction".to_string(), r.direction.clone()),
+                ];
+                for (q, v, u) in [
+                    ("iops", r.iops, "IOPS"),
+                    ("bandwidth", r.bw_bytes_per_s, "bytes/s"),
+                ] {
                     rows.push(Row {
                         line: lines[k].n,
                         group: "fio".into(),
@@ -598,7 +690,9 @@ pub fn fio_text(post: &Post) -> Vec<Found> {
     let mut found = Vec::new();
     for (k, l) in post.lines.iter().enumerate() {
         let t = l.text.trim();
-        let Some((dir, rest)) = t.split_once(": IOPS=") else { continue };
+        let Some((dir, rest)) = t.split_once(": IOPS=") else {
+            continue;
+        };
         let dir = dir.trim();
         if !matches!(dir, "read" | "write" | "trim") {
             continue;
@@ -625,7 +719,11 @@ pub fn fio_text(post: &Post) -> Vec<Found> {
         if let Some(v) = iops {
             rows.push(mk("iops", v, "IOPS", &format!("IOPS={iops_s}")));
         }
-        if let Some(bw) = rest.split("BW=").nth(1).and_then(|b| b.split_whitespace().next()) {
+        if let Some(bw) = rest
+            .split("BW=")
+            .nth(1)
+            .and_then(|b| b.split_whitespace().next())
+        {
             if let Some((q, _)) = super::numbers::token_quantity(bw) {
                 rows.push(mk("bandwidth", q.value, &q.unit, &format!("BW={bw}")));
             }
@@ -656,12 +754,27 @@ mod tests {
         let f = time_rows(&p, &vec![false; p.lines.len()], &|_| Vec::new());
         assert_eq!(f.len(), 3);
         let r = &f[0].rows;
-        assert_eq!((r[0].line, r[0].printed.as_str(), r[0].value), (5, "0m18.807s", 18.807));
+        assert_eq!(
+            (r[0].line, r[0].printed.as_str(), r[0].value),
+            (5, "0m18.807s", 18.807)
+        );
         assert_eq!((r[2].line, r[2].value), (7, 64.441));
         assert_eq!(r[0].note, "Unpatched, no CRCs:");
-        assert_eq!(f[1].rows[0].settings, [("run".to_string(), "2".to_string())]);
-        assert_eq!(f[2].rows[0].note, "With dtype support patched in, the first parent=1 is:");
-        assert_eq!(f[2].rows[0].settings, [("parent".to_string(), "1".to_string()), ("run".to_string(), "1".to_string())]);
+        assert_eq!(
+            f[1].rows[0].settings,
+            [("run".to_string(), "2".to_string())]
+        );
+        assert_eq!(
+            f[2].rows[0].note,
+            "With dtype support patched in, the first parent=1 is:"
+        );
+        assert_eq!(
+            f[2].rows[0].settings,
+            [
+                ("parent".to_string(), "1".to_string()),
+                ("run".to_string(), "1".to_string())
+            ]
+        );
     }
 
     #[test]
@@ -670,11 +783,26 @@ mod tests {
         let f = xfs_geometry(&p, &|_| Vec::new());
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].device_bytes, [("data".to_string(), 5192704 * 4096, 6)]);
-        let agsize = f[0].rows.iter().find(|r| r.quantity == "meta-data.agsize").unwrap();
-        assert_eq!((agsize.line, agsize.unit.as_str(), agsize.printed.as_str()), (4, "blocks", "agsize=1298176"));
-        let v = f[0].rows.iter().find(|r| r.quantity == "naming.version").unwrap();
+        let agsize = f[0]
+            .rows
+            .iter()
+            .find(|r| r.quantity == "meta-data.agsize")
+            .unwrap();
+        assert_eq!(
+            (agsize.line, agsize.unit.as_str(), agsize.printed.as_str()),
+            (4, "blocks", "agsize=1298176")
+        );
+        let v = f[0]
+            .rows
+            .iter()
+            .find(|r| r.quantity == "naming.version")
+            .unwrap();
         assert_eq!(v.printed, "version 2");
-        let imax = f[0].rows.iter().find(|r| r.quantity == "data.imaxpct").unwrap();
+        let imax = f[0]
+            .rows
+            .iter()
+            .find(|r| r.quantity == "data.imaxpct")
+            .unwrap();
         assert_eq!(imax.unit, "percent");
     }
 
@@ -682,16 +810,27 @@ mod tests {
     fn debugfs_block_list_total() {
         let p = post("Subject: x\n\nthe largest dir looked like this on ext3:\n\nBLOCKS:\n(0-4):3950592-3950596, (5):3950604, (IND):3950899\nTOTAL: 7\n");
         let f = debugfs_blocks(&p, &|_| "on ext3".into());
-        let total = f[0].rows.iter().find(|r| r.quantity == "total_blocks").unwrap();
-        assert_eq!((total.value, total.line, total.printed.as_str()), (7.0, 7, "TOTAL: 7"));
+        let total = f[0]
+            .rows
+            .iter()
+            .find(|r| r.quantity == "total_blocks")
+            .unwrap();
+        assert_eq!(
+            (total.value, total.line, total.printed.as_str()),
+            (7.0, 7, "TOTAL: 7")
+        );
         assert_eq!(total.settings, [("fs".to_string(), "ext3".to_string())]);
     }
 
     #[test]
     fn fio_normal_output() {
-        let p = post("Subject: x\n\n  read: IOPS=12.3k, BW=48.1MiB/s (50.4MB/s)(2886MiB/60001msec)\n");
+        let p =
+            post("Subject: x\n\n  read: IOPS=12.3k, BW=48.1MiB/s (50.4MB/s)(2886MiB/60001msec)\n");
         let f = fio_text(&p);
         assert_eq!(f[0].rows[0].value, 12300.0);
-        assert_eq!((f[0].rows[1].value, f[0].rows[1].unit.as_str()), (48.1, "MiB/s"));
+        assert_eq!(
+            (f[0].rows[1].value, f[0].rows[1].unit.as_str()),
+            (48.1, "MiB/s")
+        );
     }
 }

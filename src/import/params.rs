@@ -38,7 +38,11 @@ fn subopts(c: &Cmd, list: &str, prefix: &str, out: &mut Vec<Row>) {
             None => continue,
         };
         if let Some((val, unit)) = value_of(v) {
-            let q = if prefix.is_empty() { k.to_string() } else { format!("{prefix}{k}") };
+            let q = if prefix.is_empty() {
+                k.to_string()
+            } else {
+                format!("{prefix}{k}")
+            };
             out.push(row(c, q, val, &unit, kv.to_string(), &c.text()));
         }
     }
@@ -69,18 +73,38 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                         _ => "bytes_per_inode",
                     };
                     let unit = if u.is_empty() { "bytes".to_string() } else { u };
-                    out.push(row(c, name.into(), v, &unit, format!("{a} {}", next.unwrap_or("")), &text));
+                    out.push(row(
+                        c,
+                        name.into(),
+                        v,
+                        &unit,
+                        format!("{a} {}", next.unwrap_or("")),
+                        &text,
+                    ));
                     i += 1;
                 }
             }
             (Program::Mkfs(_), "-N") | (Program::Mkfs(_), "-m") => {
                 if let Some((v, _)) = next.and_then(value_of) {
-                    let (name, unit) = if a == "-N" { ("inodes", "inodes") } else { ("reserved_blocks", "percent") };
-                    out.push(row(c, name.into(), v, unit, format!("{a} {}", next.unwrap_or("")), &text));
+                    let (name, unit) = if a == "-N" {
+                        ("inodes", "inodes")
+                    } else {
+                        ("reserved_blocks", "percent")
+                    };
+                    out.push(row(
+                        c,
+                        name.into(),
+                        v,
+                        unit,
+                        format!("{a} {}", next.unwrap_or("")),
+                        &text,
+                    ));
                     i += 1;
                 }
             }
-            (Program::Mkfs(_), "-j") => out.push(row(c, "journal".into(), 1.0, "flag", a.clone(), &text)),
+            (Program::Mkfs(_), "-j") => {
+                out.push(row(c, "journal".into(), 1.0, "flag", a.clone(), &text))
+            }
             (Program::Mkfs(_), "-E") | (Program::Mkfs(_), "-O") => {
                 if let Some(n) = next {
                     for item in n.split(',').filter(|s| !s.is_empty()) {
@@ -89,14 +113,25 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                         } else if let Some(f) = item.strip_prefix('^') {
                             out.push(row(c, f.to_string(), 0.0, "flag", item.to_string(), &text));
                         } else {
-                            out.push(row(c, item.to_string(), 1.0, "flag", item.to_string(), &text));
+                            out.push(row(
+                                c,
+                                item.to_string(),
+                                1.0,
+                                "flag",
+                                item.to_string(),
+                                &text,
+                            ));
                         }
                     }
                     i += 1;
                 }
             }
             (Program::Mount, o) if o.starts_with("-o") => {
-                let list = if o == "-o" { next.unwrap_or("").to_string() } else { o[2..].to_string() };
+                let list = if o == "-o" {
+                    next.unwrap_or("").to_string()
+                } else {
+                    o[2..].to_string()
+                };
                 subopts(c, &list, "mount_", &mut out);
                 if o == "-o" {
                     i += 1;
@@ -110,7 +145,14 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                         "-l" => ("fsstress_loops", "runs"),
                         _ => ("fsstress_seed", ""),
                     };
-                    out.push(row(c, name.into(), v, unit, format!("{a} {}", next.unwrap_or("")), &text));
+                    out.push(row(
+                        c,
+                        name.into(),
+                        v,
+                        unit,
+                        format!("{a} {}", next.unwrap_or("")),
+                        &text,
+                    ));
                     i += 1;
                 }
             }
@@ -124,14 +166,24 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                 if let Some((v, u)) = next.and_then(value_of) {
                     let (name, unit) = match a.as_str() {
                         "-n" => ("fs_mark_files", "files"),
-                        "-s" => ("fs_mark_file_size", if u.is_empty() { "bytes" } else { u.as_str() }),
+                        "-s" => (
+                            "fs_mark_file_size",
+                            if u.is_empty() { "bytes" } else { u.as_str() },
+                        ),
                         "-t" => ("fs_mark_threads", "processes"),
                         "-L" => ("fs_mark_loops", "runs"),
                         "-D" => ("fs_mark_subdirectories", "directories"),
                         "-N" => ("fs_mark_files_per_subdirectory", "files"),
                         _ => ("fs_mark_sync_method", ""),
                     };
-                    out.push(row(c, name.into(), v, unit, format!("{a} {}", next.unwrap_or("")), &text));
+                    out.push(row(
+                        c,
+                        name.into(),
+                        v,
+                        unit,
+                        format!("{a} {}", next.unwrap_or("")),
+                        &text,
+                    ));
                     i += 1;
                 }
             }
@@ -139,13 +191,27 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                 let kv = kv.trim_start_matches('-');
                 if let Some((k, v)) = kv.split_once('=') {
                     if matches!(p, Program::Dd) && k == "count" {
-                        let bs = argv.iter().find_map(|w| w.strip_prefix("bs=")).unwrap_or("512");
+                        let bs = argv
+                            .iter()
+                            .find_map(|w| w.strip_prefix("bs="))
+                            .unwrap_or("512");
                         let bs = bs.trim_start_matches('$').trim_matches(['{', '}']);
                         if let Some((val, _)) = value_of(v) {
-                            out.push(row(c, "dd_count".into(), val, &format!("blocks of {bs}"), kv.to_string(), &text));
+                            out.push(row(
+                                c,
+                                "dd_count".into(),
+                                val,
+                                &format!("blocks of {bs}"),
+                                kv.to_string(),
+                                &text,
+                            ));
                         }
                     } else if let Some((val, unit)) = value_of(v) {
-                        let name = if matches!(p, Program::Dd) { format!("dd_{k}") } else { format!("fio_{k}") };
+                        let name = if matches!(p, Program::Dd) {
+                            format!("dd_{k}")
+                        } else {
+                            format!("fio_{k}")
+                        };
                         let unit = match (k, unit.as_str()) {
                             ("runtime" | "ramp_time", "") => "s".to_string(),
                             ("bs" | "size" | "ibs" | "obs", "") => "bytes".to_string(),
@@ -162,7 +228,14 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                     for arg in w {
                         if let Some((v, u)) = value_of(arg) {
                             if !u.is_empty() {
-                                out.push(row(c, format!("xfs_io_{verb}"), v, &u, format!("{verb} {arg}"), &text));
+                                out.push(row(
+                                    c,
+                                    format!("xfs_io_{verb}"),
+                                    v,
+                                    &u,
+                                    format!("{verb} {arg}"),
+                                    &text,
+                                ));
                             }
                         }
                     }
@@ -182,7 +255,10 @@ fn over_files(l: &Loop) -> bool {
     let needle2 = format!("/${{{}}}", l.var);
     let mut found = false;
     super::commands::walk(&l.body, &mut Vec::new(), &mut |c, _| {
-        if c.words.iter().any(|w| w.contains(&needle) || w.contains(&needle2)) {
+        if c.words
+            .iter()
+            .any(|w| w.contains(&needle) || w.contains(&needle2))
+        {
             found = true;
         }
     });
@@ -235,7 +311,11 @@ mod tests {
         let nodes = parse_block(&[(1, s.to_string())]);
         let mut out = Vec::new();
         super::super::commands::walk(&nodes, &mut Vec::new(), &mut |c, _| {
-            out.extend(command_rows(c).into_iter().map(|r| (r.quantity, r.value, r.unit, r.printed)));
+            out.extend(
+                command_rows(c)
+                    .into_iter()
+                    .map(|r| (r.quantity, r.value, r.unit, r.printed)),
+            );
         });
         for n in &nodes {
             if let Node::Loop(l) = n {
@@ -248,7 +328,10 @@ mod tests {
     #[test]
     fn mkfs_options() {
         let r = rows("mkfs.xfs -f -m reflink=0,rmapbt=0, -d rtinherit=1 -r rtdev=/dev/pmem1s,extsize=$rtextsize /dev/pmem2s");
-        assert_eq!(r.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(), ["reflink", "rmapbt", "rtinherit"]);
+        assert_eq!(
+            r.iter().map(|x| x.0.as_str()).collect::<Vec<_>>(),
+            ["reflink", "rmapbt", "rtinherit"]
+        );
         let r = rows("mkfs.ext4 -j -I 256 -E test_fs -O ^flex_bg,uninit_bg /dev/sdb");
         assert!(r.contains(&("inode_size".into(), 256.0, "bytes".into(), "-I 256".into())));
         assert!(r.contains(&("flex_bg".into(), 0.0, "flag".into(), "^flex_bg".into())));
@@ -257,16 +340,51 @@ mod tests {
 
     #[test]
     fn workload_options_and_loops() {
-        let r = rows("for ((i=0;i<10;i++)); do time fsstress -n 400000 -p 4 -f creat=1,link=1 -s 1; done");
-        assert!(r.contains(&("fsstress_ops_per_process".into(), 400000.0, "ops".into(), "-n 400000".into())));
+        let r = rows(
+            "for ((i=0;i<10;i++)); do time fsstress -n 400000 -p 4 -f creat=1,link=1 -s 1; done",
+        );
+        assert!(r.contains(&(
+            "fsstress_ops_per_process".into(),
+            400000.0,
+            "ops".into(),
+            "-n 400000".into()
+        )));
         assert!(r.contains(&("fsstress_freq_link".into(), 1.0, "".into(), "link=1".into())));
         assert!(r.contains(&("loop_count".into(), 10.0, "runs".into(), "i<10".into())));
-        let r = rows("for i in {1..1000}; do dd if=/dev/zero of=/mnt/scratch/$i bs=$rtextsize count=1; done");
-        assert!(r.contains(&("dd_count".into(), 1.0, "blocks of rtextsize".into(), "count=1".into())));
-        assert!(r.contains(&("loop_count".into(), 1000.0, "files".into(), "{1..1000}".into())));
+        let r = rows(
+            "for i in {1..1000}; do dd if=/dev/zero of=/mnt/scratch/$i bs=$rtextsize count=1; done",
+        );
+        assert!(r.contains(&(
+            "dd_count".into(),
+            1.0,
+            "blocks of rtextsize".into(),
+            "count=1".into()
+        )));
+        assert!(r.contains(&(
+            "loop_count".into(),
+            1000.0,
+            "files".into(),
+            "{1..1000}".into()
+        )));
         let r = rows("xfs_io -c \"truncate 4k\" /mnt/f");
-        assert_eq!(r, [("xfs_io_truncate".into(), 4.0, "KiB".into(), "truncate 4k".into())]);
+        assert_eq!(
+            r,
+            [(
+                "xfs_io_truncate".into(),
+                4.0,
+                "KiB".into(),
+                "truncate 4k".into()
+            )]
+        );
         let r = rows("mount -o loop,logbsize=256k fs.img /mnt");
-        assert_eq!(r, [("mount_logbsize".into(), 256.0, "KiB".into(), "logbsize=256k".into())]);
+        assert_eq!(
+            r,
+            [(
+                "mount_logbsize".into(),
+                256.0,
+                "KiB".into(),
+                "logbsize=256k".into()
+            )]
+        );
     }
 }
