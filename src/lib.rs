@@ -18,6 +18,7 @@ pub mod error;
 pub mod extent;
 pub mod frames;
 pub mod host;
+pub mod import;
 pub mod ipynb;
 pub mod kernels;
 pub mod notebook;

@@ -5,6 +5,9 @@ use fslab::store::PointStatus;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// How a draft claim is listed.
+const DRAFT: &str = "draft, not checked";
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Result bundle directories (several only with --md; two with --agree).
@@ -72,23 +75,31 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("give one bundle (several only with --md, two with --agree)");
     };
     let bundle = fslab::Bundle::open(bundle)?;
-    let verdicts = match &args.experiment {
-        None => claims::check_bundle(&bundle)?,
-        Some(p) => {
-            let exp = fslab::Experiment::load(super::resolve_experiment(&p.display().to_string()))?;
-            let ev = claims::Evidence::from_bundle(&bundle)?;
-            claims::check_claims(&exp.def.claims, &ev)
-        }
+    let exp = match &args.experiment {
+        None => fslab::Experiment::from_str_named(
+            &bundle.manifest().experiment.yaml,
+            &bundle.path().join("experiment.yaml").display().to_string(),
+        )?,
+        Some(p) => fslab::Experiment::load(super::resolve_experiment(&p.display().to_string()))?,
     };
+    // Draft claims (`fslab import`) are listed, never evaluated.
+    let (drafts, to_check): (Vec<_>, Vec<_>) = exp.def.claims.into_iter().partition(|c| c.draft);
+    let ev = claims::Evidence::from_bundle(&bundle)?;
+    let verdicts = claims::check_claims(&to_check, &ev);
     // Claims compare points; points measured on differing machines are said so.
     for w in fslab::store::merge::shard_differences(bundle.manifest()) {
         eprintln!("fslab: warning: {w}");
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&claims::Report::new(&verdicts))?
-        );
+        let mut doc = serde_json::to_value(claims::Report::new(&verdicts))?;
+        if let (Some(obj), false) = (doc.as_object_mut(), drafts.is_empty()) {
+            let list: Vec<serde_json::Value> = drafts
+                .iter()
+                .map(|c| serde_json::json!({ "id": c.id, "text": c.text, "quote": c.quote, "status": DRAFT }))
+                .collect();
+            obj.insert("drafts".into(), serde_json::Value::Array(list));
+        }
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         let m = bundle.manifest();
         println!(
@@ -102,6 +113,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 .count()
         );
         print!("{}", claims::render(&verdicts));
+        for c in &drafts {
+            println!("{} — {}", c.id, DRAFT.to_uppercase());
+            println!("  claim:     {}", c.text);
+            if let Some(q) = &c.quote {
+                println!("  quote:     {q}");
+            }
+            println!();
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ mod claims;
 mod cleanup;
 mod compare;
 mod doctor;
+mod import;
 mod k8s;
 mod kernels;
 mod list;
@@ -65,6 +66,8 @@ pub enum Command {
     Slurm(slurm::Args),
     /// Print Kubernetes Jobs (Indexed shards, then a merge) for an experiment.
     K8s(k8s::Args),
+    /// Draft an experiment and its published numbers from a mailing-list post.
+    Import(import::Args),
     /// Tools built from source when the machine's are too old (install, list).
     Tools(tools::Args),
     /// Other kernels than the host's, for guests: Debian's User-Mode Linux (install, list).
@@ -91,6 +94,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::K8s(a) => k8s::main(a),
         Command::Tools(a) => tools::main(a),
         Command::Kernels(a) => kernels::main(a),
+        Command::Import(a) => import::main(a),
     }
 }
 

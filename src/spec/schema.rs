@@ -545,6 +545,10 @@ pub struct Claim {
     /// claim is `not applicable: mechanism absent`, with the evidence.
     #[serde(default)]
     pub needs: Option<crate::spec::claim::Needs>,
+    /// A draft (`fslab import`): the claim as the post words it, not yet read into a
+    /// check; `fslab claims` lists it as "draft, not checked" and never evaluates it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub draft: bool,
 }
 
 impl Step {

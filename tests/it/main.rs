@@ -36,6 +36,7 @@ mod device_policy;
 mod faults;
 mod fio_example;
 mod fuzz_spec;
+mod import;
 mod k8s;
 mod kernels;
 mod media_run;

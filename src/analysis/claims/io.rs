@@ -319,6 +319,7 @@ mod tests {
             check: Some(serde_yaml::from_str(yaml).unwrap()),
             not_measured: None,
             needs: None,
+            draft: false,
         }
     }
 

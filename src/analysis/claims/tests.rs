@@ -76,6 +76,7 @@ pub(super) fn claim(yaml: &str) -> Claim {
         check: Some(serde_yaml::from_str(yaml).unwrap()),
         not_measured: None,
         needs: None,
+        draft: false,
     }
 }
 

@@ -1,0 +1,1260 @@
+//! From what was found to a draft experiment: devices, matrix (loops over values,
+//! script arguments, a table's header for a variable the post never sets), the
+//! workload (the timed command) with `repeat:`/`times:`, setup and capture steps,
+//! `tools:` for programs fslab does not know, draft claims; then the YAML text, each
+//! item with a comment naming its line in the post, and the published CSV.
+
+use super::claims::DraftClaim;
+use super::commands::{
+    unquote, vars_in, walk, Block, BlockKind, Cmd, Loop, LoopKind, Node, Program,
+};
+use super::mail::{display_name, Headers};
+use super::numbers::Table;
+use super::{Note, NoteKind, Row};
+use crate::spec::HARMLESS_DEV_PATHS;
+
+/// One matrix axis of the draft.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<String>,
+    pub line: usize,
+    /// Where the values came from, for the comment.
+    pub why: String,
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Run {
+        name: String,
+        command: String,
+        parse: Option<&'static str>,
+    },
+    Mount {
+        device: String,
+        options: Option<String>,
+    },
+    Mkdir(String),
+    Sync,
+    DropCaches,
+    Umount,
+}
+
+/// One step of the draft, with the post line it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub line: usize,
+    pub action: Action,
+    pub times: Option<u64>,
+    pub repeat: Option<u64>,
+    /// Comment after the step (`# line N: …`, `# guess: …`).
+    pub comment: String,
+}
+
+/// A device of the draft.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub name: String,
+    pub path: String,
+    pub line: usize,
+    /// `Some((size, why))` from the post, else a stated default.
+    pub size: String,
+    pub size_from_post: bool,
+    pub why: String,
+}
+
+/// A `tools:` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub program: String,
+    pub line: usize,
+}
+
+/// The experiment part of a draft.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Experiment {
+    pub devices: Vec<Device>,
+    pub matrix: Vec<Axis>,
+    pub vars: Vec<(String, String, String)>,
+    pub setup: Vec<Step>,
+    pub workload: Option<Step>,
+    pub capture: Vec<Step>,
+    pub teardown: Vec<Step>,
+    pub tools: Vec<Tool>,
+    pub medium: Option<&'static str>,
+}
+
+/// The default size of a device whose size the post does not give.
+pub const DEFAULT_SIZE: &str = "4GiB";
+
+fn is_device(w: &str) -> bool {
+    let w = w.trim_end_matches([',', ';']);
+    (w.starts_with("/dev/")
+        && !HARMLESS_DEV_PATHS.contains(&w)
+        && w.len() > 5
+        && !w.starts_with("/dev/shm"))
+        || w.ends_with(".img")
+        || w.ends_with(".image")
+        || w.ends_with(".raw")
+}
+
+/// `Re: [PATCH v4 8/8] xfs: improve truncate` → `xfs-improve-truncate`.
+pub fn id_from(subject: Option<&str>, file_stem: Option<&str>) -> String {
+    let base = match subject {
+        Some(s) => {
+            let mut s = s.trim();
+            loop {
+                let lower = s.to_ascii_lowercase();
+                if lower.starts_with("re:") || lower.starts_with("fw:") || lower.starts_with("aw:")
+                {
+                    s = s[3..].trim_start();
+                } else if lower.starts_with("fwd:") {
+                    s = s[4..].trim_start();
+                } else if s.starts_with('[') {
+                    s = s.split_once(']').map_or("", |x| x.1).trim_start();
+                } else {
+                    break;
+                }
+            }
+            s.to_string()
+        }
+        None => file_stem.unwrap_or("post").to_string(),
+    };
+    let words: Vec<String> = base
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let id = words.join("-");
+    if id.is_empty() {
+        "imported-post".into()
+    } else if id.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("post-{id}")
+    } else {
+        id
+    }
+}
+
+fn tool_name(program: &str) -> String {
+    let s: String = program
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let s = s.trim_matches('_').to_string();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("tool_{s}")
+    } else {
+        s
+    }
+}
+
+fn parse_kind(p: &Program) -> Option<&'static str> {
+    match p {
+        Program::Mkfs(fs) if fs == "xfs" => Some("mkfs.xfs"),
+        Program::Mkfs(fs) if fs.starts_with("ext") => Some("mke2fs"),
+        Program::XfsInfo => Some("xfs_info"),
+        Program::Filefrag => Some("filefrag"),
+        Program::XfsBmap => Some("xfs_bmap"),
+        _ => None,
+    }
+}
+
+/// Commands of the experiment, each with its loops (outermost first).
+struct Located<'a> {
+    cmd: &'a Cmd,
+    loops: Vec<&'a Loop>,
+    inline: bool,
+}
+
+/// Build the experiment from the blocks.
+pub fn build(
+    blocks: &[Block],
+    tables: &[Table],
+    line_numbers: &[usize],
+    device_sizes: &[(String, u64, usize)],
+    prose_sizes: &[(f64, String, String, usize)],
+    timed_sentences: &[usize],
+    notes: &mut Vec<Note>,
+) -> Option<Experiment> {
+    let mut exp = Experiment::default();
+    let scripts: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Script)
+        .collect();
+    // script invocations from prompts: positional values
+    let mut positional: Vec<(usize, Vec<String>, usize)> = Vec::new(); // ($N, values, line)
+    let mut invocation_lines = Vec::new();
+    if !scripts.is_empty() {
+        for b in blocks.iter().filter(|b| b.kind == BlockKind::Prompt) {
+            walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
+                let argv = c.argv();
+                let args: &[String] = match c.program() {
+                    Program::Script(_) => &argv[1..],
+                    Program::Util | Program::Other(_)
+                        if matches!(argv[0].as_str(), "sh" | "bash") =>
+                    {
+                        argv.get(2..).unwrap_or(&[])
+                    }
+                    _ => return,
+                };
+                invocation_lines.push(c.line);
+                for (i, a) in args.iter().enumerate() {
+                    match positional.iter_mut().find(|p| p.0 == i + 1) {
+                        Some(p) => {
+                            if !p.1.contains(a) {
+                                p.1.push(a.clone())
+                            }
+                        }
+                        None => positional.push((i + 1, vec![a.clone()], c.line)),
+                    }
+                }
+            });
+        }
+    }
+    // the experiment's commands
+    let real: Vec<&Block> = if !scripts.is_empty() && !invocation_lines.is_empty() {
+        scripts.clone()
+    } else {
+        blocks
+            .iter()
+            .filter(|b| b.kind != BlockKind::Inline)
+            .collect()
+    };
+    let use_inline = real.iter().all(|b| b.nodes.is_empty());
+    let chosen: Vec<&Block> = if use_inline {
+        blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::Inline)
+            .collect()
+    } else {
+        real
+    };
+    let mut located: Vec<Located> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for b in &chosen {
+        let inline = b.kind == BlockKind::Inline;
+        walk(&b.nodes, &mut Vec::new(), &mut |c, loops| {
+            if invocation_lines.contains(&c.line) && !inline {
+                return;
+            }
+            let key = c.text();
+            if seen.contains(&key) {
+                return;
+            }
+            seen.push(key);
+            located.push(Located {
+                cmd: c,
+                loops: loops.to_vec(),
+                inline,
+            });
+        });
+    }
+    if !use_inline {
+        for b in blocks.iter().filter(|b| b.kind == BlockKind::Inline) {
+            notes.push(Note::new(b.line, NoteKind::Unmapped, "a command named in a sentence; the post's command blocks are the experiment, so it is not a step"));
+        }
+    }
+    if located.is_empty() {
+        return None;
+    }
+    if use_inline {
+        // order by role: mkfs, mount, the rest
+        located.sort_by_key(|l| match l.cmd.program() {
+            Program::Mkfs(_) => 0,
+            Program::Mount => 1,
+            _ => 2,
+        });
+    }
+
+    // devices
+    let mut devices: Vec<Device> = Vec::new();
+    let add_device = |path: &str, role: Option<&str>, line: usize, devices: &mut Vec<Device>| {
+        if devices.iter().any(|d| d.path == path) {
+            return;
+        }
+        let name = match role {
+            Some(r) if !devices.iter().any(|d| d.name == r) => r.to_string(),
+            _ if devices.is_empty() => "data".to_string(),
+            _ => format!("dev{}", devices.len() + 1),
+        };
+        devices.push(Device {
+            name,
+            path: path.to_string(),
+            line,
+            size: DEFAULT_SIZE.into(),
+            size_from_post: false,
+            why: String::new(),
+        });
+    };
+    // mkfs targets first (data), then role options, then mount devices
+    for l in &located {
+        let argv = l.cmd.argv();
+        if matches!(l.cmd.program(), Program::Mkfs(_)) {
+            if let Some(dev) = argv.iter().skip(1).rev().find(|w| is_device(w)) {
+                add_device(dev, Some("data"), l.cmd.line, &mut devices);
+            }
+        }
+    }
+    for l in &located {
+        for w in l.cmd.argv() {
+            for part in w.split(',') {
+                for (key, role) in [("rtdev=", "rt"), ("logdev=", "log")] {
+                    if let Some(p) = part.trim_start_matches("-o").strip_prefix(key) {
+                        if is_device(p) {
+                            add_device(p, Some(role), l.cmd.line, &mut devices);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut mount_point: Option<String> = None;
+    for l in &located {
+        let argv = l.cmd.argv();
+        if l.cmd.program() == Program::Mount {
+            let pos: Vec<&String> = positional_args(&argv);
+            if pos.len() >= 2 {
+                if is_device(pos[0]) {
+                    add_device(pos[0], Some("data"), l.cmd.line, &mut devices);
+                }
+                mount_point.get_or_insert(pos[1].clone());
+            }
+        }
+        if matches!(
+            l.cmd.program(),
+            Program::Fsck | Program::Debugfs | Program::Dumpe2fs
+        ) {
+            if let Some(dev) = argv.iter().skip(1).find(|w| is_device(w)) {
+                add_device(dev, Some("data"), l.cmd.line, &mut devices);
+            }
+        }
+    }
+    let mkfs_present = located
+        .iter()
+        .any(|l| matches!(l.cmd.program(), Program::Mkfs(_)));
+    if devices.is_empty() && mkfs_present {
+        let line = located
+            .iter()
+            .find(|l| matches!(l.cmd.program(), Program::Mkfs(_)))
+            .map_or(0, |l| l.cmd.line);
+        devices.push(Device {
+            name: "data".into(),
+            path: String::new(),
+            line,
+            size: DEFAULT_SIZE.into(),
+            size_from_post: false,
+            why: String::new(),
+        });
+        notes.push(Note::new(
+            line,
+            NoteKind::Guess,
+            "mkfs names no device: the draft makes one, `data`",
+        ));
+    }
+    for d in &mut devices {
+        if let Some((_, bytes, line)) = device_sizes.iter().find(|(n, _, _)| *n == d.name) {
+            d.size = format_size(*bytes);
+            d.size_from_post = true;
+            d.why = format!("line {line}: the mkfs output's blocks × bsize");
+        } else if let Some((v, unit, printed, line)) =
+            prose_sizes.first().filter(|_| d.name == "data")
+        {
+            d.size = format!("{}{}", trim_float(*v), unit);
+            d.size_from_post = true;
+            d.why = format!("line {line}: \"{printed}\"");
+        } else {
+            d.why = format!(
+                "guess: the post does not give the size of {}; {DEFAULT_SIZE} is a default",
+                if d.path.is_empty() {
+                    "the device"
+                } else {
+                    &d.path
+                }
+            );
+            notes.push(Note::new(d.line, NoteKind::Guess, &d.why));
+        }
+        if d.path.contains("pmem") {
+            exp.medium = Some("pmem");
+        } else if d.path.starts_with("/dev/ram") {
+            exp.medium = Some("ramdisk");
+        } else if d.path.contains("nvme") {
+            exp.medium = Some("ssd");
+        }
+    }
+    if exp.medium.is_none() && !devices.is_empty() {
+        exp.medium = Some("unknown");
+    }
+
+    // matrix: script arguments
+    let mut axes: Vec<Axis> = Vec::new();
+    let mut rename: Vec<(String, String)> = Vec::new(); // $var → {{axis}}
+    for (n, values, line) in &positional {
+        let var = n.to_string();
+        let name = axis_name(&located, &var).unwrap_or_else(|| format!("arg{n}"));
+        rename.push((var, name.clone()));
+        axes.push(Axis {
+            name,
+            values: values.clone(),
+            line: *line,
+            why: format!("the script's ${n} in the post's runs of it"),
+        });
+    }
+    // list loops
+    for l in &located {
+        for lp in &l.loops {
+            if let LoopKind::List(values) = &lp.kind {
+                if rename.iter().any(|r| r.0 == lp.var) {
+                    continue;
+                }
+                let name = axis_name(&located, &lp.var).unwrap_or_else(|| lp.var.clone());
+                rename.push((lp.var.clone(), name.clone()));
+                axes.push(Axis {
+                    name,
+                    values: values.clone(),
+                    line: lp.line,
+                    why: format!("`{}`", lp.head),
+                });
+            }
+        }
+    }
+    // unbound variables: a table header of that name, else a var to fill in
+    let loop_vars: Vec<String> = located
+        .iter()
+        .flat_map(|l| l.loops.iter().map(|lp| lp.var.clone()))
+        .collect();
+    for l in &located {
+        for w in &l.cmd.words {
+            for v in vars_in(w) {
+                if rename.iter().any(|r| r.0 == v) || loop_vars.contains(&v) {
+                    continue;
+                }
+                if let Some(t) = tables.iter().find(|t| {
+                    t.axis
+                        .as_deref()
+                        .is_some_and(|a| a.eq_ignore_ascii_case(&v))
+                }) {
+                    let name = tool_name(&v);
+                    let line = t
+                        .header
+                        .and_then(|h| line_numbers.get(h).copied())
+                        .unwrap_or(l.cmd.line);
+                    rename.push((v.clone(), name.clone()));
+                    axes.push(Axis {
+                        name,
+                        values: t.columns.clone(),
+                        line,
+                        why: format!(
+                            "the post never sets ${v}; its table's header `{}` gives the values",
+                            t.axis.clone().unwrap_or_default()
+                        ),
+                    });
+                } else {
+                    let name = tool_name(&v);
+                    rename.push((v.clone(), name.clone()));
+                    notes.push(Note::new(
+                        l.cmd.line,
+                        NoteKind::Unmapped,
+                        &format!("${v} is never set in the post: var `{name}` is left to fill in"),
+                    ));
+                    exp.vars.push((
+                        name,
+                        "FILL_IN".into(),
+                        format!(
+                            "line {}: guess: the post uses ${v} without giving its value",
+                            l.cmd.line
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    exp.matrix = axes;
+
+    // the workload
+    let workload_idx = located
+        .iter()
+        .position(|l| l.cmd.timed)
+        .or_else(|| {
+            located
+                .iter()
+                .position(|l| l.inline && timed_sentences.contains(&l.cmd.line))
+        })
+        .or_else(|| located.iter().position(|l| l.cmd.program().is_benchmark()))
+        .or_else(|| {
+            located.iter().rposition(|l| {
+                !matches!(
+                    l.cmd.program(),
+                    Program::Mkfs(_)
+                        | Program::Mount
+                        | Program::Umount
+                        | Program::Mkdir
+                        | Program::Sync
+                        | Program::Util
+                )
+            })
+        })
+        .unwrap_or(located.len() - 1);
+
+    let subst = |w: &str, loop_var: Option<&str>| -> String {
+        let mut s = w.to_string();
+        for d in &devices {
+            if !d.path.is_empty() {
+                s = replace_path(&s, &d.path, &format!("{{{{dev.{}}}}}", d.name));
+            }
+        }
+        if let Some(mp) = &mount_point {
+            s = replace_path(&s, mp, "{{mnt}}");
+        }
+        for (v, name) in &rename {
+            for form in [format!("${{{v}}}"), format!("${v}")] {
+                s = s.replace(&form, &format!("{{{{{name}}}}}"));
+            }
+        }
+        if let Some(v) = loop_var {
+            for form in [format!("${{{v}}}"), format!("${v}")] {
+                s = s.replace(&form, "{{i}}");
+            }
+        }
+        s
+    };
+
+    let mut mounted = false;
+    let mut tools: Vec<Tool> = Vec::new();
+    for (idx, l) in located.iter().enumerate() {
+        let c = l.cmd;
+        let p = c.program();
+        let count_loop = l
+            .loops
+            .iter()
+            .rev()
+            .find(|lp| !matches!(lp.kind, LoopKind::List(_)));
+        let times_loop = count_loop.filter(|lp| {
+            matches!(lp.kind, LoopKind::Range(..))
+                || (matches!(lp.kind, LoopKind::Count(_)) && (lp.timed || !c.timed))
+        });
+        let times = times_loop.and_then(|lp| match lp.kind {
+            LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
+            LoopKind::Count(n) => Some(n),
+            _ => None,
+        });
+        let loop_var = times_loop.map(|lp| lp.var.as_str());
+        let repeat = if idx == workload_idx {
+            count_loop
+                .filter(|lp| c.timed && !lp.timed)
+                .and_then(|lp| match lp.kind {
+                    LoopKind::Count(n) => Some(n),
+                    LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
+                    _ => None,
+                })
+        } else {
+            None
+        };
+        let times = if repeat.is_some() { None } else { times };
+        let argv = c.argv();
+        let mut comment = format!("line {}: {}", c.line, c.text());
+        if let Some(lp) = count_loop {
+            comment.push_str(&format!(" (in `{}`)", lp.head));
+        }
+        let action = match &p {
+            Program::Umount if idx != workload_idx => {
+                if mounted {
+                    exp.setup.push(Step {
+                        line: c.line,
+                        action: Action::Umount,
+                        times: None,
+                        repeat: None,
+                        comment,
+                    });
+                    mounted = false;
+                } else {
+                    notes.push(Note::new(
+                        c.line,
+                        NoteKind::Recognised,
+                        "umount before mkfs: fslab starts each point on a fresh device",
+                    ));
+                }
+                continue;
+            }
+            Program::Mount => {
+                let dev = positional_args(&argv)
+                    .first()
+                    .and_then(|d| devices.iter().find(|x| x.path == **d))
+                    .map_or("data".to_string(), |d| d.name.clone());
+                let mut opts: Vec<String> = Vec::new();
+                let mut i = 1;
+                while i < argv.len() {
+                    let a = &argv[i];
+                    if a == "-o" {
+                        opts.extend(argv.get(i + 1).map(|o| subst(o, None)));
+                        i += 1;
+                    } else if let Some(o) = a.strip_prefix("-o") {
+                        opts.push(subst(o, None));
+                    } else if a == "-t" {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let opts: Vec<String> = opts
+                    .iter()
+                    .flat_map(|o| o.split(',').map(str::to_string).collect::<Vec<_>>())
+                    .filter(|o| o != "loop" && !o.is_empty())
+                    .collect();
+                mounted = true;
+                Action::Mount {
+                    device: dev,
+                    options: (!opts.is_empty()).then(|| opts.join(",")),
+                }
+            }
+            Program::Mkdir
+                if mount_point
+                    .as_ref()
+                    .is_some_and(|mp| argv.last().is_some_and(|a| a.starts_with(mp.as_str()))) =>
+            {
+                Action::Mkdir(subst(argv.last().map_or("", String::as_str), None))
+            }
+            Program::Sync => Action::Sync,
+            Program::Util
+                if argv[0] == "echo" && c.words.iter().any(|w| w.contains("drop_caches")) =>
+            {
+                Action::DropCaches
+            }
+            _ => {
+                let mut words: Vec<String> = c.words[c.program_index()..]
+                    .iter()
+                    .map(|w| subst(w, loop_var))
+                    .collect();
+                if matches!(p, Program::Other(_)) || p.is_benchmark() {
+                    let prog = unquote(&c.words[c.program_index()]);
+                    let name = tool_name(prog.rsplit('/').next().unwrap_or(&prog));
+                    if !tools.iter().any(|t| t.name == name) {
+                        tools.push(Tool {
+                            name: name.clone(),
+                            program: prog.clone(),
+                            line: c.line,
+                        });
+                        notes.push(Note::new(c.line, NoteKind::Recognised, &format!("`{prog}`: a `tools:` entry `{name}` (`fslab doctor` reports it when it is missing)")));
+                    }
+                    words[0] = format!("{{{{{name}}}}}");
+                }
+                if matches!(
+                    p,
+                    Program::Fsck | Program::Debugfs | Program::Dumpe2fs | Program::Mkfs(_)
+                ) && !words.iter().any(|w| w.contains("{{dev."))
+                    && !devices.is_empty()
+                {
+                    words.push("{{dev.data}}".into());
+                    comment.push_str("; guess: the post names no device, {{dev.data}} added");
+                    notes.push(Note::new(
+                        c.line,
+                        NoteKind::Guess,
+                        "the command names no device: {{dev.data}} added",
+                    ));
+                }
+                if l.inline && matches!(p, Program::Fsck) {
+                    // e2fsck on a mounted filesystem is refused: umount before it
+                    if mounted {
+                        exp.setup.push(Step {
+                            line: c.line,
+                            action: Action::Umount,
+                            times: None,
+                            repeat: None,
+                            comment: format!(
+                                "line {}: guess: fsck runs on the unmounted filesystem",
+                                c.line
+                            ),
+                        });
+                        mounted = false;
+                    }
+                }
+                if l.inline
+                    && !mounted
+                    && idx != workload_idx
+                    && !matches!(
+                        p,
+                        Program::Mkfs(_) | Program::Fsck | Program::Debugfs | Program::Dumpe2fs
+                    )
+                    && devices.iter().any(|d| d.name == "data")
+                {
+                    exp.setup.push(Step {
+                        line: c.line,
+                        action: Action::Mount { device: "data".into(), options: None },
+                        times: None,
+                        repeat: None,
+                        comment: format!("line {}: guess: the post does not show the mount; {} runs on the filesystem", c.line, argv[0]),
+                    });
+                    mounted = true;
+                }
+                let name = match &p {
+                    Program::Mkfs(_) => "mkfs".to_string(),
+                    _ => tool_name(argv[0].rsplit('/').next().unwrap_or(&argv[0])),
+                };
+                Action::Run {
+                    name,
+                    command: words.join(" "),
+                    parse: parse_kind(&p),
+                }
+            }
+        };
+        let step = Step {
+            line: c.line,
+            action,
+            times,
+            repeat,
+            comment,
+        };
+        if idx == workload_idx {
+            exp.workload = Some(step);
+        } else if exp.workload.is_some() && !matches!(p, Program::Mkfs(_)) {
+            // after the workload: captures (xfs_bmap, filefrag, xfs_info, …) and the rest
+            exp.capture.push(step);
+        } else {
+            exp.setup.push(step);
+        }
+    }
+    if mounted {
+        exp.teardown.push(Step {
+            line: 0,
+            action: Action::Umount,
+            times: None,
+            repeat: None,
+            comment: "the draft unmounts what it mounted".into(),
+        });
+    }
+    exp.tools = tools;
+    exp.devices = devices;
+    Some(exp)
+}
+
+fn positional_args(argv: &[String]) -> Vec<&String> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i < argv.len() {
+        let a = &argv[i];
+        if a == "-o" || a == "-t" {
+            i += 2;
+            continue;
+        }
+        if !a.starts_with('-') {
+            out.push(a);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The axis name for a variable from how it is used: `-n parent=$i` → `parent`.
+fn axis_name(located: &[Located], var: &str) -> Option<String> {
+    let forms = [format!("=${var}"), format!("=${{{var}}}")];
+    for l in located {
+        for w in &l.cmd.words {
+            for f in &forms {
+                if let Some(i) = w.find(f.as_str()) {
+                    let key: String = w[..i]
+                        .rsplit([',', '-', ' '])
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
+                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        return Some(key);
+                    }
+                }
+            }
+        }
+    }
+    (var.len() > 1 && !var.chars().all(|c| c.is_ascii_digit())).then(|| tool_name(var))
+}
+
+/// Replace a path where it is a whole path or a prefix of one.
+fn replace_path(s: &str, path: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find(path) {
+        let after = rest[i + path.len()..].chars().next();
+        let before = rest[..i].chars().last();
+        let ok_after = after.is_none_or(|c| matches!(c, '/' | ',' | ' ' | '"' | '\'' | ';'));
+        let ok_before = before.is_none_or(|c| !c.is_alphanumeric() && c != '/' && c != '.');
+        out.push_str(&rest[..i]);
+        if ok_after && ok_before {
+            out.push_str(with);
+        } else {
+            out.push_str(path);
+        }
+        rest = &rest[i + path.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn format_size(bytes: u64) -> String {
+    const GIB: u64 = 1 << 30;
+    const MIB: u64 = 1 << 20;
+    if bytes % GIB == 0 {
+        format!("{}GiB", bytes / GIB)
+    } else if bytes % MIB == 0 {
+        format!("{}MiB", bytes / MIB)
+    } else {
+        // round up to whole MiB: the image must hold the filesystem
+        format!("{}MiB", bytes.div_ceil(MIB))
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+// ---- YAML ----------------------------------------------------------------------------
+
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn scalar(s: &str) -> String {
+    if s.parse::<i64>().is_ok() && !(s.len() > 1 && s.starts_with('0')) {
+        s.to_string()
+    } else {
+        q(s)
+    }
+}
+
+fn comment(s: &str) -> String {
+    let one: String = s.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
+    let cut: String = one.chars().take(160).collect();
+    format!("# {cut}")
+}
+
+fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
+    let lead = if list {
+        format!("{indent}- ")
+    } else {
+        indent.to_string()
+    };
+    let more = if list {
+        format!("{indent}  ")
+    } else {
+        indent.to_string()
+    };
+    out.push_str(&format!("{indent}{}\n", comment(&s.comment)));
+    match &s.action {
+        Action::Run {
+            name,
+            command,
+            parse,
+        } => {
+            out.push_str(&format!("{lead}name: {}\n", q(name)));
+            out.push_str(&format!("{more}run: {}\n", q(command)));
+            if let Some(p) = parse {
+                out.push_str(&format!("{more}parse: {p}\n"));
+            }
+        }
+        Action::Mount { device, options } => match options {
+            Some(o) => out.push_str(&format!(
+                "{lead}mount: {{ device: {}, options: {} }}\n",
+                q(device),
+                q(o)
+            )),
+            None => out.push_str(&format!("{lead}mount: {}\n", q(device))),
+        },
+        Action::Mkdir(d) => out.push_str(&format!("{lead}mkdir: {}\n", q(d))),
+        Action::Sync => out.push_str(&format!("{lead}sync: true\n")),
+        Action::DropCaches => out.push_str(&format!("{lead}drop_caches: true\n")),
+        Action::Umount => out.push_str(&format!("{lead}umount: \"{{{{mnt}}}}\"\n")),
+    }
+    if let Some(t) = s.times {
+        out.push_str(&format!("{more}times: {t}\n"));
+    }
+    if let Some(r) = s.repeat {
+        out.push_str(&format!("{more}repeat: {r}\n"));
+    }
+}
+
+/// The draft's YAML text.
+#[allow(clippy::too_many_arguments)]
+pub fn yaml(
+    id: &str,
+    headers: &Headers,
+    source_file: Option<&str>,
+    exp: &Experiment,
+    claims: &[DraftClaim],
+    author: Option<&str>,
+    csv_name: &str,
+    safe: bool,
+) -> String {
+    let mut y = String::new();
+    let subject = headers
+        .subject
+        .clone()
+        .unwrap_or_else(|| source_file.unwrap_or("a post").to_string());
+    y.push_str(&format!(
+        "# A DRAFT made by `fslab import` from {}.\n# Every item names the line of the post it comes from; `guess:` marks what the post\n# does not say. The post's numbers are in {csv_name}. See docs/import.md to finish it.\n",
+        source_file.unwrap_or("the post")
+    ));
+    if safe {
+        y.push_str("# The full draft did not load (see `fslab import --explain`): its steps are kept as\n# comments below and the workload is a placeholder.\n");
+    }
+    y.push_str(&format!("id: {}\n", q(id)));
+    y.push_str(&format!("title: {}\n", q(&format!("DRAFT: {subject}"))));
+    y.push_str(&format!(
+        "description: {}\n",
+        q(&format!(
+            "Imported from \"{subject}\" by fslab import; not yet reviewed."
+        ))
+    ));
+    y.push_str("source:\n");
+    y.push_str(&format!("  # line {}: the post's headers\n", headers.line));
+    let mut first = true;
+    let mut field = |y: &mut String, k: &str, v: &str| {
+        y.push_str(&format!(
+            "{}{k}: {}\n",
+            if first { "  - " } else { "    " },
+            q(v)
+        ));
+        first = false;
+    };
+    if let Some(a) = &headers.from {
+        field(&mut y, "author", a);
+    } else if let Some(a) = author {
+        field(&mut y, "author", a);
+    }
+    if let Some(d) = &headers.date {
+        let d = chrono::DateTime::parse_from_rfc2822(d)
+            .map(|t| t.to_rfc3339())
+            .unwrap_or_else(|_| d.clone());
+        field(&mut y, "date", &d);
+    }
+    if let Some(m) = &headers.message_id {
+        field(&mut y, "message_id", m);
+    }
+    let mut note = subject.clone();
+    if let Some(r) = &headers.in_reply_to {
+        note.push_str(&format!(" (in reply to {r})"));
+    }
+    field(&mut y, "note", &note);
+    if let Some(m) = exp.medium {
+        y.push_str(&format!("    medium: {m}\n"));
+    }
+    if !exp.devices.is_empty() {
+        y.push_str("\ndevices:\n");
+        for d in &exp.devices {
+            let what = if d.path.is_empty() {
+                String::new()
+            } else {
+                format!("line {}: {}; ", d.line, d.path)
+            };
+            y.push_str(&format!(
+                "  {}: {{ size: {} }}  # {what}{}\n",
+                d.name,
+                q(&d.size),
+                d.why
+            ));
+        }
+    }
+    if !exp.vars.is_empty() {
+        y.push_str("\nvars:\n");
+        for (k, v, why) in &exp.vars {
+            y.push_str(&format!("  {k}: {}  # {why}\n", scalar(v)));
+        }
+    }
+    if !exp.matrix.is_empty() {
+        y.push_str("\nmatrix:\n");
+        for a in &exp.matrix {
+            let vals: Vec<String> = a.values.iter().map(|v| scalar(v)).collect();
+            y.push_str(&format!(
+                "  {}: [{}]  # line {}: {}\n",
+                a.name,
+                vals.join(", "),
+                a.line,
+                a.why
+            ));
+        }
+    }
+    if !exp.tools.is_empty() && !safe {
+        y.push_str("\ntools:\n");
+        for t in &exp.tools {
+            y.push_str(&format!("  {}:  # line {}: `{}` is not a program fslab knows; `fslab doctor` reports it when missing\n", t.name, t.line, t.program));
+            y.push_str(&format!(
+                "    description: {}\n",
+                q(&format!("{}, as the post runs it", t.program))
+            ));
+            y.push_str(&format!("    choices: [{}]\n", q(&t.program)));
+        }
+    }
+    let section = |y: &mut String, name: &str, steps: &[Step]| {
+        if steps.is_empty() {
+            return;
+        }
+        y.push_str(&format!("\n{name}:\n"));
+        for s in steps {
+            if safe {
+                let mut tmp = String::new();
+                step_yaml(&mut tmp, s, "  ", true);
+                for l in tmp.lines() {
+                    y.push_str(&format!("  # {}\n", l.trim_start()));
+                }
+            } else {
+                step_yaml(y, s, "  ", true);
+            }
+        }
+        if safe {
+            y.push_str("  []\n");
+        }
+    };
+    section(&mut y, "setup", &exp.setup);
+    y.push_str("\nworkload:\n");
+    match (&exp.workload, safe) {
+        (Some(w), false) => step_yaml(&mut y, w, "  ", false),
+        (w, _) => {
+            if let Some(w) = w {
+                y.push_str(&format!(
+                    "  # the post's workload, line {}: {}\n",
+                    w.line, w.comment
+                ));
+            }
+            y.push_str("  # guess: a placeholder; replace with the post's timed command\n  name: placeholder\n  run: \"true\"\n");
+        }
+    }
+    section(&mut y, "capture", &exp.capture);
+    section(&mut y, "teardown", &exp.teardown);
+    if !claims.is_empty() {
+        y.push_str("\nclaims:\n");
+        for c in claims {
+            let by = c.stated_by.as_deref().or(author).unwrap_or("the author");
+            y.push_str(&format!("  # line {}: {by}\n", c.line));
+            y.push_str(&format!("  - id: {}\n", q(&c.id)));
+            y.push_str(&format!("    text: {}\n", q(&c.quote)));
+            y.push_str(&format!("    quote: {}\n", q(&c.quote)));
+            y.push_str("    draft: true\n");
+            if let (Some((v, unit)), Some(axis)) =
+                (&c.bound, exp.matrix.iter().find(|a| a.values.len() == 2))
+            {
+                let bound = if unit == "percent" {
+                    1.0 + v / 100.0
+                } else {
+                    *v
+                };
+                y.push_str(&format!(
+                    "    # check skeleton (fill in and uncomment once the claim is read):\n    # check: {{ kind: ratio, metric: wall_s, numerator: {{ {a}: {}, iteration: 1 }}, denominator: {{ {a}: {}, iteration: 1 }}, expect: {{ max: {} }} }}\n",
+                    scalar(&axis.values[1]),
+                    scalar(&axis.values[0]),
+                    trim_float((bound * 1000.0).round() / 1000.0),
+                    a = axis.name,
+                ));
+            }
+        }
+    }
+    y
+}
+
+// ---- CSV -----------------------------------------------------------------------------
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Columns the published loader types: a setting of that name must fit the type.
+const INT_COLUMNS: &[&str] = &[
+    "run",
+    "parent",
+    "rtextsize_kib",
+    "entry",
+    "logical_start",
+    "logical_end",
+    "physical_start",
+    "physical_end",
+    "length",
+];
+const BOOL_COLUMNS: &[&str] = &["link_op", "uninit_bg"];
+const FIXED: &[&str] = &[
+    "seed",
+    "group",
+    "quantity",
+    "value",
+    "unit",
+    "printed",
+    "approx",
+    "category",
+    "stated_by",
+    "note",
+    "line",
+    "source_file",
+    "message_id",
+    "author",
+    "date",
+    "subject",
+];
+
+/// The published CSV of the rows, in the schema of `data/published/*.csv` plus `line`.
+pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> String {
+    let mut settings: Vec<String> = Vec::new();
+    for r in rows {
+        for (k, _) in &r.settings {
+            if !settings.contains(k) {
+                settings.push(k.clone());
+            }
+        }
+    }
+    let column_of = |k: &str| -> String {
+        let fits = |f: &dyn Fn(&str) -> bool| {
+            rows.iter()
+                .flat_map(|r| r.settings.iter())
+                .filter(|s| s.0 == k)
+                .all(|s| f(&s.1))
+        };
+        if FIXED.contains(&k)
+            || (INT_COLUMNS.contains(&k) && !fits(&|v| v.parse::<i64>().is_ok()))
+            || (BOOL_COLUMNS.contains(&k) && !fits(&|v| v == "true" || v == "false"))
+            || k == "approx"
+        {
+            format!("setting_{k}")
+        } else {
+            k.to_string()
+        }
+    };
+    let author = headers.from.clone().unwrap_or_default();
+    let author_name = display_name(&author);
+    let date = headers
+        .date
+        .as_deref()
+        .map(|d| {
+            chrono::DateTime::parse_from_rfc2822(d)
+                .map(|t| t.to_rfc3339())
+                .unwrap_or_else(|_| d.to_string())
+        })
+        .unwrap_or_default();
+    let mut out = String::new();
+    let mut head = vec!["seed".to_string(), "group".into(), "quantity".into()];
+    head.extend(settings.iter().map(|s| column_of(s)));
+    head.extend(
+        [
+            "value",
+            "unit",
+            "printed",
+            "approx",
+            "category",
+            "stated_by",
+            "note",
+            "line",
+            "source_file",
+            "message_id",
+            "author",
+            "date",
+            "subject",
+        ]
+        .map(String::from),
+    );
+    out.push_str(&head.join(","));
+    out.push('\n');
+    for r in rows {
+        let mut f = vec![seed.to_string(), r.group.clone(), r.quantity.clone()];
+        for s in &settings {
+            f.push(
+                r.settings
+                    .iter()
+                    .find(|x| x.0 == *s)
+                    .map(|x| x.1.clone())
+                    .unwrap_or_default(),
+            );
+        }
+        f.push(format!("{}", r.value));
+        f.push(r.unit.clone());
+        f.push(r.printed.clone());
+        f.push(r.approx.to_string());
+        f.push(r.category.name().to_string());
+        f.push(
+            r.stated_by
+                .clone()
+                .map_or_else(|| author_name.clone(), |s| format!("{s} (quoted)")),
+        );
+        f.push(r.note.clone());
+        f.push(r.line.to_string());
+        f.push(source_file.to_string());
+        f.push(headers.message_id.clone().unwrap_or_default());
+        f.push(author.clone());
+        f.push(date.clone());
+        f.push(headers.subject.clone().unwrap_or_default());
+        out.push_str(&f.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// `Node` is re-exported for callers that inspect blocks.
+pub type BlockNode = Node;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_from_subjects() {
+        assert_eq!(
+            id_from(
+                Some("Re: [PATCH 1/2] mkfs: enable new features by default"),
+                None
+            ),
+            "mkfs-enable-new-features-by-default"
+        );
+        assert_eq!(id_from(Some("Re: [RFC PATCH v4 8/8] xfs: improve truncate on a realtime inode with huge extsize"), None), "xfs-improve-truncate-on-a-realtime");
+        assert_eq!(id_from(None, Some("000_abc")), "post-000-abc");
+        assert_eq!(id_from(Some("Re: ???"), None), "imported-post");
+    }
+
+    #[test]
+    fn paths_are_replaced_whole() {
+        assert_eq!(replace_path("/opt/foo", "/opt", "{{mnt}}"), "{{mnt}}/foo");
+        assert_eq!(replace_path("/optical", "/opt", "{{mnt}}"), "/optical");
+        assert_eq!(
+            replace_path("rtdev=/dev/pmem1s,extsize=8k", "/dev/pmem1s", "{{dev.rt}}"),
+            "rtdev={{dev.rt}},extsize=8k"
+        );
+        assert_eq!(replace_path("/dev/sdb1", "/dev/sdb", "X"), "/dev/sdb1");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(format_size(5192704 * 4096), "20284MiB");
+        assert_eq!(format_size(2 << 30), "2GiB");
+    }
+
+    #[test]
+    fn csv_quotes_and_renames_typed_settings() {
+        let row = Row {
+            line: 3,
+            group: "table".into(),
+            quantity: "time".into(),
+            settings: vec![
+                ("run".into(), "first".into()),
+                ("row".into(), "a, b".into()),
+            ],
+            value: 1.5,
+            unit: "s".into(),
+            printed: "1.5s".into(),
+            approx: false,
+            category: super::super::Category::Measurement,
+            stated_by: None,
+            note: "say \"hi\"".into(),
+        };
+        let c = csv(&[row], "x", "f.txt", &Headers::default());
+        let head = c.lines().next().unwrap();
+        assert!(head.starts_with("seed,group,quantity,setting_run,row,value"));
+        assert!(c.contains("\"a, b\""));
+        assert!(c.contains("\"say \"\"hi\"\"\""));
+    }
+}

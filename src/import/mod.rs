@@ -1,0 +1,623 @@
+//! `fslab import`: a mailing-list post (mbox, `.eml`, a lore page saved as text, a
+//! commit message, plain text) becomes a draft experiment and the post's numbers in the
+//! published-data schema, every item traced to its line in the post. Pure: bytes in, a
+//! [`Draft`] out; the CLI writes the files.
+//!
+//! - [`mail`]: headers, quoted-printable/base64, `>` quoting, quoted authors;
+//! - [`commands`]: prompts, scripts, continuations, loops, variables;
+//! - [`output`]: tool output in the post, read with `crate::parse`;
+//! - [`numbers`]: tables and numbers in sentences;
+//! - [`params`]: numbers in commands (options, loop counts);
+//! - [`claims`]: comparison sentences → draft claims;
+//! - [`draft`]: the experiment, its YAML and the CSV.
+
+pub mod claims;
+pub mod commands;
+pub mod draft;
+pub mod mail;
+pub mod numbers;
+pub mod output;
+pub mod params;
+
+use commands::{walk, BlockKind, Node};
+
+/// What kind of number a row is (the `category` column of the published CSVs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Measurement,
+    Parameter,
+    Geometry,
+    Claim,
+    Context,
+}
+
+impl Category {
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Measurement => "measurement",
+            Category::Parameter => "parameter",
+            Category::Geometry => "geometry",
+            Category::Claim => "claim",
+            Category::Context => "context",
+        }
+    }
+}
+
+/// One published number, with the post line it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub line: usize,
+    pub group: String,
+    pub quantity: String,
+    pub settings: Vec<(String, String)>,
+    pub value: f64,
+    pub unit: String,
+    /// The text of the post the value comes from, verbatim.
+    pub printed: String,
+    pub approx: bool,
+    pub category: Category,
+    /// Someone the post quotes; None for the post's author.
+    pub stated_by: Option<String>,
+    pub note: String,
+}
+
+/// What a trace message says about a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// Read and put into the draft or the CSV.
+    Recognised,
+    /// Seen but not put anywhere.
+    Unmapped,
+    /// The draft assumes something the post does not say.
+    Guess,
+}
+
+impl NoteKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            NoteKind::Recognised => "recognised",
+            NoteKind::Unmapped => "not mapped",
+            NoteKind::Guess => "guess",
+        }
+    }
+}
+
+/// One message of the trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub line: usize,
+    pub kind: NoteKind,
+    pub what: String,
+}
+
+impl Note {
+    pub fn new(line: usize, kind: NoteKind, what: &str) -> Note {
+        Note {
+            line,
+            kind,
+            what: what.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("the input is empty")]
+    Empty,
+    #[error("the input is binary, not a mail or text")]
+    Binary,
+}
+
+/// The result of importing a post.
+#[derive(Debug, Clone)]
+pub struct Draft {
+    pub id: String,
+    pub headers: mail::Headers,
+    /// The draft experiment's YAML; None when the post has no command to draft from.
+    pub yaml: Option<String>,
+    /// Whether `yaml` is the fallback (steps as comments) because the full draft did not load.
+    pub fallback: bool,
+    pub experiment: Option<draft::Experiment>,
+    pub rows: Vec<Row>,
+    pub csv: String,
+    pub claims: Vec<claims::DraftClaim>,
+    /// The trace, in line order.
+    pub notes: Vec<Note>,
+}
+
+/// Import a post. `file_name` (without directories) names the source and, when there
+/// is no subject, the id.
+pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportError> {
+    let post = mail::read(bytes)?;
+    let mut notes: Vec<Note> = post
+        .notes
+        .iter()
+        .map(|(l, w)| Note::new(*l, NoteKind::Recognised, w))
+        .collect();
+    let h = &post.headers;
+    if h.subject.is_some() || h.from.is_some() {
+        notes.push(Note::new(
+            h.line,
+            NoteKind::Recognised,
+            &format!(
+                "headers: {} / {} / {} → `source:`",
+                h.from.as_deref().unwrap_or("-"),
+                h.date.as_deref().unwrap_or("-"),
+                h.subject.as_deref().unwrap_or("-")
+            ),
+        ));
+    }
+    let lines = &post.lines;
+    let cmds = commands::find(lines);
+    let mut taken: Vec<bool> = cmds.command_lines.clone();
+
+    // settings of script invocations: `# ./dumb.sh 0` binds $1=0, named like the axis
+    let invocations: Vec<(usize, Vec<String>)> = {
+        let mut v = Vec::new();
+        for b in cmds.blocks.iter().filter(|b| b.kind == BlockKind::Prompt) {
+            walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
+                if matches!(c.program(), commands::Program::Script(_)) {
+                    if let Some(k) = lines.iter().position(|l| l.n == c.line) {
+                        v.push((k, c.argv()[1..].to_vec()));
+                    }
+                }
+            });
+        }
+        v
+    };
+
+    // tool output first (it takes its lines), then tables, then prose
+    let mut rows: Vec<Row> = Vec::new();
+    let axis_names = positional_axis_names(&cmds.blocks);
+    let settings_at = |k: usize| -> Vec<(String, String)> {
+        invocations
+            .iter()
+            .rev()
+            .find(|(i, _)| *i < k)
+            .map(|(_, args)| {
+                args.iter()
+                    .enumerate()
+                    .map(|(n, a)| {
+                        (
+                            axis_names
+                                .get(n)
+                                .cloned()
+                                .flatten()
+                                .unwrap_or_else(|| format!("arg{}", n + 1)),
+                            a.clone(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut found = Vec::new();
+    found.extend(output::xfs_geometry(&post, &settings_at));
+    found.extend(output::ext_geometry(&post, &settings_at));
+    found.extend(output::e2fsck_passes(&post));
+    found.extend(output::filefrag_lines(&post));
+    found.extend(output::fio_json(&post));
+    found.extend(output::fio_text(&post));
+    found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
+    for f in &found {
+        for &k in &f.lines {
+            taken[k] = true;
+        }
+    }
+    let label_taken = taken.clone();
+    let label = |k: usize| -> String {
+        output::label_above(lines, k, &|i| label_taken[i], &|_| false)
+            .map(|l| l.0)
+            .unwrap_or_default()
+    };
+    let blocks = output::debugfs_blocks(&post, &label);
+    for f in &blocks {
+        for &k in &f.lines {
+            taken[k] = true;
+        }
+    }
+    found.extend(blocks);
+    let mut device_sizes = Vec::new();
+    found.sort_by_key(|f| f.first);
+    for f in &found {
+        let line = lines.get(f.first).map_or(0, |l| l.n);
+        notes.push(Note::new(
+            line,
+            NoteKind::Recognised,
+            &format!("{} output: {} published rows", f.tool, f.rows.len()),
+        ));
+        rows.extend(f.rows.iter().cloned());
+        device_sizes.extend(f.device_bytes.iter().cloned());
+    }
+
+    // tables
+    let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+    let tables = numbers::find_tables(&texts, &taken);
+    for t in &tables {
+        let first = t.header.unwrap_or(t.rows[0].0);
+        let title = label(first);
+        let stated_by = lines[t.rows[0].0].quoted_author.clone();
+        let trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        notes.push(Note::new(
+            lines[first].n,
+            NoteKind::Recognised,
+            &format!(
+                "a table of {} rows × {} columns: {} published rows",
+                t.rows.len(),
+                t.columns.len(),
+                trows.len()
+            ),
+        ));
+        rows.extend(trows);
+        if let Some(h) = t.header {
+            taken[h] = true;
+        }
+        for (k, _, _) in &t.rows {
+            taken[*k] = true;
+        }
+    }
+
+    // command parameters
+    for b in &cmds.blocks {
+        walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
+            let mut r = params::command_rows(c);
+            let by = lines
+                .iter()
+                .find(|l| l.n == c.line)
+                .and_then(|l| l.quoted_author.clone());
+            for x in &mut r {
+                x.stated_by = by.clone();
+            }
+            rows.extend(r);
+        });
+        loop_rows(&b.nodes, &mut rows);
+    }
+
+    // prose numbers and claims
+    let sentences = claims::sentences(lines, &taken);
+    let mut timed_sentences = Vec::new();
+    let mut prose_sizes = Vec::new();
+    for (k, l) in lines.iter().enumerate() {
+        if taken[k] || mail::is_furniture(&l.text) || l.text.trim().is_empty() {
+            continue;
+        }
+        let sentence = sentences
+            .iter()
+            .rfind(|(s, _)| *s <= k)
+            .map_or(l.text.trim().to_string(), |s| s.1.clone());
+        let following = lines
+            .get(k + 1)
+            .filter(|n| n.depth == l.depth && !taken[k + 1])
+            .map_or("", |n| n.text.as_str());
+        let prose = numbers::prose_rows(
+            l.n,
+            &l.text,
+            following,
+            l.quoted_author.as_deref(),
+            &sentence,
+        );
+        for r in &prose {
+            if matches!(r.unit.as_str(), "s" | "min" | "ms") {
+                timed_sentences.push(l.n);
+            }
+            let low = sentence.to_ascii_lowercase();
+            if matches!(r.unit.as_str(), "TB" | "GB" | "TiB" | "GiB" | "MB" | "MiB")
+                && [
+                    "drive",
+                    "disk",
+                    "ssd",
+                    "hdd",
+                    "device",
+                    "partition",
+                    "lun",
+                    "ramdisk",
+                    "nvme",
+                ]
+                .iter()
+                .any(|w| low.contains(w))
+            {
+                prose_sizes.push((r.value, r.unit.clone(), r.printed.clone(), l.n));
+            }
+        }
+        rows.extend(prose);
+    }
+    // flags said in words: `flex_bg off`, `without uninit_bg`, `neither A nor B`
+    for (k, l) in lines.iter().enumerate() {
+        if !taken[k] && !mail::is_furniture(&l.text) {
+            rows.extend(feature_flags(l));
+        }
+    }
+    // a line numbered in a quoted sentence counts with the line the sentence starts on
+    timed_sentences.extend(
+        sentences
+            .iter()
+            .filter(|(_, s)| s.contains(" takes ") || s.contains(" took "))
+            .map(|(k, _)| lines[*k].n),
+    );
+
+    let draft_claims = claims::find(lines, &taken);
+    for c in &draft_claims {
+        notes.push(Note::new(
+            c.line,
+            NoteKind::Recognised,
+            &format!("claim draft `{}`: \"{}\"", c.id, c.quote),
+        ));
+    }
+
+    let stem = file_name.map(|f| {
+        f.rsplit('/')
+            .next()
+            .unwrap_or(f)
+            .split('.')
+            .next()
+            .unwrap_or(f)
+            .to_string()
+    });
+    let id = draft::id_from(post.headers.subject.as_deref(), stem.as_deref());
+    let seed = stem
+        .as_deref()
+        .filter(|s| {
+            s.len() > 3
+                && s.as_bytes()[..3].iter().all(u8::is_ascii_digit)
+                && s.as_bytes()[3] == b'_'
+        })
+        .map_or(id.clone(), |s| s[..3].to_string());
+    let source_file = file_name
+        .map(|f| f.rsplit('/').next().unwrap_or(f).to_string())
+        .unwrap_or_else(|| "-".into());
+    rows.sort_by_key(|r| r.line);
+    let csv = draft::csv(&rows, &seed, &source_file, &post.headers);
+
+    for b in &cmds.blocks {
+        let what = match b.kind {
+            BlockKind::Script => "a #! script",
+            BlockKind::Prompt => "a command at a prompt",
+            BlockKind::Bare => "command lines",
+            BlockKind::Inline => "a command named in a sentence",
+        };
+        notes.push(Note::new(b.line, NoteKind::Recognised, what));
+        unmapped_loops(&b.nodes, &mut notes);
+    }
+    let line_numbers: Vec<usize> = lines.iter().map(|l| l.n).collect();
+    let experiment = draft::build(
+        &cmds.blocks,
+        &tables,
+        &line_numbers,
+        &device_sizes,
+        &prose_sizes,
+        &timed_sentences,
+        &mut notes,
+    );
+    let author = post.author_name();
+    let csv_name = format!("{id}.published.csv");
+    let (yaml, fallback) = match &experiment {
+        None => {
+            notes.push(Note::new(
+                0,
+                NoteKind::Unmapped,
+                "no command in the post: nothing to draft an experiment from",
+            ));
+            (None, false)
+        }
+        Some(exp) => {
+            let full = draft::yaml(
+                &id,
+                &post.headers,
+                file_name,
+                exp,
+                &draft_claims,
+                author.as_deref(),
+                &csv_name,
+                false,
+            );
+            match crate::spec::Experiment::from_str_named(&full, &format!("{id}.yaml")) {
+                Ok(_) => (Some(full), false),
+                Err(e) => {
+                    notes.push(Note::new(e.line, NoteKind::Unmapped, &format!("the full draft does not load ({}): writing the fallback with its steps as comments", e.message)));
+                    let safe = draft::yaml(
+                        &id,
+                        &post.headers,
+                        file_name,
+                        exp,
+                        &draft_claims,
+                        author.as_deref(),
+                        &csv_name,
+                        true,
+                    );
+                    match crate::spec::Experiment::from_str_named(&safe, &format!("{id}.yaml")) {
+                        Ok(_) => (Some(safe), true),
+                        Err(e) => {
+                            notes.push(Note::new(
+                                e.line,
+                                NoteKind::Unmapped,
+                                &format!("no draft loads: {}", e.message),
+                            ));
+                            (None, true)
+                        }
+                    }
+                }
+            }
+        }
+    };
+    if let Some(exp) = &experiment {
+        if let Some(w) = &exp.workload {
+            notes.push(Note::new(
+                w.line,
+                NoteKind::Recognised,
+                &format!("workload: {}", w.comment),
+            ));
+        }
+        for a in &exp.matrix {
+            notes.push(Note::new(
+                a.line,
+                NoteKind::Recognised,
+                &format!("matrix axis `{}`: {:?} ({})", a.name, a.values, a.why),
+            ));
+        }
+    }
+    notes.sort_by_key(|n| n.line);
+    Ok(Draft {
+        id,
+        headers: post.headers.clone(),
+        yaml,
+        fallback,
+        experiment,
+        rows,
+        csv,
+        claims: draft_claims,
+        notes,
+    })
+}
+
+fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
+    for n in nodes {
+        if let Node::Loop(l) = n {
+            rows.extend(params::loop_row(l));
+            loop_rows(&l.body, rows);
+        }
+    }
+}
+
+fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
+    for n in nodes {
+        if let Node::Loop(l) = n {
+            if l.kind == commands::LoopKind::Unknown {
+                notes.push(Note::new(
+                    l.line,
+                    NoteKind::Unmapped,
+                    &format!("`{}`: a loop whose iterations could not be read", l.head),
+                ));
+            }
+            unmapped_loops(&l.body, notes);
+        }
+    }
+}
+
+/// For each positional parameter `$N` of the post's script, the axis name its use gives
+/// (`-n parent=$1` → `parent`).
+fn positional_axis_names(blocks: &[commands::Block]) -> Vec<Option<String>> {
+    let mut names = vec![None; 9];
+    for b in blocks.iter().filter(|b| b.kind == BlockKind::Script) {
+        walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
+            for w in &c.words {
+                for (n, slot) in names.iter_mut().enumerate() {
+                    let f = format!("=${}", n + 1);
+                    if let Some(i) = w.find(&f) {
+                        let key = w[..i].rsplit([',', '-', ' ']).next().unwrap_or("");
+                        if !key.is_empty() && slot.is_none() {
+                            *slot = Some(key.to_string());
+                        }
+                    }
+                }
+            }
+        });
+    }
+    names
+}
+
+/// `flex_bg off`, `with uninit_bg`, `without uninit_bg`, `neither flex_bg nor uninit_bg`.
+fn feature_flags(l: &mail::PostLine) -> Vec<Row> {
+    let words: Vec<String> = l
+        .text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+                .to_string()
+        })
+        .collect();
+    let feature = |w: &str| {
+        w.contains('_')
+            && w.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && w.len() > 3
+    };
+    let mut out = Vec::new();
+    let mut push = |f: &str, v: f64, printed: String| {
+        out.push(Row {
+            line: l.n,
+            group: "setup".into(),
+            quantity: f.to_string(),
+            settings: Vec::new(),
+            value: v,
+            unit: "flag".into(),
+            printed,
+            approx: false,
+            category: Category::Parameter,
+            stated_by: l.quoted_author.clone(),
+            note: l.text.trim().to_string(),
+        })
+    };
+    for i in 0..words.len() {
+        let w = words[i].to_ascii_lowercase();
+        let next = words.get(i + 1).map(String::as_str).unwrap_or("");
+        match w.as_str() {
+            "neither" if feature(next) => {
+                push(next, 0.0, format!("neither {next}"));
+                if words.get(i + 2).is_some_and(|x| x == "nor") {
+                    if let Some(b) = words.get(i + 3).filter(|b| feature(b)) {
+                        push(b, 0.0, format!("nor {b}"));
+                    }
+                }
+            }
+            "without" | "no" if feature(next) => push(next, 0.0, format!("{} {next}", words[i])),
+            "with" if feature(next) => push(next, 1.0, format!("with {next}")),
+            _ if feature(&words[i]) && matches!(next, "off" | "disabled") => {
+                push(&words[i], 0.0, format!("{} {next}", words[i]))
+            }
+            _ if feature(&words[i])
+                && matches!(next, "on" | "enabled")
+                && words.get(i + 2).is_none_or(|x| x != "the") =>
+            {
+                push(&words[i], 1.0, format!("{} {next}", words[i]))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reply that quotes the script of an earlier message (QP-encoded), with a
+    /// before/after table of its own: the quoted script is the experiment.
+    #[test]
+    fn reply_quoting_a_script_with_a_table() {
+        let mail = "From: A Dev <a@example.org>\nSubject: Re: [PATCH v2] ext4: faster unlink\nDate: Tue, 4 Jun 2024 15:09:01 +0800\nMessage-ID: <x@y>\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nOn Mon, Jun 03, 2024 at 10:00:00AM +0000, B Dev wrote:\n> I ran this on a 500G SSD:\n>\n> # mkfs.ext4 -F -b 4096 /dev/nvme0n1p2\n> # mount -o noatime /dev/nvme0n1p2 /mnt/test\n> # for ((i=3D0;i<5;i++)); do time fs_mark -d /mnt/test/d -n 10000 -s 4096 -t 4; =\ndone\n\nI see this:\n\n              before     after\nunlink        12.5s      10.0s\ncreate        30.25s     29.0s\n\nwhich is about a 20% improvement for unlink and no obvious downgrade elsewhere.\n";
+        let d = import(mail.as_bytes(), Some("reply.eml")).unwrap();
+        let yaml = d.yaml.as_deref().expect("a draft");
+        let exp = crate::spec::Experiment::from_str_named(yaml, "d.yaml").unwrap();
+        assert_eq!(d.id, "ext4-faster-unlink");
+        let w = format!("{:?}", exp.def.workload.run);
+        assert!(
+            w.contains("{{fs_mark}} -d {{mnt}}/d -n 10000 -s 4096 -t 4"),
+            "{w}"
+        );
+        assert!(format!("{:?}", exp.def.workload.repeat).contains('5'));
+        assert!(
+            yaml.contains("{ size: \"500GB\" }") || yaml.contains("\"500GiB\""),
+            "{yaml}"
+        );
+        // table cells with their lines (the QP soft break joined lines 13–14)
+        let cell = d.rows.iter().find(|r| r.printed == "10.0s").unwrap();
+        assert_eq!((cell.line, cell.unit.as_str()), (19, "s"));
+        assert_eq!(
+            cell.settings,
+            [
+                ("row".to_string(), "unlink".to_string()),
+                ("column".to_string(), "after".to_string())
+            ]
+        );
+        let mkfs_b = d.rows.iter().find(|r| r.quantity == "block_size").unwrap();
+        assert_eq!(
+            (mkfs_b.line, mkfs_b.stated_by.as_deref()),
+            (11, Some("B Dev"))
+        );
+        assert!(d
+            .claims
+            .iter()
+            .any(|c| c.quote.contains("no obvious downgrade") && c.line == 22));
+        assert!(exp.def.claims.iter().all(|c| c.draft));
+    }
+}

@@ -1,0 +1,367 @@
+//! `fslab import` on the three seed posts (`data/published/posts/`): the draft loads and
+//! plans, its matrix, workload and repetition match the hand-written experiment's core,
+//! and its published CSV holds ≥ 95 % of the hand-made CSV's values (equal value, same
+//! unit, each hand-made row matched by a row of its own); plus empty, binary, oversized
+//! and command-less input, and mutated posts fed to the importer.
+
+use fslab::spec::Value;
+use fslab::Experiment;
+use polars::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn post(seed: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/published/posts");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(seed))
+        .unwrap()
+}
+
+fn fslab(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        let mut s = child.stdin.take().unwrap();
+        let _ = s.write_all(input);
+    } else {
+        drop(child.stdin.take());
+    }
+    child.wait_with_output().unwrap()
+}
+
+struct Imported {
+    _dir: tempfile::TempDir,
+    yaml: PathBuf,
+    csv: PathBuf,
+    stdout: String,
+}
+
+fn import(seed: &str) -> Imported {
+    let dir = tempfile::tempdir().unwrap();
+    let p = post(seed);
+    let out = fslab(
+        &[
+            "import",
+            p.to_str().unwrap(),
+            "-o",
+            dir.path().to_str().unwrap(),
+            "--explain",
+        ],
+        None,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = |ext: &str| {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.to_string_lossy().ends_with(ext)
+                    && !(ext == ".yaml" && p.to_string_lossy().ends_with(".csv"))
+            })
+            .unwrap_or_else(|| panic!("no {ext} written"))
+    };
+    let (yaml, csv) = (file(".yaml"), file(".published.csv"));
+    Imported {
+        _dir: dir,
+        yaml,
+        csv,
+        stdout,
+    }
+}
+
+fn values_units(df: &DataFrame) -> Vec<(f64, String)> {
+    let v = df.column("value").unwrap().f64().unwrap().clone();
+    let u = df.column("unit").unwrap().str().unwrap().clone();
+    (0..df.height())
+        .filter_map(|i| Some((v.get(i)?, u.get(i).unwrap_or("").to_string())))
+        .collect()
+}
+
+/// The hand-made rows (value, unit) that the import has no row for, each import row
+/// matching one hand-made row at most.
+fn missed(hand: &[(f64, String)], ours: &[(f64, String)]) -> Vec<(f64, String)> {
+    let mut used = vec![false; ours.len()];
+    let mut miss = Vec::new();
+    for (v, u) in hand {
+        let hit = ours
+            .iter()
+            .enumerate()
+            .position(|(i, (w, x))| !used[i] && x == u && (v - w).abs() <= 1e-9 * v.abs().max(1.0));
+        match hit {
+            Some(i) => used[i] = true,
+            None => miss.push((*v, u.clone())),
+        }
+    }
+    miss
+}
+
+fn recovery(seed: &str, hand_file: &str, imp: &Imported) {
+    let hand = fslab::published::load_from(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/published")
+            .join(hand_file),
+    )
+    .unwrap();
+    let ours =
+        fslab::published::load_from(&imp.csv).expect("the imported CSV loads as published data");
+    let (h, o) = (values_units(&hand), values_units(&ours));
+    let miss = missed(&h, &o);
+    let share = 1.0 - miss.len() as f64 / h.len() as f64;
+    assert!(
+        share >= 0.95,
+        "seed {seed}: {:.1} % of {} values recovered; missed: {miss:?}",
+        share * 100.0,
+        h.len()
+    );
+}
+
+fn exp(imp: &Imported) -> Experiment {
+    let e = Experiment::load(&imp.yaml)
+        .unwrap_or_else(|e| panic!("{e}\n{}", std::fs::read_to_string(&imp.yaml).unwrap()));
+    fslab::Plan::new(&e, None, &[]).unwrap_or_else(|e| panic!("plan: {e}"));
+    e
+}
+
+fn axis(e: &Experiment, name: &str) -> Vec<String> {
+    let mut v: Vec<String> = e
+        .def
+        .matrix
+        .get(name)
+        .unwrap_or_else(|| panic!("no axis {name}: {:?}", e.def.matrix))
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+/// The row of the CSV with this printed text: (line, settings as `k=v` text).
+fn row_line(imp: &Imported, printed: &str) -> Vec<(i64, String)> {
+    let text = std::fs::read_to_string(&imp.csv).unwrap();
+    let mut rdr = text.lines();
+    let head: Vec<&str> = rdr.next().unwrap().split(',').collect();
+    let line_col = head.iter().position(|h| *h == "line").unwrap();
+    let df = fslab::published::load_from(&imp.csv).unwrap();
+    let printed_col = df.column("printed").unwrap().str().unwrap().clone();
+    let lines = df.column(head[line_col]).unwrap().str().unwrap().clone();
+    let run = df.column("run").ok().map(|c| c.i64().unwrap().clone());
+    let parent = df.column("parent").ok().map(|c| c.i64().unwrap().clone());
+    let mut out = Vec::new();
+    for i in 0..df.height() {
+        if printed_col.get(i) == Some(printed) {
+            let s = format!(
+                "parent={:?} run={:?}",
+                parent.as_ref().and_then(|p| p.get(i)),
+                run.as_ref().and_then(|r| r.get(i))
+            );
+            out.push((lines.get(i).unwrap().parse().unwrap(), s));
+        }
+    }
+    out
+}
+
+#[test]
+fn seed_000_parent_pointers() {
+    let imp = import("000");
+    let e = exp(&imp);
+    assert_eq!(axis(&e, "parent"), ["0", "1"]);
+    let w = &e.def.workload;
+    let run = format!("{:?}", w.run);
+    assert!(run.contains("-n 400000 -p 4 -z -f creat=1,mkdir=1,mknod=1,rmdir=1,unlink=1,link=1,rename=1 -d {{mnt}}/foo -s 1"), "{run}");
+    assert!(format!("{:?}", w.repeat).contains("10"), "{:?}", w.repeat);
+    assert!(
+        e.def.tools.contains_key("fsstress"),
+        "fsstress becomes a tools: entry"
+    );
+    let setup = format!("{:?}", e.def.setup);
+    assert!(setup.contains("-n parent={{parent}}"), "{setup}");
+    recovery("000", "000_xfs_parent_pointers.csv", &imp);
+    // numbers traced to their lines, with the script argument and the run
+    assert_eq!(
+        row_line(&imp, "0m18.807s"),
+        [(46, "parent=Some(0) run=Some(1)".to_string())]
+    );
+    assert_eq!(
+        row_line(&imp, "1m4.441s"),
+        [(103, "parent=Some(1) run=Some(1)".to_string())]
+    );
+    assert_eq!(
+        row_line(&imp, "0m20.458s"),
+        [(159, "parent=Some(1) run=Some(1)".to_string())]
+    );
+    let claims = &e.def.claims;
+    assert!(claims.iter().all(|c| c.draft));
+    assert!(claims.iter().any(|c| c
+        .quote
+        .as_deref()
+        .is_some_and(|q| q.contains("not much of a difference"))));
+    assert!(claims.iter().any(|c| c
+        .quote
+        .as_deref()
+        .is_some_and(|q| q.contains("between negligible and 10%"))));
+    assert!(
+        imp.stdout.contains("   28  recognised  workload"),
+        "{}",
+        imp.stdout
+    );
+}
+
+#[test]
+fn seed_003_rt_truncate() {
+    let imp = import("003");
+    let e = exp(&imp);
+    assert_eq!(
+        axis(&e, "rtextsize"),
+        ["1024k", "16k", "256k", "32k", "64k", "8k"]
+    );
+    let w = &e.def.workload;
+    assert!(
+        format!("{:?}", w.run).contains(r#"xfs_io -c \"truncate 4k\" {{mnt}}/{{i}}"#),
+        "{:?}",
+        w.run
+    );
+    assert!(format!("{:?}", w.times).contains("1000"));
+    assert!(e.def.devices.contains_key("rt") && e.def.devices.contains_key("data"));
+    let setup = format!("{:?}", e.def.setup);
+    assert!(
+        setup.contains("rtdev={{dev.rt}},extsize={{rtextsize}} {{dev.data}}"),
+        "{setup}"
+    );
+    recovery("003", "003_xfs_rt_truncate.csv", &imp);
+    let (line, _) = row_line(&imp, "9.601s")[0];
+    let (line2, _) = row_line(&imp, "10.526s")[0];
+    assert_eq!((line, line2), (66, 67));
+    let yaml = std::fs::read_to_string(&imp.yaml).unwrap();
+    assert!(yaml.contains("guess: the post does not give the size of /dev/pmem2s"));
+    assert!(e.def.claims.iter().any(|c| c
+        .quote
+        .as_deref()
+        .is_some_and(|q| q.contains("no much difference"))));
+}
+
+#[test]
+fn seed_001_fsck() {
+    let imp = import("001");
+    let e = exp(&imp);
+    assert!(format!("{:?}", e.def.workload.run).contains("fsck -f"));
+    assert!(e.def.tools.contains_key("fs_mark"));
+    recovery("001", "001_ext_fsck_small_files.csv", &imp);
+    let yaml = std::fs::read_to_string(&imp.yaml).unwrap();
+    assert!(
+        yaml.contains("\"1TB\""),
+        "the device size from \"a 1TB Seagate drive\"\n{yaml}"
+    );
+    assert!(e.def.claims.iter().any(|c| c
+        .quote
+        .as_deref()
+        .is_some_and(|q| q.contains("more than 10x faster"))));
+}
+
+#[test]
+fn empty_binary_huge_and_commandless_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let o = fslab(&["import", "-", "-o", d], Some(b""));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("empty"));
+    let o = fslab(
+        &["import", "-", "-o", d],
+        Some(b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("binary"));
+    let big =
+        "From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nreal 0m1.0s\n".repeat(50 << 20 >> 6);
+    let o = fslab(&["import", "-", "-o", d], Some(big.as_bytes()));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("larger than"));
+    let o = fslab(
+        &["import", "-", "-o", d],
+        Some(b"Subject: thoughts\n\nWith the patch the run took about 12 minutes, 14% faster.\n"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no command in the post"));
+    assert!(std::fs::read_dir(d).unwrap().all(|e| !e
+        .unwrap()
+        .path()
+        .to_string_lossy()
+        .ends_with(".yaml")));
+}
+
+/// Mutated seed posts: the importer never panics, and any draft it makes loads.
+#[test]
+fn fuzz_mutated_posts_never_panic_and_drafts_load() {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let seeds: Vec<Vec<u8>> = ["000", "001", "003"]
+        .iter()
+        .map(|s| std::fs::read(post(s)).unwrap())
+        .collect();
+    for round in 0..300 {
+        let mut lines: Vec<Vec<u8>> = seeds[round % 3]
+            .split(|b| *b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        for _ in 0..1 + next() % 6 {
+            if lines.is_empty() {
+                lines.push(Vec::new());
+            }
+            let n = lines.len();
+            let i = (next() as usize) % n;
+            match next() % 7 {
+                0 => {
+                    lines.remove(i);
+                }
+                1 => {
+                    let l = lines[i].clone();
+                    lines.insert(i, l);
+                }
+                2 => {
+                    let j = (next() as usize) % n;
+                    lines.swap(i, j);
+                }
+                3 => {
+                    let l = &mut lines[i];
+                    if !l.is_empty() {
+                        let k = (next() as usize) % l.len();
+                        l[k] = b"{}$\\=>\"'|;#~%x0 "[(next() % 16) as usize];
+                    }
+                }
+                4 => lines.truncate(i.max(1)),
+                5 => lines.insert(i, b"> > for ((i=0;i<3;i++)); do time {{x}} $9 \\".to_vec()),
+                _ => {
+                    let l = &mut lines[i];
+                    let cut = (next() as usize) % (l.len() + 1);
+                    l.truncate(cut);
+                }
+            }
+        }
+        let bytes = lines.join(&b'\n');
+        let d = fslab::import::import(&bytes, Some("fuzz.txt"));
+        if let Ok(d) = d {
+            if let Some(y) = &d.yaml {
+                Experiment::from_str_named(y, "fuzz.yaml").unwrap_or_else(|e| {
+                    panic!("round {round}: a draft that does not load: {e}\n{y}")
+                });
+            }
+        }
+    }
+}
