@@ -45,6 +45,31 @@ pub struct FsmapRow {
     pub logical_bytes: Option<u64>,
 }
 
+/// What is wrong with a line that is not an extent.
+#[derive(Debug, thiserror::Error)]
+enum LineError {
+    #[error("no extent number (`N:`)")]
+    NoExtent,
+    #[error("no device (`major:minor`)")]
+    NoDevice,
+    #[error("no block range (`[start..end]:`)")]
+    NoRange,
+    #[error("no owner and length")]
+    NoOwner,
+    #[error("the last field is not a length")]
+    NoLength,
+    #[error("the length {len} disagrees with the block range ({units} blocks)")]
+    LengthDisagrees { len: u64, units: u64 },
+    #[error("a number too large for bytes")]
+    TooLarge,
+    #[error("the file range is not `start..end`")]
+    NoFileRange,
+    #[error("the file range has {n} blocks, the block range {units}")]
+    FileRangeDisagrees { n: u64, units: u64 },
+    #[error("an inode owner that is neither `data`, `attr` nor `extent map`")]
+    UnknownFork,
+}
+
 /// `[a..b]` or `a..b` in basic blocks: (start, units), inclusive.
 fn range(s: &str) -> Option<(u64, u64)> {
     let s = s.strip_prefix('[').unwrap_or(s);
@@ -57,34 +82,29 @@ fn range(s: &str) -> Option<(u64, u64)> {
     Some((a, b.checked_sub(a)?.checked_add(1)?))
 }
 
-fn row(line: &str) -> Result<FsmapRow, String> {
+fn row(line: &str) -> Result<FsmapRow, LineError> {
     let mut words = line.split_whitespace();
     let ext = words
         .next()
         .and_then(|w| w.strip_suffix(':'))
         .and_then(parse_u64)
-        .ok_or("no extent number (`N:`)")?;
+        .ok_or(LineError::NoExtent)?;
     let device = words
         .next()
         .filter(|d| {
             d.split_once(':')
                 .is_some_and(|(a, b)| parse_u64(a).is_some() && parse_u64(b).is_some())
         })
-        .ok_or("no device (`major:minor`)")?
+        .ok_or(LineError::NoDevice)?
         .to_string();
-    let (start, units) = words
-        .next()
-        .and_then(range)
-        .ok_or("no block range (`[start..end]:`)")?;
+    let (start, units) = words.next().and_then(range).ok_or(LineError::NoRange)?;
     let rest: Vec<&str> = words.collect();
-    let (len, owner) = rest.split_last().ok_or("no owner and length")?;
-    let len = parse_u64(len).ok_or("the last field is not a length")?;
+    let (len, owner) = rest.split_last().ok_or(LineError::NoOwner)?;
+    let len = parse_u64(len).ok_or(LineError::NoLength)?;
     if len != units {
-        return Err(format!(
-            "the length {len} disagrees with the block range ({units} blocks)"
-        ));
+        return Err(LineError::LengthDisagrees { len, units });
     }
-    let bytes = |units: u64| units.checked_mul(512).ok_or("a number too large for bytes");
+    let bytes = |units: u64| units.checked_mul(512).ok_or(LineError::TooLarge);
     let mut r = FsmapRow {
         ext,
         device,
@@ -97,7 +117,7 @@ fn row(line: &str) -> Result<FsmapRow, String> {
     };
     let ino = match owner {
         ["inode", ino, rest @ ..] if parse_u64(ino).is_some() => (parse_u64(ino), rest),
-        [] => return Err("no owner".into()),
+        [] => return Err(LineError::NoOwner),
         // `inode btree`, `inodes`, `free space`, …: XFS's special owners.
         special => {
             r.owner = special.join(" ");
@@ -109,15 +129,13 @@ fn row(line: &str) -> Result<FsmapRow, String> {
         ["extent", "map"] => r.fork = Some("extent map".into()),
         [fork @ ("data" | "attr"), off] => {
             r.fork = Some((*fork).to_string());
-            let (o, n) = range(off).ok_or("the file range is not `start..end`")?;
+            let (o, n) = range(off).ok_or(LineError::NoFileRange)?;
             if n != units {
-                return Err(format!(
-                    "the file range has {n} blocks, the block range {units}"
-                ));
+                return Err(LineError::FileRangeDisagrees { n, units });
             }
             r.logical_bytes = Some(bytes(o)?);
         }
-        _ => return Err("an inode owner that is neither `data`, `attr` nor `extent map`".into()),
+        _ => return Err(LineError::UnknownFork),
     }
     r.owner = "inode".into();
     Ok(r)
@@ -149,7 +167,7 @@ pub fn parse(text: &str) -> Result<Output<FsmapRow>, ParseError> {
                     .push(warning(n, line, format!("cut off: {why}")));
                 out.partial = true;
             }
-            Err(why) => out.warnings.push(warning(n, line, why)),
+            Err(why) => out.warnings.push(warning(n, line, why.to_string())),
         }
     }
     if out.rows.is_empty() {

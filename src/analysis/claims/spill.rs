@@ -2,6 +2,7 @@
 //! per selected point and replicate in the `fsmap` table (distinct inodes that own an
 //! `attr` fork extent).
 
+use super::error::MeasureError;
 use super::evidence::Evidence;
 use super::select::{sel_label, select, table};
 use super::units::replicate_keys;
@@ -13,22 +14,24 @@ use std::collections::{BTreeMap, BTreeSet};
 type Counts = BTreeMap<(i64, i64), (String, u64)>;
 
 /// Inodes with an attr fork extent per (point, replicate) of the selection.
-fn counts(ev: &Evidence, need: &AttrForks) -> Result<Counts, String> {
+fn counts(ev: &Evidence, need: &AttrForks) -> Result<Counts, MeasureError> {
     let df = table(ev, "fsmap").map_err(|e| {
-        format!("{e}; capture `xfs_io -c fsmap {{{{mnt}}}}` with `parse: xfs_io-fsmap` after the workload")
+        MeasureError::MissingData(format!(
+            "{e}; capture `xfs_io -c fsmap {{{{mnt}}}}` with `parse: xfs_io-fsmap` after the workload"
+        ))
     })?;
-    let df = select(&df, &need.select, "needs: attr_forks").map_err(|e| e.to_string())?;
+    let df = select(&df, &need.select, "needs: attr_forks")?;
     if df.height() == 0 {
-        return Err(format!(
+        return Err(MeasureError::MissingData(format!(
             "the fsmap table has no rows for {}",
             sel_label(&need.select)
-        ));
+        )));
     }
     let keys = replicate_keys(&df);
-    let ids = str_values(&df, "needs", "point_id").map_err(|e| e.to_string())?;
-    let forks = str_values(&df, "needs", "fork").map_err(|e| e.to_string())?;
+    let ids = str_values(&df, "needs", "point_id")?;
+    let forks = str_values(&df, "needs", "fork")?;
     // The column's type depends on its first rows (null for special owners): read text.
-    let inodes = str_values(&df, "needs", "inode").map_err(|e| e.to_string())?;
+    let inodes = str_values(&df, "needs", "inode")?;
     let mut seen: BTreeMap<(i64, i64), (String, BTreeSet<u64>)> = BTreeMap::new();
     for i in 0..df.height() {
         let slot = seen
@@ -48,8 +51,8 @@ fn counts(ev: &Evidence, need: &AttrForks) -> Result<Counts, String> {
 
 /// Why the attr-fork need is not met (None when it is), with the counts; an error when
 /// the bundle cannot show it either way.
-pub(super) fn absent(ev: &Evidence, need: &AttrForks) -> Result<Option<String>, String> {
-    let counts = counts(ev, need).map_err(|e| format!("the attr forks cannot be counted: {e}"))?;
+pub(super) fn absent(ev: &Evidence, need: &AttrForks) -> Result<Option<String>, MeasureError> {
+    let counts = counts(ev, need)?;
     let listed = counts
         .values()
         .map(|(id, n)| format!("{n} ({id})"))

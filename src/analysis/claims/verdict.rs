@@ -344,7 +344,7 @@ fn mechanism_absent(
     if let Some(a) = &needs.attr_forks {
         match super::spill::absent(ev, a) {
             Ok(why) => absent.extend(why),
-            Err(why) => unshown.push(why),
+            Err(e) => unshown.push(format!("the attr forks cannot be counted: {e}")),
         }
     }
     if !absent.is_empty() {
