@@ -6,10 +6,13 @@
 //! each shard's environment (host, kernel, CPU, tools, devices) and which points ran
 //! there; [`point_environment`] answers where a point was measured.
 
+use super::journal::read_journal;
 use super::{
-    atomic_write, frames, io, read_journal, runs_frame, write_parquet, Bundle, BundleStatus,
-    Environment, Manifest, PointRecord, PointStatus, RunRow, StoreError, ToolRecord,
+    atomic_write, io, runs_frame, write_parquet, Bundle, BundleStatus, Environment, Manifest,
+    PointRecord, PointStatus, RunRow, StoreError, ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE,
+    JOURNAL_FILE, LOGS_DIR, MANIFEST_FILE, RUNS_FILE,
 };
+use crate::frames;
 use crate::shard::Shard;
 use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
@@ -285,13 +288,13 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
 }
 
 fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<(), MergeError> {
-    std::fs::create_dir_all(dir.join("logs")).map_err(io(dir))?;
-    let yaml = dir.join("experiment.yaml");
+    std::fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io(dir))?;
+    let yaml = dir.join(EXPERIMENT_FILE);
     atomic_write(&yaml, manifest.experiment.yaml.as_bytes()).map_err(io(&yaml))?;
     // Runs: every shard's journal, in plan order then iteration order.
     let mut rows: Vec<RunRow> = Vec::new();
     for (_, b) in shards {
-        rows.extend(read_journal(&b.path().join("runs.jsonl"))?);
+        rows.extend(read_journal(&b.path().join(JOURNAL_FILE))?);
     }
     rows.sort_by_key(|r| (r.point_index, r.replicate, r.iteration));
     let mut text = Vec::new();
@@ -299,9 +302,9 @@ fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<
         text.extend(serde_json::to_vec(r).unwrap_or_default());
         text.push(b'\n');
     }
-    let journal = dir.join("runs.jsonl");
+    let journal = dir.join(JOURNAL_FILE);
     atomic_write(&journal, &text).map_err(io(&journal))?;
-    write_parquet(&dir.join("runs.parquet"), &runs_frame(&rows)?)?;
+    write_parquet(&dir.join(RUNS_FILE), &runs_frame(&rows)?)?;
     // Capture tables: one of each, rows of every shard.
     let mut tables: BTreeMap<String, Vec<DataFrame>> = BTreeMap::new();
     for (_, b) in shards {
@@ -318,11 +321,11 @@ fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<
     }
     // Logs and raw captures: per-point directories, so shards never collide.
     for (_, b) in shards {
-        for sub in ["logs", "captures"] {
+        for sub in [LOGS_DIR, CAPTURES_DIR] {
             copy_tree(&b.path().join(sub), &dir.join(sub))?;
         }
     }
-    let mpath = dir.join("manifest.json");
+    let mpath = dir.join(MANIFEST_FILE);
     let bytes = serde_json::to_vec_pretty(manifest).unwrap_or_default();
     atomic_write(&mpath, &bytes).map_err(io(&mpath))?;
     Ok(())

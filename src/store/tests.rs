@@ -1,6 +1,9 @@
 //! The store's unit tests: the bundle written, reopened, resumed and merged.
 
+use super::journal::JOURNAL_CHUNK;
 use super::*;
+use polars::prelude::*;
+use std::collections::BTreeSet;
 
 fn row(i: u32, wall: f64) -> RunRow {
     let mut vars = serde_json::Map::new();
