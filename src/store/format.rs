@@ -337,6 +337,21 @@ pub fn runs_frame(rows: &[RunRow]) -> Result<DataFrame, StoreError> {
     Ok(df)
 }
 
+/// Six random hexadecimal digits (`3fa9c0`): the `<short id>` of a bundle's directory
+/// name ([`stamped_id`]), and of a replicate's work directory and a Slurm job's tag.
+pub fn short_id() -> String {
+    (0..6)
+        .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
+        .collect()
+}
+
+/// `<UTC timestamp>-<short id>` (`20260101T120000Z-3fa9c0`): a bundle's directory name
+/// under `<results>/<experiment id>/`, sorting by time.
+pub fn stamped_id() -> String {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    format!("{stamp}-{}", short_id())
+}
+
 /// `03-fs=ext4,bs=4096` with anything but `[A-Za-z0-9=,._-]` replaced by `_`.
 pub fn point_dir_name(index: usize, id: &str) -> String {
     let safe: String = id

@@ -49,10 +49,10 @@ mod writer;
 
 pub use files::{atomic_write, read_parquet, write_parquet};
 pub use format::{
-    point_dir_name, runs_frame, DeviceInfo, Environment, ExecutableRecord, ExperimentInfo,
-    Manifest, MediumRecord, PointRecord, RepeatStop, RunRow, StopReason, StoredNotebook,
-    ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION, JOURNAL_FILE, LOGS_DIR,
-    MANIFEST_FILE, NOTEBOOK_DIR, RUNS_FILE, RUN_COLUMNS,
+    point_dir_name, runs_frame, short_id, stamped_id, DeviceInfo, Environment, ExecutableRecord,
+    ExperimentInfo, Manifest, MediumRecord, PointRecord, RepeatStop, RunRow, StopReason,
+    StoredNotebook, ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION, JOURNAL_FILE,
+    LOGS_DIR, MANIFEST_FILE, NOTEBOOK_DIR, RUNS_FILE, RUN_COLUMNS,
 };
 pub use order::{OrderEntry, RunOrder, RunOrderRecord, UnknownOrder};
 pub use reader::{value_label, with_axes, Bundle};

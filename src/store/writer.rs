@@ -4,9 +4,9 @@
 use super::files::lock_bundle;
 use super::journal::{read_journal, Journal};
 use super::{
-    atomic_write, io, parts, point_dir_name, runs_frame, write_parquet, Bundle, Manifest,
-    PointStatus, RunRow, StoreError, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION, JOURNAL_FILE,
-    LOGS_DIR, MANIFEST_FILE, RUNS_FILE,
+    atomic_write, io, parts, point_dir_name, runs_frame, stamped_id, write_parquet, Bundle,
+    Manifest, PointStatus, RunRow, StoreError, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION,
+    JOURNAL_FILE, LOGS_DIR, MANIFEST_FILE, RUNS_FILE,
 };
 use crate::frames;
 use polars::prelude::{BooleanChunked, DataFrame, DataType};
@@ -79,13 +79,9 @@ impl BundleWriter {
     /// current format ([`FORMAT_VERSION`], whatever `manifest` says).
     pub fn create(results_root: &Path, mut manifest: Manifest) -> Result<BundleWriter, StoreError> {
         manifest.format_version = FORMAT_VERSION;
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-        let short: String = (0..6)
-            .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
-            .collect();
         let dir = results_root
             .join(&manifest.experiment.id)
-            .join(format!("{stamp}-{short}"));
+            .join(stamped_id());
         std::fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io(&dir))?;
         let yaml_path = dir.join(EXPERIMENT_FILE);
         atomic_write(&yaml_path, manifest.experiment.yaml.as_bytes()).map_err(io(&yaml_path))?;
