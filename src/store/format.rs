@@ -298,7 +298,9 @@ fn f64_json(x: f64) -> serde_json::Value {
     serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, serde_json::Value::Number)
 }
 
-/// Column names fslab itself puts in `runs.parquet` (a matrix axis may not use them).
+/// Column names fslab itself puts in `runs.parquet`, in their order; the matrix
+/// variables stand between `point_index` and `iteration`. A matrix axis may not use
+/// them. The one list of them (a test holds [`runs_frame`] to it).
 pub const RUN_COLUMNS: &[&str] = &[
     "experiment",
     "point_id",

@@ -75,6 +75,20 @@ fn each_run_is_on_disk_when_append_returns_and_reads_back() {
     assert_eq!(r.runs().len(), 2);
 }
 
+#[test]
+fn the_runs_frame_has_the_run_columns_in_order_with_the_variables_after_point_index() {
+    let df = runs_frame(&[row(1, 1.0)]).unwrap();
+    let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
+    let at = RUN_COLUMNS
+        .iter()
+        .position(|c| *c == "point_index")
+        .unwrap()
+        + 1;
+    let mut expected = RUN_COLUMNS.to_vec();
+    expected.splice(at..at, ["fs", "files"]);
+    assert_eq!(names, expected);
+}
+
 fn new_writer(root: &Path) -> BundleWriter {
     let m = Manifest {
         experiment: ExperimentInfo {
