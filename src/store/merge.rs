@@ -19,11 +19,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The status of a point that another shard runs.
-pub const OTHER_SHARD: PointStatus = PointStatus::OtherShard;
-/// The status, in a merged bundle, of a point whose shard was not merged (`--partial`).
-pub const MISSING_SHARD: PointStatus = PointStatus::MissingShard;
-
 /// What a shard's manifest says about the split.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ShardInfo {
@@ -158,7 +153,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
     let mut owner: Vec<Option<usize>> = vec![None; n_points];
     for (bi, (_, b)) in shards.iter().enumerate() {
         for p in &b.manifest.points {
-            if p.status == OTHER_SHARD || p.index >= n_points {
+            if p.status == PointStatus::OtherShard || p.index >= n_points {
                 continue;
             }
             if let Some(prev) = owner[p.index] {
@@ -186,7 +181,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             b.manifest
                 .points
                 .get(index)
-                .is_some_and(|p| p.status != OTHER_SHARD)
+                .is_some_and(|p| p.status != PointStatus::OtherShard)
         })
     };
 
@@ -198,7 +193,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             Some((_, b)) => points.push(b.manifest.points[i].clone()),
             None => {
                 let mut p = template.clone();
-                p.status = MISSING_SHARD;
+                p.status = PointStatus::MissingShard;
                 p.reason = Some(format!(
                     "shard {}/{n} was not merged (--partial)",
                     crate::shard::shard_of(i, n)
@@ -224,7 +219,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
                 .manifest
                 .points
                 .iter()
-                .filter(|p| p.status != OTHER_SHARD)
+                .filter(|p| p.status != PointStatus::OtherShard)
                 .map(|p| p.index)
                 .collect(),
         })
