@@ -8,15 +8,30 @@ use std::path::Path;
 /// Write `bytes` to `path` atomically: a temporary file in the same directory, fsync,
 /// rename over the target, fsync the directory.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, |tmp| {
+        let mut f = std::fs::File::create(tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })
+}
+
+/// Copy `source` to `path` atomically, as [`atomic_write`] writes (streamed: the file is
+/// never read into memory).
+pub fn atomic_copy(source: &Path, path: &Path) -> std::io::Result<()> {
+    replace(path, |tmp| {
+        std::fs::copy(source, tmp)?;
+        std::fs::File::open(tmp)?.sync_all()
+    })
+}
+
+/// Replace `path` by what `write` wrote and fsynced to a temporary file beside it
+/// (`.NAME.tmp-PID`): rename it over `path`, fsync the directory. On an error no
+/// temporary file stays behind (a full filesystem, say).
+fn replace(path: &Path, write: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    if let Err(e) = written.and_then(|()| std::fs::rename(&tmp, path)) {
-        // No half-written file stays behind (a full filesystem, say).
+    if let Err(e) = write(&tmp).and_then(|()| std::fs::rename(&tmp, path)) {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }

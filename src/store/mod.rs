@@ -47,7 +47,7 @@ mod reader;
 mod status;
 mod writer;
 
-pub use files::{atomic_write, read_parquet, write_parquet};
+pub use files::{atomic_copy, atomic_write, read_parquet, write_parquet};
 pub use format::{
     point_dir_name, runs_frame, short_id, stamped_id, DeviceInfo, Environment, ExecutableRecord,
     ExperimentInfo, Manifest, MediumRecord, PointRecord, RepeatStop, RunRow, StopReason,

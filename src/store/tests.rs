@@ -89,6 +89,25 @@ fn the_runs_frame_has_the_run_columns_in_order_with_the_variables_after_point_in
     assert_eq!(names, expected);
 }
 
+#[test]
+fn a_capture_file_is_copied_whole_and_a_missing_one_kept_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = new_writer(tmp.path());
+    let log = tmp.path().join("step.log");
+    std::fs::write(&log, "line 1\nline 2\n").unwrap();
+    let p = w.save_capture_file(0, "fs=ext4", "map", &log).unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "line 1\nline 2\n");
+    let missing = w
+        .save_capture_file(0, "fs=ext4", "gone", &tmp.path().join("nothing"))
+        .unwrap();
+    assert_eq!(std::fs::read(&missing).unwrap(), b"");
+    let names: Vec<String> = std::fs::read_dir(p.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
+}
+
 fn new_writer(root: &Path) -> BundleWriter {
     let m = Manifest {
         experiment: ExperimentInfo {

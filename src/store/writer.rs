@@ -4,9 +4,9 @@
 use super::files::lock_bundle;
 use super::journal::{read_journal, Journal};
 use super::{
-    atomic_write, io, parts, point_dir_name, runs_frame, stamped_id, write_parquet, Bundle,
-    Manifest, PointStatus, RunRow, StoreError, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION,
-    JOURNAL_FILE, LOGS_DIR, MANIFEST_FILE, RUNS_FILE,
+    atomic_copy, atomic_write, io, parts, point_dir_name, runs_frame, stamped_id, write_parquet,
+    Bundle, Manifest, PointStatus, RunRow, StoreError, CAPTURES_DIR, EXPERIMENT_FILE,
+    FORMAT_VERSION, JOURNAL_FILE, LOGS_DIR, MANIFEST_FILE, RUNS_FILE,
 };
 use crate::frames;
 use polars::prelude::{BooleanChunked, DataFrame, DataType};
@@ -492,22 +492,11 @@ impl BundleWriter {
     ) -> Result<PathBuf, StoreError> {
         let d = self.capture_dir(point_index, point_id)?;
         let p = d.join(format!("{name}.txt"));
-        let tmp = d.join(format!(".{name}.txt.tmp-{}", std::process::id()));
-        let copied = match std::fs::copy(source, &tmp) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::File::create(&tmp).map(|_| 0)
-            }
-            other => other,
+        match atomic_copy(source, &p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => atomic_write(&p, b""),
+            copied => copied,
         }
-        .and_then(|_| std::fs::File::open(&tmp)?.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, &p));
-        if let Err(e) = copied {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io(&p)(e));
-        }
-        std::fs::File::open(&d)
-            .and_then(|f| f.sync_all())
-            .map_err(io(&d))?;
+        .map_err(io(&p))?;
         Ok(p)
     }
 
