@@ -1,7 +1,8 @@
 //! Parameterised notebooks, with papermill's conventions: the code cell tagged
 //! `parameters` holds the defaults as Rust `let` bindings; a run inserts after it a cell
 //! tagged `injected-parameters` whose `let`s shadow them with the given values, typed
-//! from the defaults. Pure: text in, text out (running the notebook is `cli::notebook`'s).
+//! from the defaults. Pure: text in, text out (running the notebook is
+//! `run::notebook`'s).
 //!
 //! A parameter is one line `let NAME: TYPE = DEFAULT;` (the type may be left out when
 //! the default's literal says it). Types understood: strings (`&str`, `String`),

@@ -5,6 +5,7 @@
 //! table, a chart as inline SVG, a bundle as a summary. Everything here only formats:
 //! the work is done by the library functions the CLI calls too.
 
+use crate::report::html_escape;
 use crate::run::{Event, EventSink};
 use crate::store::Bundle;
 use polars::prelude::*;
@@ -53,20 +54,6 @@ impl EvcxrDisplay for Bundle {
     }
 }
 
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn cell(v: AnyValue<'_>) -> String {
     match v {
         AnyValue::Null => String::new(),
@@ -84,8 +71,8 @@ pub fn html_table(df: &DataFrame, max_rows: usize) -> String {
         let _ = write!(
             s,
             "<th style=\"border-bottom:1px solid #888;padding:2px 8px;text-align:right\">{}<br><small>{}</small></th>",
-            escape(c.name()),
-            escape(&c.dtype().to_string())
+            html_escape(c.name()),
+            html_escape(&c.dtype().to_string())
         );
     }
     s.push_str("</tr></thead>\n<tbody>\n");
@@ -111,7 +98,7 @@ pub fn html_table(df: &DataFrame, max_rows: usize) -> String {
             let _ = write!(
                 s,
                 "<td style=\"padding:2px 8px;text-align:right\">{}</td>",
-                escape(&v)
+                html_escape(&v)
             );
         }
         s.push_str("</tr>\n");
@@ -131,29 +118,29 @@ fn bundle_html(b: &Bundle) -> String {
     let e = &m.environment;
     let mut s = format!(
         "<h4>{} — {}</h4><p>{}<br>profile <b>{}</b>, status <b>{}</b>, {} → {}<br>kernel {}, {}, {} × {}, {} MiB</p><ul>",
-        escape(&m.experiment.id),
-        escape(&m.experiment.title),
-        escape(&b.path().display().to_string()),
-        escape(m.profile.as_deref().unwrap_or("-")),
-        escape(m.status.as_str()),
-        escape(&m.started_at),
-        escape(m.finished_at.as_deref().unwrap_or("-")),
-        escape(&e.kernel),
-        escape(&e.distribution),
+        html_escape(&m.experiment.id),
+        html_escape(&m.experiment.title),
+        html_escape(&b.path().display().to_string()),
+        html_escape(m.profile.as_deref().unwrap_or("-")),
+        html_escape(m.status.as_str()),
+        html_escape(&m.started_at),
+        html_escape(m.finished_at.as_deref().unwrap_or("-")),
+        html_escape(&e.kernel),
+        html_escape(&e.distribution),
         e.cores,
-        escape(&e.cpu_model),
+        html_escape(&e.cpu_model),
         e.memory_bytes >> 20
     );
     for p in &m.points {
         let _ = write!(
             s,
             "<li><code>{}</code>: {} ({} iterations){}</li>",
-            escape(&p.id),
-            escape(p.status.as_str()),
+            html_escape(&p.id),
+            html_escape(p.status.as_str()),
             p.iterations,
             p.reason
                 .as_ref()
-                .map(|r| format!(" — {}", escape(r)))
+                .map(|r| format!(" — {}", html_escape(r)))
                 .unwrap_or_default()
         );
     }

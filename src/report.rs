@@ -587,7 +587,8 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
     s
 }
 
-fn esc(s: &str) -> String {
+/// `s` as HTML text (or a double-quoted attribute value): `&`, `<`, `>` and `"` escaped.
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -602,7 +603,7 @@ fn html_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> Strin
         } else {
             ""
         };
-        s.push_str(&format!("<th{class}>{}</th>", esc(h)));
+        s.push_str(&format!("<th{class}>{}</th>", html_escape(h)));
     }
     s.push_str("</tr></thead>\n<tbody>\n");
     for row in rows {
@@ -613,7 +614,7 @@ fn html_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> Strin
             } else {
                 ""
             };
-            s.push_str(&format!("<td{class}>{}</td>", esc(cell)));
+            s.push_str(&format!("<td{class}>{}</td>", html_escape(cell)));
         }
         s.push_str("</tr>\n");
     }
@@ -634,11 +635,15 @@ dt{font-weight:bold}dd{margin:0}";
 fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
     let mut s = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n<dl>\n",
-        esc(&c.title),
-        esc(&c.title)
+        html_escape(&c.title),
+        html_escape(&c.title)
     );
     for (k, v) in &c.subtitle {
-        s.push_str(&format!("<dt>{}</dt><dd>{}</dd>\n", esc(k), esc(v)));
+        s.push_str(&format!(
+            "<dt>{}</dt><dd>{}</dd>\n",
+            html_escape(k),
+            html_escape(v)
+        ));
     }
     s.push_str("</dl>\n<h2>Environment</h2>\n");
     let rows: Vec<Vec<String>> = c
@@ -665,13 +670,13 @@ fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
     }
     s.push_str(&format!(
         "<h2>Per-point statistics</h2>\n<p>Steady state: {}. CI: Student t interval of the mean. Outliers: |modified z-score| &gt; 3.5 (flagged, not dropped). A point whose iterations are all warm-up has no steady state.</p>\n",
-        esc(&warmup_note(opts.warmup))
+        html_escape(&warmup_note(opts.warmup))
     ));
     for (metric, rows, resolution) in &c.stats {
         s.push_str(&format!(
             "<h3>{}</h3>\n<p>{}.</p>\n",
-            esc(&metric_label(metric)),
-            esc(&stats_note(rows, resolution))
+            html_escape(&metric_label(metric)),
+            html_escape(&stats_note(rows, resolution))
         ));
         let cells: Vec<Vec<String>> = rows.iter().map(stats_cells).collect();
         s.push_str(&html_table(
@@ -682,12 +687,12 @@ fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
     }
     if let Some(claims) = &c.claims {
         s.push_str("<h2>Claims</h2>\n<pre>");
-        s.push_str(&esc(&frame_to_text(claims, None, 4)));
+        s.push_str(&html_escape(&frame_to_text(claims, None, 4)));
         s.push_str("</pre>\n");
     }
     if let Some(cmp) = &c.comparison {
         s.push_str("<h2>Comparison</h2>\n<pre>");
-        s.push_str(&esc(&cmp.render_text()));
+        s.push_str(&html_escape(&cmp.render_text()));
         s.push_str("</pre>\n");
     }
     s.push_str("<h2>Charts</h2>\n");
@@ -697,7 +702,7 @@ fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
         s.push_str(&svg);
         s.push_str(&format!(
             "\n<figcaption>{}</figcaption>\n</figure>\n",
-            esc(caption)
+            html_escape(caption)
         ));
     }
     s.push_str("</body>\n</html>\n");
@@ -724,7 +729,7 @@ mod tests {
 
     #[test]
     fn html_escapes_and_bytes_read_well() {
-        assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(html_escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
         assert_eq!(human_bytes("536870912"), "512.0 MiB (536870912 B)");
         assert_eq!(human_bytes("12"), "12 B");
         assert_eq!(human_bytes("x"), "x");

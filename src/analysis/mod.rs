@@ -1,14 +1,19 @@
 //! Statistics, comparisons and adaptive repetitions over result frames.
 //!
 //! Everything here works on eager polars [`DataFrame`]s with the bundle's `runs` layout
-//! (see [`RUNS_FIXED_COLUMNS`]) and on `manifest.json` as a [`serde_json::Value`]:
+//! (the columns of [`crate::store::RUN_COLUMNS`], the matrix variables between
+//! `point_index` and `iteration`) and its other tables, and on the bundle's
+//! [`Manifest`](crate::store::Manifest); reading a bundle is `store::Bundle`'s:
 //! - [`stats`]: per-point statistics (mean, median, σ, CV, Student-t interval, warm-up
 //!   reported apart, MAD outliers, harmonic and geometric means) and the pure functions
 //!   behind them, Welch's t-test included;
 //! - [`compare`]: two runs frames (and their manifests) side by side, lkp `ncompare` style;
 //! - [`adaptive`]: when to stop repeating an iteration (min, max, target CV, at least
 //!   five steady-state samples);
-//! - [`input`]: reading a bundle directory (runs.parquet + manifest.json).
+//! - [`claims`]: claim verdicts, with [`tiers`] (what a reviewer accepts) and
+//!   [`interval`] (95 % intervals of the numbers a claim compares);
+//! - [`reshape`], [`views`], [`io_trace`]: frames reshaped for tables and charts;
+//! - [`text_grid`]: plain-text grids for terminals.
 //!
 //! Analysis never draws: charts live in the `plot` module, which uses this one.
 
@@ -52,12 +57,9 @@ pub fn recorded_warmup(manifest: &crate::store::Manifest) -> Option<usize> {
 pub use views::{fsck_passes, largest_file_summary, largest_files};
 
 use crate::frames::{ColumnError, FrameError};
+use crate::store::RUN_COLUMNS;
 use polars::prelude::*;
 use serde_json::Value;
-
-/// Columns of `runs.parquet` that are not matrix variables. The matrix variables sit
-/// between `point_index` and `iteration`.
-pub const RUNS_FIXED_COLUMNS: &[&str] = crate::store::RUN_COLUMNS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
@@ -157,7 +159,7 @@ pub(crate) fn cell_json(col: &Column, row: usize) -> Value {
 
 /// The matrix-variable columns of a runs frame: those between `point_index` and
 /// `iteration` when both exist in that order, otherwise every column that is not one
-/// of [`RUNS_FIXED_COLUMNS`].
+/// of [`RUN_COLUMNS`].
 pub fn variable_columns(runs: &DataFrame) -> Vec<String> {
     let names: Vec<&str> = runs.get_column_names().iter().map(|s| s.as_str()).collect();
     let pos = |n: &str| names.iter().position(|c| *c == n);
@@ -168,7 +170,7 @@ pub fn variable_columns(runs: &DataFrame) -> Vec<String> {
     }
     names
         .iter()
-        .filter(|n| !RUNS_FIXED_COLUMNS.contains(n))
+        .filter(|n| !RUN_COLUMNS.contains(n))
         .map(|s| s.to_string())
         .collect()
 }

@@ -200,7 +200,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             let other = m
                 .points
                 .iter()
-                .filter(|p| p.status == fslab::store::merge::OTHER_SHARD)
+                .filter(|p| p.status == fslab::store::PointStatus::OtherShard)
                 .count();
             let failed = m.points.len()
                 - other

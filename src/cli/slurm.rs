@@ -52,10 +52,7 @@ pub fn shard_job(
         );
     }
     let experiment = std::path::absolute(super::resolve_experiment(&plan_args.experiment))?;
-    let short: String = (0..6)
-        .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
-        .collect();
-    let tag = format!("{}-{short}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"));
+    let tag = fslab::store::stamped_id();
     Ok((
         ShardJob {
             fslab,

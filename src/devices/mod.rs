@@ -1,11 +1,13 @@
 //! Scratch devices: image files, loop devices, tmpfs, mounts; the safety rules; the
 //! ownership record that lets a later run reclaim what a killed run left behind.
 //!
-//! fslab only ever formats or mounts a block device that it attached itself to an image
-//! file under its own work directory. Everything it attaches or mounts is listed in an
-//! ownership record (`<work>/owned/<pid>.json`) *before* it is used, and released by
-//! [`PointDevices`]' `Drop` (success, error, panic) or by [`reclaim`] in the next run
-//! (SIGKILL, power cut).
+//! By default fslab formats or mounts only block devices that it attached itself to
+//! image files under its own work directory; a real device only when the user maps one
+//! with `--device` and lists it as a scratch device, and it passes the checks of
+//! [`policy`]. Everything it attaches or mounts is listed in an ownership record
+//! (`<work>/owned/<pid>.json`) *before* it is used, and released by [`PointDevices`]'
+//! `Drop` (success, error, panic) or by [`reclaim`] in the next run (SIGKILL, power
+//! cut).
 
 pub mod cgroup;
 pub mod freeze;

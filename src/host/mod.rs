@@ -1,8 +1,9 @@
 //! Probing the host: which program is installed and its version, kernel features, the
 //! default work directory, running a tool and capturing what it prints.
 //!
-//! A leaf: it uses no other module of fslab, so that `spec`, `plan`, `doctor`,
-//! `devices` and `run` can all ask it. The questions are a trait, [`Host`], so that the
+//! Nearly a leaf: of fslab it uses only the leaf `tools` (a bare program name resolves
+//! to a provisioned tool before `PATH`), so that `spec`, `plan`, `doctor`, `devices` and
+//! `run` can all ask it. The questions are a trait, [`Host`], so that the
 //! verdicts built on them ([`checks`], the doctor, tool choices) can be tested against a
 //! made-up host; [`Machine`] answers for the real one and caches every answer (a plan
 //! asks about the same tool at every point).

@@ -187,8 +187,6 @@ pub enum ParseError {
         kind: &'static str,
         expected: &'static str,
     },
-    #[error("{kind}: parser not implemented yet")]
-    NotImplemented { kind: &'static str },
     #[error(transparent)]
     Frame(#[from] crate::frames::FrameError),
 }

@@ -160,7 +160,7 @@ pub fn load(seed_or_name: &str) -> Result<DataFrame, PublishedError> {
     load_from(published_dir().join(d.file))
 }
 
-/// Load every dataset of [`list`], in order, as `(dataset, frame)` pairs.
+/// Load every dataset of [`list()`], in order, as `(dataset, frame)` pairs.
 pub fn load_all() -> Result<Vec<(&'static Dataset, DataFrame)>, PublishedError> {
     let dir = published_dir();
     DATASETS

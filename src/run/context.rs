@@ -197,11 +197,11 @@ impl Ctx<'_> {
                     (None, None, Some(s)) => format!("killed by signal {s}"),
                     _ => "failed".into(),
                 };
-                let tail = tail_of(&stderr, 5);
-                let m = if tail.is_empty() {
+                let gist = stderr_gist(&stderr, 5);
+                let m = if gist.is_empty() {
                     why
                 } else {
-                    format!("{why}: {tail}")
+                    format!("{why}: {gist}")
                 };
                 return Err((StepFailure::Failed(format!("{label}: {m}")), total));
             }
@@ -547,7 +547,7 @@ pub(super) fn with_keys(
 
 /// The gist of a failing command's stderr: its first lines (where most tools say what
 /// went wrong) and, when longer, its last line.
-pub(super) fn tail_of(path: &Path, lines: usize) -> String {
+pub(super) fn stderr_gist(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let v: Vec<&str> = text
         .lines()

@@ -116,6 +116,58 @@ fn kill_leftovers(cg: &PointCgroup) {
     }
 }
 
+/// How often a running command's timeout and cancellation are looked at.
+const TICK: Duration = Duration::from_millis(25);
+/// How long a command has between SIGTERM and SIGKILL.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// Why [`wait_or_kill`] signalled a command's process group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Stopped {
+    /// Its timeout (from `t0`) passed.
+    pub timed_out: bool,
+    /// fslab was asked to stop (`cancel` set).
+    pub cancelled: bool,
+}
+
+/// Wait for a command to end, ending it when its timeout passes or `cancel` is set:
+/// SIGTERM to its process group `pgid`, SIGKILL every tick from [`TERM_GRACE`] later on.
+/// `wait` waits up to the tick it is given and returns the command's end, or None when
+/// it has not ended yet. The one kill loop of both ways of running a command
+/// ([`exec`] and the spawner).
+pub(super) fn wait_or_kill<T>(
+    pgid: Option<Pid>,
+    t0: Instant,
+    timeout: Option<Duration>,
+    cancel: &AtomicBool,
+    mut wait: impl FnMut(Duration) -> Option<T>,
+) -> (T, Stopped) {
+    let mut stopped = Stopped::default();
+    let mut term_sent: Option<Instant> = None;
+    loop {
+        if let Some(end) = wait(TICK) {
+            return (end, stopped);
+        }
+        if !stopped.cancelled && cancel.load(Ordering::SeqCst) {
+            stopped.cancelled = true;
+        }
+        if !stopped.timed_out && timeout.is_some_and(|t| t0.elapsed() >= t) {
+            stopped.timed_out = true;
+        }
+        if (stopped.cancelled || stopped.timed_out) && term_sent.is_none() {
+            if let Some(g) = pgid {
+                let _ = killpg(g, Signal::SIGTERM);
+            }
+            term_sent = Some(Instant::now());
+        }
+        if term_sent.is_some_and(|t| t.elapsed() > TERM_GRACE) {
+            if let Some(g) = pgid {
+                let _ = killpg(g, Signal::SIGKILL);
+            }
+        }
+    }
+}
+
 /// Run `argv`, appending its stdout and stderr to the given files. With `cgroup`, the
 /// command (and everything it starts) runs in it, and whatever is left there when the
 /// command ends is killed.
@@ -224,39 +276,16 @@ pub fn exec(
             let _ = tx.send((status, Instant::now()));
         })
     };
-    let mut timed_out = false;
-    let mut cancelled = false;
-    let mut term_sent: Option<Instant> = None;
-    let (status, end) = loop {
-        match rx.recv_timeout(Duration::from_millis(25)) {
-            Ok(done) => break done,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break (
-                    Err(std::io::Error::other("waiter thread died")),
-                    Instant::now(),
-                )
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if !cancelled && cancel.load(Ordering::SeqCst) {
-                    cancelled = true;
-                }
-                if !timed_out && timeout.is_some_and(|t| t0.elapsed() >= t) {
-                    timed_out = true;
-                }
-                if (cancelled || timed_out) && term_sent.is_none() {
-                    if let Some(g) = pgid {
-                        let _ = killpg(g, Signal::SIGTERM);
-                    }
-                    term_sent = Some(Instant::now());
-                }
-                if term_sent.is_some_and(|t| t.elapsed() > Duration::from_secs(2)) {
-                    if let Some(g) = pgid {
-                        let _ = killpg(g, Signal::SIGKILL);
-                    }
-                }
-            }
+    let ((status, end), stopped) = wait_or_kill(pgid, t0, timeout, cancel, |tick| {
+        match rx.recv_timeout(tick) {
+            Ok(done) => Some(done),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Some((
+                Err(std::io::Error::other("waiter thread died")),
+                Instant::now(),
+            )),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
         }
-    };
+    });
     let _ = waiter.join();
     // Whatever the command left running in its group goes too, and in its cgroup
     // (where a `setsid` escapee still is).
@@ -276,8 +305,8 @@ pub fn exec(
         spawn,
         user: user1.saturating_sub(user0),
         sys: sys1.saturating_sub(sys0),
-        timed_out,
-        cancelled,
+        timed_out: stopped.timed_out,
+        cancelled: stopped.cancelled,
         spawn_error: None,
     })
 }

@@ -131,7 +131,7 @@ impl Default for RunOptions {
 
 impl RunOptions {
     /// SIGINT and SIGTERM set `cancel`: the runner then stops the running command,
-    /// releases every device and mount, and returns [`RunError::Interrupted`].
+    /// releases every device and mount, and returns [`RunError::Interrupted`](super::RunError::Interrupted).
     pub fn with_signal_handlers(self) -> std::io::Result<Self> {
         // SIGHUP too: a closed terminal or ssh session must not leave devices behind.
         for sig in [

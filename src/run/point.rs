@@ -9,8 +9,8 @@ use crate::analysis::{should_continue, Decision, RepeatPolicy, StopReason, Warmu
 use crate::devices::{self, policy::MappedDevice};
 use crate::plan::{Phase, Plan, Point};
 use crate::store::{
-    Bundle, BundleStatus, BundleWriter, Manifest, OrderEntry, PointStatus, RepeatStop, RunRow,
-    RunStatus,
+    short_id, Bundle, BundleStatus, BundleWriter, Manifest, OrderEntry, PointStatus, RepeatStop,
+    RunRow, RunStatus,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -104,9 +104,7 @@ pub(super) fn run_points(
         writer.save_manifest()?;
         // Short paths: some tools limit them (fs_mark: directory names under 40 bytes).
         // The ownership record and the logs say which run and point a directory was.
-        let mut short: String = (0..6)
-            .map(|_| char::from_digit(rand::random_range(0..16u32), 16).unwrap_or('0'))
-            .collect();
+        let mut short = short_id();
         if point.replicates > 1 {
             short.push_str(&format!("r{replicate}"));
         }

@@ -31,7 +31,7 @@
 //! and no FUSE connection kept alive), its working directory is `/` between commands,
 //! and it dies with fslab (`PR_SET_PDEATHSIG`) or when its socket closes.
 
-use super::exec::ExecOutcome;
+use super::exec::{wait_or_kill, ExecOutcome};
 use crate::devices::PointCgroup;
 use nix::libc;
 use std::ffi::CString;
@@ -40,7 +40,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// The largest request: paths plus an argument vector. Linux accepts at most 6 MiB of
@@ -361,37 +361,21 @@ impl Spawner {
                 )))
             }
         };
-        let mut timed_out = false;
-        let mut cancelled = false;
-        let mut term_sent: Option<Instant> = None;
         let fd = self.sock.as_raw_fd();
-        let w = loop {
+        // The command leads its own process group (the spawner made it so).
+        let pgid = Some(nix::unistd::Pid::from_raw(pid));
+        let (w, stopped) = wait_or_kill(pgid, t0, timeout, cancel, |tick| {
             let mut p = libc::pollfd {
                 fd,
                 events: libc::POLLIN,
                 revents: 0,
             };
+            let ms = libc::c_int::try_from(tick.as_millis()).unwrap_or(libc::c_int::MAX);
             // SAFETY: one valid pollfd.
-            let n = unsafe { libc::poll(&mut p, 1, 25) };
-            if n > 0 {
-                break self.answer().map_err(SpawnerError::Lost)?;
-            }
-            if !cancelled && cancel.load(Ordering::SeqCst) {
-                cancelled = true;
-            }
-            if !timed_out && timeout.is_some_and(|t| t0.elapsed() >= t) {
-                timed_out = true;
-            }
-            if (cancelled || timed_out) && term_sent.is_none() {
-                // SAFETY: kill(2) of the command's process group.
-                unsafe { libc::kill(-pid, libc::SIGTERM) };
-                term_sent = Some(Instant::now());
-            }
-            if term_sent.is_some_and(|t| t.elapsed() > Duration::from_secs(2)) {
-                // SAFETY: as above.
-                unsafe { libc::kill(-pid, libc::SIGKILL) };
-            }
-        };
+            let n = unsafe { libc::poll(&mut p, 1, ms) };
+            (n > 0).then(|| self.answer())
+        });
+        let w = w.map_err(SpawnerError::Lost)?;
         if w[0] != EXITED {
             return Err(SpawnerError::Lost(std::io::Error::other(
                 "unexpected answer after a command",
@@ -411,8 +395,8 @@ impl Spawner {
             wall: Duration::from_nanos(w[2]),
             user: Duration::from_nanos(w[3]),
             sys: Duration::from_nanos(w[4]),
-            timed_out,
-            cancelled,
+            timed_out: stopped.timed_out,
+            cancelled: stopped.cancelled,
             spawn_error: None,
             cgroup_join: Duration::ZERO,
             spawn,

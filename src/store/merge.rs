@@ -6,20 +6,18 @@
 //! each shard's environment (host, kernel, CPU, tools, devices) and which points ran
 //! there; [`point_environment`] answers where a point was measured.
 
+use super::journal::read_journal;
 use super::{
-    atomic_write, frames, io, read_journal, runs_frame, write_parquet, Bundle, BundleStatus,
-    Environment, Manifest, PointRecord, PointStatus, RunRow, StoreError, ToolRecord,
+    atomic_write, io, runs_frame, write_parquet, Bundle, BundleStatus, Environment, Manifest,
+    PointRecord, PointStatus, RunRow, StoreError, ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE,
+    JOURNAL_FILE, LOGS_DIR, MANIFEST_FILE, RUNS_FILE,
 };
+use crate::frames;
 use crate::shard::Shard;
 use polars::prelude::DataFrame;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// The status of a point that another shard runs.
-pub const OTHER_SHARD: PointStatus = PointStatus::OtherShard;
-/// The status, in a merged bundle, of a point whose shard was not merged (`--partial`).
-pub const MISSING_SHARD: PointStatus = PointStatus::MissingShard;
 
 /// What a shard's manifest says about the split.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -155,7 +153,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
     let mut owner: Vec<Option<usize>> = vec![None; n_points];
     for (bi, (_, b)) in shards.iter().enumerate() {
         for p in &b.manifest.points {
-            if p.status == OTHER_SHARD || p.index >= n_points {
+            if p.status == PointStatus::OtherShard || p.index >= n_points {
                 continue;
             }
             if let Some(prev) = owner[p.index] {
@@ -183,7 +181,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             b.manifest
                 .points
                 .get(index)
-                .is_some_and(|p| p.status != OTHER_SHARD)
+                .is_some_and(|p| p.status != PointStatus::OtherShard)
         })
     };
 
@@ -195,7 +193,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
             Some((_, b)) => points.push(b.manifest.points[i].clone()),
             None => {
                 let mut p = template.clone();
-                p.status = MISSING_SHARD;
+                p.status = PointStatus::MissingShard;
                 p.reason = Some(format!(
                     "shard {}/{n} was not merged (--partial)",
                     crate::shard::shard_of(i, n)
@@ -221,7 +219,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
                 .manifest
                 .points
                 .iter()
-                .filter(|p| p.status != OTHER_SHARD)
+                .filter(|p| p.status != PointStatus::OtherShard)
                 .map(|p| p.index)
                 .collect(),
         })
@@ -285,13 +283,13 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
 }
 
 fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<(), MergeError> {
-    std::fs::create_dir_all(dir.join("logs")).map_err(io(dir))?;
-    let yaml = dir.join("experiment.yaml");
+    std::fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io(dir))?;
+    let yaml = dir.join(EXPERIMENT_FILE);
     atomic_write(&yaml, manifest.experiment.yaml.as_bytes()).map_err(io(&yaml))?;
     // Runs: every shard's journal, in plan order then iteration order.
     let mut rows: Vec<RunRow> = Vec::new();
     for (_, b) in shards {
-        rows.extend(read_journal(&b.path().join("runs.jsonl"))?);
+        rows.extend(read_journal(&b.path().join(JOURNAL_FILE))?);
     }
     rows.sort_by_key(|r| (r.point_index, r.replicate, r.iteration));
     let mut text = Vec::new();
@@ -299,9 +297,9 @@ fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<
         text.extend(serde_json::to_vec(r).unwrap_or_default());
         text.push(b'\n');
     }
-    let journal = dir.join("runs.jsonl");
+    let journal = dir.join(JOURNAL_FILE);
     atomic_write(&journal, &text).map_err(io(&journal))?;
-    write_parquet(&dir.join("runs.parquet"), &runs_frame(&rows)?)?;
+    write_parquet(&dir.join(RUNS_FILE), &runs_frame(&rows)?)?;
     // Capture tables: one of each, rows of every shard.
     let mut tables: BTreeMap<String, Vec<DataFrame>> = BTreeMap::new();
     for (_, b) in shards {
@@ -318,11 +316,11 @@ fn build(shards: &[(Shard, Bundle)], manifest: &Manifest, dir: &Path) -> Result<
     }
     // Logs and raw captures: per-point directories, so shards never collide.
     for (_, b) in shards {
-        for sub in ["logs", "captures"] {
+        for sub in [LOGS_DIR, CAPTURES_DIR] {
             copy_tree(&b.path().join(sub), &dir.join(sub))?;
         }
     }
-    let mpath = dir.join("manifest.json");
+    let mpath = dir.join(MANIFEST_FILE);
     let bytes = serde_json::to_vec_pretty(manifest).unwrap_or_default();
     atomic_write(&mpath, &bytes).map_err(io(&mpath))?;
     Ok(())

@@ -1,6 +1,9 @@
 //! The store's unit tests: the bundle written, reopened, resumed and merged.
 
+use super::journal::JOURNAL_CHUNK;
 use super::*;
+use polars::prelude::*;
+use std::collections::BTreeSet;
 
 fn row(i: u32, wall: f64) -> RunRow {
     let mut vars = serde_json::Map::new();
@@ -70,6 +73,39 @@ fn each_run_is_on_disk_when_append_returns_and_reads_back() {
     std::fs::write(&j, text).unwrap();
     let r = BundleWriter::reopen(&dir).unwrap();
     assert_eq!(r.runs().len(), 2);
+}
+
+#[test]
+fn the_runs_frame_has_the_run_columns_in_order_with_the_variables_after_point_index() {
+    let df = runs_frame(&[row(1, 1.0)]).unwrap();
+    let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
+    let at = RUN_COLUMNS
+        .iter()
+        .position(|c| *c == "point_index")
+        .unwrap()
+        + 1;
+    let mut expected = RUN_COLUMNS.to_vec();
+    expected.splice(at..at, ["fs", "files"]);
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn a_capture_file_is_copied_whole_and_a_missing_one_kept_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = new_writer(tmp.path());
+    let log = tmp.path().join("step.log");
+    std::fs::write(&log, "line 1\nline 2\n").unwrap();
+    let p = w.save_capture_file(0, "fs=ext4", "map", &log).unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "line 1\nline 2\n");
+    let missing = w
+        .save_capture_file(0, "fs=ext4", "gone", &tmp.path().join("nothing"))
+        .unwrap();
+    assert_eq!(std::fs::read(&missing).unwrap(), b"");
+    let names: Vec<String> = std::fs::read_dir(p.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
 }
 
 fn new_writer(root: &Path) -> BundleWriter {

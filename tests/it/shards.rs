@@ -4,7 +4,6 @@
 
 use crate::common::{text, Scratch};
 use crate::shard_rows::{keys, table_shape};
-use fslab::store::merge::{MISSING_SHARD, OTHER_SHARD};
 use fslab::store::{BundleWriter, ExperimentInfo, Manifest, PointRecord, PointStatus, RunRow};
 use fslab::Bundle;
 use std::path::{Path, PathBuf};
@@ -38,7 +37,7 @@ fn two_shards_merged_hold_the_rows_and_tables_of_an_unsharded_run() {
     );
     assert_eq!(m1.status, "complete", "{m1:?}");
     assert_eq!(m1.points[0].status, "ok");
-    assert_eq!(m1.points[1].status, OTHER_SHARD);
+    assert_eq!(m1.points[1].status, PointStatus::OtherShard);
     assert_eq!(
         m1.points[1].reason.as_deref(),
         Some("runs in shard 2/2"),
@@ -127,7 +126,7 @@ fn two_shards_merged_hold_the_rows_and_tables_of_an_unsharded_run() {
     assert!(o.status.success(), "{}", text(&o));
     let m = Bundle::open(&partial).unwrap().manifest.clone();
     assert_eq!(m.status, "partial");
-    assert_eq!(m.points[0].status, MISSING_SHARD);
+    assert_eq!(m.points[0].status, PointStatus::MissingShard);
     let mi = m.merged.unwrap();
     assert!(mi.partial && mi.missing == ["1/2"], "{mi:?}");
     assert_eq!(keys(&partial).len(), 2);
@@ -178,7 +177,12 @@ fn resume_finishes_only_its_own_shard() {
     assert!(o.status.success(), "{}", text(&o));
     let m = Bundle::open(&two).unwrap().manifest.clone();
     assert_eq!(m.status, "complete");
-    assert_eq!(m.points[0].status, OTHER_SHARD, "{:?}", m.points[0]);
+    assert_eq!(
+        m.points[0].status,
+        PointStatus::OtherShard,
+        "{:?}",
+        m.points[0]
+    );
     assert_eq!(m.points[1].status, "ok");
     assert_eq!(
         keys(&two),
@@ -209,7 +213,7 @@ fn fake_shard(root: &Path, k: usize, n: usize, tweak: impl FnOnce(&mut Manifest)
                 status: if shard.owns(i) {
                     PointStatus::Ok
                 } else {
-                    OTHER_SHARD
+                    PointStatus::OtherShard
                 },
                 iterations: 1,
                 ..Default::default()
