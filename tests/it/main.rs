@@ -50,6 +50,7 @@ mod parse_proptest;
 mod published;
 mod reproduction;
 mod run_order;
+mod scale_check;
 mod seeds;
 mod shards;
 mod slurm;
