@@ -6,8 +6,8 @@
 #
 #   scripts/keep-rerun.sh BUNDLE SEED [LIMIT] [NOTES]
 #
-# Then regenerate REPRODUCTION.md: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/000-published data/reruns/001 data/reruns/003 data/reruns/003-b
-# (a second rerun of a profile, e.g. 003-b, right after its first: the two are compared)
+# Then regenerate REPRODUCTION.md with the command in README.md (tests/it/reproduction.rs
+# holds the order: other scales of a scale_check and a second rerun next to their first).
 set -euo pipefail
 src=${1:?bundle directory}
 seed=${2:?seed number, e.g. 000}

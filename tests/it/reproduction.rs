@@ -22,12 +22,31 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Second, independent reruns of a seed's repro profile, each after its first in
-/// REPRODUCTION.md.
-const SECOND: [&str; 1] = ["003-b"];
+/// Every committed bundle in the order REPRODUCTION.md takes them: a seed's repro
+/// profile at its other scales (`scale_check`, smallest first) and its independent
+/// second rerun next to it (consecutive bundles of one profile are read together), then
+/// its run at the published scale.
+const ORDER: [&str; 7] = [
+    "000-n10k",
+    "000",
+    "000-published",
+    "001",
+    "001-b",
+    "003",
+    "003-b",
+];
 
-/// Runs at the published scale, each after its seed's repro reruns.
-const PUBLISHED: [&str; 1] = ["000-published"];
+/// The command that regenerates REPRODUCTION.md.
+fn command() -> String {
+    format!(
+        "fslab claims --md --claims-from experiments {} > REPRODUCTION.md",
+        ORDER
+            .iter()
+            .map(|n| format!("data/reruns/{n}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
 
 fn open(name: &str) -> Bundle {
     let dir = root().join("data/reruns").join(name);
@@ -39,27 +58,19 @@ fn reruns() -> Vec<Bundle> {
     SEEDS.iter().map(|(seed, _)| open(seed)).collect()
 }
 
-/// Every committed bundle in the order REPRODUCTION.md takes them: each seed, followed
-/// by its second rerun when there is one.
 fn all_reruns() -> Vec<Bundle> {
-    let mut out = Vec::new();
-    for (seed, _) in SEEDS {
-        out.push(open(seed));
-        for second in SECOND.iter().filter(|s| s.starts_with(&format!("{seed}-"))) {
-            out.push(open(second));
-        }
-        for published in PUBLISHED
-            .iter()
-            .filter(|s| s.starts_with(&format!("{seed}-")))
-        {
-            out.push(open(published));
-        }
-    }
-    out
+    ORDER.iter().map(|n| open(n)).collect()
 }
 
 #[test]
 fn reproduction_md_is_regenerated_from_the_committed_reruns() {
+    // The command written in README.md is the one this test runs.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&command().replace(" > REPRODUCTION.md", "")),
+        "README.md should give: {}",
+        command()
+    );
     let md = reproduction_md(
         &all_reruns(),
         &ClaimsSource::Dir(root().join("experiments")),
@@ -73,10 +84,11 @@ fn reproduction_md_is_regenerated_from_the_committed_reruns() {
             .position(|(a, b)| a != b)
             .unwrap_or(md.lines().count().min(file.lines().count()));
         panic!(
-            "REPRODUCTION.md differs from what the bundles give, first at line {}:\n  file: {:?}\n  now:  {:?}\nregenerate with: fslab claims --md --claims-from experiments data/reruns/000 data/reruns/000-published data/reruns/001 data/reruns/003 data/reruns/003-b > REPRODUCTION.md",
+            "REPRODUCTION.md differs from what the bundles give, first at line {}:\n  file: {:?}\n  now:  {:?}\nregenerate with: {}",
             first + 1,
             file.lines().nth(first),
-            md.lines().nth(first)
+            md.lines().nth(first),
+            command()
         );
     }
 }
