@@ -53,7 +53,10 @@ pub fn agreement(a: &[ClaimVerdict], b: &[ClaimVerdict]) -> Vec<Agreement> {
                     variant: x.variant,
                 };
             };
-            let same = x.tier_label() == y.tier_label();
+            // Below the published scale both are `not applicable (reduced scale)`: they
+            // agree only if their own intervals support the same tier at that scale.
+            let same_at_scale = x.at_this_scale == y.at_this_scale;
+            let same = x.tier_label() == y.tier_label() && same_at_scale;
             let overlap = match (x.interval, y.interval) {
                 (Some(i), Some(j)) => Some(i.lo <= j.hi && j.lo <= i.hi),
                 _ => None,
@@ -68,6 +71,20 @@ pub fn agreement(a: &[ClaimVerdict], b: &[ClaimVerdict]) -> Vec<Agreement> {
                     x.tier,
                     x.tier_label().to_string(),
                     format!("both reruns: {}{overlap_words}", x.tier_label()),
+                )
+            } else if x.tier_label() == y.tier_label() {
+                let at = |t: Option<Tier>| t.map_or("—", Tier::label);
+                (
+                    x.tier,
+                    x.tier_label().to_string(),
+                    format!(
+                        "{}; at their own scale the reruns disagree: {} ({}) against {} ({}){overlap_words}",
+                        x.reason,
+                        at(x.at_this_scale),
+                        here(x),
+                        at(y.at_this_scale),
+                        here(y)
+                    ),
                 )
             } else {
                 (
@@ -155,6 +172,7 @@ mod tests {
             no_interval: None,
             replication: None,
             scale: String::new(),
+            at_this_scale: None,
             recipe: String::new(),
             details: Vec::new(),
             substitutions: Vec::new(),
@@ -185,5 +203,32 @@ mod tests {
         assert_eq!(g[1].intervals_overlap, Some(true));
         let text = render_agreement(&g);
         assert!(text.contains("1 of 2 claims give the same tier"), "{text}");
+    }
+
+    #[test]
+    fn reruns_below_the_published_scale_agree_only_on_the_tier_at_their_scale() {
+        let reduced = |t: Tier, lo: f64, hi: f64| {
+            let mut v = verdict("r", Tier::NotApplicable, lo, hi);
+            v.not_applicable = Some(super::super::verdict::Inapplicable::ReducedScale);
+            v.at_this_scale = Some(t);
+            v
+        };
+        let g = agreement(
+            &[reduced(Tier::NotReproduced, 2.3, 4.1)],
+            &[reduced(Tier::Inconclusive, 1.9, 3.2)],
+        );
+        assert!(!g[0].same_tier);
+        assert_eq!(g[0].tier_label, "not applicable (reduced scale)");
+        assert!(
+            g[0].reason
+                .contains("at their own scale the reruns disagree: not reproduced"),
+            "{}",
+            g[0].reason
+        );
+        let g = agreement(
+            &[reduced(Tier::NotReproduced, 2.3, 4.1)],
+            &[reduced(Tier::NotReproduced, 2.5, 3.2)],
+        );
+        assert!(g[0].same_tier);
     }
 }

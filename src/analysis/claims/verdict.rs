@@ -85,6 +85,9 @@ pub struct ClaimVerdict {
     pub replication: Option<Replication>,
     /// The scale this claim was checked at against the published one.
     pub scale: String,
+    /// Below the published scale: the tier the bundle's own interval supports at its own
+    /// scale (what two reruns of a reduced profile are compared on).
+    pub at_this_scale: Option<Tier>,
     /// The table, the filter and the statistic that produced the number.
     pub recipe: String,
     /// Per-point values and other particulars.
@@ -160,6 +163,7 @@ pub(super) fn check_claim_at(
         no_interval: None,
         replication: None,
         scale: String::new(),
+        at_this_scale: None,
         recipe: String::new(),
         details: Vec::new(),
         substitutions: subs.iter().map(|s| s.what.clone()).collect(),
@@ -278,6 +282,11 @@ pub(super) fn check_claim_at(
         )
     });
     if let Some(g) = gap {
+        v.at_this_scale = Some(if m.incomplete.is_empty() {
+            tier
+        } else {
+            Tier::Inconclusive
+        });
         v.not_applicable = Some(Inapplicable::ReducedScale);
         v.reason = format!("reduced scale: {g}; at this scale: {why}");
         return finish(v, extra);
