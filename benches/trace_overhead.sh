@@ -10,6 +10,9 @@
 # WORKLOADS="e2fsck" runs one of them).
 # FEATURE=counters measures `counters: all` (issue 17) instead of `trace: io` the same way:
 # the kernel counters read before and after every timed iteration.
+# FEATURE=log_items measures the `xfs_log_items` counters (issue 28: two XFS tracepoints
+# enabled for the whole run, counted in their own tracefs instances) on the `pptr`
+# workload, against the same experiment with only `xfs` counters (both with `sync`).
 # FSLAB=… picks the binary (default target/release/fslab, else target/debug/fslab; the
 # workload's wall time does not depend on it, the whole run's does).
 set -euo pipefail
@@ -18,10 +21,15 @@ FSLAB=${FSLAB:-target/release/fslab}
 [ -x "$FSLAB" ] || { echo "no fslab binary: cargo build first" >&2; exit 2; }
 ROUNDS=${1:-3}
 FEATURE=${FEATURE:-trace}
+LINE0=""
 case $FEATURE in
   trace) LINE="  trace: io" ;;
   counters) LINE="  counters: all" ;;
-  *) echo "FEATURE is trace or counters, not $FEATURE" >&2; exit 2 ;;
+  log_items)
+    LINE0="  counters: { sources: [xfs], sync: true }"
+    LINE="  counters: { sources: [xfs, xfs_log_items], sync: true }"
+    WORKLOADS=${WORKLOADS:-pptr} ;;
+  *) echo "FEATURE is trace, counters or log_items, not $FEATURE" >&2; exit 2 ;;
 esac
 WORKLOADS=${WORKLOADS:-e2fsck create}
 W=$(mktemp -d /var/tmp/fslab-bench-trace.XXXXXX)
@@ -29,7 +37,7 @@ trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
 
 experiment() { # NAME TRACE(0|1)
-  local extra=""
+  local extra="$LINE0"
   [ "$2" = 1 ] && extra="$LINE"
   case $1 in
     e2fsck) cat <<YAML
@@ -64,6 +72,27 @@ setup:
 workload:
   name: create
   run: fs_mark -d ../mnt/c{{iteration}} -D 16 -N 1 -n 1000 -s 0 -S 1 -L 1 -k
+  repeat: 9
+$extra
+YAML
+    ;;
+    pptr) cat <<YAML
+id: trace-overhead-pptr
+title: fsstress on XFS with parent pointers, with and without the log-item tracepoints
+devices:
+  data: { size: 2GiB }
+tools:
+  mkfs_xfs:
+    choices:
+      - run: [mkfs.xfs, -n, parent=1]
+        requires:
+          - { tool: mkfs.xfs, min_version: "6.10", package: xfsprogs }
+setup:
+  - run: "{{mkfs_xfs}} -q -f {{dev.data}}"
+  - mount: data
+workload:
+  name: pptr
+  run: "{{fslab}} stress -n 5000 -p 4 -z -f creat=1,mkdir=1,mknod=1,rmdir=1,unlink=1,link=1,rename=1 -d {{mnt}}/s{{iteration}} -s 1"
   repeat: 9
 $extra
 YAML
