@@ -33,7 +33,7 @@ pub use compare::{
     compare_runs, environment_diff, Basis, CompareOptions, Comparison, ComparisonRow, EnvDiff,
     Significance, DEFAULT_THRESHOLD_PCT,
 };
-pub use reshape::{filter_eq, group_mean, overlay, relative_to, with_point_id};
+pub use reshape::{filter_eq, group_mean, overlay, ratio_across, relative_to, with_point_id};
 pub use stats::{
     holm_adjust, is_warmup, point_stats, point_stats_rows, samples_by_point, summarize,
     welch_t_test, with_outliers, NoTest, PointSamples, PointStatsRow, Resolution, ResolutionSource,

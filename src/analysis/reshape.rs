@@ -129,6 +129,58 @@ pub fn overlay(sets: &[(&str, &DataFrame)]) -> Result<DataFrame, AnalysisError> 
     Ok(crate::frames::concat_diagonal(&frames)?)
 }
 
+/// One row per labelled runs frame (e.g. one bundle per image size): the mean `metric`
+/// of the `numerator` point's ok rows, of the `denominator` point's, and their ratio
+/// (columns `label`, `numerator`, `denominator`, `ratio`, `n_numerator`,
+/// `n_denominator`). A point a frame lacks gives nulls in its row, never a made-up
+/// number. Every ok row counts, the first iteration too: it shows what drives a ratio
+/// across runs, it is not a verdict (claims take replicates as their unit).
+pub fn ratio_across(
+    sets: &[(&str, &DataFrame)],
+    metric: &str,
+    numerator: &str,
+    denominator: &str,
+) -> Result<DataFrame, AnalysisError> {
+    let mut labels = Vec::new();
+    let (mut num, mut den, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut n_num, mut n_den) = (Vec::new(), Vec::new());
+    for (label, df) in sets {
+        let ids = str_values(df, FRAME, "point_id")?;
+        let values = f64_values(df, FRAME, metric)?;
+        let ok: Vec<bool> = match str_values(df, FRAME, "status") {
+            Ok(st) => st
+                .iter()
+                .map(|s| crate::store::RunStatus::is_ok_str(s.as_deref()))
+                .collect(),
+            Err(_) => vec![true; df.height()],
+        };
+        let mean_of = |point: &str| -> (Option<f64>, i64) {
+            let v: Vec<f64> = (0..df.height())
+                .filter(|&i| ok[i] && ids[i].as_deref() == Some(point))
+                .filter_map(|i| values[i].filter(|x| x.is_finite()))
+                .collect();
+            let n = v.len() as i64;
+            ((n > 0).then(|| v.iter().sum::<f64>() / n as f64), n)
+        };
+        let (a, na) = mean_of(numerator);
+        let (b, nb) = mean_of(denominator);
+        labels.push(label.to_string());
+        num.push(a);
+        den.push(b);
+        ratio.push(a.zip(b).filter(|(_, b)| *b != 0.0).map(|(a, b)| a / b));
+        n_num.push(na);
+        n_den.push(nb);
+    }
+    Ok(DataFrame::new_infer_height(vec![
+        Column::new("label".into(), labels),
+        Column::new("numerator".into(), num),
+        Column::new("denominator".into(), den),
+        Column::new("ratio".into(), ratio),
+        Column::new("n_numerator".into(), n_num),
+        Column::new("n_denominator".into(), n_den),
+    ])?)
+}
+
 /// The runs frame with a column `<metric>_rel`: `metric` divided by the baseline point's
 /// steady-state mean (the warm-up rule of [`super::stats`]: iterations after the first,
 /// by number, that are ok). A baseline without a steady state (one iteration) is scaled
@@ -263,5 +315,33 @@ mod tests {
         let rel = relative_to(&one, "wall_s", "x").unwrap();
         assert_eq!(f64_values(&rel, "t", "wall_s_rel").unwrap(), [Some(1.0)]);
         assert!(relative_to(&runs(), "wall_s", "a=9").is_err());
+    }
+
+    #[test]
+    fn ratio_across_sets_is_the_mean_of_ok_rows_and_says_what_is_missing() {
+        let a = df!(
+            "point_id" => ["fs=ext3", "fs=ext3", "fs=ext4", "fs=ext4"],
+            "status" => ["ok", "ok", "ok", "failed"],
+            "wall_s" => [4.0, 6.0, 2.0, 100.0],
+        )
+        .unwrap();
+        let b = df!(
+            "point_id" => ["fs=ext3"],
+            "status" => ["ok"],
+            "wall_s" => [8.0],
+        )
+        .unwrap();
+        let r = ratio_across(
+            &[("2GiB", &a), ("4GiB", &b)],
+            "wall_s",
+            "fs=ext3",
+            "fs=ext4",
+        )
+        .unwrap();
+        let ratio = r.column("ratio").unwrap().f64().unwrap().clone();
+        assert_eq!(ratio.get(0), Some(2.5));
+        assert_eq!(ratio.get(1), None);
+        let n = r.column("n_denominator").unwrap().i64().unwrap().clone();
+        assert_eq!((n.get(0), n.get(1)), (Some(1), Some(0)));
     }
 }
