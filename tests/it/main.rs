@@ -28,6 +28,7 @@ mod blockmap_getfsmap;
 mod blockmap_stream;
 mod bundle_format;
 mod charts;
+mod claims_drafts;
 mod cleanup_safety;
 mod cli_compare_report;
 mod cli_parse;

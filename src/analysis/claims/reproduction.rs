@@ -323,6 +323,7 @@ fn sections<'a>(
                 checked[idx[idx.len() - 1]]
                     .claims
                     .iter()
+                    .filter(|c| !c.draft)
                     .filter_map(|c| super::scale::check_over_scales(c, &var, &evs))
                     .collect()
             };
