@@ -26,9 +26,10 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 7] = [
+const ORDER: [&str; 8] = [
     "000-n10k",
     "000",
+    "000-b",
     "000-published",
     "001",
     "001-b",
