@@ -129,6 +129,20 @@ impl Tracefs {
     }
 }
 
+impl Tracefs {
+    /// A new instance of fslab's (`instances/fslab-<pid>-<ticks>-<n>`, which
+    /// [`reclaim_dead_instances`] removes once its process is gone) on an open tracefs.
+    fn new_instance() -> Result<(Tracefs, PathBuf), TraceError> {
+        let fs = Tracefs::open()?;
+        let instance = fs
+            .root
+            .join("instances")
+            .join(format!("{INSTANCE_PREFIX}{}", own_tag()));
+        std::fs::create_dir(&instance).map_err(io(&instance))?;
+        Ok((fs, instance))
+    }
+}
+
 impl Drop for Tracefs {
     fn drop(&mut self) {
         if self.private {
@@ -171,12 +185,7 @@ impl BlockTrace {
     /// Start tracing the requests of `devices` ((major, minor) pairs), with a ring buffer
     /// of `buffer_kb` per CPU.
     pub fn start(devices: &[(u32, u32)], buffer_kb: u64) -> Result<BlockTrace, TraceError> {
-        let fs = Tracefs::open()?;
-        let instance = fs
-            .root
-            .join("instances")
-            .join(format!("{INSTANCE_PREFIX}{}", own_tag()));
-        std::fs::create_dir(&instance).map_err(io(&instance))?;
+        let (fs, instance) = Tracefs::new_instance()?;
         let mut t = BlockTrace {
             instance,
             start_mono: 0.0,
@@ -271,12 +280,7 @@ impl EventCount {
     /// Count `system/event` (e.g. `xfs/xfs_cil_whiteout_skip`) where `filter` holds (an
     /// ftrace filter expression; empty: every event) from now on.
     pub fn start(system: &str, event: &str, filter: &str) -> Result<EventCount, TraceError> {
-        let fs = Tracefs::open()?;
-        let instance = fs
-            .root
-            .join("instances")
-            .join(format!("{INSTANCE_PREFIX}{}", own_tag()));
-        std::fs::create_dir(&instance).map_err(io(&instance))?;
+        let (fs, instance) = Tracefs::new_instance()?;
         let c = EventCount {
             instance,
             done: false,
