@@ -87,6 +87,12 @@ impl InstalledKernel {
         self.dir.join(&self.provenance.binary)
     }
 
+    /// Environment variables for the kernel process alone (never for the programs
+    /// the guest runs): none for a kernel built against the host's C library.
+    pub fn kernel_env(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// A configuration option of this kernel, from its `config`.
     pub fn config(&self, key: &str) -> ConfigValue {
         match std::fs::read_to_string(self.dir.join(provenance::CONFIG)) {

@@ -120,7 +120,9 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
             },
         );
     }
-    environment.devices = device_infos(plan, &mapped);
+    environment.devices = device_infos(plan, &mapped, environment.guest.is_some());
+    // Every point of a guest's bundle says where it was measured.
+    let guest_note = environment.guest.as_ref().map(guest_note);
     let manifest = Manifest {
         format_version: crate::store::FORMAT_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -161,7 +163,12 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
                     iterations: 0,
                     repeat_stop: None,
                     repeat_stops: Vec::new(),
-                    notes: check.map(|c| c.notes.clone()).unwrap_or_default(),
+                    notes: check
+                        .map(|c| c.notes.clone())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .chain(guest_note.clone())
+                        .collect(),
                 }
             })
             .collect(),
@@ -175,6 +182,17 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
     run_points(plan, opts, &work, &mut writer, &mapped)
+}
+
+/// What a point measured in a guest says: which kernel, and what a guest cannot show.
+pub fn guest_note(g: &crate::store::GuestInfo) -> String {
+    format!(
+        "measured in a {} guest (kernel {}, `{}`): {}",
+        g.kind,
+        g.release,
+        g.name,
+        g.caveats.join("; ")
+    )
 }
 
 /// The run order of a new bundle: the pairs of the points it runs (not the other

@@ -129,6 +129,21 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     // After reclaiming: a mapped device that a killed run left mounted is free again.
     let mapped = approve_mappings(plan, opts)?;
     let mut writer = BundleWriter::reopen(bundle_dir)?;
+    // The rest of a bundle is measured where its start was: on the host, or in a guest
+    // of the same kernel.
+    let kernel_of = |g: Option<crate::store::GuestInfo>| g.map_or("host".to_string(), |g| g.name);
+    let (here, there) = (
+        kernel_of(opts.target.environment(&[]).guest),
+        kernel_of(writer.manifest().environment.guest.clone()),
+    );
+    if here != there {
+        return Err(RunError::Resume {
+            bundle: bundle_dir.to_path_buf(),
+            message: format!(
+                "it was measured on kernel `{there}` and this run's is `{here}`; resume with --kernel {there}"
+            ),
+        });
+    }
     reset_unfinished(plan, &mut writer)?;
     let preflight = crate::doctor::check(plan, &*opts.target.host(opts.probe, work.path()));
     for p in &mut writer.manifest_mut().points {
@@ -159,7 +174,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     writer.manifest_mut().status = BundleStatus::Running;
     writer.manifest_mut().finished_at = None;
     if !mapped.is_empty() {
-        writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
+        writer.manifest_mut().environment.devices = device_infos(plan, &mapped, false);
     }
     run_points(plan, opts, &work, &mut writer, &mapped)
 }

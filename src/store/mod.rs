@@ -139,6 +139,27 @@ pub struct Environment {
     /// Program → the version it reports (or its Debian package version).
     pub tools: BTreeMap<String, String>,
     pub devices: Vec<DeviceInfo>,
+    /// Set when the points ran in a guest kernel (`fslab run --kernel`): every command
+    /// and every timing of the bundle ran inside it, and `kernel` is the guest's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guest: Option<GuestInfo>,
+}
+
+/// The guest kernel the points ran in.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct GuestInfo {
+    /// How the kernel ran: `User-Mode Linux`.
+    pub kind: String,
+    /// fslab's name for the kernel (`uml-bookworm`).
+    pub name: String,
+    /// What the guest said its kernel is (`uname -r` inside it).
+    pub release: String,
+    /// The guest's memory (`mem=`).
+    pub memory_bytes: u64,
+    /// Where the kernel came from (its `kernel.json`: package, version, sha256).
+    pub provenance: serde_json::Value,
+    /// What a measurement in this guest does not show (said with every verdict).
+    pub caveats: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -15,8 +15,10 @@
 mod local;
 #[cfg(test)]
 pub(super) mod mock;
+pub mod uml;
 
 pub use local::LocalTarget;
+pub use uml::{GuestError, UmlTarget};
 
 use super::counters::PointCounters;
 use super::exec::ExecOutcome;
@@ -67,6 +69,10 @@ pub struct Replicate<'a> {
     pub dir: PathBuf,
     /// Devices the user mapped with `--device`.
     pub mapped: &'a [MappedDevice],
+    /// The point's log directory in the bundle (a guest's kernel log goes there).
+    pub log_dir: PathBuf,
+    /// Which replicate (from 1).
+    pub replicate: u32,
 }
 
 /// A built-in step, rendered and checked (its paths are inside the point's directory).
