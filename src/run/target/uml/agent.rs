@@ -3,13 +3,16 @@
 //! mounted). It answers [`Request`]s over the guest's second console until fslab says
 //! `poweroff` or its end of the channel closes, then flushes and powers the guest off.
 //!
-//! Commands run as the local target runs them without a spawner ([`exec::exec`]): in
-//! their own process group, output appended to files, timed from `exec` to reaping,
-//! CPU time of the whole tree from `RUSAGE_CHILDREN`; here every number is the guest
-//! kernel's.
+//! Commands run as the local target runs them: through a [`Spawner`] (forked once;
+//! each command is then `posix_spawn`ed, so no page tables of fslab are copied: in a
+//! UML guest a fork of fslab costs about 100 ms), else by [`exec::exec`]; in their own
+//! process group, output appended to files, timed from `exec` to reaping, CPU time of
+//! the whole tree. Here every number is the guest kernel's.
 
 use super::protocol::{line, Exited, Reply, Request};
-use crate::run::exec;
+use crate::devices::PointCgroup;
+use crate::run::exec::{self, ExecOutcome};
+use crate::run::spawner::Spawner;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
@@ -78,12 +81,16 @@ pub fn serve(channel: &Path) -> Result<(), AgentError> {
             // fslab's end closed: power off (the sender drops here).
         });
     }
+    // No cgroups in the guest: the spawner joins none.
+    let mut spawner = PointCgroup::create(&[])
+        .ok()
+        .and_then(|cg| Spawner::start(&cg).ok());
     while let Ok(req) = rx.recv() {
         if req == Request::Poweroff {
             break;
         }
         cancel.store(false, Ordering::SeqCst);
-        let reply = handle(req, &cancel);
+        let reply = handle(req, &cancel, &mut spawner);
         send(&mut out, &reply)?;
     }
     power_off();
@@ -104,7 +111,30 @@ fn raw_mode(tty: &std::fs::File) -> std::io::Result<()> {
     tcsetattr(tty.as_fd(), SetArg::TCSANOW, &t).map_err(std::io::Error::from)
 }
 
-fn handle(req: Request, cancel: &AtomicBool) -> Reply {
+/// Run one command: through the spawner while it works, else from the agent itself.
+fn run(
+    spawner: &mut Option<Spawner>,
+    argv: &[String],
+    cwd: &Path,
+    stdout: &Path,
+    stderr: &Path,
+    timeout: Option<Duration>,
+    cancel: &AtomicBool,
+) -> std::io::Result<ExecOutcome> {
+    if let Some(s) = spawner {
+        match s.run(argv, cwd, stdout, stderr, timeout, cancel) {
+            Ok(o) => return Ok(o),
+            Err(e) => {
+                // Whether it ran is unknown: said, and the next command starts without.
+                *spawner = None;
+                return Err(std::io::Error::other(e.to_string()));
+            }
+        }
+    }
+    exec::exec(argv, cwd, stdout, stderr, timeout, cancel, None)
+}
+
+fn handle(req: Request, cancel: &AtomicBool, spawner: &mut Option<Spawner>) -> Reply {
     let failed = |message: String| Reply::Failed { message };
     match req {
         Request::Exec {
@@ -120,7 +150,7 @@ fn handle(req: Request, cancel: &AtomicBool) -> Reply {
                 }
             }
             let timeout = timeout_ms.map(Duration::from_millis);
-            let r = exec::exec(&argv, &cwd, &stdout, &stderr, timeout, cancel, None);
+            let r = run(spawner, &argv, &cwd, &stdout, &stderr, timeout, cancel);
             // Orphans of the command were reparented to the agent (PID 1): reap them.
             reap();
             // What the command wrote reaches the host's files before fslab reads them.
