@@ -51,4 +51,13 @@ else
   echo "fslab: provisioning xfsprogs 6.13.0 from Debian trixie's source (fslab tools install xfsprogs)"
   (cd "$(dirname "$0")/.." && cargo run --quiet --bin fslab -- tools install xfsprogs)
 fi
+# A User-Mode Linux kernel for `fslab run --kernel uml-bookworm` and tests/it/uml.rs:
+# Debian 12's user-mode-linux package (6.1, CONFIG_XFS_RT=y), fetched with fslab's own
+# apt state into the tools directory (never /etc/apt), with its provenance. ~10 s.
+if compgen -G "$tools_dir/kernels/uml-bookworm/kernel.json" >/dev/null; then
+  echo "fslab: uml-bookworm kernel present in $tools_dir/kernels"
+else
+  echo "fslab: installing the uml-bookworm kernel (fslab kernels install uml-bookworm)"
+  (cd "$(dirname "$0")/.." && cargo run --quiet --bin fslab -- kernels install uml-bookworm)
+fi
 echo "fslab: dependencies installed"

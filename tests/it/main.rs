@@ -59,3 +59,4 @@ mod stress;
 mod throttle;
 mod tiers;
 mod tools;
+mod uml;

@@ -11,6 +11,9 @@ pub enum Need {
     Root,
     /// Block throttling: cgroup v2 with the io controller, or cgroup v1 blkio.
     Throttle,
+    /// A User-Mode Linux guest: root, and the `uml-bookworm` kernel installed in
+    /// fslab's tools directory (scripts/install-deps.sh installs it).
+    Uml,
 }
 
 impl Need {
@@ -19,6 +22,7 @@ impl Need {
         match self {
             Need::Root => "FSLAB_REQUIRE_ROOT",
             Need::Throttle => "FSLAB_REQUIRE_THROTTLE",
+            Need::Uml => "FSLAB_REQUIRE_UML",
         }
     }
 
@@ -27,6 +31,12 @@ impl Need {
         match self {
             Need::Root => nix::unistd::geteuid().is_root(),
             Need::Throttle => fslab::devices::throttle::host_hierarchy().is_some(),
+            Need::Uml => {
+                nix::unistd::geteuid().is_root()
+                    && fslab::kernels::installed()
+                        .iter()
+                        .any(|k| k.provenance.name == "uml-bookworm")
+            }
         }
     }
 }
