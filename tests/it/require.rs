@@ -11,8 +11,8 @@ pub enum Need {
     Root,
     /// Block throttling: cgroup v2 with the io controller, or cgroup v1 blkio.
     Throttle,
-    /// A User-Mode Linux guest: root, and the `uml-bookworm` kernel installed in
-    /// fslab's tools directory (scripts/install-deps.sh installs it).
+    /// User-Mode Linux guests: root, and the `uml-bookworm` and `uml-trixie` kernels
+    /// installed in fslab's tools directory (scripts/install-deps.sh installs them).
     Uml,
 }
 
@@ -32,10 +32,11 @@ impl Need {
             Need::Root => nix::unistd::geteuid().is_root(),
             Need::Throttle => fslab::devices::throttle::host_hierarchy().is_some(),
             Need::Uml => {
+                let installed = fslab::kernels::installed();
                 nix::unistd::geteuid().is_root()
-                    && fslab::kernels::installed()
+                    && ["uml-bookworm", "uml-trixie"]
                         .iter()
-                        .any(|k| k.provenance.name == "uml-bookworm")
+                        .all(|n| installed.iter().any(|k| k.provenance.name == *n))
             }
         }
     }
