@@ -156,6 +156,10 @@ pub struct GuestInfo {
     pub release: String,
     /// The guest's memory (`mem=`).
     pub memory_bytes: u64,
+    /// How long the run's first guest took from starting its kernel to its agent's
+    /// first word (each replicate boots its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_s: Option<f64>,
     /// Where the kernel came from (its `kernel.json`: package, version, sha256).
     pub provenance: serde_json::Value,
     /// What a measurement in this guest does not show (said with every verdict).

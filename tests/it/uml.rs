@@ -133,6 +133,7 @@ fn a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so() {
     assert_eq!(m.environment.kernel, g.release);
     assert_eq!(g.provenance["package"], "user-mode-linux");
     assert_eq!(g.memory_bytes, 1 << 30);
+    assert!(g.boot_s.is_some_and(|b| b > 0.0 && b < 90.0), "{g:?}");
     assert!(g.caveats.iter().any(|c| c.contains("fsync")), "{g:?}");
     // Both points ran (the preflight read the guest kernel's CONFIG_XFS_RT), and each
     // says it was measured in a guest.

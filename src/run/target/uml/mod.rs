@@ -240,6 +240,7 @@ impl UmlTarget {
                 .get()
                 .map_or_else(|| p.release.clone(), |x| x.release.clone()),
             memory_bytes: self.mem_bytes,
+            boot_s: self.probed.get().map(|x| x.boot.as_secs_f64()),
             provenance: serde_json::to_value(p).unwrap_or_default(),
             caveats: UML_CAVEATS.iter().map(|c| c.to_string()).collect(),
         }
@@ -551,12 +552,5 @@ impl Host for UmlHost {
     /// Everything the guest has is built in (`/proc/filesystems` of a booted guest).
     fn fs_module(&self, _fstype: &str) -> bool {
         false
-    }
-}
-
-/// How long the first guest of this target took to boot (BENCHMARKS.md).
-impl UmlTarget {
-    pub fn boot_time(&self) -> Option<Duration> {
-        self.probed.get().map(|p| p.boot)
     }
 }
