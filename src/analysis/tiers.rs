@@ -123,10 +123,17 @@ pub fn substitutions(m: &Manifest) -> Vec<Substitution> {
         });
     }
     out.extend(medium_substitutions(m));
-    if let Some(g) = &m.environment.guest {
+    // With a `kernel` axis, only the points whose `kernel` names a guest ran in it.
+    let axis = m.points.iter().any(|p| p.vars.contains_key("kernel"));
+    for g in &m.environment.guests {
+        let which = if axis {
+            format!("points with kernel={} ", g.name)
+        } else {
+            String::new()
+        };
         out.push(Substitution {
             kind: SubstitutionKind::Guest,
-            what: format!("measured in a {} guest: {}", g.kind, guest_what(g)),
+            what: format!("{which}measured in a {} guest: {}", g.kind, guest_what(g)),
         });
     }
     out
@@ -189,7 +196,7 @@ fn medium_substitutions(m: &Manifest) -> Vec<Substitution> {
                     d.backing,
                     post.label()
                 ),
-                _ if m.environment.guest.is_some() => format!(
+                _ if !m.environment.guests.is_empty() => format!(
                     "medium: device `{}` is a guest's ubd disk on an image file here ({}); the post used {}",
                     d.name,
                     d.backing,

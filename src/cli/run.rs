@@ -94,19 +94,29 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         opts.work_dir = w;
     }
     opts.fail_fast = args.fail_fast;
-    match args.kernel.as_deref() {
-        None | Some("host") => {
+    let mem = args
+        .guest_mem
+        .map_or(fslab::run::target::uml::DEFAULT_GUEST_MEM, |m| m.as_u64());
+    if mem < (64 << 20) {
+        anyhow::bail!("--guest-mem {mem} bytes: a guest needs at least 64MiB");
+    }
+    // A `kernel` variable (a matrix axis) puts the points on several kernels.
+    let axis = fslab::run::target::for_plan(&plan, mem)?;
+    match (args.kernel.as_deref(), axis) {
+        (Some(k), Some(_)) if k != "host" => anyhow::bail!(
+            "--kernel {k}: the experiment names each point's kernel in its `{}` variable; choose with --set {}={k}",
+            fslab::run::target::KERNEL_VAR,
+            fslab::run::target::KERNEL_VAR
+        ),
+        (_, Some(axis)) => opts.target = Arc::new(axis),
+        (None | Some("host"), None) => {
             if args.guest_mem.is_some() {
-                anyhow::bail!("--guest-mem is the memory of a guest: it needs --kernel NAME");
+                anyhow::bail!(
+                    "--guest-mem is the memory of a guest: it needs --kernel NAME or a `kernel` axis"
+                );
             }
         }
-        Some(name) => {
-            let mem = args
-                .guest_mem
-                .map_or(fslab::run::target::uml::DEFAULT_GUEST_MEM, |m| m.as_u64());
-            if mem < (64 << 20) {
-                anyhow::bail!("--guest-mem {mem} bytes: a guest needs at least 64MiB");
-            }
+        (Some(name), None) => {
             opts.target = Arc::new(fslab::run::target::UmlTarget::new(name, mem)?);
         }
     }

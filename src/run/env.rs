@@ -58,6 +58,6 @@ pub fn capture_environment(programs: &[String]) -> Environment {
         hostname,
         tools,
         devices: Vec::new(),
-        guest: None,
+        guests: Vec::new(),
     }
 }

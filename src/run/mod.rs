@@ -98,7 +98,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     let mapped = approve_mappings(plan, opts)?;
     let exp = &plan.experiment;
     let target = &*opts.target;
-    let preflight = crate::doctor::check(plan, &*target.host(opts.probe, work.path()));
+    let preflight = target.preflight(plan, opts.probe, work.path());
     let mut environment = target.environment(&programs(plan));
     let mut tools = std::collections::BTreeMap::new();
     for (name, t) in &plan.tools {
@@ -120,9 +120,9 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
             },
         );
     }
-    environment.devices = device_infos(plan, &mapped, environment.guest.is_some());
-    // Every point of a guest's bundle says where it was measured.
-    let guest_note = environment.guest.as_ref().map(guest_note);
+    let in_guest =
+        !plan.points.is_empty() && plan.points.iter().all(|p| target.guest_of(p).is_some());
+    environment.devices = device_infos(plan, &mapped, in_guest);
     let manifest = Manifest {
         format_version: crate::store::FORMAT_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -167,7 +167,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
                         .map(|c| c.notes.clone())
                         .unwrap_or_default()
                         .into_iter()
-                        .chain(guest_note.clone())
+                        .chain(target.guest_of(p).as_ref().map(guest_note))
                         .collect(),
                 }
             })

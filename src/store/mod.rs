@@ -139,10 +139,12 @@ pub struct Environment {
     /// Program → the version it reports (or its Debian package version).
     pub tools: BTreeMap<String, String>,
     pub devices: Vec<DeviceInfo>,
-    /// Set when the points ran in a guest kernel (`fslab run --kernel`): every command
-    /// and every timing of the bundle ran inside it, and `kernel` is the guest's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guest: Option<GuestInfo>,
+    /// The guest kernels points ran in; empty when every point ran on the host. With
+    /// `fslab run --kernel` every point ran in the one guest (and `kernel` is its); with a
+    /// `kernel` matrix axis each point ran where its `kernel` value says (`host` or a
+    /// guest's name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guests: Vec<GuestInfo>,
 }
 
 /// The guest kernel the points ran in.

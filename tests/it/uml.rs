@@ -126,7 +126,8 @@ fn a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so() {
     let m = b.manifest();
 
     // The kernel measured is the guest's, with where it came from.
-    let g = m.environment.guest.as_ref().expect("environment.guest");
+    assert_eq!(m.environment.guests.len(), 1);
+    let g = &m.environment.guests[0];
     assert_eq!(g.name, "uml-bookworm");
     assert_eq!(g.kind, "User-Mode Linux");
     assert!(g.release.starts_with("6.1."), "{g:?}");
@@ -232,7 +233,7 @@ fn trixie_runs_with_its_own_c_library_and_takes_another_truncate_path() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let b = fslab::store::Bundle::open(&s.bundles("uml-rt")[0]).unwrap();
-    let g = b.manifest().environment.guest.clone().unwrap();
+    let g = b.manifest().environment.guests[0].clone();
     assert!(g.release.starts_with("6.12."), "{g:?}");
     // Trixie's C library came with it, and the kernel ran with it (the host's is too
     // old); the programs in the guest ran with the host's (they would not start else).
@@ -241,6 +242,91 @@ fn trixie_runs_with_its_own_c_library_and_takes_another_truncate_path() {
     // ([0..7] written, the rest unwritten) at 8k and at 64k.
     let ext = b.table("extents").unwrap();
     assert_eq!(ext.height(), 4, "{ext}");
+    assert_clean(&s);
+    let _ = std::fs::remove_dir_all(&s.root);
+}
+
+/// One ext4 workload on the host and in a guest, side by side in one bundle.
+const AXIS_EXPERIMENT: &str = r#"
+id: uml-axis
+title: "host and guest side by side"
+devices:
+  data: { size: 64MiB }
+matrix:
+  kernel: [host, uml-bookworm]
+setup:
+  - run: mkfs.ext4 -q {{dev.data}}
+  - mount: data
+workload:
+  run: touch {{mnt}}/f{{i}}
+  times: 5
+capture:
+  - name: release
+    run: uname -r
+teardown:
+  - umount: "{{mnt}}"
+"#;
+
+#[test]
+fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
+    if !uml("a_kernel_axis_puts_the_host_and_a_guest_side_by_side") {
+        return;
+    }
+    let s = Scratch::new("umla");
+    let exp = s.root.join("uml-axis.yaml");
+    std::fs::write(&exp, AXIS_EXPERIMENT).unwrap();
+    let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = s.bundles("uml-axis")[0].clone();
+    let b = fslab::store::Bundle::open(&dir).unwrap();
+    let m = b.manifest();
+    // The environment is the host's, with the guest beside it.
+    let host_release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert_eq!(m.environment.kernel, host_release.trim());
+    assert_eq!(m.environment.guests.len(), 1);
+    assert_eq!(m.environment.guests[0].name, "uml-bookworm");
+    let release = |p: &fslab::store::PointRecord| {
+        std::fs::read_to_string(
+            dir.join("logs")
+                .join(format!("{:02}-{}", p.index, p.id))
+                .join("capture-01-release.stdout"),
+        )
+        .unwrap()
+        .trim()
+        .to_string()
+    };
+    let host = &m.points[0];
+    let guest = &m.points[1];
+    assert_eq!(host.id, "kernel=host");
+    assert_eq!(guest.id, "kernel=uml-bookworm");
+    assert_eq!(release(host), host_release.trim());
+    assert!(release(guest).starts_with("6.1."), "{}", release(guest));
+    // Only the guest's point says it was measured in a guest, and the substitution
+    // names which points.
+    assert!(!host.notes.iter().any(|n| n.contains("guest")), "{host:?}");
+    assert!(
+        guest
+            .notes
+            .iter()
+            .any(|n| n.starts_with("measured in a User-Mode Linux guest")),
+        "{guest:?}"
+    );
+    let subs = fslab::analysis::tiers::substitutions(m);
+    assert!(
+        subs.iter().any(|s| s
+            .what
+            .starts_with("points with kernel=uml-bookworm measured in a User-Mode Linux guest")),
+        "{subs:?}"
+    );
+    assert_eq!(b.runs().unwrap().height(), 2);
+    // --kernel with an axis is refused: the axis says each point's kernel.
+    let o = s.run(&["run", exp.to_str().unwrap(), "--kernel", "uml-bookworm"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--set kernel=uml-bookworm"),
+        "{}",
+        text(&o)
+    );
     assert_clean(&s);
     let _ = std::fs::remove_dir_all(&s.root);
 }

@@ -12,11 +12,13 @@
 //! devices, the point's cgroups, the host's `mount`. A mock target (in the tests)
 //! runs the loop without root.
 
+mod axis;
 mod local;
 #[cfg(test)]
 pub(super) mod mock;
 pub mod uml;
 
+pub use axis::{for_plan, KernelAxis, KERNEL_VAR};
 pub use local::LocalTarget;
 pub use uml::{GuestError, UmlTarget};
 
@@ -30,7 +32,7 @@ use crate::doctor::{Host, Probe};
 use crate::plan::{Plan, Point};
 use crate::spec::media::{CounterSource, TraceKind};
 use crate::spec::Value;
-use crate::store::{Environment, ExecutableRecord};
+use crate::store::{Environment, ExecutableRecord, GuestInfo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -54,6 +56,16 @@ pub trait Target: Send + Sync {
 
     /// Every program the plan's steps start, resolved as this target resolves it.
     fn executables(&self, plan: &Plan) -> BTreeMap<String, ExecutableRecord>;
+
+    /// The preflight: every point of `plan` checked against the host it runs on.
+    fn preflight(&self, plan: &Plan, probe: Probe, work: &Path) -> crate::doctor::Report {
+        crate::doctor::check(plan, &*self.host(probe, work))
+    }
+
+    /// The guest kernel `point` runs in, if it runs in one.
+    fn guest_of(&self, _point: &Point) -> Option<GuestInfo> {
+        None
+    }
 
     /// Open one replicate of a point: make its directory and devices. Everything the
     /// session made is released by [`Session::release`], or when it is dropped.

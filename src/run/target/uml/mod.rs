@@ -26,7 +26,7 @@ use crate::devices::{PointDevices, WorkDir};
 use crate::doctor::{ConfigValue, Host, Probe};
 use crate::host::Machine;
 use crate::kernels::{self, InstalledKernel};
-use crate::plan::Plan;
+use crate::plan::{Plan, Point};
 use crate::run::counters::PointCounters;
 use crate::run::exec::ExecOutcome;
 use crate::run::target::LocalTarget;
@@ -194,6 +194,24 @@ impl UmlTarget {
         })
     }
 
+    /// Boot one guest (once per target) to learn its kernel, unless done already.
+    pub(super) fn ensure_probed(&self, work: &WorkDir) -> Result<(), RunError> {
+        if self.probed.get().is_none() {
+            let p = self.probe(work)?;
+            let _ = self.probed.set(p);
+        }
+        Ok(())
+    }
+
+    /// The doctor's view of this guest.
+    pub(super) fn guest_host(&self) -> UmlHost {
+        UmlHost {
+            machine: Machine::new(),
+            kernel: self.kernel.clone(),
+            probed: self.probed.get().cloned(),
+        }
+    }
+
     /// Boot one guest with no disks: its kernel release and filesystems, for the
     /// doctor and the manifest.
     fn probe(&self, work: &WorkDir) -> Result<Probed, RunError> {
@@ -230,7 +248,7 @@ impl UmlTarget {
     }
 
     /// The guest's description for the manifest.
-    fn guest_info(&self) -> GuestInfo {
+    pub(super) fn guest_info(&self) -> GuestInfo {
         let p = &self.kernel.provenance;
         GuestInfo {
             kind: p.kind.describe().to_string(),
@@ -255,19 +273,12 @@ impl Target for UmlTarget {
             return Err(GuestError::Mapped.into());
         }
         let work = LocalTarget.prepare(opts)?;
-        if self.probed.get().is_none() {
-            let p = self.probe(&work)?;
-            let _ = self.probed.set(p);
-        }
+        self.ensure_probed(&work)?;
         Ok(work)
     }
 
     fn host(&self, _probe: Probe, _work: &Path) -> Box<dyn Host> {
-        Box::new(UmlHost {
-            machine: Machine::new(),
-            kernel: self.kernel.clone(),
-            probed: self.probed.get().cloned(),
-        })
+        Box::new(self.guest_host())
     }
 
     /// The host's environment (its CPU, distribution, tools: the guest runs the host's
@@ -276,7 +287,7 @@ impl Target for UmlTarget {
         let mut e = env::capture_environment(programs);
         let info = self.guest_info();
         e.kernel = info.release.clone();
-        e.guest = Some(info);
+        e.guests = vec![info];
         e
     }
 
@@ -286,6 +297,10 @@ impl Target for UmlTarget {
 
     fn executables(&self, plan: &Plan) -> BTreeMap<String, ExecutableRecord> {
         executables::record(plan)
+    }
+
+    fn guest_of(&self, _point: &Point) -> Option<GuestInfo> {
+        Some(self.guest_info())
     }
 
     fn open<'a>(&'a self, r: Replicate<'a>) -> Result<Box<dyn Session + 'a>, RunError> {
@@ -509,7 +524,7 @@ impl Session for UmlSession<'_> {
 
 /// The doctor's view of a guest: the host's programs (the guest runs them through
 /// hostfs), the guest kernel's release, configuration and filesystems.
-struct UmlHost {
+pub(super) struct UmlHost {
     machine: Machine,
     kernel: InstalledKernel,
     probed: Option<Probed>,
