@@ -319,6 +319,26 @@ fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
         "{subs:?}"
     );
     assert_eq!(b.runs().unwrap().height(), 2);
+    // `fslab doctor` checks each point against its own kernel: realtime XFS is fine in
+    // the guest (its configuration has CONFIG_XFS_RT=y), whatever the host has.
+    let rt = s.root.join("uml-rt-axis.yaml");
+    std::fs::write(
+        &rt,
+        RT_EXPERIMENT.replace(
+            "matrix:\n  rtextsize: [8k, 64k]",
+            "matrix:\n  kernel: [host, uml-bookworm]\n  rtextsize: [8k]",
+        ),
+    )
+    .unwrap();
+    let o = s.run(&["doctor", rt.to_str().unwrap(), "--json", "--probe", "never"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{report}");
+    assert_eq!(
+        points[1]["id"], "kernel=uml-bookworm,rtextsize=8k",
+        "{report}"
+    );
+    assert_eq!(points[1]["problems"], serde_json::json!([]), "{report}");
     // --kernel with an axis is refused: the axis says each point's kernel.
     let o = s.run(&["run", exp.to_str().unwrap(), "--kernel", "uml-bookworm"]);
     assert!(!o.status.success());

@@ -557,11 +557,29 @@ impl Host for UmlHost {
         )
     }
 
+    /// What a booted guest listed in `/proc/filesystems`; before one booted (`fslab
+    /// doctor`), the filesystems its configuration builds in.
     fn filesystems(&self) -> Vec<String> {
-        self.probed
-            .as_ref()
-            .map(|p| p.filesystems.clone())
-            .unwrap_or_default()
+        if let Some(p) = &self.probed {
+            return p.filesystems.clone();
+        }
+        let built_in = |key: &str| self.kernel.config(key) == ConfigValue::BuiltIn;
+        let mut out: Vec<String> = Vec::new();
+        for (key, fs) in [
+            ("CONFIG_XFS_FS", &["xfs"][..]),
+            ("CONFIG_EXT4_FS", &["ext4", "ext3"][..]),
+            ("CONFIG_EXT4_USE_FOR_EXT2", &["ext2"][..]),
+            ("CONFIG_EXT2_FS", &["ext2"][..]),
+            ("CONFIG_BTRFS_FS", &["btrfs"][..]),
+            ("CONFIG_TMPFS", &["tmpfs"][..]),
+        ] {
+            for f in fs.iter().filter(|_| built_in(key)) {
+                if !out.iter().any(|o| o == f) {
+                    out.push(f.to_string());
+                }
+            }
+        }
+        out
     }
 
     /// Everything the guest has is built in (`/proc/filesystems` of a booted guest).
