@@ -10,7 +10,8 @@ need_apt=()
 # fio: the fio example experiment (tests/it/fio_example.rs).
 # slurm-wlm, munge: tests/it/slurm.rs runs a one-node Slurm (scripts/slurm-local.sh).
 # autoconf, automake: `fslab tools install --git` (a checkout has no configure yet).
-for pkg in gcc autoconf automake xfsprogs e2fsprogs btrfs-progs fsmark fio util-linux procps kmod time fonts-dejavu-core chromium slurm-wlm munge; do
+# patchelf: `fslab kernels install uml-trixie` sets the kernel's ELF interpreter.
+for pkg in patchelf gcc autoconf automake xfsprogs e2fsprogs btrfs-progs fsmark fio util-linux procps kmod time fonts-dejavu-core chromium slurm-wlm munge; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -51,4 +52,16 @@ else
   echo "fslab: provisioning xfsprogs 6.13.0 from Debian trixie's source (fslab tools install xfsprogs)"
   (cd "$(dirname "$0")/.." && cargo run --quiet --bin fslab -- tools install xfsprogs)
 fi
+# User-Mode Linux kernels for `fslab run --kernel NAME` and tests/it/uml.rs: Debian 12's
+# user-mode-linux package (6.1) and Debian 13's (6.12, with trixie's C library), both
+# with CONFIG_XFS_RT=y, fetched with fslab's own apt state into the tools directory
+# (never /etc/apt), with their provenance. ~10-30 s each.
+for k in uml-bookworm uml-trixie; do
+  if compgen -G "$tools_dir/kernels/$k/kernel.json" >/dev/null; then
+    echo "fslab: $k kernel present in $tools_dir/kernels"
+  else
+    echo "fslab: installing the $k kernel (fslab kernels install $k)"
+    (cd "$(dirname "$0")/.." && cargo run --quiet --bin fslab -- kernels install "$k")
+  fi
+done
 echo "fslab: dependencies installed"

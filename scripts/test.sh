@@ -14,6 +14,8 @@ export FSLAB_REQUIRE_JUPYTER=1
 # without root or a blkio/io hierarchy they fail instead of saying SKIPPED (tests/it/require.rs).
 export FSLAB_REQUIRE_ROOT=1
 export FSLAB_REQUIRE_THROTTLE=1
+# The guest tests must really boot a User-Mode Linux guest (install-deps installs uml-bookworm).
+export FSLAB_REQUIRE_UML=1
 
 # Test output kept for inspection (bundles, screenshots): keep a day's worth.
 if [ -d /var/tmp/fslab-test-stats ]; then

@@ -71,6 +71,8 @@ pub enum SubstitutionKind {
     /// The device is not the post's kind of storage: a disk model, or a loop device on
     /// an image file where the post names an HDD, SSD, pmem or RAM disk.
     Medium,
+    /// The points ran in a guest kernel (User-Mode Linux), not on a machine's own.
+    Guest,
 }
 
 /// One substitution, named.
@@ -121,7 +123,40 @@ pub fn substitutions(m: &Manifest) -> Vec<Substitution> {
         });
     }
     out.extend(medium_substitutions(m));
+    // With a `kernel` axis, only the points whose `kernel` names a guest ran in it.
+    let axis = m.points.iter().any(|p| p.vars.contains_key("kernel"));
+    for g in &m.environment.guests {
+        let which = if axis {
+            format!("points with kernel={} ", g.name)
+        } else {
+            String::new()
+        };
+        out.push(Substitution {
+            kind: SubstitutionKind::Guest,
+            what: format!("{which}measured in a {} guest: {}", g.kind, guest_what(g)),
+        });
+    }
     out
+}
+
+/// The guest's kernel, where it came from, and what it cannot show.
+fn guest_what(g: &crate::store::GuestInfo) -> String {
+    let source = ["package", "package_version"]
+        .iter()
+        .filter_map(|k| g.provenance.get(*k).and_then(|v| v.as_str()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    format!(
+        "kernel {} (`{}`{}); {}",
+        g.release,
+        g.name,
+        if source.is_empty() {
+            String::new()
+        } else {
+            format!(", {source}")
+        },
+        g.caveats.join("; ")
+    )
 }
 
 /// The post's storage, as the bundle's experiment states it (`source: [{ medium: … }]`).
@@ -157,6 +192,12 @@ fn medium_substitutions(m: &Manifest) -> Vec<Substitution> {
                 ),
                 _ if d.backing.starts_with("mapped ") => format!(
                     "medium: device `{}` is {}, whose kind of storage is not recorded; the post used {}",
+                    d.name,
+                    d.backing,
+                    post.label()
+                ),
+                _ if !m.environment.guests.is_empty() => format!(
+                    "medium: device `{}` is a guest's ubd disk on an image file here ({}); the post used {}",
                     d.name,
                     d.backing,
                     post.label()

@@ -37,7 +37,16 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         ProbeArg::Always => Probe::Always,
     };
     let work = args.work_dir.unwrap_or_else(fslab::run::default_work_dir);
-    let report = doctor::check(&plan, &SystemHost::new(probe, work));
+    // A `kernel` axis: each point against its own kernel (a guest's: its configuration
+    // and built-in filesystems; no guest is booted).
+    let report =
+        match fslab::run::target::for_plan(&plan, fslab::run::target::uml::DEFAULT_GUEST_MEM)? {
+            Some(axis) => {
+                use fslab::run::target::Target;
+                axis.preflight(&plan, probe, &work)
+            }
+            None => doctor::check(&plan, &SystemHost::new(probe, work)),
+        };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -14,7 +14,9 @@ pub struct Args {
 pub enum Command {
     /// Fetch a kernel into fslab's tools directory ($FSLAB_TOOLS_DIR, else
     /// ~/.cache/fslab/tools), with fslab's own apt state (never /etc/apt): `uml-bookworm`
-    /// is Debian 12's User-Mode Linux package.
+    /// is Debian 12's User-Mode Linux package (6.1), `uml-trixie` Debian 13's (6.12,
+    /// with trixie's C library: its loader is set as the kernel's interpreter with
+    /// `patchelf`, and its library path is given to the kernel process alone).
     Install(InstallArgs),
     /// What is installed: each kernel's version, provenance and the configuration
     /// options experiments ask for.
@@ -23,7 +25,7 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
-    /// The kernel: `uml-bookworm`.
+    /// The kernel: `uml-bookworm` or `uml-trixie`.
     pub kernel: String,
 }
 
@@ -69,6 +71,12 @@ fn list() -> anyhow::Result<ExitCode> {
         println!("      from: {}", p.source_line());
         println!("      sha256: {}  {}", p.deb.sha256, p.deb.name);
         println!("      kernel: {}", k.binary().display());
+        if let Some(l) = &p.libc {
+            println!(
+                "      C library: {} {} ({}), sha256 {}",
+                l.package, l.package_version, l.deb.name, l.deb.sha256
+            );
+        }
         let options: Vec<String> = kernels::SHOWN_OPTIONS
             .iter()
             .map(|o| {

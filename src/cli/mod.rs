@@ -72,6 +72,12 @@ pub enum Command {
     Tools(tools::Args),
     /// Other kernels than the host's, for guests: Debian's User-Mode Linux (install, list).
     Kernels(kernels::Args),
+    /// fslab's agent inside a guest kernel: its init runs it (not for people).
+    #[command(hide = true)]
+    GuestAgent {
+        /// The guest's console that fslab talks to (`/dev/tty1`).
+        channel: PathBuf,
+    },
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -95,6 +101,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tools(a) => tools::main(a),
         Command::Kernels(a) => kernels::main(a),
         Command::Import(a) => import::main(a),
+        Command::GuestAgent { channel } => {
+            fslab::run::target::uml::agent::serve(&channel)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

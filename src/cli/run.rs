@@ -53,6 +53,16 @@ pub struct Args {
     /// executed copy and its HTML in it: notebook/NAME.ipynb and notebook/NAME.html.
     #[arg(long = "notebook", value_name = "NB.ipynb")]
     pub notebooks: Vec<PathBuf>,
+    /// Run every point in a guest of this kernel instead of on the host's own
+    /// (`fslab kernels install uml-bookworm`, `fslab kernels list`): each replicate
+    /// boots its own User-Mode Linux guest, its devices are image files the guest sees
+    /// as /dev/ubdX, and the manifest and every verdict say the numbers were measured
+    /// there (docs/kernels.md). `host` is the host's kernel (the default).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// The guest's memory with --kernel (`mem=`; default 1GiB); the manifest records it.
+    #[arg(long, value_name = "SIZE")]
+    pub guest_mem: Option<bytesize::ByteSize>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -84,6 +94,32 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         opts.work_dir = w;
     }
     opts.fail_fast = args.fail_fast;
+    let mem = args
+        .guest_mem
+        .map_or(fslab::run::target::uml::DEFAULT_GUEST_MEM, |m| m.as_u64());
+    if mem < (64 << 20) {
+        anyhow::bail!("--guest-mem {mem} bytes: a guest needs at least 64MiB");
+    }
+    // A `kernel` variable (a matrix axis) puts the points on several kernels.
+    let axis = fslab::run::target::for_plan(&plan, mem)?;
+    match (args.kernel.as_deref(), axis) {
+        (Some(k), Some(_)) if k != "host" => anyhow::bail!(
+            "--kernel {k}: the experiment names each point's kernel in its `{}` variable; choose with --set {}={k}",
+            fslab::run::target::KERNEL_VAR,
+            fslab::run::target::KERNEL_VAR
+        ),
+        (_, Some(axis)) => opts.target = Arc::new(axis),
+        (None | Some("host"), None) => {
+            if args.guest_mem.is_some() {
+                anyhow::bail!(
+                    "--guest-mem is the memory of a guest: it needs --kernel NAME or a `kernel` axis"
+                );
+            }
+        }
+        (Some(name), None) => {
+            opts.target = Arc::new(fslab::run::target::UmlTarget::new(name, mem)?);
+        }
+    }
     opts.shard = args.shard;
     if args.order == Some(RunOrder::Fixed) && args.seed.is_some() {
         anyhow::bail!("--seed draws a random order; --order fixed has none: drop one of them");

@@ -61,6 +61,15 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         e.cpu_model,
         e.memory_bytes >> 20
     );
+    for g in &e.guests {
+        println!(
+            "guest {}: {} kernel {} ({} MiB); measured there: timings are the guest's (docs/kernels.md)",
+            g.name,
+            g.kind,
+            g.release,
+            g.memory_bytes >> 20
+        );
+    }
     for (tool, v) in &e.tools {
         println!("  {tool}: {v}");
     }

@@ -51,6 +51,8 @@ pub enum DeviceError {
     Config { path: PathBuf, message: String },
     #[error("--device {given}: {message}")]
     Mapping { given: String, message: String },
+    #[error("device {device}: {what} is not available in a guest (its devices are image files the guest kernel sees as block devices)")]
+    NotInGuest { device: String, what: &'static str },
     #[error("refusing work directory {path}: {reason} (set another with --work-dir or $FSLAB_WORK_DIR; it must be owned by root and writable by root alone)")]
     UntrustedWorkDir { path: PathBuf, reason: String },
 }
@@ -74,7 +76,8 @@ pub struct ProvisionedDevice {
     pub name: String,
     /// The image file (empty for a mapped device).
     pub image: PathBuf,
-    /// The image file's identity (None for a mapped device).
+    /// The image file's identity (None for a mapped device, and for a guest's device:
+    /// neither is attached to a loop device by fslab).
     pub image_id: Option<FileId>,
     pub device: PathBuf,
     pub size_bytes: u64,
@@ -125,6 +128,45 @@ impl PointDevices {
         plans: &[DevicePlan],
         mapped: &[policy::MappedDevice],
     ) -> Result<PointDevices, DeviceError> {
+        Self::provision_with(work, dir, plans, mapped, None)
+    }
+
+    /// For a point that runs in a guest kernel: the directory, cgroup and ownership
+    /// record as [`provision`](Self::provision) makes them, and for each planned device
+    /// an image file only, attached to no loop device. Device `n` is named
+    /// `guest_device(n)` (the guest's name for its `n`th disk, `/dev/ubda`, …): fslab
+    /// never opens that path on the host. Mapped devices, disk models and throttles are
+    /// refused (they are host block devices).
+    pub fn provision_images(
+        work: &WorkDir,
+        dir: PathBuf,
+        plans: &[DevicePlan],
+        guest_device: &dyn Fn(usize) -> PathBuf,
+    ) -> Result<PointDevices, DeviceError> {
+        Self::provision_with(work, dir, plans, &[], Some(guest_device))
+    }
+
+    fn provision_with(
+        work: &WorkDir,
+        dir: PathBuf,
+        plans: &[DevicePlan],
+        mapped: &[policy::MappedDevice],
+        guest_device: Option<&dyn Fn(usize) -> PathBuf>,
+    ) -> Result<PointDevices, DeviceError> {
+        if guest_device.is_some() {
+            for plan in plans {
+                let refuse = |what| DeviceError::NotInGuest {
+                    device: plan.name.clone(),
+                    what,
+                };
+                if plan.medium.is_some_and(|m| m.params().is_some()) {
+                    return Err(refuse("a disk model (`medium:`)"));
+                }
+                if plan.throttle.is_some_and(|t| !t.is_empty()) {
+                    return Err(refuse("a throttle (`throttle:`)"));
+                }
+            }
+        }
         let _lock = work.lock()?;
         let throttled = plans
             .iter()
@@ -197,6 +239,19 @@ impl PointDevices {
             f.set_len(plan.size_bytes).map_err(io_err("size", &image))?;
             drop(f);
             this.record.add_image(&image)?;
+            if let Some(name) = guest_device {
+                let device = name(this.devices.len());
+                this.devices.push(ProvisionedDevice {
+                    name: plan.name.clone(),
+                    image,
+                    image_id: None,
+                    device,
+                    size_bytes: plan.size_bytes,
+                    backing: plan.backing,
+                    mapped: None,
+                });
+                continue;
+            }
             // With a medium, the loop device sits on the served file, not the image.
             // `medium: none` is no model: the loop device sits on the image, as without.
             let backing = match plan.medium.filter(|m| m.params().is_some()) {

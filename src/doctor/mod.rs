@@ -161,9 +161,20 @@ impl fmt::Display for Report {
 
 /// Check every point of `plan` against `host`.
 pub fn check(plan: &Plan, host: &dyn Host) -> Report {
+    check_by(plan, host, &|_| host)
+}
+
+/// Check each point of `plan` against the host it runs on (`host_of`: points of a
+/// `kernel` axis run on several); the report's kernel is `main`'s.
+pub fn check_by<'h>(
+    plan: &Plan,
+    main: &dyn Host,
+    host_of: &dyn Fn(&Point) -> &'h dyn Host,
+) -> Report {
     let def = &plan.experiment.def;
     let mut points = Vec::new();
     for point in &plan.points {
+        let host = host_of(point);
         let mut found = Findings::default();
         for (name, t) in &plan.tools {
             found.note(t.short(name));
@@ -197,7 +208,7 @@ pub fn check(plan: &Plan, host: &dyn Host) -> Report {
     Report {
         experiment: plan.experiment.id().to_string(),
         profile: plan.profile.clone(),
-        kernel: host.kernel_release(),
+        kernel: main.kernel_release(),
         tools: plan.tools.iter().map(|(n, t)| t.describe(n)).collect(),
         points,
     }

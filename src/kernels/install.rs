@@ -6,7 +6,7 @@
 //! configuration is read, `kernel.json` is written): a directory without `kernel.json`
 //! is never taken for an installed kernel.
 
-use super::provenance::{KernelProvenance, CONFIG};
+use super::provenance::{KernelProvenance, LibcProvenance, CONFIG};
 use super::{installed_in, known, InstalledKernel, Known, KNOWN};
 use crate::tools::build::{apt_options, sha256_file};
 use crate::tools::Input;
@@ -43,7 +43,22 @@ pub enum Outcome {
 /// Run `program args` in `dir`, returning its stdout; a failure names the step and
 /// the last lines it printed.
 fn run(step: &str, dir: &Path, program: &str, args: &[String]) -> Result<String, KernelError> {
-    let out = duct::cmd(program, args)
+    run_env(step, dir, program, args, &[])
+}
+
+/// [`run`], with `env` set for that program only.
+fn run_env(
+    step: &str,
+    dir: &Path,
+    program: &str,
+    args: &[String],
+    env: &[(String, String)],
+) -> Result<String, KernelError> {
+    let mut cmd = duct::cmd(program, args);
+    for (k, v) in env {
+        cmd = cmd.env(k, v);
+    }
+    let out = cmd
         .dir(dir)
         .stdin_null()
         .stdout_capture()
@@ -128,10 +143,20 @@ pub fn install(
     args.push("update".into());
     run("apt-get update", &staging, "apt-get", &args)?;
     progress(&format!("apt-get download {}", k.package));
-    let mut args = apt;
+    let mut args = apt.clone();
     args.extend(["download".into(), k.package.into()]);
     run("apt-get download", &staging, "apt-get", &args)?;
     let deb = debian_package(&staging, k.package)?;
+    let libc_deb = match k.libc {
+        Some(pkg) => {
+            progress(&format!("apt-get download {pkg}"));
+            let mut args = apt;
+            args.extend(["download".into(), pkg.into()]);
+            run("apt-get download", &staging, "apt-get", &args)?;
+            Some((pkg, debian_package(&staging, pkg)?))
+        }
+        None => None,
+    };
     let (sha256, bytes) = sha256_file(&deb).map_err(io(format!("reading {}", deb.display())))?;
     let field = |f: &str| -> Result<Option<String>, KernelError> {
         let v = run(
@@ -158,14 +183,34 @@ pub fn install(
         ],
     )?;
     let binary = Path::new("root").join(k.binary);
-    let release = run(
+    let final_dir = kernels_dir.join(k.name);
+    let libc = match &libc_deb {
+        Some((pkg, libc_deb)) => Some(use_libc(&staging, &root, &binary, pkg, libc_deb, progress)?),
+        None => None,
+    };
+    // The kernel answers, with its C library (the loader as staged).
+    let env: Vec<(String, String)> = libc
+        .iter()
+        .map(|l| {
+            (
+                "LD_LIBRARY_PATH".to_string(),
+                staging.join(&l.library_path).display().to_string(),
+            )
+        })
+        .collect();
+    let release = run_env(
         "the kernel's --version",
         &staging,
         &staging.join(&binary).display().to_string(),
         &["--version".into()],
+        &env,
     )?
     .trim()
     .to_string();
+    if let Some(l) = &libc {
+        // Now the interpreter where the kernel will live.
+        set_interpreter(&staging, &binary, &final_dir.join(&l.interpreter))?;
+    }
     let config = run(
         "reading the kernel's configuration",
         &staging,
@@ -187,6 +232,7 @@ pub fn install(
             bytes,
         },
         binary: binary.display().to_string(),
+        libc,
         installed_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
     // The package's files and what was read from them are kept; the .deb is not (its
@@ -195,7 +241,7 @@ pub fn install(
     provenance
         .write(&staging)
         .map_err(io("writing kernel.json"))?;
-    let dir = kernels_dir.join(k.name);
+    let dir = final_dir;
     // An incomplete installation (no kernel.json) is replaced.
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(io(format!("removing {}", dir.display())))?;
@@ -206,6 +252,91 @@ pub fn install(
         dir.display()
     )))?;
     Ok(Outcome::Installed(InstalledKernel { dir, provenance }))
+}
+
+/// Unpack the C library package `deb` into `root` and make it the kernel's: its loader
+/// becomes the kernel program's ELF interpreter (here, in `staging`; the caller sets it
+/// again for the kernel's final directory once the kernel answered). Starting the kernel through the
+/// loader as a program does not work: UML then sees another memory layout ("Too few
+/// physical memory!").
+fn use_libc(
+    staging: &Path,
+    root: &Path,
+    binary: &Path,
+    pkg: &str,
+    deb: &Path,
+    progress: &dyn Fn(&str),
+) -> Result<LibcProvenance, KernelError> {
+    let (sha256, bytes) = sha256_file(deb).map_err(io(format!("reading {}", deb.display())))?;
+    let version = run(
+        "dpkg-deb -f",
+        staging,
+        "dpkg-deb",
+        &["-f".into(), deb.display().to_string(), "Version".into()],
+    )?
+    .trim()
+    .to_string();
+    progress(&format!("dpkg-deb -x {}", file_name(deb)));
+    run(
+        "dpkg-deb -x",
+        staging,
+        "dpkg-deb",
+        &[
+            "-x".into(),
+            deb.display().to_string(),
+            root.display().to_string(),
+        ],
+    )?;
+    let found = |name: &str| -> Result<PathBuf, KernelError> {
+        [
+            "usr/lib/x86_64-linux-gnu",
+            "lib/x86_64-linux-gnu",
+            "usr/lib64",
+            "lib64",
+        ]
+        .iter()
+        .map(|d| Path::new("root").join(d).join(name))
+        .find(|p| staging.join(p).exists())
+        .ok_or_else(|| KernelError::Step {
+            step: format!("unpacking {pkg}"),
+            gist: format!("no {name} in the package"),
+        })
+    };
+    let interpreter = found("ld-linux-x86-64.so.2")?;
+    let libc_so = found("libc.so.6")?;
+    let library_path = libc_so.parent().map(Path::to_path_buf).unwrap_or_default();
+    let (before, _) =
+        sha256_file(&staging.join(binary)).map_err(io(format!("reading {}", binary.display())))?;
+    progress("patchelf --set-interpreter (the kernel runs with its own C library)");
+    set_interpreter(staging, binary, &staging.join(&interpreter))?;
+    std::fs::remove_file(deb).map_err(io(format!("removing {}", deb.display())))?;
+    Ok(LibcProvenance {
+        package: pkg.to_string(),
+        package_version: version,
+        deb: Input {
+            name: file_name(deb),
+            sha256,
+            bytes,
+        },
+        interpreter: interpreter.display().to_string(),
+        library_path: library_path.display().to_string(),
+        binary_sha256_before: before,
+    })
+}
+
+/// `patchelf --set-interpreter LOADER BINARY` (Debian's `patchelf` package).
+fn set_interpreter(staging: &Path, binary: &Path, loader: &Path) -> Result<(), KernelError> {
+    run(
+        "patchelf --set-interpreter (apt-get install patchelf)",
+        staging,
+        "patchelf",
+        &[
+            "--set-interpreter".into(),
+            loader.display().to_string(),
+            staging.join(binary).display().to_string(),
+        ],
+    )
+    .map(|_| ())
 }
 
 /// The exclusive lock on `<kernels_dir>/.lock`, waiting (and saying so) for another

@@ -17,7 +17,7 @@ pub mod install;
 mod provenance;
 
 pub use install::{install, KernelError, Outcome};
-pub use provenance::{KernelKind, KernelProvenance};
+pub use provenance::{KernelKind, KernelProvenance, LibcProvenance};
 
 use crate::host::{config_lookup, ConfigValue};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,11 @@ pub struct Known {
     pub binary: &'static str,
     /// The kernel's configuration inside the package (gzip).
     pub config_gz: &'static str,
+    /// A C library package to run the kernel with, when the suite's is newer than the
+    /// host's: its loader becomes the kernel's ELF interpreter (`patchelf
+    /// --set-interpreter`) and its library directory is on `LD_LIBRARY_PATH` for the
+    /// kernel process alone ([`InstalledKernel::kernel_env`]).
+    pub libc: Option<&'static str>,
 }
 
 /// Debian 12's User-Mode Linux (6.1): `CONFIG_XFS_RT=y`, ubd and hostfs built in.
@@ -47,10 +52,24 @@ pub const UML_BOOKWORM: Known = Known {
     mirror: "http://deb.debian.org/debian",
     binary: "usr/bin/linux.uml",
     config_gz: "usr/share/doc/user-mode-linux/config.gz",
+    libc: None,
+};
+
+/// Debian 13's User-Mode Linux (6.12). It needs glibc 2.38 and Debian 12 has 2.36: it
+/// runs with trixie's loader and C library, which are installed with it.
+pub const UML_TRIXIE: Known = Known {
+    name: "uml-trixie",
+    kind: KernelKind::Uml,
+    package: "user-mode-linux",
+    suite: "trixie",
+    mirror: "http://deb.debian.org/debian",
+    binary: "usr/bin/linux.uml",
+    config_gz: "usr/share/doc/user-mode-linux/config.gz",
+    libc: Some("libc6"),
 };
 
 /// Every kernel `fslab kernels install` knows.
-pub const KNOWN: &[Known] = &[UML_BOOKWORM];
+pub const KNOWN: &[Known] = &[UML_BOOKWORM, UML_TRIXIE];
 
 /// The known kernel `name`.
 pub fn known(name: &str) -> Option<&'static Known> {
@@ -85,6 +104,19 @@ impl InstalledKernel {
     /// The kernel program (`…/root/usr/bin/linux.uml`).
     pub fn binary(&self) -> PathBuf {
         self.dir.join(&self.provenance.binary)
+    }
+
+    /// Environment variables for the kernel process alone (never for the programs
+    /// the guest runs, which are the host's and break with another C library): the
+    /// library path of its own C library, if it has one.
+    pub fn kernel_env(&self) -> Vec<(String, String)> {
+        match &self.provenance.libc {
+            Some(l) => vec![(
+                "LD_LIBRARY_PATH".to_string(),
+                self.dir.join(&l.library_path).display().to_string(),
+            )],
+            None => Vec::new(),
+        }
     }
 
     /// A configuration option of this kernel, from its `config`.

@@ -48,7 +48,26 @@ pub struct KernelProvenance {
     pub deb: Input,
     /// The kernel program, relative to the kernel's directory.
     pub binary: String,
+    /// The C library the kernel runs with, when it is not the host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libc: Option<LibcProvenance>,
     pub installed_at: String,
+}
+
+/// The C library a kernel runs with instead of the host's: its package, and where its
+/// loader (the kernel's ELF interpreter, set with `patchelf`) and libraries are.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibcProvenance {
+    /// `libc6` and its version (`2.41-12`).
+    pub package: String,
+    pub package_version: String,
+    pub deb: Input,
+    /// The loader, relative to the kernel's directory.
+    pub interpreter: String,
+    /// The directory on the kernel's `LD_LIBRARY_PATH`, relative to its directory.
+    pub library_path: String,
+    /// The kernel program's sha256 before its interpreter was set.
+    pub binary_sha256_before: String,
 }
 
 impl KernelProvenance {
@@ -64,6 +83,17 @@ impl KernelProvenance {
 
     /// `user-mode-linux 6.1um4+b13 (Debian bookworm, built using linux (= 6.1.176-1))`.
     pub fn source_line(&self) -> String {
+        let line = self.package_line();
+        match &self.libc {
+            Some(l) => format!(
+                "{line}; runs with {} {} (its loader set as the interpreter)",
+                l.package, l.package_version
+            ),
+            None => line,
+        }
+    }
+
+    fn package_line(&self) -> String {
         match &self.built_using {
             Some(b) => format!(
                 "{} {} ({}, built using {b})",

@@ -84,7 +84,12 @@ pub fn approve_mappings(plan: &Plan, opts: &RunOptions) -> Result<Vec<MappedDevi
     Ok(out)
 }
 
-pub(super) fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceInfo> {
+/// The plan's devices for the manifest; `in_guest`: they are a guest's ubd disks.
+pub(super) fn device_infos(
+    plan: &Plan,
+    mapped: &[MappedDevice],
+    in_guest: bool,
+) -> Vec<DeviceInfo> {
     let Some(p) = plan.points.first() else {
         return Vec::new();
     };
@@ -101,8 +106,15 @@ pub(super) fn device_infos(plan: &Plan, mapped: &[MappedDevice]) -> Vec<DeviceIn
             None => DeviceInfo {
                 name: d.name.clone(),
                 size_bytes: d.size_bytes,
-                backing: format!("{:?} (loop device on a sparse image file)", d.backing)
-                    .to_lowercase(),
+                backing: if in_guest {
+                    format!(
+                        "{:?} (a guest's ubd disk on a sparse image file)",
+                        d.backing
+                    )
+                } else {
+                    format!("{:?} (loop device on a sparse image file)", d.backing)
+                }
+                .to_lowercase(),
                 medium: d.medium.map(|m| crate::store::MediumRecord {
                     model: m.label().to_string(),
                     params: m.params().and_then(|p| serde_json::to_value(p).ok()),

@@ -129,6 +129,19 @@ impl PointCounters {
         )
     }
 
+    /// No counters: the target cannot read them (`why`, said once for the point).
+    pub(super) fn unavailable(sources: &[CounterSource], why: &str) -> PointCounters {
+        PointCounters {
+            origins: Vec::new(),
+            devices: Vec::new(),
+            notes: if sources.is_empty() {
+                Vec::new()
+            } else {
+                vec![why.to_string()]
+            },
+        }
+    }
+
     /// Resolve the sources under other roots than `/sys` and `/proc` (a target whose
     /// kernel files are elsewhere; the tests).
     pub(super) fn resolve_in(

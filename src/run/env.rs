@@ -58,5 +58,6 @@ pub fn capture_environment(programs: &[String]) -> Environment {
         hostname,
         tools,
         devices: Vec::new(),
+        guests: Vec::new(),
     }
 }

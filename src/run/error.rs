@@ -28,4 +28,6 @@ pub enum RunError {
     Plan(#[from] crate::plan::PlanError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Guest(#[from] super::target::GuestError),
 }

@@ -98,7 +98,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     let mapped = approve_mappings(plan, opts)?;
     let exp = &plan.experiment;
     let target = &*opts.target;
-    let preflight = crate::doctor::check(plan, &*target.host(opts.probe, work.path()));
+    let preflight = target.preflight(plan, opts.probe, work.path());
     let mut environment = target.environment(&programs(plan));
     let mut tools = std::collections::BTreeMap::new();
     for (name, t) in &plan.tools {
@@ -120,7 +120,9 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
             },
         );
     }
-    environment.devices = device_infos(plan, &mapped);
+    let in_guest =
+        !plan.points.is_empty() && plan.points.iter().all(|p| target.guest_of(p).is_some());
+    environment.devices = device_infos(plan, &mapped, in_guest);
     let manifest = Manifest {
         format_version: crate::store::FORMAT_VERSION,
         fslab_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -161,7 +163,12 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
                     iterations: 0,
                     repeat_stop: None,
                     repeat_stops: Vec::new(),
-                    notes: check.map(|c| c.notes.clone()).unwrap_or_default(),
+                    notes: check
+                        .map(|c| c.notes.clone())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .chain(target.guest_of(p).as_ref().map(guest_note))
+                        .collect(),
                 }
             })
             .collect(),
@@ -175,6 +182,17 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
     manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
     run_points(plan, opts, &work, &mut writer, &mapped)
+}
+
+/// What a point measured in a guest says: which kernel, and what a guest cannot show.
+pub fn guest_note(g: &crate::store::GuestInfo) -> String {
+    format!(
+        "measured in a {} guest (kernel {}, `{}`): {}",
+        g.kind,
+        g.release,
+        g.name,
+        g.caveats.join("; ")
+    )
 }
 
 /// The run order of a new bundle: the pairs of the points it runs (not the other

@@ -309,14 +309,16 @@ pub(super) fn run_replicate(
     replicate: u32,
 ) -> Result<ReplicateOutcome, RunError> {
     let steps = PointSteps::new(plan, point);
+    let log_dir = writer.log_dir(point.index, &point.id)?;
     let mut session = opts.target.open(Replicate {
         point,
         opts,
         work,
         dir,
         mapped,
+        log_dir: log_dir.clone(),
+        replicate,
     })?;
-    let log_dir = writer.log_dir(point.index, &point.id)?;
     let ctx = Ctx {
         plan,
         point,

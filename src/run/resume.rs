@@ -129,8 +129,30 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     // After reclaiming: a mapped device that a killed run left mounted is free again.
     let mapped = approve_mappings(plan, opts)?;
     let mut writer = BundleWriter::reopen(bundle_dir)?;
+    // The rest of a bundle is measured where its start was: on the host, or in a guest
+    // of the same kernel.
+    let kernels_of = |g: &[crate::store::GuestInfo]| {
+        let names: Vec<&str> = g.iter().map(|g| g.name.as_str()).collect();
+        if names.is_empty() {
+            "host".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let (here, there) = (
+        kernels_of(&opts.target.environment(&[]).guests),
+        kernels_of(&writer.manifest().environment.guests),
+    );
+    if here != there {
+        return Err(RunError::Resume {
+            bundle: bundle_dir.to_path_buf(),
+            message: format!(
+                "it was measured on kernel `{there}` and this run's is `{here}`; resume on the same kernels (`--kernel NAME`)"
+            ),
+        });
+    }
     reset_unfinished(plan, &mut writer)?;
-    let preflight = crate::doctor::check(plan, &*opts.target.host(opts.probe, work.path()));
+    let preflight = opts.target.preflight(plan, opts.probe, work.path());
     for p in &mut writer.manifest_mut().points {
         if p.status == PointStatus::Pending {
             if let Some(reason) = preflight.point(p.index).and_then(|c| c.reason()) {
@@ -159,7 +181,7 @@ pub fn resume(plan: &Plan, bundle_dir: &Path, opts: &RunOptions) -> Result<Bundl
     writer.manifest_mut().status = BundleStatus::Running;
     writer.manifest_mut().finished_at = None;
     if !mapped.is_empty() {
-        writer.manifest_mut().environment.devices = device_infos(plan, &mapped);
+        writer.manifest_mut().environment.devices = device_infos(plan, &mapped, false);
     }
     run_points(plan, opts, &work, &mut writer, &mapped)
 }

@@ -56,4 +56,6 @@ pub enum StepError {
     Parse { label: String, source: ParseError },
     #[error(transparent)]
     Kind(ParseError),
+    #[error(transparent)]
+    Guest(#[from] super::target::GuestError),
 }

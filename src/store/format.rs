@@ -52,6 +52,33 @@ pub struct Environment {
     /// Program → the version it reports (or its Debian package version).
     pub tools: BTreeMap<String, String>,
     pub devices: Vec<DeviceInfo>,
+    /// The guest kernels points ran in; empty when every point ran on the host. With
+    /// `fslab run --kernel` every point ran in the one guest (and `kernel` is its); with a
+    /// `kernel` matrix axis each point ran where its `kernel` value says (`host` or a
+    /// guest's name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guests: Vec<GuestInfo>,
+}
+
+/// The guest kernel the points ran in.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct GuestInfo {
+    /// How the kernel ran: `User-Mode Linux`.
+    pub kind: String,
+    /// fslab's name for the kernel (`uml-bookworm`).
+    pub name: String,
+    /// What the guest said its kernel is (`uname -r` inside it).
+    pub release: String,
+    /// The guest's memory (`mem=`).
+    pub memory_bytes: u64,
+    /// How long the run's first guest took from starting its kernel to its agent's
+    /// first word (each replicate boots its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_s: Option<f64>,
+    /// Where the kernel came from (its `kernel.json`: package, version, sha256).
+    pub provenance: serde_json::Value,
+    /// What a measurement in this guest does not show (said with every verdict).
+    pub caveats: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

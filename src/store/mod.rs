@@ -50,7 +50,7 @@ mod writer;
 pub use files::{atomic_copy, atomic_write, read_parquet, write_parquet};
 pub use format::{
     point_dir_name, runs_frame, short_id, stamped_id, DeviceInfo, Environment, ExecutableRecord,
-    ExperimentInfo, Manifest, MediumRecord, PointRecord, RepeatStop, RunRow, StopReason,
+    ExperimentInfo, GuestInfo, Manifest, MediumRecord, PointRecord, RepeatStop, RunRow, StopReason,
     StoredNotebook, ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION, JOURNAL_FILE,
     LOGS_DIR, MANIFEST_FILE, NOTEBOOK_DIR, RUNS_FILE, RUN_COLUMNS,
 };

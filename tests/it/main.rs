@@ -62,3 +62,4 @@ mod stress;
 mod throttle;
 mod tiers;
 mod tools;
+mod uml;

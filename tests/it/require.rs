@@ -11,6 +11,9 @@ pub enum Need {
     Root,
     /// Block throttling: cgroup v2 with the io controller, or cgroup v1 blkio.
     Throttle,
+    /// User-Mode Linux guests: root, and the `uml-bookworm` and `uml-trixie` kernels
+    /// installed in fslab's tools directory (scripts/install-deps.sh installs them).
+    Uml,
 }
 
 impl Need {
@@ -19,6 +22,7 @@ impl Need {
         match self {
             Need::Root => "FSLAB_REQUIRE_ROOT",
             Need::Throttle => "FSLAB_REQUIRE_THROTTLE",
+            Need::Uml => "FSLAB_REQUIRE_UML",
         }
     }
 
@@ -27,6 +31,13 @@ impl Need {
         match self {
             Need::Root => nix::unistd::geteuid().is_root(),
             Need::Throttle => fslab::devices::throttle::host_hierarchy().is_some(),
+            Need::Uml => {
+                let installed = fslab::kernels::installed();
+                nix::unistd::geteuid().is_root()
+                    && ["uml-bookworm", "uml-trixie"]
+                        .iter()
+                        .all(|n| installed.iter().any(|k| k.provenance.name == *n))
+            }
         }
     }
 }

@@ -143,6 +143,7 @@ pub fn environment(image: &Path, image_size: u64) -> Environment {
             medium: None,
             throttle: None,
         }],
+        guests: Vec::new(),
     }
 }
 

@@ -12,11 +12,15 @@
 //! devices, the point's cgroups, the host's `mount`. A mock target (in the tests)
 //! runs the loop without root.
 
+mod axis;
 mod local;
 #[cfg(test)]
 pub(super) mod mock;
+pub mod uml;
 
+pub use axis::{for_plan, KernelAxis, KERNEL_VAR};
 pub use local::LocalTarget;
+pub use uml::{GuestError, UmlTarget};
 
 use super::counters::PointCounters;
 use super::exec::ExecOutcome;
@@ -28,7 +32,7 @@ use crate::doctor::{Host, Probe};
 use crate::plan::{Plan, Point};
 use crate::spec::media::{CounterSource, TraceKind};
 use crate::spec::Value;
-use crate::store::{Environment, ExecutableRecord};
+use crate::store::{Environment, ExecutableRecord, GuestInfo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -53,6 +57,16 @@ pub trait Target: Send + Sync {
     /// Every program the plan's steps start, resolved as this target resolves it.
     fn executables(&self, plan: &Plan) -> BTreeMap<String, ExecutableRecord>;
 
+    /// The preflight: every point of `plan` checked against the host it runs on.
+    fn preflight(&self, plan: &Plan, probe: Probe, work: &Path) -> crate::doctor::Report {
+        crate::doctor::check(plan, &*self.host(probe, work))
+    }
+
+    /// The guest kernel `point` runs in, if it runs in one.
+    fn guest_of(&self, _point: &Point) -> Option<GuestInfo> {
+        None
+    }
+
     /// Open one replicate of a point: make its directory and devices. Everything the
     /// session made is released by [`Session::release`], or when it is dropped.
     fn open<'a>(&'a self, replicate: Replicate<'a>) -> Result<Box<dyn Session + 'a>, RunError>;
@@ -67,6 +81,10 @@ pub struct Replicate<'a> {
     pub dir: PathBuf,
     /// Devices the user mapped with `--device`.
     pub mapped: &'a [MappedDevice],
+    /// The point's log directory in the bundle (a guest's kernel log goes there).
+    pub log_dir: PathBuf,
+    /// Which replicate (from 1).
+    pub replicate: u32,
 }
 
 /// A built-in step, rendered and checked (its paths are inside the point's directory).

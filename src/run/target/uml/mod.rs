@@ -1,0 +1,589 @@
+//! The `uml` target: each replicate of a point runs in its own User-Mode Linux guest,
+//! booted from a kernel `fslab kernels install` provisioned (`fslab run --kernel
+//! uml-bookworm`). See docs/kernels.md.
+//!
+//! - **Devices** are the replicate's image files, attached as the guest's ubd disks:
+//!   `{{dev.X}}` is `/dev/ubda`, `/dev/ubdb`, … inside the guest. No host loop device
+//!   is made.
+//! - **Files:** the guest's root is the host's `/` through hostfs, read-only, so host
+//!   tools (and provisioned ones, and fslab itself) run in it. `/tmp` and `/run` are
+//!   tmpfs; the replicate's directory (`{{mnt}}`, `{{work}}`, the step output) is the
+//!   only writable host path, at the same path as on the host.
+//! - **Steps** run through fslab's agent, the guest's init ([`agent`]), over the
+//!   guest's second console ([`protocol`]). Timings, exit codes and CPU times are the
+//!   guest's; the manifest says so ([`crate::store::GuestInfo`]), and so does every
+//!   verdict (a substitution).
+//! - **Safety:** the kernel runs in the point's cgroup (the ownership record names it,
+//!   so `fslab cleanup` kills a guest whose fslab was SIGKILLed), and is powered off
+//!   or killed when the replicate ends, whatever the reason ([`guest`]).
+
+pub mod agent;
+mod guest;
+pub mod protocol;
+
+use super::{Builtin, IoTrace, Replicate, Session, Target};
+use crate::devices::{PointDevices, WorkDir};
+use crate::doctor::{ConfigValue, Host, Probe};
+use crate::host::Machine;
+use crate::kernels::{self, InstalledKernel};
+use crate::plan::{Plan, Point};
+use crate::run::counters::PointCounters;
+use crate::run::exec::ExecOutcome;
+use crate::run::target::LocalTarget;
+use crate::run::{env, executables, RunError, RunOptions, StepError};
+use crate::spec::media::{CounterSource, TraceKind};
+use crate::spec::Value;
+use crate::store::{Environment, ExecutableRecord, GuestInfo};
+use guest::{Boot, Guest, REQUEST_TIMEOUT};
+use protocol::{Reply, Request};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The guest's memory unless `--guest-mem` says otherwise; recorded in the manifest.
+pub const DEFAULT_GUEST_MEM: u64 = 1 << 30;
+
+/// What a measurement in a User-Mode Linux guest cannot show (measured: docs/kernels.md).
+pub const UML_CAVEATS: &[&str] = &[
+    "system calls cost about 40× and a process start 13–19× what they cost on the host",
+    "system CPU time is not measured: UML charges it to user time (sys_s stays 0)",
+    "fsync and flush latency are not measured: guest flushes never reach the host's disk",
+    "devices are ubd disks over image files: anything the medium decides is the host's page cache, not a disk",
+];
+
+/// Why a guest could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum GuestError {
+    #[error("kernel `{name}` is not installed (installed: {installed}); run `fslab kernels install {name}`")]
+    NotInstalled { name: String, installed: String },
+    #[error(
+        "kernel `{name}` is unknown (known: {known}); `fslab kernels list` shows what is installed"
+    )]
+    Unknown { name: String, known: String },
+    #[error("a guest cannot use {0}: its path must be absolute, without spaces, commas or quotes (hostfs and the kernel command line take it as it is)")]
+    Path(PathBuf),
+    #[error("guest: {what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the guest stopped: {why}; {console}")]
+    Stopped { why: String, console: String },
+    #[error("the guest did not answer in time and was killed; {console}")]
+    Hung { console: String },
+    #[error("the guest agent: {0}")]
+    Protocol(String),
+    #[error("in the guest: {0}")]
+    Failed(String),
+    #[error("`--device` maps host block devices; a point in a guest has image files only")]
+    Mapped,
+    #[error("fslab cannot find its own program for the guest's agent: {0}")]
+    NoAgent(std::io::Error),
+}
+
+impl GuestError {
+    pub(super) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> GuestError {
+        let what = what.into();
+        move |source| GuestError::Io { what, source }
+    }
+}
+
+/// The guest's name for its `n`th disk: `/dev/ubda`, `/dev/ubdb`, …
+fn ubd(n: usize) -> PathBuf {
+    let letter = char::from(b'a' + (n % 26) as u8);
+    PathBuf::from(format!("/dev/ubd{letter}"))
+}
+
+/// What the first guest of a run said about its kernel.
+#[derive(Debug, Clone)]
+struct Probed {
+    release: String,
+    filesystems: Vec<String>,
+    boot: Duration,
+}
+
+/// Points run in User-Mode Linux guests of one installed kernel.
+pub struct UmlTarget {
+    kernel: InstalledKernel,
+    mem_bytes: u64,
+    agent: PathBuf,
+    probed: OnceLock<Probed>,
+}
+
+impl std::fmt::Debug for UmlTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UmlTarget")
+            .field("kernel", &self.kernel.provenance.name)
+            .field("mem_bytes", &self.mem_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl UmlTarget {
+    /// The installed kernel `name` (in [`kernels::kernels_dir`]), with `mem_bytes` of
+    /// guest memory; the agent is this program.
+    pub fn new(name: &str, mem_bytes: u64) -> Result<UmlTarget, GuestError> {
+        Self::in_dir(name, &kernels::kernels_dir(), mem_bytes)
+    }
+
+    /// As [`new`](Self::new), with the kernels in `dir`.
+    pub fn in_dir(name: &str, dir: &Path, mem_bytes: u64) -> Result<UmlTarget, GuestError> {
+        let installed = kernels::installed_in(dir);
+        let Some(kernel) = installed
+            .iter()
+            .find(|k| k.provenance.name == name)
+            .cloned()
+        else {
+            if kernels::known(name).is_none() {
+                return Err(GuestError::Unknown {
+                    name: name.to_string(),
+                    known: kernels::KNOWN
+                        .iter()
+                        .map(|k| k.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+            let names: Vec<&str> = installed
+                .iter()
+                .map(|k| k.provenance.name.as_str())
+                .collect();
+            return Err(GuestError::NotInstalled {
+                name: name.to_string(),
+                installed: if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                },
+            });
+        };
+        let agent = std::env::current_exe().map_err(GuestError::NoAgent)?;
+        Ok(UmlTarget {
+            kernel,
+            mem_bytes,
+            agent,
+            probed: OnceLock::new(),
+        })
+    }
+
+    /// The kernel's name (`uml-bookworm`).
+    pub fn name(&self) -> &str {
+        &self.kernel.provenance.name
+    }
+
+    fn boot(
+        &self,
+        devs: &PointDevices,
+        console: &Path,
+        disks: &[PathBuf],
+    ) -> Result<Guest, GuestError> {
+        Guest::boot(&Boot {
+            kernel: &self.kernel.binary(),
+            kernel_env: &self.kernel.kernel_env(),
+            mem_bytes: self.mem_bytes,
+            disks,
+            dir: devs.dir(),
+            console,
+            agent: &self.agent,
+            cgroup: Some(devs.cgroup()),
+        })
+    }
+
+    /// Boot one guest (once per target) to learn its kernel, unless done already.
+    pub(super) fn ensure_probed(&self, work: &WorkDir) -> Result<(), RunError> {
+        if self.probed.get().is_none() {
+            let p = self.probe(work)?;
+            let _ = self.probed.set(p);
+        }
+        Ok(())
+    }
+
+    /// The doctor's view of this guest.
+    pub(super) fn guest_host(&self) -> UmlHost {
+        UmlHost {
+            machine: Machine::new(),
+            kernel: self.kernel.clone(),
+            probed: self.probed.get().cloned(),
+        }
+    }
+
+    /// Boot one guest with no disks: its kernel release and filesystems, for the
+    /// doctor and the manifest.
+    fn probe(&self, work: &WorkDir) -> Result<Probed, RunError> {
+        let dir = work
+            .points()
+            .join(format!("probe{:06x}", rand::random::<u32>() >> 8));
+        let mut devs = PointDevices::provision_images(work, dir, &[], &ubd)?;
+        let console = devs.dir().join("console.log");
+        let result = (|| {
+            let mut g = self.boot(&devs, &console, &[])?;
+            let filesystems = match g.request(
+                &Request::Read {
+                    path: "/proc/filesystems".into(),
+                },
+                REQUEST_TIMEOUT,
+                None,
+            )? {
+                Reply::Done { text } => text
+                    .lines()
+                    .filter_map(|l| l.split_whitespace().last())
+                    .map(str::to_string)
+                    .collect(),
+                other => return Err(GuestError::Protocol(format!("{other:?}"))),
+            };
+            g.power_off()?;
+            Ok(Probed {
+                release: g.release.clone(),
+                filesystems,
+                boot: g.boot,
+            })
+        })();
+        devs.release()?;
+        Ok(result?)
+    }
+
+    /// The guest's description for the manifest.
+    pub(super) fn guest_info(&self) -> GuestInfo {
+        let p = &self.kernel.provenance;
+        GuestInfo {
+            kind: p.kind.describe().to_string(),
+            name: p.name.clone(),
+            release: self
+                .probed
+                .get()
+                .map_or_else(|| p.release.clone(), |x| x.release.clone()),
+            memory_bytes: self.mem_bytes,
+            boot_s: self.probed.get().map(|x| x.boot.as_secs_f64()),
+            provenance: serde_json::to_value(p).unwrap_or_default(),
+            caveats: UML_CAVEATS.iter().map(|c| c.to_string()).collect(),
+        }
+    }
+}
+
+impl Target for UmlTarget {
+    /// As the local target (root, the work directory, reclaiming what killed runs left,
+    /// their guests among it), then boot one guest to learn its kernel.
+    fn prepare(&self, opts: &RunOptions) -> Result<WorkDir, RunError> {
+        if !opts.device_map.is_empty() {
+            return Err(GuestError::Mapped.into());
+        }
+        let work = LocalTarget.prepare(opts)?;
+        self.ensure_probed(&work)?;
+        Ok(work)
+    }
+
+    fn host(&self, _probe: Probe, _work: &Path) -> Box<dyn Host> {
+        Box::new(self.guest_host())
+    }
+
+    /// The host's environment (its CPU, distribution, tools: the guest runs the host's
+    /// programs), with the guest's kernel and the guest itself.
+    fn environment(&self, programs: &[String]) -> Environment {
+        let mut e = env::capture_environment(programs);
+        let info = self.guest_info();
+        e.kernel = info.release.clone();
+        e.guests = vec![info];
+        e
+    }
+
+    fn tool_version(&self, program: &str) -> String {
+        env::tool_version(program)
+    }
+
+    fn executables(&self, plan: &Plan) -> BTreeMap<String, ExecutableRecord> {
+        executables::record(plan)
+    }
+
+    fn guest_of(&self, _point: &Point) -> Option<GuestInfo> {
+        Some(self.guest_info())
+    }
+
+    fn open<'a>(&'a self, r: Replicate<'a>) -> Result<Box<dyn Session + 'a>, RunError> {
+        if !r.mapped.is_empty() {
+            return Err(GuestError::Mapped.into());
+        }
+        let devs = PointDevices::provision_images(r.work, r.dir, &r.point.devices, &ubd)?;
+        let io = devs.dir().join("guest-io");
+        std::fs::create_dir_all(&io)
+            .map_err(GuestError::io(format!("creating {}", io.display())))?;
+        let disks: Vec<PathBuf> = devs.devices().iter().map(|d| d.image.clone()).collect();
+        let console = r.log_dir.join(if r.point.replicates > 1 {
+            format!("r{:02}-guest-console.log", r.replicate)
+        } else {
+            "guest-console.log".to_string()
+        });
+        let guest = self.boot(&devs, &console, &disks)?;
+        Ok(Box::new(UmlSession {
+            guest: RefCell::new(Some(guest)),
+            io,
+            devs,
+            opts: r.opts,
+        }))
+    }
+}
+
+/// One replicate in its guest. The guest is declared first: it is stopped before the
+/// devices (and the cgroup it runs in) are released when a session is dropped.
+struct UmlSession<'a> {
+    guest: RefCell<Option<Guest>>,
+    /// Where the agent writes a command's output (in the replicate's directory).
+    io: PathBuf,
+    devs: PointDevices,
+    opts: &'a RunOptions,
+}
+
+impl UmlSession<'_> {
+    fn ask(
+        &self,
+        req: &Request,
+        timeout: Duration,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Reply, GuestError> {
+        let mut slot = self.guest.borrow_mut();
+        let Some(g) = slot.as_mut() else {
+            return Err(GuestError::Stopped {
+                why: "the replicate was released".into(),
+                console: String::new(),
+            });
+        };
+        g.request(req, timeout, cancel)
+    }
+
+    /// A request that succeeds or fails, with nothing to return.
+    fn act(&self, req: Request) -> Result<(), StepError> {
+        match self.ask(&req, REQUEST_TIMEOUT, None)? {
+            Reply::Done { .. } => Ok(()),
+            Reply::Failed { message } => Err(GuestError::Failed(message).into()),
+            other => Err(GuestError::Protocol(format!("{other:?} to {req:?}")).into()),
+        }
+    }
+}
+
+/// Append `from` (the agent's output file) to `to`, creating it.
+fn append(from: &Path, to: &Path) -> Result<(), StepError> {
+    let io = |source: std::io::Error| StepError::Log {
+        path: to.to_path_buf(),
+        source,
+    };
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(to)
+        .map_err(io)?;
+    if let Ok(mut f) = std::fs::File::open(from) {
+        std::io::copy(&mut f, &mut out).map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+impl Session for UmlSession<'_> {
+    fn var(&self, name: &str) -> Option<Value> {
+        if let Some(dev) = name.strip_prefix("dev.") {
+            return self
+                .devs
+                .device(dev)
+                .map(|d| Value::Str(d.device.display().to_string()));
+        }
+        if let Some(dev) = name.strip_prefix("image.") {
+            return self
+                .devs
+                .device(dev)
+                .map(|d| Value::Str(d.image.display().to_string()));
+        }
+        match name {
+            "mnt" => Some(Value::Str(self.devs.mnt().display().to_string())),
+            "work" => Some(Value::Str(self.devs.work().display().to_string())),
+            _ => None,
+        }
+    }
+
+    fn dir(&self) -> &Path {
+        self.devs.dir()
+    }
+
+    fn mnt(&self) -> PathBuf {
+        self.devs.mnt()
+    }
+
+    fn check_word(&self, word: &str) -> Result<(), StepError> {
+        Ok(self.devs.check_word(word)?)
+    }
+
+    fn exec(
+        &self,
+        argv: &[String],
+        stdout: &Path,
+        stderr: &Path,
+        timeout: Option<Duration>,
+        cancel: &AtomicBool,
+    ) -> Result<ExecOutcome, StepError> {
+        // A bare name a provisioned tool provides runs from there, as on the host.
+        let mut argv = argv.to_vec();
+        if let Some(first) = argv.first_mut() {
+            if let Some((p, _)) = crate::tools::provided(first) {
+                *first = p.display().to_string();
+            }
+        }
+        let (out, err) = (self.io.join("stdout"), self.io.join("stderr"));
+        let req = Request::Exec {
+            argv,
+            cwd: self.devs.work(),
+            stdout: out.clone(),
+            stderr: err.clone(),
+            timeout_ms: timeout.map(|t| t.as_millis() as u64),
+        };
+        let reply = self.ask(&req, Guest::deadline_for(timeout), Some(cancel))?;
+        append(&out, stdout)?;
+        append(&err, stderr)?;
+        match reply {
+            Reply::Exited(e) => Ok(ExecOutcome {
+                exit_code: e.exit_code,
+                signal: e.signal,
+                wall: Duration::from_nanos(e.wall_ns),
+                user: Duration::from_nanos(e.user_ns),
+                sys: Duration::from_nanos(e.sys_ns),
+                timed_out: e.timed_out,
+                cancelled: e.cancelled,
+                spawn_error: e.spawn_error,
+                cgroup_join: Duration::ZERO,
+                spawn: Duration::ZERO,
+            }),
+            Reply::Failed { message } => Err(GuestError::Failed(message).into()),
+            other => Err(GuestError::Protocol(format!("{other:?} to a command")).into()),
+        }
+    }
+
+    fn builtin(&self, builtin: &Builtin) -> Result<(), StepError> {
+        let req = match builtin {
+            Builtin::Mount {
+                device,
+                at,
+                fstype,
+                options,
+            } => {
+                // The guest's own disks only (as on the host: the point's devices).
+                if !self.devs.owns_device(device) {
+                    self.devs.check_word(&device.display().to_string())?;
+                    return Err(StepError::Device(crate::devices::DeviceError::Refused {
+                        device: device.display().to_string(),
+                        reason: Box::new(crate::devices::policy::Refusal::NotThisPointsDevice),
+                    }));
+                }
+                Request::Mount {
+                    device: device.clone(),
+                    at: at.clone(),
+                    fstype: fstype.clone(),
+                    options: options.clone(),
+                }
+            }
+            Builtin::Unmount(p) => Request::Umount { at: p.clone() },
+            Builtin::Mkdir(p) => Request::Mkdir { path: p.clone() },
+            Builtin::DropCaches => Request::DropCaches,
+            Builtin::Sync => Request::Sync,
+        };
+        self.act(req)
+    }
+
+    fn sync_own(&self) -> Result<(), StepError> {
+        self.act(Request::Sync)
+    }
+
+    fn counters(&self, sources: &[CounterSource]) -> PointCounters {
+        PointCounters::unavailable(
+            sources,
+            "counters are not read inside a User-Mode Linux guest yet (the guest's /sys and /proc are its own); no counters rows",
+        )
+    }
+
+    fn start_trace(&self, _kind: TraceKind) -> Result<Box<dyn IoTrace>, StepError> {
+        Err(StepError::TraceUnsupported(
+            "a User-Mode Linux guest (not yet)".into(),
+        ))
+    }
+
+    fn release(&mut self) -> Result<(), RunError> {
+        let stopped = match self.guest.get_mut().take() {
+            Some(mut g) => g.power_off(),
+            None => Ok(()),
+        };
+        self.devs.release()?;
+        if let Err(e) = stopped {
+            self.opts.emit(crate::run::Event::Warning(format!(
+                "{}: {e}",
+                self.devs.dir().display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The doctor's view of a guest: the host's programs (the guest runs them through
+/// hostfs), the guest kernel's release, configuration and filesystems.
+pub(super) struct UmlHost {
+    machine: Machine,
+    kernel: InstalledKernel,
+    probed: Option<Probed>,
+}
+
+impl Host for UmlHost {
+    fn which(&self, program: &str) -> Option<PathBuf> {
+        self.machine.which(program)
+    }
+
+    fn version_line(&self, path: &Path) -> Option<String> {
+        self.machine.version_line(path)
+    }
+
+    fn kernel_release(&self) -> String {
+        self.probed.as_ref().map_or_else(
+            || self.kernel.provenance.release.clone(),
+            |p| p.release.clone(),
+        )
+    }
+
+    fn kernel_config(&self, key: &str) -> (ConfigValue, String) {
+        (
+            self.kernel.config(key),
+            format!(
+                "the configuration of guest kernel {} ({})",
+                self.kernel.provenance.name,
+                self.kernel.dir.join("config").display()
+            ),
+        )
+    }
+
+    /// What a booted guest listed in `/proc/filesystems`; before one booted (`fslab
+    /// doctor`), the filesystems its configuration builds in.
+    fn filesystems(&self) -> Vec<String> {
+        if let Some(p) = &self.probed {
+            return p.filesystems.clone();
+        }
+        let built_in = |key: &str| self.kernel.config(key) == ConfigValue::BuiltIn;
+        let mut out: Vec<String> = Vec::new();
+        for (key, fs) in [
+            ("CONFIG_XFS_FS", &["xfs"][..]),
+            ("CONFIG_EXT4_FS", &["ext4", "ext3"][..]),
+            ("CONFIG_EXT4_USE_FOR_EXT2", &["ext2"][..]),
+            ("CONFIG_EXT2_FS", &["ext2"][..]),
+            ("CONFIG_BTRFS_FS", &["btrfs"][..]),
+            ("CONFIG_TMPFS", &["tmpfs"][..]),
+        ] {
+            for f in fs.iter().filter(|_| built_in(key)) {
+                if !out.iter().any(|o| o == f) {
+                    out.push(f.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Everything the guest has is built in (`/proc/filesystems` of a booted guest).
+    fn fs_module(&self, _fstype: &str) -> bool {
+        false
+    }
+}

@@ -1,0 +1,470 @@
+//! Points in a User-Mode Linux guest (`fslab run --kernel uml-bookworm`), for real: a
+//! guest boots per replicate from the installed kernel, formats XFS with a realtime
+//! device on its ubd disks, truncates files; the bundle says where it was measured; and
+//! nothing stays behind after success, Ctrl-C or a SIGKILLed fslab.
+//!
+//! Needs root and `fslab kernels install uml-bookworm` (scripts/install-deps.sh);
+//! `FSLAB_REQUIRE_UML=1` turns a missing one into a failure.
+
+use crate::common::{text, Scratch};
+use crate::require::{skip, Need};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn uml(test: &str) -> bool {
+    let met = Need::Uml.met();
+    if !met {
+        skip(
+            Need::Uml,
+            test,
+            "needs root and the uml-bookworm and uml-trixie kernels (`fslab kernels install NAME`)",
+        );
+    }
+    met
+}
+
+/// Two points of realtime XFS (rtextsize 8k and 64k): mkfs, mount, 10 files written
+/// before and truncated in the timed workload; xfs_info and xfs_bmap captured.
+const RT_EXPERIMENT: &str = r#"
+id: uml-rt
+title: "realtime XFS in a guest"
+devices:
+  data: { size: 400MiB }
+  rt: { size: 64MiB }
+matrix:
+  rtextsize: [8k, 64k]
+requires:
+  - { kernel: xfs_rt }
+setup:
+  - run: mkfs.xfs -f -m reflink=0,rmapbt=0 -d rtinherit=1 -r rtdev={{dev.rt}},extsize={{rtextsize}} {{dev.data}}
+  - mount: { device: data, options: "rtdev={{dev.rt}}" }
+workload:
+  name: truncate
+  run: xfs_io -c "truncate 4k" {{mnt}}/{{i}}
+  times: 10
+  before_each:
+    - run: dd if=/dev/zero of={{mnt}}/{{i}} bs={{rtextsize}} count=1 status=none
+      times: 10
+    - sync: true
+capture:
+  - name: xfs_info
+    run: xfs_info {{mnt}}
+    parse: xfs_info
+  - name: bmap
+    run: xfs_bmap -v {{mnt}}/0
+    parse: xfs_bmap
+  - name: release
+    run: uname -r
+teardown:
+  - umount: "{{mnt}}"
+"#;
+
+/// Processes running `linux.uml` whose command line names `under`.
+fn guests_under(under: &Path) -> Vec<u32> {
+    let needle = under.display().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmd = String::from_utf8_lossy(&cmd);
+            cmd.contains("linux.uml") && cmd.contains(&needle)
+        })
+        .collect()
+}
+
+/// Nothing of fslab's stays in the scratch work directory: no point directory, no
+/// ownership record, no guest, no mount.
+fn assert_clean(s: &Scratch) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !guests_under(&s.root).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(guests_under(&s.root), Vec::<u32>::new(), "a guest stayed");
+    assert!(s.mounts().is_empty(), "{:?}", s.mounts());
+    assert!(s.loops().is_empty(), "{:?}", s.loops());
+    for sub in ["p", "owned"] {
+        let left: Vec<PathBuf> = std::fs::read_dir(s.work().join(sub))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        assert!(left.is_empty(), "{sub}: {left:?}");
+    }
+}
+
+fn column_strs(df: &polars::prelude::DataFrame, name: &str) -> Vec<String> {
+    df.column(name)
+        .unwrap()
+        .as_materialized_series()
+        .iter()
+        .map(|v| v.get_str().map(str::to_string).unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so() {
+    if !uml("a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so") {
+        return;
+    }
+    let s = Scratch::new("uml");
+    let exp = s.root.join("uml-rt.yaml");
+    std::fs::write(&exp, RT_EXPERIMENT).unwrap();
+    let o = s.run(&[
+        "run",
+        exp.to_str().unwrap(),
+        "--kernel",
+        "uml-bookworm",
+        "--order",
+        "fixed",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundles = s.bundles("uml-rt");
+    assert_eq!(bundles.len(), 1, "{}", text(&o));
+    let b = fslab::store::Bundle::open(&bundles[0]).unwrap();
+    let m = b.manifest();
+
+    // The kernel measured is the guest's, with where it came from.
+    assert_eq!(m.environment.guests.len(), 1);
+    let g = &m.environment.guests[0];
+    assert_eq!(g.name, "uml-bookworm");
+    assert_eq!(g.kind, "User-Mode Linux");
+    assert!(g.release.starts_with("6.1."), "{g:?}");
+    assert_eq!(m.environment.kernel, g.release);
+    assert_eq!(g.provenance["package"], "user-mode-linux");
+    assert_eq!(g.memory_bytes, 1 << 30);
+    assert!(g.boot_s.is_some_and(|b| b > 0.0 && b < 90.0), "{g:?}");
+    assert!(g.caveats.iter().any(|c| c.contains("fsync")), "{g:?}");
+    // Both points ran (the preflight read the guest kernel's CONFIG_XFS_RT), and each
+    // says it was measured in a guest.
+    assert_eq!(m.points.len(), 2);
+    for p in &m.points {
+        assert_eq!(p.status, fslab::store::PointStatus::Ok, "{p:?}");
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.starts_with("measured in a User-Mode Linux guest (kernel 6.1.")),
+            "{:?}",
+            p.notes
+        );
+    }
+    // Devices: the guest's ubd disks on image files; no loop device anywhere.
+    assert_eq!(m.environment.devices.len(), 2);
+    assert!(
+        m.environment
+            .devices
+            .iter()
+            .all(|d| d.backing.contains("ubd disk")),
+        "{:?}",
+        m.environment.devices
+    );
+    // Every verdict names the substitution.
+    let subs = fslab::analysis::tiers::substitutions(m);
+    assert!(
+        subs.iter().any(
+            |s| s.kind == fslab::analysis::tiers::SubstitutionKind::Guest
+                && s.what
+                    .contains("measured in a User-Mode Linux guest: kernel 6.1.")
+        ),
+        "{subs:?}"
+    );
+
+    // Timings: one row per point, measured in the guest.
+    let runs = b.runs().unwrap();
+    assert_eq!(runs.height(), 2, "{runs}");
+    let walls: Vec<f64> = runs
+        .column("wall_s")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    assert!(walls.iter().all(|w| *w > 0.0), "{walls:?}");
+    assert_eq!(column_strs(&runs, "status"), vec!["ok", "ok"]);
+
+    // The geometry's realtime section names the guest's second disk.
+    let geo = b.table("geometry").unwrap();
+    let sections = column_strs(&geo, "section");
+    let values = column_strs(&geo, "value");
+    let rt_dev: Vec<&String> = sections
+        .iter()
+        .zip(&values)
+        .filter(|(s, v)| s.as_str() == "realtime" && v.starts_with("/dev/"))
+        .map(|(_, v)| v)
+        .collect();
+    assert_eq!(rt_dev, vec!["/dev/ubdb", "/dev/ubdb"], "{geo}");
+    // 6.1's truncate path: the file keeps one written extent of the whole rt extent
+    // (the old data stays past EOF), at 8k and at 64k.
+    let ext = b.table("extents").unwrap();
+    assert_eq!(ext.height(), 2, "{ext}");
+
+    // The guest's kernel log is kept with each point, and the captured `uname -r` is
+    // the guest's.
+    for p in &m.points {
+        let dir = bundles[0]
+            .join("logs")
+            .join(format!("{:02}-{}", p.index, p.id));
+        let console = std::fs::read_to_string(dir.join("guest-console.log")).unwrap();
+        assert!(console.contains("XFS (ubda)"), "{console}");
+        let release = std::fs::read_to_string(dir.join("capture-03-release.stdout")).unwrap();
+        assert_eq!(release.trim(), g.release);
+    }
+    assert_clean(&s);
+    let _ = std::fs::remove_dir_all(&s.root);
+}
+
+#[test]
+fn trixie_runs_with_its_own_c_library_and_takes_another_truncate_path() {
+    if !uml("trixie_runs_with_its_own_c_library_and_takes_another_truncate_path") {
+        return;
+    }
+    let s = Scratch::new("umlt");
+    let exp = s.root.join("uml-rt.yaml");
+    std::fs::write(&exp, RT_EXPERIMENT).unwrap();
+    let o = s.run(&[
+        "run",
+        exp.to_str().unwrap(),
+        "--kernel",
+        "uml-trixie",
+        "--order",
+        "fixed",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = fslab::store::Bundle::open(&s.bundles("uml-rt")[0]).unwrap();
+    let g = b.manifest().environment.guests[0].clone();
+    assert!(g.release.starts_with("6.12."), "{g:?}");
+    // Trixie's C library came with it, and the kernel ran with it (the host's is too
+    // old); the programs in the guest ran with the host's (they would not start else).
+    assert_eq!(g.provenance["libc"]["package"], "libc6");
+    // 6.12 converts the rest of the rt extent to unwritten: file 0 is two extents
+    // ([0..7] written, the rest unwritten) at 8k and at 64k.
+    let ext = b.table("extents").unwrap();
+    assert_eq!(ext.height(), 4, "{ext}");
+    assert_clean(&s);
+    let _ = std::fs::remove_dir_all(&s.root);
+}
+
+/// One ext4 workload on the host and in a guest, side by side in one bundle.
+const AXIS_EXPERIMENT: &str = r#"
+id: uml-axis
+title: "host and guest side by side"
+devices:
+  data: { size: 64MiB }
+matrix:
+  kernel: [host, uml-bookworm]
+setup:
+  - run: mkfs.ext4 -q {{dev.data}}
+  - mount: data
+workload:
+  run: touch {{mnt}}/f{{i}}
+  times: 5
+capture:
+  - name: release
+    run: uname -r
+teardown:
+  - umount: "{{mnt}}"
+"#;
+
+#[test]
+fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
+    if !uml("a_kernel_axis_puts_the_host_and_a_guest_side_by_side") {
+        return;
+    }
+    let s = Scratch::new("umla");
+    let exp = s.root.join("uml-axis.yaml");
+    std::fs::write(&exp, AXIS_EXPERIMENT).unwrap();
+    let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = s.bundles("uml-axis")[0].clone();
+    let b = fslab::store::Bundle::open(&dir).unwrap();
+    let m = b.manifest();
+    // The environment is the host's, with the guest beside it.
+    let host_release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert_eq!(m.environment.kernel, host_release.trim());
+    assert_eq!(m.environment.guests.len(), 1);
+    assert_eq!(m.environment.guests[0].name, "uml-bookworm");
+    let release = |p: &fslab::store::PointRecord| {
+        std::fs::read_to_string(
+            dir.join("logs")
+                .join(format!("{:02}-{}", p.index, p.id))
+                .join("capture-01-release.stdout"),
+        )
+        .unwrap()
+        .trim()
+        .to_string()
+    };
+    let host = &m.points[0];
+    let guest = &m.points[1];
+    assert_eq!(host.id, "kernel=host");
+    assert_eq!(guest.id, "kernel=uml-bookworm");
+    assert_eq!(release(host), host_release.trim());
+    assert!(release(guest).starts_with("6.1."), "{}", release(guest));
+    // Only the guest's point says it was measured in a guest, and the substitution
+    // names which points.
+    assert!(!host.notes.iter().any(|n| n.contains("guest")), "{host:?}");
+    assert!(
+        guest
+            .notes
+            .iter()
+            .any(|n| n.starts_with("measured in a User-Mode Linux guest")),
+        "{guest:?}"
+    );
+    let subs = fslab::analysis::tiers::substitutions(m);
+    assert!(
+        subs.iter().any(|s| s
+            .what
+            .starts_with("points with kernel=uml-bookworm measured in a User-Mode Linux guest")),
+        "{subs:?}"
+    );
+    assert_eq!(b.runs().unwrap().height(), 2);
+    // `fslab doctor` checks each point against its own kernel: realtime XFS is fine in
+    // the guest (its configuration has CONFIG_XFS_RT=y), whatever the host has.
+    let rt = s.root.join("uml-rt-axis.yaml");
+    std::fs::write(
+        &rt,
+        RT_EXPERIMENT.replace(
+            "matrix:\n  rtextsize: [8k, 64k]",
+            "matrix:\n  kernel: [host, uml-bookworm]\n  rtextsize: [8k]",
+        ),
+    )
+    .unwrap();
+    let o = s.run(&["doctor", rt.to_str().unwrap(), "--json", "--probe", "never"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{report}");
+    assert_eq!(
+        points[1]["id"], "kernel=uml-bookworm,rtextsize=8k",
+        "{report}"
+    );
+    assert_eq!(points[1]["problems"], serde_json::json!([]), "{report}");
+    // --kernel with an axis is refused: the axis says each point's kernel.
+    let o = s.run(&["run", exp.to_str().unwrap(), "--kernel", "uml-bookworm"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--set kernel=uml-bookworm"),
+        "{}",
+        text(&o)
+    );
+    assert_clean(&s);
+    let _ = std::fs::remove_dir_all(&s.root);
+}
+
+/// A workload that sleeps in the guest: long enough to be interrupted or killed.
+const SLEEP_EXPERIMENT: &str = r#"
+id: uml-sleep
+title: "a long step in a guest"
+devices:
+  data: { size: 64MiB }
+setup:
+  - run: mkfs.ext4 -q {{dev.data}}
+  - mount: data
+workload:
+  run: sleep 60
+teardown:
+  - umount: "{{mnt}}"
+"#;
+
+/// Wait until a guest under the scratch directory runs its workload (the step's label
+/// was written to the running output), at most `limit`.
+fn wait_for_guest(s: &Scratch, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let booted = !guests_under(&s.root).is_empty()
+            && walk(&s.results())
+                .iter()
+                .any(|p| p.ends_with("guest-console.log") && has(p, "EXT4-fs (ubda)"));
+        if booted {
+            // The mount is done; the workload starts right after it.
+            std::thread::sleep(Duration::from_secs(2));
+            return;
+        }
+        assert!(Instant::now() < deadline, "no guest came up in {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn has(p: &Path, what: &str) -> bool {
+    std::fs::read_to_string(p).is_ok_and(|t| t.contains(what))
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup() {
+    if !uml("ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup") {
+        return;
+    }
+    let s = Scratch::new("umlk");
+    let exp = s.root.join("uml-sleep.yaml");
+    std::fs::write(&exp, SLEEP_EXPERIMENT).unwrap();
+    let start = || {
+        s.fslab()
+            .args([
+                "run",
+                exp.to_str().unwrap(),
+                "--kernel",
+                "uml-bookworm",
+                "-q",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+
+    // Ctrl-C: the run stops the step, powers the guest off and releases everything.
+    let child = start();
+    wait_for_guest(&s, Duration::from_secs(120));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let t = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("interrupted"), "{}", text(&o));
+    assert!(t.elapsed() < Duration::from_secs(40), "{:?}", t.elapsed());
+    assert_clean(&s);
+    std::fs::remove_dir_all(s.results()).unwrap();
+
+    // SIGKILL: fslab cannot release anything; `fslab cleanup` reaps the guest (through
+    // the point's cgroup, which the ownership record names) and its directory.
+    let mut child = start();
+    wait_for_guest(&s, Duration::from_secs(120));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = s.run(&["cleanup"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_clean(&s);
+    let _ = std::fs::remove_dir_all(&s.root);
+}
+
+#[test]
+fn an_unknown_or_missing_kernel_is_a_clear_error() {
+    let s = Scratch::new("umln");
+    let o = s.run(&["run", "xfs-rt-truncate", "--kernel", "uml-nowhere"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("kernel `uml-nowhere` is unknown (known: uml-bookworm"),
+        "{}",
+        text(&o)
+    );
+    let o = s.run(&["run", "xfs-rt-truncate", "--guest-mem", "1GiB"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("--guest-mem"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&s.root);
+}
