@@ -82,6 +82,10 @@ pub enum GuestError {
     Failed(String),
     #[error("`--device` maps host block devices; a point in a guest has image files only")]
     Mapped,
+    #[error(
+        "the point has {0} devices; a User-Mode Linux guest has at most {MAX_DISKS} ubd disks"
+    )]
+    TooManyDisks(usize),
     #[error("fslab cannot find its own program for the guest's agent: {0}")]
     NoAgent(std::io::Error),
 }
@@ -93,9 +97,13 @@ impl GuestError {
     }
 }
 
-/// The guest's name for its `n`th disk: `/dev/ubda`, `/dev/ubdb`, …
+/// How many ubd disks a UML kernel has (`MAX_DEV` in its ubd driver).
+pub const MAX_DISKS: usize = 16;
+
+/// The guest's name for its `n`th disk: `/dev/ubda`, `/dev/ubdb`, … (`n` below
+/// [`MAX_DISKS`]).
 fn ubd(n: usize) -> PathBuf {
-    let letter = char::from(b'a' + (n % 26) as u8);
+    let letter = char::from(b'a' + (n % MAX_DISKS) as u8);
     PathBuf::from(format!("/dev/ubd{letter}"))
 }
 
@@ -306,6 +314,9 @@ impl Target for UmlTarget {
     fn open<'a>(&'a self, r: Replicate<'a>) -> Result<Box<dyn Session + 'a>, RunError> {
         if !r.mapped.is_empty() {
             return Err(GuestError::Mapped.into());
+        }
+        if r.point.devices.len() > MAX_DISKS {
+            return Err(GuestError::TooManyDisks(r.point.devices.len()).into());
         }
         let devs = PointDevices::provision_images(r.work, r.dir, &r.point.devices, &ubd)?;
         let io = devs.dir().join("guest-io");
@@ -585,5 +596,29 @@ impl Host for UmlHost {
     /// Everything the guest has is built in (`/proc/filesystems` of a booted guest).
     fn fs_module(&self, _fstype: &str) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disks_are_named_as_the_guest_kernel_names_them() {
+        assert_eq!(ubd(0), PathBuf::from("/dev/ubda"));
+        assert_eq!(ubd(1), PathBuf::from("/dev/ubdb"));
+        assert_eq!(ubd(MAX_DISKS - 1), PathBuf::from("/dev/ubdp"));
+    }
+
+    #[test]
+    fn an_unknown_kernel_names_the_known_ones() {
+        let d = tempfile::tempdir().unwrap();
+        let e = UmlTarget::in_dir("uml-nowhere", d.path(), DEFAULT_GUEST_MEM).unwrap_err();
+        assert!(matches!(e, GuestError::Unknown { .. }), "{e}");
+        let e = UmlTarget::in_dir("uml-trixie", d.path(), DEFAULT_GUEST_MEM).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel `uml-trixie` is not installed (installed: none); run `fslab kernels install uml-trixie`"
+        );
     }
 }
