@@ -243,6 +243,17 @@ impl Check {
 
     /// A ratio whose numerator and denominator select the same rows: 1 by
     /// construction, whatever was measured.
+    /// The column the check reads from the `runs` table (`wall_s`, `sys_s`, …), for the
+    /// kinds that read one; None for the others and for other tables.
+    pub fn runs_metric(&self) -> Option<&str> {
+        match self {
+            Check::Ratio(c) if c.table == "runs" => Some(c.metric.as_str()),
+            Check::FirstVsRest(c) if c.table == "runs" => Some(c.metric.as_str()),
+            Check::Flat(c) if c.table == "runs" => Some(c.metric.as_str()),
+            _ => None,
+        }
+    }
+
     pub fn same_sides(&self) -> bool {
         match self {
             Check::Ratio(c) => c.numerator == c.denominator,

@@ -314,3 +314,42 @@ fn attr_fork_needs_count_the_spilled_inodes_of_each_replicate() {
         Tier::Reproduced
     );
 }
+
+/// A bundle whose points ran in a User-Mode Linux guest cannot check a claim on the
+/// split of CPU time (UML charges system time to user time): untestable, with why; the
+/// wall clock is still checked.
+#[test]
+fn cpu_time_split_claims_are_untestable_in_a_uml_guest() {
+    let mut ev = parent_evidence(40000);
+    let sys = claim("kind: ratio\nmetric: sys_s\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { max: 10 }\n");
+    let wall = claim("kind: ratio\nmetric: wall_s\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { max: 10 }\n");
+    assert_ne!(
+        check_claim(&sys, &ev).not_applicable,
+        Some(Inapplicable::Untestable)
+    );
+    ev.manifest
+        .environment
+        .guests
+        .push(crate::store::GuestInfo {
+            kind: "User-Mode Linux".into(),
+            name: "uml-bookworm".into(),
+            release: "6.1.0".into(),
+            caveats: vec![
+                "system CPU time is not measured: UML charges it to user time (sys_s stays 0)"
+                    .into(),
+            ],
+            ..Default::default()
+        });
+    let v = check_claim(&sys, &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::Untestable), "{v:?}");
+    assert!(
+        v.reason.contains("User-Mode Linux `uml-bookworm`")
+            && v.reason.contains("charges it to user time"),
+        "{}",
+        v.reason
+    );
+    assert_ne!(
+        check_claim(&wall, &ev).not_applicable,
+        Some(Inapplicable::Untestable)
+    );
+}

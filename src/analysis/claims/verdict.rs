@@ -248,6 +248,11 @@ pub(super) fn check_claim_at(
         v.no_interval = Some("not measured here".into());
         return finish(v, extra);
     }
+    if let Some(why) = guest_cannot_measure(&check, ev) {
+        v.not_applicable = Some(Inapplicable::Untestable);
+        v.reason = why;
+        return finish(v, extra);
+    }
     let m = match measured {
         Err(why) => {
             v.not_applicable = Some(inapplicable(&why));
@@ -307,6 +312,29 @@ pub(super) fn check_claim_at(
     v.not_applicable = None;
     v.reason = why;
     finish(v, extra)
+}
+
+/// Why a claim on the CPU-time split cannot be checked on a bundle whose points ran in
+/// a User-Mode Linux guest (None when it can): UML charges the guest's system time to
+/// user time, so `sys_s` and `user_s` say nothing there (docs/kernels.md).
+fn guest_cannot_measure(check: &Check, ev: &Evidence) -> Option<String> {
+    let guests = &ev.manifest.environment.guests;
+    let metric = check.runs_metric()?;
+    if guests.is_empty() || !matches!(metric, "sys_s" | "user_s") {
+        return None;
+    }
+    Some(format!(
+        "untestable here: `{metric}` in a bundle whose points ran in {} ({}): UML charges the guest's system time to user time, so the split of CPU time says nothing",
+        guests
+            .iter()
+            .map(|g| format!("{} `{}`", g.kind, g.name))
+            .collect::<Vec<_>>()
+            .join(", "),
+        guests
+            .first()
+            .and_then(|g| g.caveats.iter().find(|c| c.contains("system CPU")))
+            .map_or("system CPU time is not measured", String::as_str)
+    ))
 }
 
 /// Why the claim's mechanism is absent in this bundle, or cannot be shown to be there
