@@ -518,6 +518,12 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
     for (k, v) in &c.subtitle {
         s.push_str(&format!("- {k}: {v}\n"));
     }
+    // What a reader came for first: the claims, then what they were measured on.
+    if let Some(claims) = &c.claims {
+        s.push_str("\n## Claims\n\n```\n");
+        s.push_str(&frame_to_text(claims, None, 4));
+        s.push_str("```\n");
+    }
     s.push_str("\n## Environment\n\n```\n");
     let rows: Vec<Vec<String>> = c
         .environment
@@ -571,11 +577,6 @@ fn markdown(c: &Content, opts: &ReportOptions) -> String {
                 "({flagged} outlier(s) flagged, {failed} failed iteration(s))\n"
             ));
         }
-        s.push_str("```\n");
-    }
-    if let Some(claims) = &c.claims {
-        s.push_str("\n## Claims\n\n```\n");
-        s.push_str(&frame_to_text(claims, None, 4));
         s.push_str("```\n");
     }
     if let Some(cmp) = &c.comparison {
@@ -645,7 +646,14 @@ fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
             html_escape(v)
         ));
     }
-    s.push_str("</dl>\n<h2>Environment</h2>\n");
+    s.push_str("</dl>\n");
+    // What a reader came for first: the claims, then what they were measured on.
+    if let Some(claims) = &c.claims {
+        s.push_str("<h2>Claims</h2>\n<pre>");
+        s.push_str(&html_escape(&frame_to_text(claims, None, 4)));
+        s.push_str("</pre>\n");
+    }
+    s.push_str("<h2>Environment</h2>\n");
     let rows: Vec<Vec<String>> = c
         .environment
         .iter()
@@ -684,11 +692,6 @@ fn html(c: &Content, opts: &ReportOptions) -> Result<String, ReportError> {
             &stats_aligns(STATS_HEADERS.len()),
             &cells,
         ));
-    }
-    if let Some(claims) = &c.claims {
-        s.push_str("<h2>Claims</h2>\n<pre>");
-        s.push_str(&html_escape(&frame_to_text(claims, None, 4)));
-        s.push_str("</pre>\n");
     }
     if let Some(cmp) = &c.comparison {
         s.push_str("<h2>Comparison</h2>\n<pre>");
@@ -733,5 +736,35 @@ mod tests {
         assert_eq!(human_bytes("536870912"), "512.0 MiB (536870912 B)");
         assert_eq!(human_bytes("12"), "12 B");
         assert_eq!(human_bytes("x"), "x");
+    }
+
+    /// Issue 31: a reader came for the claims; they come before the environment, in
+    /// both formats.
+    #[test]
+    fn the_claims_come_before_the_environment() {
+        let c = Content {
+            title: "t".into(),
+            subtitle: Vec::new(),
+            environment: vec![("kernel".into(), "6.18".into())],
+            point_status: Vec::new(),
+            stops: Vec::new(),
+            stats: Vec::new(),
+            claims: Some(polars::prelude::df!("id" => ["c1"], "tier" => ["inconclusive"]).unwrap()),
+            comparison: None,
+            charts: Vec::new(),
+        };
+        let opts = ReportOptions::default();
+        let md = markdown(&c, &opts);
+        let (a, b) = (
+            md.find("## Claims").unwrap(),
+            md.find("## Environment").unwrap(),
+        );
+        assert!(a < b, "{md}");
+        let h = html(&c, &opts).unwrap();
+        let (a, b) = (
+            h.find("<h2>Claims").unwrap(),
+            h.find("<h2>Environment").unwrap(),
+        );
+        assert!(a < b, "{h}");
     }
 }
