@@ -539,7 +539,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
         out.push_str(&format!("\nAll seeds: {}\n", counts_line(&all_tiers)));
     } else {
         out.push_str(&format!(
-            "\nAll {sections} sections ({} experiments; one checked at more than one scale counts in each of its sections): {}\n",
+            "\nAll {sections} sections ({} experiments; an experiment run at more than one scale, profile or kernel counts in each of its sections): {}\n",
             ids.len(),
             counts_line(&all_tiers)
         ));
