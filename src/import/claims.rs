@@ -1,6 +1,7 @@
 //! Sentences that compare (`14% faster`, `10x`, `no obvious downgrade`, `same or down
 //! across the board`, `not much of a difference`) become draft claims with their quote.
 
+use super::comparison::is_comparison;
 use super::mail::{is_furniture, PostLine};
 
 /// A draft claim: the sentence, where it is, who wrote it.
@@ -12,78 +13,6 @@ pub struct DraftClaim {
     pub stated_by: Option<String>,
     /// A number the sentence gives (`10%` → 10 percent), for a check skeleton.
     pub bound: Option<(f64, String)>,
-}
-
-const PHRASES: &[&str] = &[
-    "faster",
-    "slower",
-    "speedup",
-    "speed-up",
-    "slowdown",
-    "improvement",
-    "improves",
-    "improved",
-    "regression",
-    "regresses",
-    "downgrade",
-    "overhead",
-    "better",
-    "worse",
-    "across the board",
-    "not much of a difference",
-    "no much difference",
-    "not much difference",
-    "no difference",
-    "no obvious",
-    "no noticeable",
-    "no measurable",
-    "noticeable",
-    "significant",
-    "negligible",
-    "the same",
-    "more or less the same",
-    "about the same",
-    "roughly the same",
-    "a wash",
-    "reduction",
-    "increase",
-    "decrease",
-    "drops",
-    "doubles",
-    "halves",
-    "cut down",
-    "times as",
-];
-
-/// Whether a sentence compares two things.
-pub fn is_comparison(sentence: &str) -> bool {
-    let s = sentence.to_ascii_lowercase();
-    if PHRASES.iter().any(|p| contains_word(&s, p)) {
-        return true;
-    }
-    // `10x`, `14%` with a verb of change
-    s.split_whitespace().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '%');
-        (w.ends_with('x') && w[..w.len() - 1].parse::<f64>().is_ok())
-            || (w.ends_with('%')
-                && w[..w.len() - 1].parse::<f64>().is_ok()
-                && (s.contains(" than") || s.contains(" from ") || s.contains("over")))
-    })
-}
-
-fn contains_word(s: &str, p: &str) -> bool {
-    let mut from = 0;
-    while let Some(i) = s[from..].find(p) {
-        let at = from + i;
-        let before = s[..at].chars().last();
-        let after = s[at + p.len()..].chars().next();
-        if before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
-        {
-            return true;
-        }
-        from = at + p.len();
-    }
-    false
 }
 
 /// Sentences of the prose lines (those not `taken` by commands or tool output), each with

@@ -13,6 +13,7 @@
 
 pub mod claims;
 pub mod commands;
+mod comparison;
 pub mod draft;
 pub mod mail;
 pub mod numbers;

@@ -514,7 +514,7 @@ pub fn prose_rows(
     stated_by: Option<&str>,
     sentence: &str,
 ) -> Vec<Row> {
-    let claimish = super::claims::is_comparison(sentence);
+    let claimish = super::comparison::is_comparison(sentence);
     prose_numbers_before(text, following)
         .into_iter()
         .map(|p| {
