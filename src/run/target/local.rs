@@ -92,25 +92,7 @@ enum SpawnerSlot {
 
 impl Session for LocalSession<'_> {
     fn var(&self, name: &str) -> Option<Value> {
-        if let Some(dev) = name.strip_prefix("dev.") {
-            return self
-                .devs
-                .device(dev)
-                .map(|d| Value::Str(d.device.display().to_string()));
-        }
-        if let Some(dev) = name.strip_prefix("image.") {
-            // A mapped device has no image file.
-            return self
-                .devs
-                .device(dev)
-                .filter(|d| d.mapped.is_none())
-                .map(|d| Value::Str(d.image.display().to_string()));
-        }
-        match name {
-            "mnt" => Some(Value::Str(self.devs.mnt().display().to_string())),
-            "work" => Some(Value::Str(self.devs.work().display().to_string())),
-            _ => None,
-        }
+        super::device_var(&self.devs, name)
     }
 
     fn dir(&self) -> &Path {

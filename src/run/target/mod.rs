@@ -157,5 +157,27 @@ pub trait Session {
     fn release(&mut self) -> Result<(), RunError>;
 }
 
+/// A session's device and directory variables (`{{dev.X}}`, `{{image.X}}`, `{{mnt}}`,
+/// `{{work}}`) from the point's devices, for the targets that own them. A mapped device
+/// has no image file.
+fn device_var(devs: &crate::devices::PointDevices, name: &str) -> Option<Value> {
+    if let Some(dev) = name.strip_prefix("dev.") {
+        return devs
+            .device(dev)
+            .map(|d| Value::Str(d.device.display().to_string()));
+    }
+    if let Some(dev) = name.strip_prefix("image.") {
+        return devs
+            .device(dev)
+            .filter(|d| d.mapped.is_none())
+            .map(|d| Value::Str(d.image.display().to_string()));
+    }
+    match name {
+        "mnt" => Some(Value::Str(devs.mnt().display().to_string())),
+        "work" => Some(Value::Str(devs.work().display().to_string())),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod mock_run;

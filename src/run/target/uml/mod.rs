@@ -394,23 +394,7 @@ fn append(from: &Path, to: &Path) -> Result<(), StepError> {
 
 impl Session for UmlSession<'_> {
     fn var(&self, name: &str) -> Option<Value> {
-        if let Some(dev) = name.strip_prefix("dev.") {
-            return self
-                .devs
-                .device(dev)
-                .map(|d| Value::Str(d.device.display().to_string()));
-        }
-        if let Some(dev) = name.strip_prefix("image.") {
-            return self
-                .devs
-                .device(dev)
-                .map(|d| Value::Str(d.image.display().to_string()));
-        }
-        match name {
-            "mnt" => Some(Value::Str(self.devs.mnt().display().to_string())),
-            "work" => Some(Value::Str(self.devs.work().display().to_string())),
-            _ => None,
-        }
+        super::device_var(&self.devs, name)
     }
 
     fn dir(&self) -> &Path {
