@@ -1,6 +1,9 @@
 //! The doctor's verdicts against a made-up machine.
 
-use super::*;
+use super::{
+    check, tool_words, ConfigValue, Host, Plan, Point, PointCheck, Probe, ProbeResult, Problem,
+    ProblemKind, Report, Version,
+};
 use crate::plan::parse_override;
 use crate::spec::Experiment;
 use std::collections::HashMap;

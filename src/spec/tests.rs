@@ -1,5 +1,4 @@
-use super::*;
-
+use super::{Experiment, SpecError};
 const GOOD: &str = r#"id: good
 title: Good
 devices:

@@ -1,7 +1,12 @@
 //! The store's unit tests: the bundle written, reopened, resumed and merged.
 
 use super::journal::JOURNAL_CHUNK;
-use super::*;
+use super::{
+    frames, parts, point_dir_name, read_parquet, runs_frame, Bundle, BundleStatus, BundleWriter,
+    ExperimentInfo, Manifest, Path, PointRecord, PointStatus, RunRow, RunStatus, StoreError,
+    GATHER_ROWS, RUN_COLUMNS,
+};
+
 use polars::prelude::*;
 use std::collections::BTreeSet;
 

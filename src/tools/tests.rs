@@ -1,7 +1,9 @@
 //! The tools directory: what counts as installed, and which program a name resolves to.
 
-use super::*;
-
+use super::{
+    find_installed, installed_in, provided_in, recipe, version_key, Input, Path, Provenance,
+    SourceKind,
+};
 fn fake_install(root: &Path, name: &str, version: &str, programs: &[&str], complete: bool) {
     let dir = root.join(format!("{name}-{version}"));
     std::fs::create_dir_all(dir.join("sbin")).unwrap();

@@ -1,7 +1,10 @@
 //! Claim checks over synthetic frames; every expected number is computed by hand in the
 //! comment next to it.
 
-use super::*;
+use super::{
+    check_claim, check_claims, parse_check, render, tier_counts_frame, verdicts_frame, Evidence,
+    Expect, Inapplicable, Stat,
+};
 use crate::analysis::tiers::Tier;
 use crate::spec::{Claim, Value as SpecValue};
 use crate::store::{Manifest, PointRecord, PointStatus, ToolRecord};

@@ -1,9 +1,13 @@
 //! Issue 28's rules over synthetic frames: the replicate as the unit, the published
 //! scale, mechanism preconditions, variants, the log slope of `flat`.
 
+use super::evidence::Evidence;
+use super::render::{render, tier_counts};
 use super::tests::{claim, close, extents_evidence, manifest, parent_evidence};
-use super::verdict::{scale_gap, scale_required};
-use super::*;
+use super::units::SampleUnit;
+use super::verdict::{check_claim, check_claims, scale_gap, scale_required, Inapplicable};
+use crate::spec::claim::{Allocator, AttrForks, Cond, Contrast, Needs};
+
 use crate::analysis::tiers::Tier;
 use crate::spec::Value as SpecValue;
 use indexmap::IndexMap;

@@ -1,7 +1,8 @@
 //! The seed experiments' claims: every `check:` parses, and each claim holds for the
 //! post's own numbers (data/published).
 
-use super::*;
+use super::evidence::Evidence;
+use crate::spec::claim::{parse_check, Check};
 use crate::store::Manifest;
 use indexmap::IndexMap;
 use std::collections::BTreeMap;

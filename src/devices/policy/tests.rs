@@ -1,6 +1,10 @@
 use super::config::check_config_permissions;
 use super::sysfs::identify;
-use super::*;
+use super::{
+    check_size, config_path, match_listed, parse_config, parse_env_list, parse_mapping, InUse,
+    MappedDevice, Path, PathBuf, Refusal, ScratchList, ENV_LIST,
+};
+
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 
