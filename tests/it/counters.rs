@@ -18,17 +18,24 @@ fn rows(df: &DataFrame, point: &str, iteration: i64, name: &str) -> Vec<(String,
         .collect()
 }
 
-#[test]
-fn creating_files_moves_the_create_counters_by_at_least_as_many() {
-    let s = Scratch::new("ctr");
-    let o = s.run(&["run", fixture("counters.yaml").to_str().unwrap(), "--quiet"]);
+/// Run a fixture experiment; its bundle path and its `counters.parquet`.
+fn run_counters(s: &Scratch, name: &str) -> (String, DataFrame) {
+    let o = s.run(&["run", fixture(name).to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", text(&o));
     let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    let b = fslab::Bundle::open(&bundle).unwrap();
-    let c = b
+    let c = fslab::Bundle::open(&bundle)
+        .unwrap()
         .table_if_present("counters")
         .unwrap()
         .expect("counters.parquet");
+    (bundle, c)
+}
+
+#[test]
+fn creating_files_moves_the_create_counters_by_at_least_as_many() {
+    let s = Scratch::new("ctr");
+    let (bundle, c) = run_counters(&s, "counters.yaml");
+    let b = fslab::Bundle::open(&bundle).unwrap();
     for it in [1, 2] {
         // XFS: its own filesystem's statistics, 300 creates (and their directory).
         let creates = rows(&c, "fs=xfs", it, "xs_dir_create");
@@ -110,18 +117,7 @@ fn creating_files_moves_the_create_counters_by_at_least_as_many() {
 #[test]
 fn counters_sync_counts_an_iterations_writes_in_that_iteration() {
     let s = Scratch::new("ctrs");
-    let o = s.run(&[
-        "run",
-        fixture("counters-sync.yaml").to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    let b = fslab::Bundle::open(&bundle).unwrap();
-    let c = b
-        .table_if_present("counters")
-        .unwrap()
-        .expect("counters.parquet");
+    let (_, c) = run_counters(&s, "counters-sync.yaml");
     for it in 1..=3 {
         for name in ["writes_completed", "xs_log_writes"] {
             let w = rows(&c, "default", it, name);
@@ -142,18 +138,7 @@ fn counters_sync_counts_an_iterations_writes_in_that_iteration() {
 fn parent_pointers_defer_attr_intents_and_the_log_elides_them() {
     let s = Scratch::new("logi");
     let before = dead_fslab_instances();
-    let o = s.run(&[
-        "run",
-        fixture("log-items.yaml").to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
-    let b = fslab::Bundle::open(&bundle).unwrap();
-    let c = b
-        .table_if_present("counters")
-        .unwrap()
-        .expect("counters.parquet");
+    let (_, c) = run_counters(&s, "log-items.yaml");
     for it in [1, 2] {
         let one = |point: &str, name: &str| {
             let r = rows(&c, point, it, name);
