@@ -22,9 +22,26 @@ struct Origin {
     device: Option<String>,
     /// `filesystem`, `device` or `system`: what the numbers count.
     scope: &'static str,
-    path: PathBuf,
-    /// `xfs_log_items`: the tracepoint counts of this filesystem.
-    log_items: Option<LogItemProbe>,
+    at: Reading,
+}
+
+/// What an origin is read from.
+#[derive(Debug)]
+enum Reading {
+    /// A file, or a directory of files (ext4), under `/sys` or `/proc`.
+    File(PathBuf),
+    /// `xfs_log_items`: the tracepoint counts of one filesystem.
+    Tracepoints(LogItemProbe),
+}
+
+impl Reading {
+    /// The file an origin reads (None for tracepoints).
+    fn path(&self) -> Option<&Path> {
+        match self {
+            Reading::File(p) => Some(p),
+            Reading::Tracepoints(_) => None,
+        }
+    }
 }
 
 /// The counts behind `xfs_log_items` for one XFS filesystem, running from when the
@@ -173,8 +190,7 @@ impl PointCounters {
                             source,
                             device: Some((*n).clone()),
                             scope: "filesystem",
-                            path: sys.join("fs/xfs").join(n).join("stats/stats"),
-                            log_items: None,
+                            at: Reading::File(sys.join("fs/xfs").join(n).join("stats/stats")),
                         });
                     }
                     // Per-filesystem statistics exist since Linux 4.4 (/sys/fs/xfs/<dev>/):
@@ -196,8 +212,7 @@ impl PointCounters {
                                 source,
                                 device: None,
                                 scope: "system",
-                                path: global,
-                                log_items: None,
+                                at: Reading::File(global),
                             });
                         } else {
                             notes.push(
@@ -221,8 +236,7 @@ impl PointCounters {
                             source,
                             device: Some(n.clone()),
                             scope: "filesystem",
-                            path: sys.join("fs/ext4").join(n),
-                            log_items: None,
+                            at: Reading::File(sys.join("fs/ext4").join(n)),
                         });
                     }
                 }
@@ -237,8 +251,7 @@ impl PointCounters {
                             source,
                             device: None,
                             scope: "device",
-                            path: proc_.join("diskstats"),
-                            log_items: None,
+                            at: Reading::File(proc_.join("diskstats")),
                         });
                     }
                 }
@@ -246,8 +259,7 @@ impl PointCounters {
                     source,
                     device: None,
                     scope: "system",
-                    path: proc_.join("vmstat"),
-                    log_items: None,
+                    at: Reading::File(proc_.join("vmstat")),
                 }),
                 CounterSource::XfsLogItems => {
                     let own: Vec<&((u32, u32), String)> = named
@@ -265,8 +277,7 @@ impl PointCounters {
                                 source,
                                 device: Some(n.clone()),
                                 scope: "filesystem",
-                                path: PathBuf::from(format!("tracepoints of {n}")),
-                                log_items: Some(p),
+                                at: Reading::Tracepoints(p),
                             }),
                             Err(e) => notes.push(format!(
                                 "counters: xfs_log_items: {n}: cannot count the XFS log-item tracepoints ({e}); no xfs_log_items rows"
@@ -296,32 +307,29 @@ impl PointCounters {
     }
 
     fn read_one(&self, o: &Origin) -> Vec<Sample> {
+        let file = |name: Option<&str>| {
+            let p = o.at.path()?;
+            std::fs::read_to_string(name.map_or_else(|| p.to_path_buf(), |n| p.join(n))).ok()
+        };
         match o.source {
-            CounterSource::Xfs => std::fs::read_to_string(&o.path)
+            CounterSource::Xfs => file(None)
                 .map(|t| parse::xfs_stats(&t).0)
                 .unwrap_or_default(),
-            CounterSource::Diskstats => std::fs::read_to_string(&o.path)
+            CounterSource::Diskstats => file(None)
                 .map(|t| parse::diskstats(&t, &self.devices))
                 .unwrap_or_default(),
-            CounterSource::Vmstat => std::fs::read_to_string(&o.path)
-                .map(|t| parse::vmstat(&t))
-                .unwrap_or_default(),
+            CounterSource::Vmstat => file(None).map(|t| parse::vmstat(&t)).unwrap_or_default(),
             CounterSource::Ext4 => {
                 let files: Vec<(&str, String)> = parse::EXT4_FILES
                     .iter()
-                    .filter_map(|(n, _, _)| {
-                        std::fs::read_to_string(o.path.join(n))
-                            .ok()
-                            .map(|t| (*n, t))
-                    })
+                    .filter_map(|(n, _, _)| file(Some(n)).map(|t| (*n, t)))
                     .collect();
                 parse::ext4(&files)
             }
-            CounterSource::XfsLogItems => o
-                .log_items
-                .as_ref()
-                .map(LogItemProbe::read)
-                .unwrap_or_default(),
+            CounterSource::XfsLogItems => match &o.at {
+                Reading::Tracepoints(p) => p.read(),
+                Reading::File(_) => Vec::new(),
+            },
         }
     }
 
