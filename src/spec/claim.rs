@@ -241,8 +241,6 @@ impl Check {
         }
     }
 
-    /// A ratio whose numerator and denominator select the same rows: 1 by
-    /// construction, whatever was measured.
     /// The column the check reads from the `runs` table (`wall_s`, `sys_s`, …), for the
     /// kinds that read one; None for the others and for other tables.
     pub fn runs_metric(&self) -> Option<&str> {
@@ -254,6 +252,23 @@ impl Check {
         }
     }
 
+    /// Whether every selection of the check pins `iteration` to 1: it reads only the
+    /// first timed run of each filesystem, which ends before the second starts, so the
+    /// number of runs that follow cannot change what it measures.
+    pub fn first_iteration_only(&self) -> bool {
+        let first = |c: &Cond| match c {
+            Cond::Value(v) => v.as_u64() == Some(1),
+            Cond::Range(r) => r.min == Some(1.0) && r.max == Some(1.0),
+        };
+        let sels = self.selections();
+        !sels.is_empty()
+            && sels
+                .iter()
+                .all(|(_, s)| s.get("iteration").is_some_and(first))
+    }
+
+    /// A ratio whose numerator and denominator select the same rows: 1 by
+    /// construction, whatever was measured.
     pub fn same_sides(&self) -> bool {
         match self {
             Check::Ratio(c) => c.numerator == c.denominator,

@@ -98,6 +98,19 @@ pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>
     Some(vars)
 }
 
+/// The variable that sets how many timed runs the workload makes per filesystem (its
+/// `repeat: "{{var}}"`), if it is one variable.
+pub(super) fn repeat_var(m: &Manifest) -> Option<String> {
+    let exp =
+        crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
+    let Some(crate::spec::RepeatSpec::Count(SpecValue::Str(s))) = &exp.def.workload.repeat else {
+        return None;
+    };
+    let inner = s.trim().strip_prefix("{{")?.strip_suffix("}}")?.trim();
+    (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| inner.to_string())
+}
+
 /// What a check computes before the verdict.
 pub(super) struct Measure {
     pub(super) value: f64,

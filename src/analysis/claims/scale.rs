@@ -17,13 +17,14 @@
 
 use super::evidence::{published_vars, Evidence};
 use super::verdict::{
-    check_claim_at, scalar, scale_gap, scale_required, ClaimVerdict, Inapplicable,
+    check_claim_at, scalar, scale_gap, scale_needed, scale_required, ClaimVerdict, Inapplicable,
 };
 use super::words::num;
 use crate::analysis::interval::{Interval, Method};
 use crate::analysis::tiers::{side, Side, Tier};
 use crate::spec::claim::{parse_check, Check};
 use crate::spec::Claim;
+use indexmap::IndexMap;
 
 /// One measured scale of a claim.
 struct AtScale {
@@ -80,11 +81,10 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
         .iter()
         .find(|e| e.vars.get(var).and_then(scalar) == Some(top.scale))?;
     let check: Option<Check> = claim.check.as_ref().and_then(|r| parse_check(r).ok());
-    let at_scale = check
-        .as_ref()
-        .map(|c| c.stated().at_scale.clone())
-        .unwrap_or_default();
-    let mut required = scale_required(&at_scale, published_vars(&ev_top.manifest).as_ref());
+    let mut required = match &check {
+        Some(c) => scale_needed(c, c.stated().at_scale, &ev_top.manifest).0,
+        None => scale_required(&IndexMap::new(), published_vars(&ev_top.manifest).as_ref()),
+    };
     let Some((published, _)) = required.shift_remove(var) else {
         return Some(v);
     };

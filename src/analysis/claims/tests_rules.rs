@@ -1,7 +1,7 @@
 //! Issue 28's rules over synthetic frames: the replicate as the unit, the published
 //! scale, mechanism preconditions, variants, the log slope of `flat`.
 
-use super::evidence::Evidence;
+use super::evidence::{published_vars, Evidence};
 use super::render::{render, tier_counts};
 use super::tests::{claim, close, extents_evidence, manifest, parent_evidence};
 use super::units::SampleUnit;
@@ -183,6 +183,44 @@ fn the_published_profile_is_the_scale_and_at_scale_cannot_lower_it() {
     .into_iter()
     .collect();
     assert_eq!(scale_gap(&req, &at), None);
+}
+
+#[test]
+fn a_first_run_claim_does_not_need_the_later_runs_but_a_later_run_claim_does() {
+    // Seed 000's experiment: `repeat: "{{runs}}"`, 10 runs published; this bundle made 1.
+    let mut ev = replicated_evidence(3);
+    ev.manifest.experiment.yaml =
+        include_str!("../../../experiments/xfs-parent-pointers.yaml").into();
+    let mut vars = published_vars(&ev.manifest).expect("the seed has a published profile");
+    vars.insert("runs".into(), SpecValue::Int(1));
+    ev.vars = vars;
+    let first = claim(
+        "kind: ratio\nnumerator: { parent: 1, iteration: 1 }\ndenominator: { parent: 0, iteration: 1 }\nexpect: { min: 1.1 }\n",
+    );
+    let v = check_claim(&first, &ev);
+    assert!(
+        v.scale.starts_with("at or above the published scale; `runs` (10 published) is not compared: the claim reads only the first run"),
+        "{}",
+        v.scale
+    );
+    assert_eq!(v.tier, Tier::Reproduced, "{}", v.reason);
+    let later = claim(
+        "kind: ratio\nnumerator: { parent: 1, iteration: { min: 2 } }\ndenominator: { parent: 0, iteration: { min: 2 } }\nexpect: { min: 1.1 }\n",
+    );
+    let v = check_claim(&later, &ev);
+    assert_eq!(v.scale, "reduced: runs=1 here, 10 published");
+    assert_eq!(v.not_applicable, Some(Inapplicable::ReducedScale));
+    // A claim that says its run count matters keeps it.
+    let explicit = claim(
+        "kind: ratio\nnumerator: { parent: 1, iteration: 1 }\ndenominator: { parent: 0, iteration: 1 }\nexpect: { min: 1.1 }\nat_scale: { runs: 10 }\n",
+    );
+    let v = check_claim(&explicit, &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::ReducedScale),
+        "{}",
+        v.scale
+    );
 }
 
 #[test]
