@@ -84,7 +84,9 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Draft claims (`fslab import`) are listed, never evaluated.
     let (drafts, to_check): (Vec<_>, Vec<_>) = exp.def.claims.into_iter().partition(|c| c.draft);
-    let ev = claims::Evidence::from_bundle(&bundle)?;
+    let mut ev = claims::Evidence::from_bundle(&bundle)?;
+    // The claims' experiment also says how their scale is judged.
+    ev.scale = exp.def.scale.clone();
     let verdicts = claims::check_claims(&to_check, &ev);
     // Claims compare points; points measured on differing machines are said so.
     for w in fslab::store::merge::shard_differences(bundle.manifest()) {

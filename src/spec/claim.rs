@@ -50,6 +50,33 @@ pub struct ScaleCheck {
     pub var: String,
 }
 
+/// `scale:` of an experiment: how its scale is judged beyond its variables one by one
+/// (issue 28: derived totals and the filesystem's fill).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleSpec {
+    /// Derived totals, compared instead of their factors: `files_total: [files, loops]`
+    /// is files × loops, so that 100,000 files in one loop count as much as 1,000 in 100.
+    #[serde(default)]
+    pub totals: IndexMap<String, Vec<String>>,
+    /// The post's fill of the filesystem, compared with the fill measured in the bundle.
+    #[serde(default)]
+    pub fill: Option<FillScale>,
+}
+
+/// `scale: fill:`: the post's share of the inodes in use after the workload, measured in
+/// the bundle from `dumpe2fs -h` (the `geometry` table's `inode_count` and
+/// `free_inodes`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FillScale {
+    /// The post's share of inodes in use, 0 to 1.
+    pub inodes: f64,
+    /// Where that share comes from: said with every scale note (a post rarely prints
+    /// it, so it is often derived from an assumption, which this must name).
+    pub basis: String,
+}
+
 /// A block allocator a claim can be about.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

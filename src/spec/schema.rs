@@ -72,6 +72,10 @@ pub struct ExperimentDef {
     /// decided from its trend over them (`analysis::claims`, issue 28).
     #[serde(default)]
     pub scale_check: Option<crate::spec::claim::ScaleCheck>,
+    /// How the scale is judged beyond the variables one by one: derived totals and the
+    /// filesystem's measured fill (`analysis::claims`, issue 28).
+    #[serde(default)]
+    pub scale: Option<crate::spec::claim::ScaleSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]

@@ -52,6 +52,7 @@ mod published;
 mod reproduction;
 mod run_order;
 mod scale_check;
+mod scale_fill;
 mod seeds;
 mod shards;
 mod slurm;

@@ -4,6 +4,7 @@
 use super::error::ClaimsError;
 use super::units::Replication;
 use crate::analysis::interval::{Interval, NoInterval};
+use crate::spec::claim::ScaleSpec;
 use crate::spec::Value as SpecValue;
 use crate::store::{Bundle, Manifest};
 use indexmap::IndexMap;
@@ -22,6 +23,9 @@ pub struct Evidence {
     /// The scalar variables the bundle ran with (after profile and `--set`).
     pub vars: IndexMap<String, SpecValue>,
     pub published: PublishedLoader,
+    /// How the scale is judged (`scale:` of the experiment whose claims are checked:
+    /// the bundle's copy, or today's file when the claims come from it).
+    pub scale: Option<ScaleSpec>,
 }
 
 impl fmt::Debug for Evidence {
@@ -48,11 +52,16 @@ impl Evidence {
         }
         let manifest = b.manifest().clone();
         let vars = bundle_vars(&manifest);
+        let scale =
+            crate::spec::Experiment::from_str_named(&manifest.experiment.yaml, "experiment.yaml")
+                .ok()
+                .and_then(|e| e.def.scale);
         Ok(Evidence {
             manifest,
             tables,
             vars,
             published: Box::new(crate::published::load),
+            scale,
         })
     }
 }

@@ -308,6 +308,7 @@ mod tests {
                 .collect(),
             vars: IndexMap::new(),
             published: Box::new(crate::published::load),
+            scale: None,
         }
     }
 

@@ -60,11 +60,13 @@
 mod agree;
 mod error;
 mod evidence;
+mod fill;
 mod io;
 mod measure;
 mod render;
 mod reproduction;
 mod scale;
+mod scale_need;
 mod schema;
 mod select;
 mod share;

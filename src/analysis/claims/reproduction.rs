@@ -267,6 +267,9 @@ fn checked(b: &Bundle, source: &ClaimsSource) -> Result<Checked, ClaimsError> {
                     &m.experiment.sha256[..m.experiment.sha256.len().min(12)]
                 )
             };
+            // Today's claims are judged at today's idea of the scale.
+            let mut ev = ev;
+            ev.scale = exp.def.scale;
             Ok(Checked {
                 claims: exp.def.claims,
                 scale_check: exp.def.scale_check,

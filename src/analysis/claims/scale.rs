@@ -15,16 +15,14 @@
 //! for one): the verdict names the scales, the trend and the published value, so that a
 //! reader can judge, and the mechanism's `needs:` are checked at every scale.
 
-use super::evidence::{published_vars, Evidence};
-use super::verdict::{
-    check_claim_at, scalar, scale_gap, scale_needed, scale_required, ClaimVerdict, Inapplicable,
-};
+use super::evidence::Evidence;
+use super::scale_need::scale_needed;
+use super::verdict::{check_claim_at, scalar, ClaimVerdict, Inapplicable};
 use super::words::num;
 use crate::analysis::interval::{Interval, Method};
 use crate::analysis::tiers::{side, Side, Tier};
-use crate::spec::claim::{parse_check, Check};
+use crate::spec::claim::parse_check;
 use crate::spec::Claim;
-use indexmap::IndexMap;
 
 /// One measured scale of a claim.
 struct AtScale {
@@ -80,12 +78,11 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
     let ev_top = evs
         .iter()
         .find(|e| e.vars.get(var).and_then(scalar) == Some(top.scale))?;
-    let check: Option<Check> = claim.check.as_ref().and_then(|r| parse_check(r).ok());
-    let mut required = match &check {
-        Some(c) => scale_needed(c, c.stated().at_scale, &ev_top.manifest).0,
-        None => scale_required(&IndexMap::new(), published_vars(&ev_top.manifest).as_ref()),
+    let Some(check) = claim.check.as_ref().and_then(|r| parse_check(r).ok()) else {
+        return Some(v);
     };
-    let Some((published, _)) = required.shift_remove(var) else {
+    let mut need = scale_needed(&check, check.stated().at_scale, ev_top);
+    let Some((published, _)) = need.required.shift_remove(var) else {
         return Some(v);
     };
     let per_scale: Vec<String> = at.iter().map(|a| line(var, a)).collect();
@@ -95,7 +92,7 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
         // scale (not run, mechanism absent, not measured): the largest scale says it.
         return Some(v);
     }
-    if let Some(other) = scale_gap(&required, &ev_top.vars) {
+    if let Some(other) = need.gap() {
         v.reason = format!(
             "reduced scale: {other}; the scale check covers only {var} ({var}={scales} measured); {}",
             v.reason
@@ -143,10 +140,7 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
             .interval
             .map_or(Method::StudentT, |i| i.method),
     };
-    let expect = check
-        .as_ref()
-        .map(|c| c.expect().clone())
-        .unwrap_or_default();
+    let expect = check.expect().clone();
     let trend = format!(
         "the interval's ends move {} and {} per doubling of {var}; extrapolated to {var}={} (published) they give [{}, {}]",
         signed(lo_slope * doubling),

@@ -68,6 +68,7 @@ pub(super) fn parent_evidence(n: i64) -> Evidence {
         tables,
         vars,
         published: Box::new(crate::published::load),
+        scale: None,
     }
 }
 
@@ -205,6 +206,7 @@ fn flat_is_the_largest_over_the_smallest_group() {
         tables,
         vars: IndexMap::new(),
         published: Box::new(crate::published::load),
+        scale: None,
     };
     let v = check_claim(
         &claim(
@@ -260,6 +262,7 @@ pub(super) fn extents_evidence() -> Evidence {
         tables,
         vars: IndexMap::new(),
         published: Box::new(crate::published::load),
+        scale: None,
     }
 }
 
@@ -499,6 +502,7 @@ fn claims_in_words_only_have_no_published_number() {
             tables: BTreeMap::new(),
             vars: IndexMap::new(),
             published: Box::new(crate::published::load),
+            scale: None,
         };
         assert!(check.published(&ev).is_none(), "{experiment} {claim}");
     }

@@ -278,6 +278,7 @@ fn a_log_slope_is_fitted_per_block_of_replicates() {
         tables,
         vars: IndexMap::new(),
         published: Box::new(crate::published::load),
+        scale: None,
     };
     let mut c = claim(
         "kind: flat\nacross: rtextsize\nstatistic: log_slope\nexpect: { min: -0.05, max: 0.05 }\n",

@@ -36,6 +36,7 @@ fn published_satisfies(experiment: &str, claim: &str) {
         tables: BTreeMap::new(),
         vars: IndexMap::new(),
         published: Box::new(crate::published::load),
+        scale: None,
     };
     let Some(published) = check.published(&ev) else {
         panic!("{experiment} {claim}: no published value to check");
@@ -145,6 +146,7 @@ fn seed_xfs_rt_truncate_variant_has_no_published_number() {
         tables: BTreeMap::new(),
         vars: IndexMap::new(),
         published: Box::new(crate::published::load),
+        scale: None,
     };
     assert!(check.published(&ev).is_none());
 }

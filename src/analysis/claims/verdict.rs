@@ -1,7 +1,8 @@
 //! Verdicts: the evidence a bundle offers and how one claim is decided on it.
 
 use super::error::{ClaimsError, MeasureError};
-use super::evidence::{published_vars, repeat_var, Evidence};
+use super::evidence::Evidence;
+use super::scale_need::scale_needed;
 use super::schema::Stated;
 use super::select::sel_label;
 use super::units::Replication;
@@ -12,7 +13,7 @@ use crate::analysis::tiers::{
 };
 use crate::spec::claim::{parse_check, Allocator, Check, Needs};
 use crate::spec::{Claim, Value as SpecValue};
-use crate::store::{Bundle, Manifest};
+use crate::store::Bundle;
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -206,18 +207,18 @@ pub(super) fn check_claim_at(
         Some(Err(e)) => extra.push(format!("published value unavailable: {e}")),
         None => {}
     }
-    let (required, waived) = scale_needed(&check, at_scale, &ev.manifest);
-    let gap = scale_gap(&required, &ev.vars);
+    let need = scale_needed(&check, at_scale, ev);
+    let gap = need.gap();
     v.scale = match &gap {
         Some(g) => format!("reduced: {g}"),
-        None if required.is_empty() => {
+        None if need.required.is_empty() => {
             "no published scale to compare (the experiment has no `published` profile)".into()
         }
         None => "at or above the published scale".into(),
     };
-    if let Some(w) = waived {
+    for note in &need.notes {
         v.scale.push_str("; ");
-        v.scale.push_str(&w);
+        v.scale.push_str(note);
     }
     let measured = check.measure(ev);
     if let Ok(m) = &measured {
@@ -399,29 +400,6 @@ fn mechanism_absent(
         return Some((Inapplicable::MechanismAbsent, absent.join("; ")));
     }
     (!unshown.is_empty()).then(|| (Inapplicable::MechanismUnshown, unshown.join("; ")))
-}
-
-/// The scale a check needs in this bundle ([`scale_required`]), less the workload's run
-/// count for a check that reads only the first run of each filesystem (the runs that
-/// follow cannot change it), unless its `at_scale` names that count; with the sentence
-/// that says what was left out and why.
-pub(super) fn scale_needed(
-    check: &Check,
-    at_scale: &IndexMap<String, f64>,
-    manifest: &Manifest,
-) -> (IndexMap<String, (f64, String)>, Option<String>) {
-    let mut required = scale_required(at_scale, published_vars(manifest).as_ref());
-    let mut waived = None;
-    if check.first_iteration_only() {
-        if let Some(var) = repeat_var(manifest).filter(|v| !at_scale.contains_key(v)) {
-            if let Some((_, label)) = required.shift_remove(&var) {
-                waived = Some(format!(
-                    "`{var}` ({label} published) is not compared: the claim reads only the first run of each filesystem, which ends before the second starts"
-                ));
-            }
-        }
-    }
-    (required, waived)
 }
 
 /// The scale a claim needs: every numeric variable of the published profile (a claim

@@ -2,7 +2,7 @@
 //! offending key, with what would be right).
 
 use super::Locator;
-use crate::spec::claim::{parse_check, Check};
+use crate::spec::claim::{parse_check, Check, ScaleSpec};
 use crate::spec::{ExperimentDef, SpecError};
 use indexmap::IndexMap;
 
@@ -32,6 +32,9 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
             ));
             return Err(e);
         }
+    }
+    if let Some(sc) = &def.scale {
+        check_scale(def, sc, loc)?;
     }
     let section = loc.section("claims");
     let mut seen: IndexMap<&str, usize> = IndexMap::new();
@@ -118,6 +121,74 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
             ))
         });
         return Err(e);
+    }
+    Ok(())
+}
+
+/// `scale:`: each total's factors are vars, and the published fill is a share with a basis.
+fn check_scale(def: &ExperimentDef, sc: &ScaleSpec, loc: &Locator<'_>) -> Result<(), SpecError> {
+    let at = |key: &str| {
+        loc.section("scale")
+            .and_then(|r| loc.value_in(r, key))
+            .unwrap_or((0, 0))
+    };
+    for (name, factors) in &sc.totals {
+        if factors.len() < 2 {
+            let mut e = loc.at_pos(
+                at(name),
+                format!("`scale: totals: {name}` has {} factor(s)", factors.len()),
+            );
+            e.help = Some(
+                "a total is the product of two or more vars, e.g. `files_total: [files, loops]`"
+                    .into(),
+            );
+            return Err(e);
+        }
+        if let Some(bad) = factors.iter().find(|f| !def.vars.contains_key(f.as_str())) {
+            let mut e = loc.at_pos(
+                at(name),
+                format!(
+                    "`scale: totals: {name}` names `{bad}`, which is not a var of the experiment"
+                ),
+            );
+            e.help = Some(format!(
+                "name vars of `vars:`: {}",
+                def.vars
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            return Err(e);
+        }
+        if def.vars.contains_key(name) {
+            let mut e = loc.at_pos(
+                at(name),
+                format!("`scale: totals: {name}` has the name of a var"),
+            );
+            e.help = Some("give the total its own name, e.g. `files_total`".into());
+            return Err(e);
+        }
+    }
+    if let Some(f) = &sc.fill {
+        if !(f.inodes > 0.0 && f.inodes <= 1.0) {
+            let mut e = loc.at_pos(
+                at("fill"),
+                format!("`scale: fill: inodes: {}` is not a share", f.inodes),
+            );
+            e.help = Some(
+                "the post's share of inodes in use, above 0 and at most 1 (0.75 for 75 %)".into(),
+            );
+            return Err(e);
+        }
+        if f.basis.trim().is_empty() {
+            let mut e = loc.at_pos(
+                at("fill"),
+                "`scale: fill:` has an empty `basis`".to_string(),
+            );
+            e.help = Some("say where the post's share comes from (its own output, or the assumption it rests on)".into());
+            return Err(e);
+        }
     }
     Ok(())
 }
