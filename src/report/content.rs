@@ -207,6 +207,42 @@ mod tests {
         );
     }
 
+    /// A real rerun bundle (seed 001): each part gathered once and consistent with the
+    /// others: the chart of means draws the table's means, the claims are counted per
+    /// tier, the bundle's tables bring their charts.
+    #[test]
+    fn gathering_a_real_bundle() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/reruns/001");
+        let bundle = crate::store::Bundle::open(&dir).unwrap();
+        let c = Content::gather(&bundle, None, &crate::report::ReportOptions::default()).unwrap();
+        let metrics: Vec<&str> = c.stats.iter().map(|m| m.metric.as_str()).collect();
+        assert_eq!(metrics, ["wall_s", "user_s", "sys_s"]);
+        let crate::plot::ChartData::MeanCi { points, .. } = &c.charts[0].1.data else {
+            panic!("{:?}", c.charts[0].0)
+        };
+        let table: Vec<f64> = c.stats[0].rows.iter().filter_map(|r| r.mean).collect();
+        let drawn: Vec<f64> = points.iter().map(|p| p.mean).collect();
+        assert_eq!(drawn, table);
+        let Some(ClaimsContent::Checked { tiers, table, .. }) = &c.claims else {
+            panic!("{:?}", c.claims)
+        };
+        let counted: usize = tiers.iter().map(|(_, n)| n).sum();
+        assert!(counted > 0 && counted <= table.height());
+        let captions: Vec<&str> = c.charts.iter().map(|(t, _)| t.as_str()).collect();
+        assert!(
+            captions.iter().any(|t| t.starts_with("Extent layout")),
+            "{captions:?}"
+        );
+        assert!(
+            captions.iter().any(|t| t.starts_with("Block I/O of")),
+            "{captions:?}"
+        );
+        assert_eq!(
+            c.summary.run_tally.of("ok"),
+            bundle.runs().unwrap().height()
+        );
+    }
+
     /// The summary's counts head the report.
     #[test]
     fn the_counts_are_under_the_title() {

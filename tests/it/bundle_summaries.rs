@@ -75,7 +75,10 @@ fn show_report_and_notebook_show_the_same_counts() {
             .unwrap();
         assert!(out.status.success(), "{out:?}");
         let show = String::from_utf8_lossy(&out.stdout);
-        assert!(show.lines().any(|l| l == expected), "{expected} not in\n{show}");
+        assert!(
+            show.lines().any(|l| l == expected),
+            "{expected} not in\n{show}"
+        );
 
         let opts = ReportOptions::default();
         let md = render_report(&bundle, None, &opts, ReportFormat::Markdown).unwrap();
