@@ -35,6 +35,9 @@ pub enum Error {
     Plot(#[from] crate::plot::PlotError),
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// A chart computed from a runs or `io` frame (`Chart::iterations`, …).
+    #[error(transparent)]
+    Chart(#[from] crate::report::ChartError),
     #[error(transparent)]
     Published(#[from] crate::published::PublishedError),
     #[error(transparent)]

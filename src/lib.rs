@@ -21,6 +21,7 @@ pub mod host;
 pub mod import;
 pub mod ipynb;
 pub mod kernels;
+pub mod labels;
 pub mod notebook;
 pub mod parse;
 pub mod plan;

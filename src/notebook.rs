@@ -5,6 +5,7 @@
 //! table, a chart as inline SVG, a bundle as a summary. Everything here only formats:
 //! the work is done by the library functions the CLI calls too.
 
+use crate::analysis::{AnalysisError, BundleSummary};
 use crate::report::html_escape;
 use crate::run::{Event, EventSink};
 use crate::store::Bundle;
@@ -50,7 +51,20 @@ impl EvcxrDisplay for DataFrame {
 
 impl EvcxrDisplay for Bundle {
     fn evcxr_display(&self) {
-        emit("text/html", &bundle_html(self));
+        let summary = self
+            .runs()
+            .map_err(AnalysisError::from)
+            .and_then(|runs| BundleSummary::new(self, &runs));
+        match summary {
+            Ok(s) => emit("text/html", &bundle_html(&s)),
+            Err(e) => emit(
+                "text/plain",
+                &format!(
+                    "{}: cannot summarise the bundle: {e}",
+                    self.path().display()
+                ),
+            ),
+        }
     }
 }
 
@@ -113,27 +127,29 @@ pub fn html_table(df: &DataFrame, max_rows: usize) -> String {
     s
 }
 
-fn bundle_html(b: &Bundle) -> String {
-    let m = b.manifest();
-    let e = &m.environment;
-    let mut s = format!(
-        "<h4>{} — {}</h4><p>{}<br>profile <b>{}</b>, status <b>{}</b>, {} → {}<br>kernel {}, {}, {} × {}, {} MiB</p><ul>",
-        html_escape(&m.experiment.id),
-        html_escape(&m.experiment.title),
-        html_escape(&b.path().display().to_string()),
-        html_escape(m.profile.as_deref().unwrap_or("-")),
-        html_escape(m.status.as_str()),
-        html_escape(&m.started_at),
-        html_escape(m.finished_at.as_deref().unwrap_or("-")),
+/// A bundle's summary as the notebook shows it: what ran, how it ended, the counts,
+/// the machine, each point.
+pub fn bundle_html(s: &BundleSummary) -> String {
+    let e = &s.machine;
+    let mut out = format!(
+        "<h4>{} — {}</h4><p>{}<br>profile <b>{}</b>, status <b>{}</b>, {} → {}<br>{}<br>kernel {}, {}, {} × {}, {} MiB</p><ul>",
+        html_escape(&s.experiment_id),
+        html_escape(&s.title),
+        html_escape(&s.path.display().to_string()),
+        html_escape(s.profile.as_deref().unwrap_or("-")),
+        html_escape(s.status.as_str()),
+        html_escape(&s.started_at),
+        html_escape(s.finished_at.as_deref().unwrap_or("-")),
+        html_escape(&s.counts()),
         html_escape(&e.kernel),
         html_escape(&e.distribution),
         e.cores,
         html_escape(&e.cpu_model),
-        e.memory_bytes >> 20
+        e.memory_mib
     );
-    for p in &m.points {
+    for p in &s.points {
         let _ = write!(
-            s,
+            out,
             "<li><code>{}</code>: {} ({} iterations){}</li>",
             html_escape(&p.id),
             html_escape(p.status.as_str()),
@@ -144,8 +160,8 @@ fn bundle_html(b: &Bundle) -> String {
                 .unwrap_or_default()
         );
     }
-    s.push_str("</ul>");
-    s
+    out.push_str("</ul>");
+    out
 }
 
 /// Progress as plain lines (a notebook cannot draw a progress bar): pass to

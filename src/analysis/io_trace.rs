@@ -4,7 +4,7 @@
 
 use super::AnalysisError;
 use crate::parse::block_trace::{IoOp, IoRow};
-use polars::prelude::DataFrame;
+use polars::prelude::{Column, DataFrame};
 use std::collections::HashMap;
 
 /// Rows of an `io.parquet` frame (columns `t_s`, `device`, `op`, `sector`, `bytes`;
@@ -176,6 +176,96 @@ pub fn bins(rows: &[IoRow], bin_s: f64) -> IoBins {
         last_end.insert(r.device.as_str(), start + r.bytes);
     }
     out
+}
+
+/// One traced run of a point as a chart draws it (see [`trace_frames`]).
+#[derive(Debug, Clone)]
+pub struct TraceFrames {
+    /// The run drawn, when the frame holds several (`e2fsck, iteration 1`).
+    pub run_label: Option<String>,
+    /// One row per request, in issue order: `t_s` (seconds since the step started),
+    /// `offset_mb` (its start on the device, in MB), `op` (`read`, `write`, `flush`,
+    /// `discard`, `other`).
+    pub requests: DataFrame,
+    /// One row per time bin: `t_s` (the bin's start), `read_mb_s`, `write_mb_s`,
+    /// `seeks_per_s` ([`bins`]).
+    pub rates: DataFrame,
+    /// The width of a bin, in seconds.
+    pub bin_s: f64,
+}
+
+/// The rows of the run a chart of `point_id` shows ([`first_run`]), in issue order.
+fn run_rows(
+    io: &DataFrame,
+    point_id: Option<&str>,
+) -> Result<(Vec<IoRow>, Option<String>), AnalysisError> {
+    let (run, run_label) = first_run(io, point_id)?;
+    Ok((rows_from_frame(&run, point_id)?, run_label))
+}
+
+fn span_of(rows: &[IoRow]) -> f64 {
+    rows.iter()
+        .map(|r| r.t_s)
+        .filter(|t| t.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// The run of `point_id` a chart shows (its lowest traced iteration, [`first_run`]): its
+/// requests and its rates per bin of `bin_s` seconds (by default [`default_bin`] of its
+/// span). No request: empty frames.
+pub fn trace_frames(
+    io: &DataFrame,
+    point_id: Option<&str>,
+    bin_s: Option<f64>,
+) -> Result<TraceFrames, AnalysisError> {
+    let (rows, run_label) = run_rows(io, point_id)?;
+    let bin_s = bin_s.unwrap_or_else(|| default_bin(span_of(&rows)));
+    let b = bins(&rows, bin_s);
+    let op_name = |op: IoOp| match op {
+        IoOp::Read => "read",
+        IoOp::Write => "write",
+        IoOp::Flush => "flush",
+        IoOp::Discard => "discard",
+        IoOp::Other => "other",
+    };
+    let requests = DataFrame::new_infer_height(vec![
+        Column::new(
+            "t_s".into(),
+            rows.iter().map(|r| r.t_s).collect::<Vec<f64>>(),
+        ),
+        Column::new(
+            "offset_mb".into(),
+            rows.iter()
+                .map(|r| (r.sector * 512) as f64 / 1e6)
+                .collect::<Vec<f64>>(),
+        ),
+        Column::new(
+            "op".into(),
+            rows.iter().map(|r| op_name(r.op)).collect::<Vec<&str>>(),
+        ),
+    ])?;
+    let rates = DataFrame::new_infer_height(vec![
+        Column::new("t_s".into(), b.t_s),
+        Column::new("read_mb_s".into(), b.read_mb_s),
+        Column::new("write_mb_s".into(), b.write_mb_s),
+        Column::new("seeks_per_s".into(), b.seeks_per_s),
+    ])?;
+    Ok(TraceFrames {
+        run_label,
+        requests,
+        rates,
+        bin_s,
+    })
+}
+
+/// One bin width for several points drawn side by side on the same scales: the
+/// [`default_bin`] of the longest of their charted runs.
+pub fn common_bin(io: &DataFrame, points: &[&str]) -> Result<f64, AnalysisError> {
+    let mut span = 0.0f64;
+    for p in points {
+        span = span.max(span_of(&run_rows(io, Some(p))?.0));
+    }
+    Ok(default_bin(span))
 }
 
 #[cfg(test)]

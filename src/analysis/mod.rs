@@ -12,14 +12,20 @@
 //!   five steady-state samples);
 //! - [`claims`]: claim verdicts, with [`tiers`] (what a reviewer accepts) and
 //!   [`interval`] (95 % intervals of the numbers a claim compares);
-//! - [`reshape`], [`views`], [`io_trace`]: frames reshaped for tables and charts;
+//! - [`reshape`], [`views`]: frames reshaped for tables and charts;
+//! - [`figures`], [`io_trace`]: the frames each chart draws (plot only draws them);
+//! - [`bundle_summary`]: a bundle's facts, once, for `fslab show`, the report and the
+//!   notebook display;
 //! - [`text_grid`]: plain-text grids for terminals.
 //!
-//! Analysis never draws: charts live in the `plot` module, which uses this one.
+//! Analysis never draws: charts live in the `plot` module, which draws the frames
+//! computed here and does not use this module.
 
 pub mod adaptive;
+pub mod bundle_summary;
 pub mod claims;
 pub mod compare;
+pub mod figures;
 pub mod interval;
 pub mod io_trace;
 pub mod reshape;
@@ -29,15 +35,17 @@ pub mod tiers;
 pub mod views;
 
 pub use adaptive::{should_continue, Decision, RepeatPolicy, StopReason};
+pub use bundle_summary::{BundleSummary, PointSummary, Tally};
 pub use compare::{
     compare_runs, environment_diff, Basis, CompareOptions, Comparison, ComparisonRow, EnvDiff,
     Significance, DEFAULT_THRESHOLD_PCT,
 };
+pub use figures::{distribution_frame, iteration_frame};
 pub use reshape::{filter_eq, group_mean, overlay, ratio_across, relative_to, with_point_id};
 pub use stats::{
-    holm_adjust, is_warmup, point_stats, point_stats_rows, samples_by_point, summarize,
-    welch_t_test, with_outliers, NoTest, PointSamples, PointStatsRow, Resolution, ResolutionSource,
-    StatsOptions, Summary, Unit, Warmup, WelchTest,
+    holm_adjust, is_warmup, point_stats, point_stats_rows, samples_by_point, stats_frame,
+    summarize, welch_t_test, with_outliers, NoTest, PointSamples, PointStatsRow, Resolution,
+    ResolutionSource, StatsOptions, Summary, Unit, Warmup, WelchTest,
 };
 
 /// The warm-up the runner's stopping rule used, when every adaptive point of the bundle
@@ -54,6 +62,9 @@ pub fn recorded_warmup(manifest: &crate::store::Manifest) -> Option<usize> {
     }
     seen
 }
+/// Metric labels and significant digits live in the leaf [`crate::labels`] (charts use
+/// them too); re-exported here, where notebooks and the CLI have always found them.
+pub use crate::labels::{fmt_sig, metric_label, metric_unit};
 pub use views::{fsck_passes, largest_file_summary, largest_files};
 
 use crate::frames::{ColumnError, FrameError};
@@ -81,6 +92,8 @@ pub enum AnalysisError {
     Frame(#[from] FrameError),
     #[error(transparent)]
     Polars(#[from] PolarsError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
 }
 
 /// A column's values as f64 (integers and booleans are cast; strings are an error).
@@ -175,79 +188,6 @@ pub fn variable_columns(runs: &DataFrame) -> Vec<String> {
         .collect()
 }
 
-/// The unit of a metric column, from its name's suffix (`wall_s` → `s`).
-pub fn metric_unit(metric: &str) -> &'static str {
-    let suffixes: &[(&str, &str)] = &[
-        ("_ms", "ms"),
-        ("_us", "µs"),
-        ("_ns", "ns"),
-        ("_s", "s"),
-        ("_bytes", "B"),
-        ("_kib", "KiB"),
-        ("_mib", "MiB"),
-        ("_per_s", "/s"),
-        ("_pct", "%"),
-    ];
-    // Longest suffix first so that `_per_s` wins over `_s`.
-    let mut best: Option<(&str, &str)> = None;
-    for (suffix, unit) in suffixes {
-        if metric.ends_with(suffix) && best.is_none_or(|(b, _)| suffix.len() > b.len()) {
-            best = Some((suffix, unit));
-        }
-    }
-    best.map(|(_, u)| u).unwrap_or("")
-}
-
-/// A readable label for a metric: `wall_s` → `wall time (s)`, `files_per_s` →
-/// `files per second (1/s)`, `wall_s_rel` ([`reshape::relative_to`]) → `wall time,
-/// relative to the baseline (×)`.
-pub fn metric_label(metric: &str) -> String {
-    if let Some(base) = metric.strip_suffix("_rel") {
-        let label = metric_label(base);
-        let name = label
-            .rsplit_once(" (")
-            .map_or(label.as_str(), |(n, _)| n)
-            .to_string();
-        return format!("{name}, relative to the baseline (×)");
-    }
-    match metric {
-        "wall_s" => return "wall time (s)".to_string(),
-        "user_s" => return "user CPU time (s)".to_string(),
-        "sys_s" => return "system CPU time (s)".to_string(),
-        "real_s" => return "real time (s)".to_string(),
-        _ => {}
-    }
-    if let Some(base) = metric.strip_suffix("_per_s") {
-        return format!("{} per second (1/s)", base.replace('_', " "));
-    }
-    let unit = metric_unit(metric);
-    if unit.is_empty() {
-        return metric.replace('_', " ");
-    }
-    let base = metric
-        .rsplit_once('_')
-        .map(|(b, _)| b)
-        .unwrap_or(metric)
-        .replace('_', " ");
-    format!("{base} ({unit})")
-}
-
-/// Format a number with `sig` significant digits, without exponent for everyday magnitudes.
-pub fn fmt_sig(v: f64, sig: usize) -> String {
-    if !v.is_finite() {
-        return v.to_string();
-    }
-    if v == 0.0 {
-        return "0".to_string();
-    }
-    let mag = v.abs().log10().floor() as i32;
-    if !(-4..15).contains(&mag) {
-        return format!("{:.*e}", sig.saturating_sub(1), v);
-    }
-    let decimals = (sig as i32 - 1 - mag).max(0) as usize;
-    format!("{v:.decimals$}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,28 +207,5 @@ mod tests {
         assert_eq!(variable_columns(&df), ["fs", "size"]);
         let odd = df!("point_id" => ["a"], "iteration" => [1i64], "fs" => ["x"]).unwrap();
         assert_eq!(variable_columns(&odd), ["fs"]);
-    }
-
-    #[test]
-    fn units_and_labels() {
-        assert_eq!(metric_unit("wall_s"), "s");
-        assert_eq!(metric_unit("files_per_s"), "/s");
-        assert_eq!(metric_unit("iterations"), "");
-        assert_eq!(metric_label("sys_s"), "system CPU time (s)");
-        assert_eq!(metric_label("real_s"), "real time (s)");
-        assert_eq!(metric_label("files_per_s"), "files per second (1/s)");
-        assert_eq!(metric_label("fsck_ms"), "fsck (ms)");
-        assert_eq!(
-            metric_label("wall_s_rel"),
-            "wall time, relative to the baseline (×)"
-        );
-    }
-
-    #[test]
-    fn significant_digits() {
-        assert_eq!(fmt_sig(14.0963, 4), "14.10");
-        assert_eq!(fmt_sig(0.0012345, 3), "0.00123");
-        assert_eq!(fmt_sig(123456.0, 3), "123456");
-        assert_eq!(fmt_sig(-2.5, 2), "-2.5");
     }
 }

@@ -882,8 +882,13 @@ pub fn point_stats_rows(
 /// first, first_vs_mean_pct, mean, median, std, cv_pct, min, max, ci_level, ci_low,
 /// ci_high, hmean, gmean, outliers`.
 pub fn point_stats(runs: &DataFrame, opts: &StatsOptions) -> Result<DataFrame, AnalysisError> {
-    let rows = point_stats_rows(runs, opts)?;
-    let mut df = from_records(&rows)?;
+    stats_frame(&point_stats_rows(runs, opts)?)
+}
+
+/// The frame of [`point_stats`] from rows already computed by [`point_stats_rows`] (a
+/// report computes the rows once and draws the frame).
+pub fn stats_frame(rows: &[PointStatsRow]) -> Result<DataFrame, AnalysisError> {
+    let mut df = from_records(rows)?;
     // Keep the numeric columns Float64 even when every value is null (from_records
     // would otherwise make them String).
     for name in [

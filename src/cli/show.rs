@@ -36,54 +36,49 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let m = bundle.manifest();
-    println!("{} — {}", m.experiment.id, m.experiment.title);
+    let summary = fslab::analysis::BundleSummary::new(&bundle, &runs)?;
+    let s = &summary;
+    println!("{} — {}", s.experiment_id, s.title);
     println!(
         "profile {}  status {}  started {}  finished {}",
-        m.profile.as_deref().unwrap_or("-"),
-        m.status,
-        m.started_at,
-        m.finished_at.as_deref().unwrap_or("-")
+        s.profile.as_deref().unwrap_or("-"),
+        s.status,
+        s.started_at,
+        s.finished_at.as_deref().unwrap_or("-")
     );
-    if let Some(o) = &m.run_order {
+    println!("{}", s.counts());
+    if let Some(o) = &s.run_order {
         println!(
             "run order {}{}: {} (point, replicate) pairs (manifest.json run_order)",
             o.order,
             o.seed.map(|s| format!(", seed {s}")).unwrap_or_default(),
-            o.pairs.len()
+            o.pairs
         );
     }
-    let e = &m.environment;
+    let e = &s.machine;
     println!(
         "kernel {}  {}  {} × {}  {} MiB",
-        e.kernel,
-        e.distribution,
-        e.cores,
-        e.cpu_model,
-        e.memory_bytes >> 20
+        e.kernel, e.distribution, e.cores, e.cpu_model, e.memory_mib
     );
-    for g in &e.guests {
+    for g in &s.guests {
         println!(
             "guest {}: {} kernel {} ({} MiB); measured there: timings are the guest's (docs/kernels.md)",
-            g.name,
-            g.kind,
-            g.release,
-            g.memory_bytes >> 20
+            g.name, g.kind, g.release, g.memory_mib
         );
     }
-    for (tool, v) in &e.tools {
+    for (tool, v) in &s.tools {
         println!("  {tool}: {v}");
     }
     println!();
-    for p in &m.points {
-        let replicates = p.repeat_stops.len();
+    for p in &s.points {
         println!(
             "point {} [{}] {} ({} iterations{}){}{}",
             p.index,
             p.id,
             p.status,
             p.iterations,
-            if replicates > 1 {
-                format!(" in {replicates} replicates")
+            if p.replicates > 1 {
+                format!(" in {} replicates", p.replicates)
             } else {
                 String::new()
             },
@@ -91,7 +86,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 .as_ref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default(),
-            p.repeat_stop
+            p.stop
                 .as_ref()
                 .map(|r| format!("; stopped: {r}"))
                 .unwrap_or_default()
@@ -167,21 +162,20 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     println!("{grid}");
-    let tables = bundle.tables()?;
-    println!("tables: {}", tables.join(", "));
-    let notebooks = bundle.notebooks()?;
-    if notebooks.is_empty() {
+    println!("tables: {}", s.tables.join(", "));
+    if s.notebooks.is_empty() {
         println!(
             "notebooks: none (fslab run … --notebook NB, or fslab notebook run NB --bundle DIR)"
         );
     } else {
         println!("notebooks:");
-        for n in notebooks {
+        for n in &s.notebooks {
             println!(
                 "  {}: {}{}",
                 n.name,
                 n.ipynb.display(),
                 n.html
+                    .as_ref()
                     .map(|h| format!(", {}", h.display()))
                     .unwrap_or_default()
             );

@@ -548,7 +548,7 @@ fn grouped<DB: DrawingBackend>(
         .map(|s| (s.name.as_str(), s.values.as_slice()))
         .collect();
     bar_chart(root, title, x_label, y_label, labels, &bars, None, |v| {
-        let s = crate::analysis::fmt_sig(v, 3);
+        let s = crate::labels::fmt_sig(v, 3);
         if s.contains('.') && !s.contains('e') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {

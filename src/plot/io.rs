@@ -1,12 +1,22 @@
-//! seekwatcher-style charts of block-request traces (`io.parquet`): three panels against
-//! time (position on the device, throughput, seeks per second), reads and writes in
-//! different colours; [`Chart::io_compare`] puts two points side by side on the same
-//! scales. The rates come from [`crate::analysis::io_trace`].
+//! seekwatcher-style charts of block-request traces: three panels against time
+//! (position on the device, throughput, seeks per second), reads and writes in
+//! different colours; several traces side by side share the scales. Each trace comes
+//! computed (the requests and the rates per time bin, as the block-trace frames of the
+//! statistics module give them); this file only draws.
 
-use super::{Chart, ChartData, PlotError};
-use crate::analysis::io_trace::{self, IoBins};
-use crate::parse::block_trace::IoOp;
+use super::{f64_col, str_col, Chart, ChartData, PlotError};
 use polars::prelude::DataFrame;
+
+/// The rates of a trace per time bin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IoRates {
+    pub bin_s: f64,
+    /// The start of each bin, in seconds since the step started.
+    pub t_s: Vec<f64>,
+    pub read_mb_s: Vec<f64>,
+    pub write_mb_s: Vec<f64>,
+    pub seeks_per_s: Vec<f64>,
+}
 
 /// One point's trace, ready to draw.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,102 +25,66 @@ pub struct IoTrace {
     /// (seconds since the step started, offset on the device in MB) of each request.
     pub reads: Vec<(f64, f64)>,
     pub writes: Vec<(f64, f64)>,
-    pub bins: IoBins,
+    pub bins: IoRates,
 }
 
 impl IoTrace {
-    fn from_frame(
-        df: &DataFrame,
-        point_id: Option<&str>,
+    /// A trace from its frames: `requests` (columns `t_s`, `offset_mb`, `op`: only
+    /// `read` and `write` are drawn) and `rates` (one row per bin of `bin_s` seconds:
+    /// `t_s`, `read_mb_s`, `write_mb_s`, `seeks_per_s`). No request is an empty chart.
+    pub fn from_frames(
         label: &str,
-        bin_s: Option<f64>,
+        requests: &DataFrame,
+        rates: &DataFrame,
+        bin_s: f64,
     ) -> Result<IoTrace, PlotError> {
-        let (run, run_label) = io_trace::first_run(df, point_id)?;
-        let rows = io_trace::rows_from_frame(&run, point_id)?;
-        if rows.is_empty() {
-            return Err(PlotError::Empty(format!(
-                "no block requests{}",
-                point_id
-                    .map(|p| format!(" for point {p}"))
-                    .unwrap_or_default()
-            )));
+        if requests.height() == 0 {
+            return Err(PlotError::Empty(format!("no block requests in {label}")));
         }
-        let span = rows
-            .iter()
-            .map(|r| r.t_s)
-            .filter(|t| t.is_finite())
-            .fold(0.0, f64::max);
-        let bins = io_trace::bins(&rows, bin_s.unwrap_or_else(|| io_trace::default_bin(span)));
+        let t = f64_col(requests, "t_s")?;
+        let offset = f64_col(requests, "offset_mb")?;
+        let op = str_col(requests, "op")?;
         let mut reads = Vec::new();
         let mut writes = Vec::new();
-        for r in &rows {
-            let p = (r.t_s, (r.sector * 512) as f64 / 1e6);
-            match r.op {
-                IoOp::Read => reads.push(p),
-                IoOp::Write => writes.push(p),
+        for i in 0..requests.height() {
+            let p = (t[i].unwrap_or(f64::NAN), offset[i].unwrap_or(0.0));
+            match op[i].as_deref() {
+                Some("read") => reads.push(p),
+                Some("write") => writes.push(p),
                 _ => {}
             }
         }
+        let rate = |c: &str| -> Result<Vec<f64>, PlotError> {
+            Ok(f64_col(rates, c)?
+                .into_iter()
+                .map(|v| v.unwrap_or(0.0))
+                .collect())
+        };
         Ok(IoTrace {
-            label: match run_label {
-                Some(r) => format!("{label} ({r})"),
-                None => label.to_string(),
-            },
+            label: label.to_string(),
             reads,
             writes,
-            bins,
+            bins: IoRates {
+                bin_s,
+                t_s: rate("t_s")?,
+                read_mb_s: rate("read_mb_s")?,
+                write_mb_s: rate("write_mb_s")?,
+                seeks_per_s: rate("seeks_per_s")?,
+            },
         })
     }
 }
 
 impl Chart {
-    /// The trace of one step: three panels against time (offset, MB/s, seeks/s), from an
-    /// `io.parquet` frame of one point (or of several, with `point_id` choosing one).
-    /// Of several traced runs it draws one: the point's lowest traced iteration
-    /// ([`io_trace::first_run`]), named in the label.
-    pub fn io_trace(io: &DataFrame, point_id: Option<&str>) -> Result<Chart, PlotError> {
-        let label = point_id.unwrap_or("trace");
-        let t = IoTrace::from_frame(io, point_id, label, None)?;
-        Ok(Chart {
-            title: format!("Block I/O: {label}"),
-            size: (1000, 900),
-            data: ChartData::Io { traces: vec![t] },
-        })
-    }
-
-    /// Two points side by side, on the same time bins and scales (e.g. ext3 and ext4).
-    pub fn io_compare(
-        io: &DataFrame,
-        left: (&str, &str),
-        right: (&str, &str),
-    ) -> Result<Chart, PlotError> {
-        let rows = |p| {
-            io_trace::first_run(io, Some(p))
-                .and_then(|(run, _)| io_trace::rows_from_frame(&run, Some(p)))
-        };
-        let span = [left.0, right.0]
-            .into_iter()
-            .map(|p| {
-                rows(p).map(|r| {
-                    r.iter()
-                        .map(|x| x.t_s)
-                        .filter(|t| t.is_finite())
-                        .fold(0.0, f64::max)
-                })
-            })
-            .collect::<Result<Vec<f64>, _>>()?
-            .into_iter()
-            .fold(0.0, f64::max);
-        let bin = io_trace::default_bin(span);
-        let traces = vec![
-            IoTrace::from_frame(io, Some(left.0), left.1, Some(bin))?,
-            IoTrace::from_frame(io, Some(right.0), right.1, Some(bin))?,
-        ];
-        Ok(Chart {
-            title: format!("Block I/O: {} vs {}", left.1, right.1),
-            size: (1600, 900),
+    /// Traces side by side, one column of three panels each (offset, MB/s, seeks/s),
+    /// on the same time and value scales.
+    pub fn io_traces(title: impl Into<String>, traces: Vec<IoTrace>) -> Chart {
+        let width = 400 + 600 * traces.len().max(1) as u32;
+        Chart {
+            title: title.into(),
+            size: (width, 900),
             data: ChartData::Io { traces },
-        })
+        }
     }
 }
 

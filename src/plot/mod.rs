@@ -1,35 +1,40 @@
 //! Charts from result frames, drawn with plotters: SVG strings for notebooks and
 //! reports, SVG or PNG files for mail and papers.
 //!
-//! Each constructor reads a frame and returns a [`Chart`] (the data it will draw, already
-//! extracted); [`Chart::to_svg`], [`Chart::save`] (`.svg` or `.png`) render it:
+//! Plot only draws. Each constructor reads a frame whose numbers are already computed
+//! (statistics, roles, quartiles, rates come with the frame; the frames of the
+//! statistics module are made for it) and returns a [`Chart`] (the data it will draw,
+//! already extracted); [`Chart::to_svg`], [`Chart::save`] (`.svg` or `.png`) render it:
 //! - [`Chart::mean_ci`]: mean per point with confidence-interval whiskers and the first
-//!   iteration marked apart (from [`crate::analysis::point_stats`]);
-//! - [`Chart::iterations`]: the metric against the iteration number, one line per point
-//!   (warm-up and drift);
+//!   iteration marked apart (a per-point statistics frame);
+//! - [`Chart::iteration_lines`]: the metric against the iteration number, one line per
+//!   point (warm-up and drift);
 //! - [`Chart::extents`]: physical against logical offset of each extent, one colour per
 //!   file (the seekwatcher-like directory pictures);
 //! - [`Chart::normalised`]: several result sets (published, rerun…) each divided by its
 //!   own baseline point, so that different hardware compares;
 //! - [`Chart::grouped`]: bars of a value per category and series from a tidy frame
 //!   (e2fsck time per pass and filesystem);
-//! - [`Chart::distribution`]: box plot with every iteration as a dot, warm-up and
-//!   outliers marked (from [`crate::analysis::with_outliers`]);
-//! - [`Chart::io_trace`], [`Chart::io_compare`]: seekwatcher-style block-I/O traces.
+//! - [`Chart::distribution_of`]: box plot with every iteration as a dot, warm-up and
+//!   outliers marked (a frame of each iteration's role and each point's box);
+//! - [`Chart::io_traces`]: seekwatcher-style block-I/O traces ([`IoTrace`]).
+//!
+//! The constructors that start from a runs or `io` frame (`Chart::iterations`,
+//! `Chart::distribution`, `Chart::io_trace`, `Chart::io_compare`) compute first, so they
+//! live a layer up, in `report::charts`, and call these.
 //!
 //! Text needs a TrueType font at run time (see [`fonts`]): Debian's `fonts-dejavu-core`.
-//! Statistics come from [`crate::analysis`] (means, confidence intervals, outliers,
-//! quantiles). Plot derives only what a chart's geometry needs from them: the box plot's
-//! whiskers (the furthest values within 1.5 IQR of the quartiles) and, in
-//! [`Chart::normalised`], each series divided by its baseline point.
+//! Plot derives only what a chart's geometry needs: in [`Chart::normalised`], each
+//! series divided by its baseline point.
 
 mod draw;
 pub mod fonts;
 mod io;
 
-pub use io::IoTrace;
+pub use io::{IoRates, IoTrace};
 
-use crate::analysis::{self, AnalysisError, StatsOptions};
+use crate::frames::{self, ColumnError};
+use crate::labels::metric_label;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -52,7 +57,7 @@ pub enum PlotError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Analysis(#[from] AnalysisError),
+    Column(#[from] ColumnError),
 }
 
 /// One point of a mean/CI chart.
@@ -136,7 +141,7 @@ pub enum ChartData {
         labels: Vec<String>,
         series: Vec<GroupedSeries>,
     },
-    /// Block-I/O traces ([`Chart::io_trace`], [`Chart::io_compare`]): one column each.
+    /// Block-I/O traces ([`Chart::io_traces`]): one column each.
     Io {
         traces: Vec<IoTrace>,
     },
@@ -192,16 +197,16 @@ pub fn short_labels(ids: &[String]) -> Vec<String> {
 }
 
 fn f64_col(df: &polars::prelude::DataFrame, name: &str) -> Result<Vec<Option<f64>>, PlotError> {
-    Ok(analysis::f64_values(df, "chart", name)?)
+    Ok(frames::f64_values(df, "chart", name)?)
 }
 
 fn str_col(df: &polars::prelude::DataFrame, name: &str) -> Result<Vec<Option<String>>, PlotError> {
-    Ok(analysis::str_values(df, "chart", name)?)
+    Ok(frames::str_values(df, "chart", name)?)
 }
 
 impl Chart {
     /// Mean per point with its confidence interval as whiskers and the first iteration
-    /// as a separate marker, from a [`crate::analysis::point_stats`] frame (columns
+    /// as a separate marker, from a per-point statistics frame (columns
     /// `point_id`, `metric`, `mean`, `ci_low`, `ci_high`, `ci_level`, `first`).
     pub fn mean_ci(stats: &polars::prelude::DataFrame) -> Result<Chart, PlotError> {
         let ids: Vec<String> = str_col(stats, "point_id")?
@@ -247,35 +252,47 @@ impl Chart {
         Ok(Chart {
             title: format!(
                 "{}: steady-state mean and {:.0}% CI per point",
-                analysis::metric_label(&metric),
+                metric_label(&metric),
                 ci_level * 100.0
             ),
             size: (categorical_width(points.len()), 600),
             data: ChartData::MeanCi {
-                y_label: analysis::metric_label(&metric),
+                y_label: metric_label(&metric),
                 ci_level,
                 points,
             },
         })
     }
 
-    /// The metric against the iteration number, one line per point (ok iterations only),
-    /// from a runs frame.
-    pub fn iterations(runs: &polars::prelude::DataFrame, metric: &str) -> Result<Chart, PlotError> {
-        let points = analysis::samples_by_point(runs, metric)?;
-        let ids: Vec<String> = points.iter().map(|p| p.point_id.clone()).collect();
-        let lines: Vec<IterationLine> = short_labels(&ids)
+    /// The metric against the iteration number, one line per point, from a frame of the
+    /// values to draw (columns `point_id`, `iteration`, `metric`; the iteration frame of
+    /// the statistics module: ok iterations, points in plan order). Lines follow the
+    /// first appearance of each point; a row with a null value names a point without
+    /// drawing it (its label still counts when labels are shortened).
+    pub fn iteration_lines(
+        frame: &polars::prelude::DataFrame,
+        metric: &str,
+    ) -> Result<Chart, PlotError> {
+        let ids = str_col(frame, "point_id")?;
+        let iterations = f64_col(frame, "iteration")?;
+        let values = f64_col(frame, metric)?;
+        let mut names: Vec<String> = Vec::new();
+        let mut points: Vec<Vec<(i64, f64)>> = Vec::new();
+        for (i, id) in ids.into_iter().enumerate() {
+            let id = id.unwrap_or_default();
+            let k = names.iter().position(|n| *n == id).unwrap_or_else(|| {
+                names.push(id);
+                points.push(Vec::new());
+                names.len() - 1
+            });
+            if let (Some(it), Some(v)) = (iterations[i], values[i]) {
+                points[k].push((it as i64, v));
+            }
+        }
+        let lines: Vec<IterationLine> = short_labels(&names)
             .into_iter()
-            .zip(&points)
-            .map(|(name, p)| IterationLine {
-                name,
-                points: p
-                    .samples
-                    .iter()
-                    .filter(|s| s.ok)
-                    .filter_map(|s| s.value.map(|v| (s.iteration, v)))
-                    .collect(),
-            })
+            .zip(points)
+            .map(|(name, points)| IterationLine { name, points })
             .filter(|l| !l.points.is_empty())
             .collect();
         if lines.is_empty() {
@@ -284,10 +301,10 @@ impl Chart {
             )));
         }
         Ok(Chart {
-            title: format!("{} per iteration", analysis::metric_label(metric)),
+            title: format!("{} per iteration", metric_label(metric)),
             size: (1000, 600),
             data: ChartData::Iterations {
-                y_label: analysis::metric_label(metric),
+                y_label: metric_label(metric),
                 lines,
             },
         })
@@ -399,7 +416,7 @@ impl Chart {
     /// Bars of `value` per `label` (along the x axis, in order of appearance), one
     /// colour per `series`, from a tidy frame with at most one row per (label, series):
     /// the values are drawn as they are (aggregate first, e.g. with
-    /// [`crate::analysis::group_mean`]). Series that look like point ids are shortened
+    /// the statistics module's `group_mean`). Series that look like point ids are shortened
     /// as on the other charts.
     pub fn grouped(
         df: &polars::prelude::DataFrame,
@@ -450,76 +467,87 @@ impl Chart {
             })
             .collect();
         Ok(Chart {
-            title: format!("{} per {label}", analysis::metric_label(value)),
+            title: format!("{} per {label}", metric_label(value)),
             size: (
                 categorical_width(labels.len() * series_out.len().max(1) / 2 + 1),
                 600,
             ),
             data: ChartData::Grouped {
                 x_label: label.replace('_', " "),
-                y_label: analysis::metric_label(value),
+                y_label: metric_label(value),
                 labels,
                 series: series_out,
             },
         })
     }
 
-    /// Every iteration of every point as a dot over a box plot of the steady state
-    /// (quartiles, whiskers at the furthest value within 1.5 IQR), warm-up and outliers
-    /// (modified z-score) marked apart, from a runs frame.
-    pub fn distribution(
-        runs: &polars::prelude::DataFrame,
-        opts: &StatsOptions,
-    ) -> Result<Chart, PlotError> {
-        let flagged = analysis::with_outliers(runs, opts)?;
-        let points = analysis::samples_by_point(&flagged, &opts.metric)?;
-        let warm = analysis::f64_values(&flagged, "runs", "warmup")?;
-        let out = analysis::f64_values(&flagged, "runs", "outlier")?;
-        let ids: Vec<String> = points.iter().map(|p| p.point_id.clone()).collect();
-        let mut groups = Vec::new();
-        for (label, p) in short_labels(&ids).into_iter().zip(&points) {
-            let mut g = DistributionGroup {
-                label,
-                steady: Vec::new(),
-                warmup: Vec::new(),
-                outliers: Vec::new(),
-                boxplot: None,
-            };
-            let mut all_steady = Vec::new();
-            for s in p.samples.iter().filter(|s| s.ok) {
-                let Some(v) = s.value else { continue };
-                if warm[s.row] == Some(1.0) {
-                    g.warmup.push(v);
-                    continue;
-                }
-                all_steady.push(v);
-                if out[s.row] == Some(1.0) {
-                    g.outliers.push(v);
-                } else {
-                    g.steady.push(v);
-                }
+    /// Every iteration of every point as a dot over a box plot of the steady state,
+    /// warm-up and outliers marked apart, from a frame of the iterations and their roles
+    /// (the distribution frame of the statistics module: columns `point_id`, `value`,
+    /// `role` (`steady`, `warm-up`, `outlier`), each point's box `q1`, `median`, `q3`,
+    /// `whisker_low`, `whisker_high`, and `metric`, `outlier_threshold`). Points follow
+    /// their first appearance.
+    pub fn distribution_of(frame: &polars::prelude::DataFrame) -> Result<Chart, PlotError> {
+        let ids = str_col(frame, "point_id")?;
+        let values = f64_col(frame, "value")?;
+        let roles = str_col(frame, "role")?;
+        let boxes =
+            ["q1", "median", "q3", "whisker_low", "whisker_high"].map(|c| f64_col(frame, c));
+        let [q1, median, q3, low, high] = boxes;
+        let (q1, median, q3, low, high) = (q1?, median?, q3?, low?, high?);
+        let metric = str_col(frame, "metric")?
+            .into_iter()
+            .flatten()
+            .next()
+            .unwrap_or_else(|| "value".to_string());
+        let threshold = f64_col(frame, "outlier_threshold")?
+            .into_iter()
+            .flatten()
+            .next()
+            .unwrap_or(f64::NAN);
+        let mut ids_seen: Vec<String> = Vec::new();
+        let mut groups: Vec<DistributionGroup> = Vec::new();
+        for (i, id) in ids.into_iter().enumerate() {
+            let id = id.unwrap_or_default();
+            let k = ids_seen.iter().position(|n| *n == id).unwrap_or_else(|| {
+                ids_seen.push(id);
+                groups.push(DistributionGroup {
+                    label: String::new(),
+                    steady: Vec::new(),
+                    warmup: Vec::new(),
+                    outliers: Vec::new(),
+                    boxplot: match (q1[i], median[i], q3[i], low[i], high[i]) {
+                        (Some(a), Some(b), Some(c), Some(d), Some(e)) => Some([a, b, c, d, e]),
+                        _ => None,
+                    },
+                });
+                ids_seen.len() - 1
+            });
+            let Some(v) = values[i] else { continue };
+            let g = &mut groups[k];
+            match roles[i].as_deref() {
+                Some("warm-up") => g.warmup.push(v),
+                Some("outlier") => g.outliers.push(v),
+                _ => g.steady.push(v),
             }
-            g.boxplot = box_stats(&all_steady);
-            groups.push(g);
+        }
+        for (g, label) in groups.iter_mut().zip(short_labels(&ids_seen)) {
+            g.label = label;
         }
         if groups
             .iter()
             .all(|g| g.steady.is_empty() && g.warmup.is_empty() && g.outliers.is_empty())
         {
             return Err(PlotError::Empty(format!(
-                "no ok iteration has a {} value",
-                opts.metric
+                "no ok iteration has a {metric} value"
             )));
         }
         Ok(Chart {
-            title: format!(
-                "{}: every iteration per point",
-                analysis::metric_label(&opts.metric)
-            ),
+            title: format!("{}: every iteration per point", metric_label(&metric)),
             size: (categorical_width(groups.len()), 600),
             data: ChartData::Distribution {
-                y_label: analysis::metric_label(&opts.metric),
-                threshold: opts.outlier_threshold,
+                y_label: metric_label(&metric),
+                threshold,
                 groups,
             },
         })
@@ -624,27 +652,6 @@ impl Chart {
     }
 }
 
-/// Box-plot figures of a sample: quartiles (R type 7), and whiskers at the furthest
-/// values within 1.5 IQR of the box.
-fn box_stats(xs: &[f64]) -> Option<[f64; 5]> {
-    use crate::analysis::stats::quantile;
-    let q1 = quantile(xs, 0.25)?;
-    let med = quantile(xs, 0.5)?;
-    let q3 = quantile(xs, 0.75)?;
-    let iqr = q3 - q1;
-    let lo = xs
-        .iter()
-        .copied()
-        .filter(|x| *x >= q1 - 1.5 * iqr)
-        .fold(f64::INFINITY, f64::min);
-    let hi = xs
-        .iter()
-        .copied()
-        .filter(|x| *x <= q3 + 1.5 * iqr)
-        .fold(f64::NEG_INFINITY, f64::max);
-    Some([q1, med, q3, lo, hi])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -717,17 +724,5 @@ mod tests {
         let b = df!("point_id" => ["k=2"], "v" => [1.0]).unwrap();
         assert!(Chart::normalised(&[("a", &a, "v"), ("b", &b, "v")], "k=1").is_err());
         assert!(Chart::normalised(&[("none", &empty, "v")], "k=1").is_err());
-    }
-
-    #[test]
-    fn box_whiskers_stop_within_one_and_a_half_iqr() {
-        // q1 = 2, median = 3, q3 = 4 (type 7 on 1..5), IQR 2 → fences −1 and 7.
-        let b = box_stats(&[1.0, 2.0, 3.0, 4.0, 5.0, 20.0]).unwrap();
-        // with 20: q1 = 2.25, q3 = 4.75, IQR 2.5, upper fence 8.5 → whisker at 5.
-        assert_eq!(b[0], 2.25);
-        assert_eq!(b[1], 3.5);
-        assert_eq!(b[2], 4.75);
-        assert_eq!(b[3], 1.0);
-        assert_eq!(b[4], 5.0);
     }
 }

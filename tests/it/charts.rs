@@ -386,7 +386,9 @@ fn unsupported_extension_and_empty_data_are_errors() {
     let empty = seed.head(Some(0));
     assert!(matches!(
         Chart::iterations(&empty, "wall_s"),
-        Err(fslab::plot::PlotError::Empty(_))
+        Err(fslab::report::ChartError::Plot(
+            fslab::plot::PlotError::Empty(_)
+        ))
     ));
 }
 

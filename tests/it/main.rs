@@ -27,6 +27,7 @@ mod blockmap_fiemap;
 mod blockmap_getfsmap;
 mod blockmap_stream;
 mod bundle_format;
+mod bundle_summaries;
 mod charts;
 mod claims_drafts;
 mod cleanup_safety;
