@@ -26,11 +26,12 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 9] = [
+const ORDER: [&str; 10] = [
     "000-n10k",
     "000",
     "000-b",
     "000-published",
+    "000-published-first-runs",
     "001",
     "001-b",
     "003",
@@ -93,6 +94,20 @@ fn reproduction_md_is_regenerated_from_the_committed_reruns() {
             command()
         );
     }
+}
+
+#[test]
+fn a_bundle_with_other_settings_is_not_read_as_a_rerun() {
+    // 000-published (link=1, ten runs) and 000-published-first-runs (runs=1, three
+    // replicates) share the experiment and profile, not the `--set` values: two sections.
+    let md = reproduction_md(
+        &[open("000-published"), open("000-published-first-runs")],
+        &ClaimsSource::Dir(root().join("experiments")),
+    )
+    .unwrap();
+    assert!(md.contains("Bundle: `000-published`\n"), "{md}");
+    assert!(md.contains("Bundle: `000-published-first-runs`\n"), "{md}");
+    assert!(!md.contains("its independent rerun"), "{md}");
 }
 
 #[test]

@@ -186,22 +186,38 @@ fn row(v: &ClaimVerdict, tier: &str, reason: &str) -> String {
     )
 }
 
-/// Bundles in order, grouped: consecutive bundles of one experiment and profile.
+/// Bundles in order, grouped: consecutive bundles of one experiment and profile, run
+/// with the same `--set` values apart from the scale check's variable (a bundle with
+/// other settings, `runs=1` or one matrix value, is not a rerun of one without them).
 fn groups(bundles: &[Bundle]) -> Vec<Vec<&Bundle>> {
     let mut out: Vec<Vec<&Bundle>> = Vec::new();
     for b in bundles {
-        let m = b.manifest();
         match out.last_mut() {
-            Some(g)
-                if g[0].manifest().experiment.id == m.experiment.id
-                    && g[0].manifest().profile == m.profile =>
-            {
-                g.push(b)
-            }
+            Some(g) if rerun_key(g[0].manifest()) == rerun_key(b.manifest()) => g.push(b),
             _ => out.push(vec![b]),
         }
     }
     out
+}
+
+/// What bundles of one group share: the experiment, the profile and the `--set` values
+/// other than the scale check's variable.
+fn rerun_key(
+    m: &Manifest,
+) -> (
+    String,
+    Option<String>,
+    serde_json::Map<String, serde_json::Value>,
+) {
+    let scale_var = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
+        .ok()
+        .and_then(|e| e.def.scale_check)
+        .map(|s| s.var);
+    let mut sets = m.overrides.clone();
+    if let Some(v) = scale_var {
+        sets.remove(&v);
+    }
+    (m.experiment.id.clone(), m.profile.clone(), sets)
 }
 
 fn bundle_name(b: &Bundle) -> String {

@@ -75,7 +75,7 @@ pub(super) fn scale_needed(
                     format!("{}–{} %", num(lo * 100.0), num(hi * 100.0))
                 };
                 let text = format!(
-                    "inodes in use {here} here (dumpe2fs -h after the workload, {} filesystems: geometry table, (inode_count − free_inodes) / inode_count), {} % published ({})",
+                    "inodes in use {here} here (`geometry` of dumpe2fs -h after the workload, {} filesystems), {} % published ({})",
                     fills.len(),
                     num(fill.inodes * 100.0),
                     fill.basis
