@@ -108,6 +108,18 @@ fn a_bundle_with_other_settings_is_not_read_as_a_rerun() {
     assert!(md.contains("Bundle: `000-published`\n"), "{md}");
     assert!(md.contains("Bundle: `000-published-first-runs`\n"), "{md}");
     assert!(!md.contains("its independent rerun"), "{md}");
+    // The scale check's variable is not such a setting, even where the bundle ran a copy
+    // of the experiment from before its `scale_check:` (000-n10k): one series.
+    let md = reproduction_md(
+        &[open("000-n10k"), open("000"), open("000-b")],
+        &ClaimsSource::Dir(root().join("experiments")),
+    )
+    .unwrap();
+    assert_eq!(md.matches("\nBundle: ").count(), 1, "{md}");
+    assert!(
+        md.contains("the same profile at other scales: `000-n10k` (n=10000)"),
+        "{md}"
+    );
 }
 
 #[test]

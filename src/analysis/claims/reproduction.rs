@@ -189,11 +189,11 @@ fn row(v: &ClaimVerdict, tier: &str, reason: &str) -> String {
 /// Bundles in order, grouped: consecutive bundles of one experiment and profile, run
 /// with the same `--set` values apart from the scale check's variable (a bundle with
 /// other settings, `runs=1` or one matrix value, is not a rerun of one without them).
-fn groups(bundles: &[Bundle]) -> Vec<Vec<&Bundle>> {
+fn groups<'a>(bundles: &'a [Bundle], source: &ClaimsSource) -> Vec<Vec<&'a Bundle>> {
     let mut out: Vec<Vec<&Bundle>> = Vec::new();
     for b in bundles {
         match out.last_mut() {
-            Some(g) if rerun_key(g[0].manifest()) == rerun_key(b.manifest()) => g.push(b),
+            Some(g) if rerun_key(g[0], source) == rerun_key(b, source) => g.push(b),
             _ => out.push(vec![b]),
         }
     }
@@ -201,20 +201,27 @@ fn groups(bundles: &[Bundle]) -> Vec<Vec<&Bundle>> {
 }
 
 /// What bundles of one group share: the experiment, the profile and the `--set` values
-/// other than the scale check's variable.
+/// other than the scale check's variable (as the claims' experiment names it: today's
+/// file with `--claims-from`, else the bundle's copy).
 fn rerun_key(
-    m: &Manifest,
+    b: &Bundle,
+    source: &ClaimsSource,
 ) -> (
     String,
     Option<String>,
     serde_json::Map<String, serde_json::Value>,
 ) {
-    let scale_var = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
-        .ok()
-        .and_then(|e| e.def.scale_check)
-        .map(|s| s.var);
+    let m = b.manifest();
+    let exp = match source {
+        ClaimsSource::Dir(dir) => {
+            crate::spec::Experiment::load(dir.join(format!("{}.yaml", m.experiment.id))).ok()
+        }
+        ClaimsSource::Bundle => {
+            crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()
+        }
+    };
     let mut sets = m.overrides.clone();
-    if let Some(v) = scale_var {
+    if let Some(v) = exp.and_then(|e| e.def.scale_check).map(|s| s.var) {
         sets.remove(&v);
     }
     (m.experiment.id.clone(), m.profile.clone(), sets)
@@ -420,7 +427,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
     );
     let mut all_tiers = Vec::new();
     let mut sections_n = 0;
-    for group in groups(bundles) {
+    for group in groups(bundles, source) {
         for sec in sections(&group, source)? {
             sections_n += 1;
             let b = sec.main;
