@@ -105,8 +105,14 @@ fn a_bundle_with_other_settings_is_not_read_as_a_rerun() {
         &ClaimsSource::Dir(root().join("experiments")),
     )
     .unwrap();
-    assert!(md.contains("Bundle: `000-published`\n"), "{md}");
-    assert!(md.contains("Bundle: `000-published-first-runs`\n"), "{md}");
+    assert!(
+        md.contains("Bundle: `000-published`; no independent rerun"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Bundle: `000-published-first-runs`; no independent rerun"),
+        "{md}"
+    );
     assert!(!md.contains("its independent rerun"), "{md}");
     // The scale check's variable is not such a setting, even where the bundle ran a copy
     // of the experiment from before its `scale_check:` (000-n10k): one series.

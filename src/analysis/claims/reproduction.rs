@@ -450,7 +450,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             m.experiment.title,
             bundle_name(b),
             scale_word(b),
-            rerun.map_or_else(String::new, |r| format!(
+            rerun.map_or_else(|| "; no independent rerun: its decided tiers are not checked against a second run".to_string(), |r| format!(
                 "; its independent rerun: `{}`{} (a tier that differs between the two is *inconclusive*)",
                 bundle_name(r),
                 scale_word(r)
