@@ -2,6 +2,7 @@
 
 use super::error::{ClaimsError, MeasureError};
 use super::evidence::Evidence;
+use super::path::PathFound;
 use super::scale_need::scale_needed;
 use super::schema::Stated;
 use super::select::sel_label;
@@ -278,6 +279,11 @@ pub(super) fn check_claim_at(
         v.not_applicable = Some(why);
         return finish(v, extra);
     }
+    if let Some(want) = claim.needs.as_ref().and_then(|n| n.truncate_path) {
+        if let Ok(PathFound::Taken(said)) = super::path::found(ev, want, &sides(&check)) {
+            v.details.push(said);
+        }
+    }
     let substituted = !subs.is_empty();
     let (tier, why) = match &m.interval {
         Err(NoInterval::DeterministicLayout) => decide_point(expect, m.value, substituted),
@@ -317,6 +323,11 @@ pub(super) fn check_claim_at(
     v.not_applicable = None;
     v.reason = why;
     finish(v, extra)
+}
+
+/// The selections of a check's measured side.
+fn sides(check: &Check) -> Vec<&crate::spec::claim::Selection> {
+    check.selections().into_iter().map(|(_, s)| s).collect()
 }
 
 /// Why a claim on the CPU-time split cannot be checked on a bundle whose points ran in
@@ -393,6 +404,13 @@ fn mechanism_absent(
         match super::spill::absent(ev, a) {
             Ok(why) => absent.extend(why),
             Err(e) => unshown.push(format!("the attr forks cannot be counted: {e}")),
+        }
+    }
+    if let Some(want) = needs.truncate_path {
+        match super::path::found(ev, want, &sides(check)) {
+            Ok(PathFound::Taken(_)) => {}
+            Ok(PathFound::Other(why)) => absent.push(why),
+            Err(e) => unshown.push(format!("the truncate path cannot be told: {e}")),
         }
     }
     if !absent.is_empty() {
