@@ -30,6 +30,12 @@ pub struct Needs {
     /// truncate-path`): every point the check selects must have taken this one.
     #[serde(default)]
     pub truncate_path: Option<TruncatePathNeed>,
+    /// The claim's number rests on how long fsync/flush takes on the medium. A guest's
+    /// flushes never reach the host's disk (User-Mode Linux's ubd opens its images
+    /// without O_DIRECT), so in a bundle whose points ran in a guest the claim cannot be
+    /// checked.
+    #[serde(default)]
+    pub flush_latency: bool,
 }
 
 /// `needs: { truncate_path: … }`: one of the paths `parse::truncate_path` tells apart.

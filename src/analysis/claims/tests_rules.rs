@@ -506,3 +506,48 @@ fn truncate_path_needs_the_path_at_every_selected_replicate() {
         v.reason
     );
 }
+
+/// `needs: { flush_latency: true }`: a claim whose number rests on fsync/flush latency is
+/// untestable in a bundle whose points ran in a guest (its flushes never reach the
+/// host's disk), with the guest's caveat as the reason; on the host it is checked, and a
+/// claim without the field is checked in the guest too.
+#[test]
+fn flush_latency_claims_are_untestable_in_a_uml_guest() {
+    let mut ev = parent_evidence(40000);
+    let plain = claim("kind: ratio\nmetric: wall_s\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { max: 10 }\n");
+    let mut flush = plain.clone();
+    flush.needs = Some(Needs {
+        flush_latency: true,
+        ..Needs::default()
+    });
+    assert_ne!(
+        check_claim(&flush, &ev).not_applicable,
+        Some(Inapplicable::Untestable)
+    );
+    ev.manifest
+        .environment
+        .guests
+        .push(crate::store::GuestInfo {
+        kind: "User-Mode Linux".into(),
+        name: "uml-trixie".into(),
+        release: "6.12.0".into(),
+        caveats: vec![
+            "fsync and flush latency are not measured: guest flushes never reach the host's disk"
+                .into(),
+        ],
+        ..Default::default()
+    });
+    let v = check_claim(&flush, &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::Untestable), "{v:?}");
+    assert!(
+        v.reason.contains("rests on fsync/flush latency")
+            && v.reason.contains("User-Mode Linux `uml-trixie`")
+            && v.reason.contains("never reach the host's disk"),
+        "{}",
+        v.reason
+    );
+    assert_ne!(
+        check_claim(&plain, &ev).not_applicable,
+        Some(Inapplicable::Untestable)
+    );
+}
