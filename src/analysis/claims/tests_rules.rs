@@ -528,15 +528,15 @@ fn flush_latency_claims_are_untestable_in_a_uml_guest() {
         .environment
         .guests
         .push(crate::store::GuestInfo {
-        kind: "User-Mode Linux".into(),
-        name: "uml-trixie".into(),
-        release: "6.12.0".into(),
-        caveats: vec![
+            kind: "User-Mode Linux".into(),
+            name: "uml-trixie".into(),
+            release: "6.12.0".into(),
+            caveats: vec![
             "fsync and flush latency are not measured: guest flushes never reach the host's disk"
                 .into(),
         ],
-        ..Default::default()
-    });
+            ..Default::default()
+        });
     let v = check_claim(&flush, &ev);
     assert_eq!(v.not_applicable, Some(Inapplicable::Untestable), "{v:?}");
     assert!(
