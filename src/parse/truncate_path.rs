@@ -179,30 +179,44 @@ fn sectors_written(line: &str, dev: (u32, u32)) -> Option<u64> {
         .map(|s| s.value)
 }
 
+/// Why the device's write count cannot be read from a probe.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoDeviceCount {
+    /// The probe could not read it (its `device_error`).
+    #[error("{0}")]
+    Probe(String),
+    #[error("the probe names no device (major:minor)")]
+    NoDevice,
+    #[error("no /proc/diskstats line of device {major}:{minor} {when} the truncates")]
+    NoLine {
+        major: u32,
+        minor: u32,
+        when: &'static str,
+    },
+    #[error("the device's sectors written went down ({before} → {after}): not one boot's counts")]
+    WentDown { before: u64, after: u64 },
+}
+
 /// Bytes written to the probe's device between its two diskstats lines, or why not.
-fn device_written(p: &Probe) -> Result<u64, String> {
+fn device_written(p: &Probe) -> Result<u64, NoDeviceCount> {
     if let Some(e) = &p.device_error {
-        return Err(e.clone());
+        return Err(NoDeviceCount::Probe(e.clone()));
     }
-    let dev = match (p.major, p.minor) {
+    let (major, minor) = match (p.major, p.minor) {
         (Some(a), Some(b)) => (a, b),
-        _ => return Err("the probe names no device (major:minor)".into()),
+        _ => return Err(NoDeviceCount::NoDevice),
     };
-    let read = |what: &str, l: &Option<String>| {
+    let read = |when: &'static str, l: &Option<String>| {
         l.as_deref()
-            .and_then(|l| sectors_written(l, dev))
-            .ok_or_else(|| {
-                format!(
-                    "no /proc/diskstats line of device {}:{} {what} the truncates",
-                    dev.0, dev.1
-                )
-            })
+            .and_then(|l| sectors_written(l, (major, minor)))
+            .ok_or(NoDeviceCount::NoLine { major, minor, when })
     };
     let before = read("before", &p.diskstats_before)?;
     let after = read("after", &p.diskstats_after)?;
-    after.checked_sub(before).map(|s| s * SECTOR).ok_or_else(|| {
-        format!("the device's sectors written went down ({before} → {after}): not one boot's counts")
-    })
+    after
+        .checked_sub(before)
+        .map(|s| s * SECTOR)
+        .ok_or(NoDeviceCount::WentDown { before, after })
 }
 
 /// Classify a probe (pure; unit-tested).
