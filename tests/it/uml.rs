@@ -578,3 +578,34 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
     );
     assert_clean(&s);
 }
+
+/// `--kernel NAME` is refused for an experiment with a `kernel` variable even when its
+/// profile pins it to `host` (seed 003's quick profile): the points would be named
+/// `kernel=host` and run in the guest. Refused before anything boots.
+#[test]
+fn kernel_flag_is_refused_when_a_profile_pins_the_kernel_axis_to_host() {
+    let s = Scratch::new("umlk");
+    let exp = s.root.join("pinned.yaml");
+    std::fs::write(
+        &exp,
+        PATH_EXPERIMENT.replace(
+            "matrix:\n  kernel: [uml-bookworm, uml-trixie]",
+            "profiles:\n  quick: { kernel: host }\nmatrix:\n  kernel: [uml-bookworm, uml-trixie]",
+        ),
+    )
+    .unwrap();
+    let o = s.run(&[
+        "run",
+        exp.to_str().unwrap(),
+        "--kernel",
+        "uml-bookworm",
+        "-q",
+    ]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("choose with --set kernel=uml-bookworm"),
+        "{}",
+        text(&o)
+    );
+    assert!(s.bundles("uml-path").is_empty());
+}
