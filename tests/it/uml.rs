@@ -456,14 +456,15 @@ fn ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup() {
 #[test]
 fn an_unknown_or_missing_kernel_is_a_clear_error() {
     let s = Scratch::new("umln");
-    let o = s.run(&["run", "xfs-rt-truncate", "--kernel", "uml-nowhere"]);
+    // smallfiles: no `kernel` variable (seed 003 has one, and refuses --kernel).
+    let o = s.run(&["run", "smallfiles", "--kernel", "uml-nowhere"]);
     assert!(!o.status.success());
     assert!(
         text(&o).contains("kernel `uml-nowhere` is unknown (known: uml-bookworm"),
         "{}",
         text(&o)
     );
-    let o = s.run(&["run", "xfs-rt-truncate", "--guest-mem", "1GiB"]);
+    let o = s.run(&["run", "smallfiles", "--guest-mem", "1GiB"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("--guest-mem"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&s.root);
