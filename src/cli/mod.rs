@@ -10,6 +10,7 @@ mod claims;
 mod cleanup;
 mod compare;
 mod doctor;
+mod files;
 mod import;
 mod k8s;
 mod kernels;
@@ -50,6 +51,8 @@ pub enum Command {
     Claims(claims::Args),
     /// Built-in fsstress-compatible workload, fsstress's flags verbatim.
     Stress(stress::StressArgs),
+    /// Numbered files written, truncated or mapped in one process (write, truncate, path).
+    Files(files::Args),
     /// Parse a tool's text output into rows (table, --json or --csv).
     Parse(parse::ParseArgs),
     /// Compare two bundles point by point (mean ± σ%, % change, Welch's t-test).
@@ -88,6 +91,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(a) => show::main(a),
         Command::Cleanup(a) => cleanup::main(a),
         Command::Stress(args) => stress::run(args),
+        Command::Files(a) => files::main(a),
         Command::Doctor(a) => doctor::main(a),
         Command::Claims(a) => claims::main(a),
         Command::Parse(args) => parse::run(args),

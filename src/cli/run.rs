@@ -100,10 +100,19 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if mem < (64 << 20) {
         anyhow::bail!("--guest-mem {mem} bytes: a guest needs at least 64MiB");
     }
-    // A `kernel` variable (a matrix axis) puts the points on several kernels.
-    let axis = fslab::run::target::for_plan(&plan, mem)?;
+    // A `kernel` variable (a matrix axis) puts the points on several kernels. It names
+    // each point's kernel even when a profile pins it to `host` alone: `--kernel` would
+    // then run points named `kernel=host` in a guest.
+    let named = plan
+        .points
+        .iter()
+        .any(|p| p.vars.contains_key(fslab::run::target::KERNEL_VAR));
+    let axis = match args.kernel.as_deref() {
+        Some(k) if k != "host" && named => None,
+        _ => fslab::run::target::for_plan(&plan, mem)?,
+    };
     match (args.kernel.as_deref(), axis) {
-        (Some(k), Some(_)) if k != "host" => anyhow::bail!(
+        (Some(k), _) if k != "host" && named => anyhow::bail!(
             "--kernel {k}: the experiment names each point's kernel in its `{}` variable; choose with --set {}={k}",
             fslab::run::target::KERNEL_VAR,
             fslab::run::target::KERNEL_VAR

@@ -22,6 +22,7 @@ pub mod map;
 pub mod perf_stat;
 mod text;
 pub mod time;
+pub mod truncate_path;
 pub mod xfs;
 pub mod xfs_bmap;
 pub mod xfs_fsmap;
@@ -82,6 +83,8 @@ kinds! {
         PerfStat => "perf-stat",
         /// `xfs_io -c fsmap MNT`: the whole filesystem's space map (GETFSMAP).
         XfsIoFsmap => "xfs_io-fsmap",
+        /// `fslab files path`: the truncate path a kernel took, from FIEMAP and diskstats.
+        TruncatePath => "truncate-path",
     }
 }
 
@@ -102,6 +105,7 @@ impl Kind {
             Kind::Fio | Kind::FioTerse => "fio",
             Kind::PerfStat => "perf_stat",
             Kind::XfsIoFsmap => "fsmap",
+            Kind::TruncatePath => "truncate_path",
         }
     }
 }
@@ -349,6 +353,7 @@ fn parse_inner(
         Kind::Fio => finish(kind, fio::parse_json(text)?, j),
         Kind::FioTerse => finish(kind, fio::parse_terse(text)?, j),
         Kind::PerfStat => finish(kind, perf_stat::parse(text)?, j),
+        Kind::TruncatePath => finish(kind, truncate_path::parse(text)?, j),
     }
 }
 

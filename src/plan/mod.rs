@@ -348,7 +348,7 @@ impl Plan {
                 value: v.label(),
             };
             let (repeat, repeat_max, target_cv_pct, repeat_metric, repeat_warmup) =
-                match &def.workload.repeat {
+                match &def.workload_at(&all).repeat {
                     None => (1, 1, None, "wall_s".to_string(), 1),
                     Some(RepeatSpec::Count(v)) => {
                         let n = count(v, &lookup).ok_or_else(|| bad("workload.repeat", v))?;
@@ -368,7 +368,7 @@ impl Plan {
                         )
                     }
                 };
-            let replicates = match &def.workload.replicates {
+            let replicates = match &def.workload_at(&all).replicates {
                 None => 1,
                 Some(v) => count(v, &lookup).ok_or_else(|| bad("workload.replicates", v))?,
             };
@@ -436,8 +436,8 @@ impl Plan {
         let def = &self.experiment.def;
         let all: Vec<&Step> = match phase {
             Phase::Setup => def.setup.iter().collect(),
-            Phase::BeforeEach => def.workload.before_each.iter().collect(),
-            Phase::Workload => vec![&def.workload],
+            Phase::BeforeEach => def.workload_at(&point.vars).before_each.iter().collect(),
+            Phase::Workload => vec![def.workload_at(&point.vars)],
             Phase::Capture => def.capture.iter().collect(),
             Phase::Teardown => def.teardown.iter().collect(),
         };
@@ -784,6 +784,29 @@ workload:
             ["fs=ext4,bs=4096", "fs=xfs,bs=4096", "fs=btrfs,bs=4096"]
         );
         assert_eq!(plan.points[0].vars["files"], Value::Int(1_000_000));
+    }
+
+    /// A workload variant is the whole workload of the points its `when:` selects: its
+    /// command, `before_each`, `repeat` and `replicates`; elsewhere `workload:` runs.
+    #[test]
+    fn a_workload_variant_replaces_the_workload_where_its_when_holds() {
+        let text = EXP.replace(
+            "  repeat: 3\n",
+            "  repeat: 3\nworkload_variants:\n  - run: fslab files truncate {{mnt}} --count {{files}} --size 4k\n    when: { fs: xfs }\n    repeat: 2\n    replicates: 4\n    before_each:\n      - sync: true\n",
+        );
+        let exp = Experiment::from_str_named(&text, "t.yaml").unwrap();
+        let plan = Plan::new(&exp, None, &[]).unwrap();
+        let (ext4, xfs) = (&plan.points[0], &plan.points[2]);
+        let run = |p: &Point| match &plan.steps(p, Phase::Workload)[0].run {
+            Some(crate::spec::CommandSpec::Line(l)) => l.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(run(ext4).starts_with("fs_mark"));
+        assert!(run(xfs).starts_with("fslab files truncate"));
+        assert_eq!((ext4.repeat, ext4.replicates), (3, 1));
+        assert_eq!((xfs.repeat, xfs.replicates), (2, 4));
+        assert!(plan.steps(ext4, Phase::BeforeEach).is_empty());
+        assert_eq!(plan.steps(xfs, Phase::BeforeEach).len(), 1);
     }
 
     #[test]

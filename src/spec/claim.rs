@@ -25,6 +25,43 @@ pub struct Needs {
     /// the inode into attr fork blocks, in every selected point and replicate.
     #[serde(default)]
     pub attr_forks: Option<AttrForks>,
+    /// The path the kernel took to truncate inside an allocation unit (an XFS realtime
+    /// extent), as the `truncate_path` table records it per point and replicate (`parse:
+    /// truncate-path`): every point the check selects must have taken this one.
+    #[serde(default)]
+    pub truncate_path: Option<TruncatePathNeed>,
+    /// The claim's number rests on how long fsync/flush takes on the medium. A guest's
+    /// flushes never reach the host's disk (User-Mode Linux's ubd opens its images
+    /// without O_DIRECT), so in a bundle whose points ran in a guest the claim cannot be
+    /// checked.
+    #[serde(default)]
+    pub flush_latency: bool,
+}
+
+/// `needs: { truncate_path: … }`: one of the paths `parse::truncate_path` tells apart.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TruncatePathNeed {
+    /// Nothing mapped past EOF after the truncate.
+    Unmapped,
+    /// Written extents past EOF and no zeroing I/O: the old data stays (Linux 6.1).
+    KeptWritten,
+    /// Written extents past EOF and zeroing I/O on the device.
+    Zeroed,
+    /// The rest of the allocation unit converted to unwritten (Linux 6.12).
+    Converted,
+}
+
+impl TruncatePathNeed {
+    /// As the `truncate_path` column writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TruncatePathNeed::Unmapped => "unmapped",
+            TruncatePathNeed::KeptWritten => "kept_written",
+            TruncatePathNeed::Zeroed => "zeroed",
+            TruncatePathNeed::Converted => "converted",
+        }
+    }
 }
 
 /// `needs: { attr_forks: … }`: the inodes with an attr fork extent, counted in the
@@ -244,8 +281,9 @@ impl Check {
         }
     }
 
-    /// The selections of the check (measured side), for load-time checks.
-    fn selections(&self) -> Vec<(&'static str, &Selection)> {
+    /// The selections of the check (measured side), for load-time checks and for the
+    /// points a mechanism's `needs:` are checked at.
+    pub(crate) fn selections(&self) -> Vec<(&'static str, &Selection)> {
         match self {
             Check::Ratio(c) => vec![("numerator", &c.numerator), ("denominator", &c.denominator)],
             Check::FirstVsRest(c) => vec![("select", &c.select)],

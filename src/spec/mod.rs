@@ -102,13 +102,19 @@ impl Experiment {
         out
     }
 
-    /// All steps in run order.
+    /// All steps in run order (the workload variants and their `before_each` after the
+    /// workload).
     pub fn all_steps(&self) -> impl Iterator<Item = &Step> {
         let d = &self.def;
         d.setup
             .iter()
             .chain(d.workload.before_each.iter())
             .chain(std::iter::once(&d.workload))
+            .chain(
+                d.workload_variants
+                    .iter()
+                    .flat_map(|v| v.before_each.iter().chain(std::iter::once(v))),
+            )
             .chain(d.capture.iter())
             .chain(d.teardown.iter())
     }

@@ -60,6 +60,13 @@ pub struct ExperimentDef {
     pub setup: Vec<Step>,
     /// The timed command; `repeat` and `before_each` apply here only.
     pub workload: Step,
+    /// Other timed commands, each with a `when:`: at a point where a variant's `when:`
+    /// holds (the first such), the variant is the point's whole workload (its `run`,
+    /// `times`, `before_each`, `repeat`, `replicates`, …) instead of `workload:`. E.g. a
+    /// loop of processes as the post ran it, and the same operations inside one process
+    /// on a matrix axis beside it.
+    #[serde(default)]
+    pub workload_variants: Vec<Step>,
     #[serde(default)]
     pub capture: Vec<Step>,
     #[serde(default)]
@@ -619,5 +626,21 @@ impl Step {
             push(s)?;
         }
         Ok(out)
+    }
+}
+
+impl ExperimentDef {
+    /// The workload at a point with these variables: the first of `workload_variants`
+    /// whose `when:` holds, else `workload`.
+    pub fn workload_at(&self, vars: &IndexMap<String, Value>) -> &Step {
+        self.workload_variants
+            .iter()
+            .find(|s| {
+                !s.when.is_empty()
+                    && s.when
+                        .iter()
+                        .all(|(k, cond)| vars.get(k).is_some_and(|v| v.matches(cond)))
+            })
+            .unwrap_or(&self.workload)
     }
 }

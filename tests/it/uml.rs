@@ -456,15 +456,157 @@ fn ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup() {
 #[test]
 fn an_unknown_or_missing_kernel_is_a_clear_error() {
     let s = Scratch::new("umln");
-    let o = s.run(&["run", "xfs-rt-truncate", "--kernel", "uml-nowhere"]);
+    // smallfiles: no `kernel` variable (seed 003 has one, and refuses --kernel).
+    let o = s.run(&["run", "smallfiles", "--kernel", "uml-nowhere"]);
     assert!(!o.status.success());
     assert!(
         text(&o).contains("kernel `uml-nowhere` is unknown (known: uml-bookworm"),
         "{}",
         text(&o)
     );
-    let o = s.run(&["run", "xfs-rt-truncate", "--guest-mem", "1GiB"]);
+    let o = s.run(&["run", "smallfiles", "--guest-mem", "1GiB"]);
     assert!(!o.status.success());
     assert!(text(&o).contains("--guest-mem"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&s.root);
+}
+
+/// Seed 003's truncate path, measured: the two guest kernels side by side (a `kernel`
+/// axis), the post's loop of processes and the one-process variant (`workload_variants`
+/// on a `loop` axis), 10 files each at rtextsize 64k, and `fslab files path` after the
+/// loop, parsed as `truncate-path`.
+const PATH_EXPERIMENT: &str = r#"
+id: uml-path
+title: "the truncate path of realtime XFS on two guest kernels"
+devices:
+  data: { size: 400MiB }
+  rt: { size: 64MiB }
+matrix:
+  kernel: [uml-bookworm, uml-trixie]
+  loop: [processes, one-process]
+requires:
+  - { kernel: xfs_rt }
+setup:
+  - run: mkfs.xfs -f -m reflink=0,rmapbt=0 -d rtinherit=1 -r rtdev={{dev.rt}},extsize=64k {{dev.data}}
+  - mount: { device: data, options: "rtdev={{dev.rt}}" }
+workload:
+  name: truncate
+  run: xfs_io -c "truncate 4k" {{mnt}}/{{i}}
+  times: 10
+  before_each:
+    - run: dd if=/dev/zero of={{mnt}}/{{i}} bs=64k count=1 status=none
+      times: 10
+    - sync: true
+    - run: cp /proc/diskstats {{work}}/diskstats-before
+workload_variants:
+  - name: truncate-one-process
+    run: "{{fslab}} files truncate {{mnt}} --count 10 --size 4k"
+    when: { loop: one-process }
+    before_each:
+      - run: "{{fslab}} files write {{mnt}} --count 10 --size 64k"
+      - sync: true
+      - run: cp /proc/diskstats {{work}}/diskstats-before
+capture:
+  - name: truncate-path
+    run: "{{fslab}} files path {{mnt}} --count 10 --size 4k --device {{dev.rt}} --diskstats-before {{work}}/diskstats-before"
+    parse: truncate-path
+teardown:
+  - umount: "{{mnt}}"
+claims:
+  - id: one-process-cheaper
+    text: "where the kernel converts, one process truncates faster than a process per file"
+    needs: { truncate_path: converted }
+    check:
+      kind: ratio
+      numerator: { loop: one-process }
+      denominator: { loop: processes }
+      expect: { max: 100 }
+"#;
+
+#[test]
+fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
+    if !uml("the_truncate_path_column_tells_the_two_guest_kernels_apart") {
+        return;
+    }
+    let s = Scratch::new("umlp");
+    let exp = s.root.join("uml-path.yaml");
+    std::fs::write(&exp, PATH_EXPERIMENT).unwrap();
+    let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = fslab::store::Bundle::open(&s.bundles("uml-path")[0]).unwrap();
+    assert!(b.manifest().points.iter().all(|p| p.status == "ok"));
+    // The one-process variant ran where its `when:` holds: one timed command, not ten.
+    let paths = b.table_with_axes("truncate_path").unwrap().unwrap();
+    assert_eq!(paths.height(), 4, "{paths}");
+    let kernel = column_strs(&paths, "kernel");
+    let path = column_strs(&paths, "truncate_path");
+    let evidence = column_strs(&paths, "evidence");
+    let reason = column_strs(&paths, "reason");
+    for i in 0..4 {
+        let (want, flags) = if kernel[i] == "uml-bookworm" {
+            // 6.1: the whole 64k rt extent stays written, nothing reached the rt device.
+            ("kept_written", "[0..65535] 0x1 last")
+        } else {
+            // 6.12: [0..4095] written, the rest unwritten (FIEMAP flag 0x800).
+            ("converted", "[4096..65535] 0x801 last,unwritten")
+        };
+        assert_eq!(path[i], want, "{}: {}", kernel[i], reason[i]);
+        assert!(evidence[i].contains(flags), "{}", evidence[i]);
+        assert!(reason[i].contains("10 file(s) mapped"), "{}", reason[i]);
+    }
+    let written = paths
+        .column("device_written_bytes")
+        .unwrap()
+        .as_materialized_series()
+        .cast(&polars::prelude::DataType::Int64)
+        .unwrap();
+    assert!(
+        written.i64().unwrap().iter().all(|w| w == Some(0)),
+        "{paths}"
+    );
+    // A claim about the converted path over both kernels: 6.1 took another path, and
+    // the verdict names it with its evidence.
+    let o = s.run(&["claims", &b.path().display().to_string(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = &report["claims"][0];
+    assert_eq!(c["not_applicable"], "mechanism_absent", "{c}");
+    let why = c["reason"].as_str().unwrap();
+    assert!(
+        why.contains("about the `converted` truncate path")
+            && why.contains("kernel=uml-bookworm,loop=processes took `kept_written`")
+            && why.contains("0x1 last"),
+        "{why}"
+    );
+    assert_clean(&s);
+}
+
+/// `--kernel NAME` is refused for an experiment with a `kernel` variable even when its
+/// profile pins it to `host` (seed 003's quick profile): the points would be named
+/// `kernel=host` and run in the guest. Refused before anything boots.
+#[test]
+fn kernel_flag_is_refused_when_a_profile_pins_the_kernel_axis_to_host() {
+    let s = Scratch::new("umlk");
+    let exp = s.root.join("pinned.yaml");
+    std::fs::write(
+        &exp,
+        PATH_EXPERIMENT.replace(
+            "matrix:\n  kernel: [uml-bookworm, uml-trixie]",
+            "profiles:\n  quick: { kernel: host }\nmatrix:\n  kernel: [uml-bookworm, uml-trixie]",
+        ),
+    )
+    .unwrap();
+    let o = s.run(&[
+        "run",
+        exp.to_str().unwrap(),
+        "--kernel",
+        "uml-bookworm",
+        "-q",
+    ]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("choose with --set kernel=uml-bookworm"),
+        "{}",
+        text(&o)
+    );
+    assert!(s.bundles("uml-path").is_empty());
 }

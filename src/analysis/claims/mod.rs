@@ -63,6 +63,7 @@ mod evidence;
 mod fill;
 mod io;
 mod measure;
+mod path;
 mod render;
 mod reproduction;
 mod scale;

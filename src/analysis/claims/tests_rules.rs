@@ -396,3 +396,158 @@ fn cpu_time_split_claims_are_untestable_in_a_uml_guest() {
         Some(Inapplicable::Untestable)
     );
 }
+
+/// `needs: truncate_path`: every (point, replicate) the check selects must have taken the
+/// claim's path in the `truncate_path` table; another path makes the claim `mechanism
+/// absent` naming it and its evidence, and a path the map could not tell (or no table)
+/// makes it `mechanism not shown`.
+#[test]
+fn truncate_path_needs_the_path_at_every_selected_replicate() {
+    use crate::spec::claim::TruncatePathNeed;
+    let mut ev = replicated_evidence(5);
+    let mut c = claim(
+        "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { min: 1.1 }\n",
+    );
+    c.needs = Some(Needs {
+        truncate_path: Some(TruncatePathNeed::Converted),
+        ..Needs::default()
+    });
+    let v = check_claim(&c, &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismUnshown),
+        "{v:?}"
+    );
+    assert!(
+        v.reason.contains("no `truncate_path` table") && v.reason.contains("parse: truncate-path"),
+        "{}",
+        v.reason
+    );
+    let table = |paths: [&str; 2]| {
+        let mut point_id = Vec::new();
+        let mut point_index = Vec::new();
+        let mut parent = Vec::new();
+        let mut replicate = Vec::new();
+        let mut path = Vec::new();
+        let mut evidence = Vec::new();
+        for p in [0i64, 1] {
+            for r in 1..=5i64 {
+                point_id.push(format!("parent={p}"));
+                point_index.push(p);
+                parent.push(p);
+                replicate.push(r);
+                let taken = if r == 5 && paths[p as usize] == "unknown-last" {
+                    "unknown"
+                } else if paths[p as usize] == "unknown-last" {
+                    "converted"
+                } else {
+                    paths[p as usize]
+                };
+                path.push(taken.to_string());
+                evidence.push(match taken {
+                    "kept_written" => "/mnt/0 (4096 bytes): [0..1048575] 0x1 last",
+                    _ => "/mnt/0 (4096 bytes): [0..4095] 0x0; [4096..1048575] 0x801 last,unwritten",
+                });
+            }
+        }
+        let n = point_id.len();
+        df!(
+            "point_id" => point_id,
+            "point_index" => point_index,
+            "parent" => parent,
+            "replicate" => replicate,
+            "truncate_path" => path,
+            "reason" => vec!["why"; n],
+            "evidence" => evidence,
+        )
+        .unwrap()
+    };
+    ev.tables
+        .insert("truncate_path".into(), table(["converted", "converted"]));
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.not_applicable, None, "{v:?}");
+    assert!(
+        v.details.iter().any(|d| d.contains(
+            "truncate path `converted` at every selected point (2 points, 10 replicates"
+        )),
+        "{:?}",
+        v.details
+    );
+    ev.tables
+        .insert("truncate_path".into(), table(["kept_written", "converted"]));
+    let v = check_claim(&c, &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismAbsent),
+        "{v:?}"
+    );
+    assert_eq!(v.tier_label(), "not applicable: mechanism absent");
+    assert!(
+        v.reason.contains(
+            "about the `converted` truncate path, and parent=0 took `kept_written` (5 replicates"
+        ) && v
+            .reason
+            .contains("evidence: /mnt/0 (4096 bytes): [0..1048575] 0x1 last"),
+        "{}",
+        v.reason
+    );
+    ev.tables
+        .insert("truncate_path".into(), table(["converted", "unknown-last"]));
+    let v = check_claim(&c, &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismUnshown),
+        "{v:?}"
+    );
+    assert!(
+        v.reason
+            .contains("cannot tell which path ran: parent=1 took `unknown` (1 replicate"),
+        "{}",
+        v.reason
+    );
+}
+
+/// `needs: { flush_latency: true }`: a claim whose number rests on fsync/flush latency is
+/// untestable in a bundle whose points ran in a guest (its flushes never reach the
+/// host's disk), with the guest's caveat as the reason; on the host it is checked, and a
+/// claim without the field is checked in the guest too.
+#[test]
+fn flush_latency_claims_are_untestable_in_a_uml_guest() {
+    let mut ev = parent_evidence(40000);
+    let plain = claim("kind: ratio\nmetric: wall_s\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { max: 10 }\n");
+    let mut flush = plain.clone();
+    flush.needs = Some(Needs {
+        flush_latency: true,
+        ..Needs::default()
+    });
+    assert_ne!(
+        check_claim(&flush, &ev).not_applicable,
+        Some(Inapplicable::Untestable)
+    );
+    ev.manifest
+        .environment
+        .guests
+        .push(crate::store::GuestInfo {
+            kind: "User-Mode Linux".into(),
+            name: "uml-trixie".into(),
+            release: "6.12.0".into(),
+            caveats: vec![
+            "fsync and flush latency are not measured: guest flushes never reach the host's disk"
+                .into(),
+        ],
+            ..Default::default()
+        });
+    let v = check_claim(&flush, &ev);
+    assert_eq!(v.not_applicable, Some(Inapplicable::Untestable), "{v:?}");
+    assert!(
+        v.reason.contains("rests on fsync/flush latency")
+            && v.reason.contains("User-Mode Linux `uml-trixie`")
+            && v.reason.contains("never reach the host's disk"),
+        "{}",
+        v.reason
+    );
+    assert_ne!(
+        check_claim(&plain, &ev).not_applicable,
+        Some(Inapplicable::Untestable)
+    );
+}

@@ -2,6 +2,7 @@
 
 use super::error::{ClaimsError, MeasureError};
 use super::evidence::Evidence;
+use super::path::PathFound;
 use super::scale_need::scale_needed;
 use super::schema::Stated;
 use super::select::sel_label;
@@ -253,7 +254,7 @@ pub(super) fn check_claim_at(
         v.no_interval = Some("not measured here".into());
         return finish(v, extra);
     }
-    if let Some(why) = guest_cannot_measure(&check, ev) {
+    if let Some(why) = guest_cannot_measure(claim, &check, ev) {
         v.not_applicable = Some(Inapplicable::Untestable);
         v.reason = why;
         return finish(v, extra);
@@ -277,6 +278,11 @@ pub(super) fn check_claim_at(
         };
         v.not_applicable = Some(why);
         return finish(v, extra);
+    }
+    if let Some(want) = claim.needs.as_ref().and_then(|n| n.truncate_path) {
+        if let Ok(PathFound::Taken(said)) = super::path::found(ev, want, &sides(&check)) {
+            v.details.push(said);
+        }
     }
     let substituted = !subs.is_empty();
     let (tier, why) = match &m.interval {
@@ -319,26 +325,49 @@ pub(super) fn check_claim_at(
     finish(v, extra)
 }
 
-/// Why a claim on the CPU-time split cannot be checked on a bundle whose points ran in
-/// a User-Mode Linux guest (None when it can): UML charges the guest's system time to
-/// user time, so `sys_s` and `user_s` say nothing there (docs/kernels.md).
-fn guest_cannot_measure(check: &Check, ev: &Evidence) -> Option<String> {
+/// The selections of a check's measured side.
+fn sides(check: &Check) -> Vec<&crate::spec::claim::Selection> {
+    check.selections().into_iter().map(|(_, s)| s).collect()
+}
+
+/// Why a claim cannot be checked on a bundle whose points ran in a User-Mode Linux
+/// guest (None when it can; docs/kernels.md): a claim on the split of CPU time (UML
+/// charges the guest's system time to user time, so `sys_s` and `user_s` say nothing),
+/// and a claim whose number rests on fsync/flush latency (`needs: { flush_latency: true
+/// }`: the guest's flushes never reach the host's disk).
+fn guest_cannot_measure(claim: &Claim, check: &Check, ev: &Evidence) -> Option<String> {
     let guests = &ev.manifest.environment.guests;
+    if guests.is_empty() {
+        return None;
+    }
+    let named = guests
+        .iter()
+        .map(|g| format!("{} `{}`", g.kind, g.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let caveat = |about: &str, otherwise: &'static str| {
+        guests
+            .first()
+            .and_then(|g| g.caveats.iter().find(|c| c.contains(about)))
+            .map_or(otherwise, String::as_str)
+            .to_string()
+    };
+    if claim.needs.as_ref().is_some_and(|n| n.flush_latency) {
+        return Some(format!(
+            "untestable here: the claim rests on fsync/flush latency (`needs: flush_latency`), in a bundle whose points ran in {named}: guest flushes never reach the host's disk, so how long they take says nothing about a medium ({})",
+            caveat(
+                "flush",
+                "fsync and flush latency are not measured: guest flushes never reach the host's disk"
+            )
+        ));
+    }
     let metric = check.runs_metric()?;
-    if guests.is_empty() || !matches!(metric, "sys_s" | "user_s") {
+    if !matches!(metric, "sys_s" | "user_s") {
         return None;
     }
     Some(format!(
-        "untestable here: `{metric}` in a bundle whose points ran in {} ({}): UML charges the guest's system time to user time, so the split of CPU time says nothing",
-        guests
-            .iter()
-            .map(|g| format!("{} `{}`", g.kind, g.name))
-            .collect::<Vec<_>>()
-            .join(", "),
-        guests
-            .first()
-            .and_then(|g| g.caveats.iter().find(|c| c.contains("system CPU")))
-            .map_or("system CPU time is not measured", String::as_str)
+        "untestable here: `{metric}` in a bundle whose points ran in {named} ({}): UML charges the guest's system time to user time, so the split of CPU time says nothing",
+        caveat("system CPU", "system CPU time is not measured")
     ))
 }
 
@@ -393,6 +422,13 @@ fn mechanism_absent(
         match super::spill::absent(ev, a) {
             Ok(why) => absent.extend(why),
             Err(e) => unshown.push(format!("the attr forks cannot be counted: {e}")),
+        }
+    }
+    if let Some(want) = needs.truncate_path {
+        match super::path::found(ev, want, &sides(check)) {
+            Ok(PathFound::Taken(_)) => {}
+            Ok(PathFound::Other(why)) => absent.push(why),
+            Err(e) => unshown.push(format!("the truncate path cannot be told: {e}")),
         }
     }
     if !absent.is_empty() {

@@ -26,6 +26,47 @@ pub(super) fn check_steps(c: &Checker<'_>) -> Result<(), SpecError> {
             validate_step(step, section, i, names, loc)?;
         }
     }
+    for (v, variant) in def.workload_variants.iter().enumerate() {
+        let block = loc
+            .section("workload_variants")
+            .and_then(|r| loc.item(r, v));
+        let at = StepAt::variant(v, None, block.clone(), loc);
+        if variant.when.is_empty() {
+            return Err(at.fail(
+                at.step_pos,
+                format!(
+                    "{} has no `when:`: it would replace the workload everywhere",
+                    at.what
+                ),
+                Some(
+                    "say where it runs, e.g. `when: { loop: one-process }` over a matrix axis"
+                        .into(),
+                ),
+            ));
+        }
+        check_step_at(variant, &at, names)?;
+        for (i, step) in variant.before_each.iter().enumerate() {
+            let range = block
+                .clone()
+                .and_then(|b| loc.block(b, "before_each"))
+                .and_then(|b| loc.item(b, i));
+            check_step_at(step, &StepAt::variant(v, Some(i), range, loc), names)?;
+        }
+        for (key, value) in [
+            ("replicates", variant.replicates.as_ref()),
+            (
+                "repeat",
+                match &variant.repeat {
+                    Some(RepeatSpec::Count(n)) => Some(n),
+                    _ => None,
+                },
+            ),
+        ] {
+            if let Some(n) = value {
+                check_count(n, key, names, at.value_pos(key), loc)?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -137,6 +178,34 @@ impl<'a> StepAt<'a> {
         }
     }
 
+    /// Workload variant `v` (0-based) itself, or its `before_each` step `i`: checked as
+    /// the workload and a `before_each` step are.
+    pub(super) fn variant(
+        v: usize,
+        before_each: Option<usize>,
+        range: Option<std::ops::Range<usize>>,
+        loc: &'a Locator<'a>,
+    ) -> Self {
+        let (what, section) = match before_each {
+            None => (format!("workload variant {}", v + 1), "workload"),
+            Some(i) => (
+                format!("before_each step {} of workload variant {}", i + 1, v + 1),
+                "before_each",
+            ),
+        };
+        let fallback = loc
+            .section("workload_variants")
+            .map(|r| loc.start_of(&r))
+            .unwrap_or((0, 0));
+        StepAt {
+            what,
+            section,
+            step_pos: range.as_ref().map_or(fallback, |r| loc.start_of(r)),
+            range,
+            loc,
+        }
+    }
+
     pub(super) fn key_pos(&self, k: &str) -> (usize, usize) {
         self.range
             .clone()
@@ -166,12 +235,16 @@ pub(super) fn validate_step(
     names: &Names<'_>,
     loc: &Locator<'_>,
 ) -> Result<(), SpecError> {
-    let at = StepAt::new(section, i, loc);
-    check_action(step, &at)?;
-    check_fields(step, &at, names)?;
-    check_mount(step, &at, names)?;
-    check_command(step, &at, names)?;
-    check_step_requires(step, &at, names)
+    check_step_at(step, &StepAt::new(section, i, loc), names)
+}
+
+/// The checks of one step, located by `at`.
+fn check_step_at(step: &Step, at: &StepAt<'_>, names: &Names<'_>) -> Result<(), SpecError> {
+    check_action(step, at)?;
+    check_fields(step, at, names)?;
+    check_mount(step, at, names)?;
+    check_command(step, at, names)?;
+    check_step_requires(step, at, names)
 }
 
 /// One action per step, and the keys only the workload has (`repeat`, `replicates`,
