@@ -26,7 +26,7 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 10] = [
+const ORDER: [&str; 11] = [
     "000-n10k",
     "000",
     "000-b",
@@ -36,6 +36,7 @@ const ORDER: [&str; 10] = [
     "001-b",
     "003",
     "003-b",
+    "003-uml-bookworm",
     "003-uml-trixie",
 ];
 
