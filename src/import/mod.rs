@@ -4,23 +4,31 @@
 //! [`Draft`] out; the CLI writes the files.
 //!
 //! - [`mail`]: headers, quoted-printable/base64, `>` quoting, quoted authors;
-//! - [`commands`]: prompts, scripts, continuations, loops, variables;
+//! - [`commands`]: prompts, scripts, continuations, commands named in sentences;
+//! - [`shell`]: a block read as shell (loops, `if`, `time`, variables); [`programs`]: what
+//!   each program is;
 //! - [`output`]: tool output in the post, read with `crate::parse`;
 //! - [`numbers`]: tables and numbers in sentences;
 //! - [`params`]: numbers in commands (options, loop counts);
 //! - [`claims`]: comparison sentences → draft claims;
-//! - [`draft`]: the experiment, its YAML and the CSV.
+//! - [`draft`]: the experiment (devices, matrix, steps, tools);
+//! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
 pub mod claims;
 pub mod commands;
 mod comparison;
+pub mod csv;
 pub mod draft;
 pub mod mail;
 pub mod numbers;
 pub mod output;
 pub mod params;
+pub mod programs;
+pub mod shell;
+pub mod yaml;
 
-use commands::{walk, BlockKind, Node};
+use commands::BlockKind;
+use shell::{walk, Node};
 
 /// What kind of number a row is (the `category` column of the published CSVs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,7 +165,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         let mut v = Vec::new();
         for b in cmds.blocks.iter().filter(|b| b.kind == BlockKind::Prompt) {
             walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
-                if matches!(c.program(), commands::Program::Script(_)) {
+                if matches!(c.program(), programs::Program::Script(_)) {
                     if let Some(k) = lines.iter().position(|l| l.n == c.line) {
                         v.push((k, c.argv()[1..].to_vec()));
                     }
@@ -367,7 +375,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         .map(|f| f.rsplit('/').next().unwrap_or(f).to_string())
         .unwrap_or_else(|| "-".into());
     rows.sort_by_key(|r| r.line);
-    let csv = draft::csv(&rows, &seed, &source_file, &post.headers);
+    let csv = csv::csv(&rows, &seed, &source_file, &post.headers);
 
     for b in &cmds.blocks {
         let what = match b.kind {
@@ -401,7 +409,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             (None, false)
         }
         Some(exp) => {
-            let full = draft::yaml(
+            let full = yaml::yaml(
                 &id,
                 &post.headers,
                 file_name,
@@ -415,7 +423,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 Ok(_) => (Some(full), false),
                 Err(e) => {
                     notes.push(Note::new(e.line, NoteKind::Unmapped, &format!("the full draft does not load ({}): writing the fallback with its steps as comments", e.message)));
-                    let safe = draft::yaml(
+                    let safe = yaml::yaml(
                         &id,
                         &post.headers,
                         file_name,
@@ -482,7 +490,7 @@ fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
 fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
     for n in nodes {
         if let Node::Loop(l) = n {
-            if l.kind == commands::LoopKind::Unknown {
+            if l.kind == shell::LoopKind::Unknown {
                 notes.push(Note::new(
                     l.line,
                     NoteKind::Unmapped,
