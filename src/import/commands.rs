@@ -92,11 +92,29 @@ pub fn looks_like_command(s: &str) -> bool {
         let rest = t[4..].trim_start();
         return rest.is_empty() || looks_like_command(rest) || first_word(rest).starts_with('/');
     }
-    if w == "done" || w == "do" {
+    if matches!(w, "done" | "do" | "fi" | "else" | "then") {
         return true;
+    }
+    if matches!(w, "while" | "until" | "if" | "elif") {
+        // a loop or test head: `while [ $i -lt 10 ]; do`, `if [ -d /mnt ]; then`
+        return t.contains("; do")
+            || t.contains("; then")
+            || t.ends_with(" do")
+            || t.ends_with(" then")
+            || t.ends_with('\\')
+            || t.contains(" [ ")
+            || t.contains("((")
+            || t.contains(" [[ ");
     }
     if is_assignment(w) && !w.ends_with('=') && t.split_whitespace().count() == 1 {
         return true;
+    }
+    if let Some(rest) = t
+        .strip_prefix(w)
+        .filter(|_| w.ends_with(';') && is_assignment(w))
+    {
+        // `i=0; while …`
+        return looks_like_command(rest);
     }
     if w == "sudo" {
         return looks_like_command(&t[4..]);
@@ -361,6 +379,7 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                         line: l.n,
                         words: argv,
                         timed: false,
+                        cond: None,
                     })],
                     depth: l.depth,
                 });

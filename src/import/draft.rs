@@ -218,15 +218,24 @@ pub fn build(
             });
         }
     }
-    // the experiment's commands
-    let real: Vec<&Block> = if !scripts.is_empty() && !invocation_lines.is_empty() {
-        scripts.clone()
-    } else {
-        blocks
-            .iter()
-            .filter(|b| b.kind != BlockKind::Inline)
-            .collect()
-    };
+    // the experiment's commands: every block the post shows, in its order (several
+    // scripts, a setup and a test script, a before/after pair, become steps of one draft)
+    let real: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.kind != BlockKind::Inline)
+        .collect();
+    if scripts.len() > 1 {
+        let at: Vec<String> = scripts.iter().map(|b| b.line.to_string()).collect();
+        notes.push(Note::new(
+            scripts[1].line,
+            NoteKind::Recognised,
+            &format!(
+                "{} scripts in the post (lines {}): their commands are steps of one draft, in the post's order",
+                scripts.len(),
+                at.join(", ")
+            ),
+        ));
+    }
     let use_inline = real.iter().all(|b| b.nodes.is_empty());
     let chosen: Vec<&Block> = if use_inline {
         blocks
@@ -237,18 +246,37 @@ pub fn build(
         real
     };
     let mut located: Vec<Located> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: Vec<(usize, String)> = Vec::new();
     for b in &chosen {
         let inline = b.kind == BlockKind::Inline;
         walk(&b.nodes, &mut Vec::new(), &mut |c, loops| {
             if invocation_lines.contains(&c.line) && !inline {
                 return;
             }
-            let key = c.text();
-            if seen.contains(&key) {
+            if shows_a_script(c) && !scripts.is_empty() {
+                notes.push(Note::new(
+                    c.line,
+                    NoteKind::Recognised,
+                    &format!(
+                        "`{}` shows or prepares the post's script: not a step",
+                        c.text()
+                    ),
+                ));
                 return;
             }
-            seen.push(key);
+            let key = c.text();
+            if let Some(first) = seen.iter().find(|s| s.1 == key) {
+                notes.push(Note::new(
+                    c.line,
+                    NoteKind::Recognised,
+                    &format!(
+                        "the same command as line {}: one step (the post runs it again)",
+                        first.0
+                    ),
+                ));
+                return;
+            }
+            seen.push((c.line, key));
             located.push(Located {
                 cmd: c,
                 loops: loops.to_vec(),
@@ -562,6 +590,22 @@ pub fn build(
         if let Some(lp) = count_loop {
             comment.push_str(&format!(" (in `{}`)", lp.head));
         }
+        if let Some(cond) = &c.cond {
+            let why = format!("guess: the post runs it only under {cond}; the draft always does");
+            comment.push_str(&format!("; {why}"));
+            notes.push(Note::new(c.line, NoteKind::Guess, &why));
+        }
+        if c.timed && idx != workload_idx && located[workload_idx].cmd.timed {
+            notes.push(Note::new(
+                c.line,
+                NoteKind::Unmapped,
+                &format!(
+                    "also timed in the post; the draft's workload is line {}'s, this one is a {} step",
+                    located[workload_idx].cmd.line,
+                    if exp.workload.is_some() { "capture" } else { "setup" }
+                ),
+            ));
+        }
         let action = match &p {
             Program::Umount if idx != workload_idx => {
                 if mounted {
@@ -730,6 +774,15 @@ pub fn build(
     exp.tools = tools;
     exp.devices = devices;
     Some(exp)
+}
+
+/// `cat test.sh`, `chmod +x ./dumb.sh`, `vi run.sh`: the post showing its script.
+fn shows_a_script(c: &Cmd) -> bool {
+    let argv = c.argv();
+    matches!(
+        argv[0].as_str(),
+        "cat" | "chmod" | "vi" | "vim" | "nano" | "less" | "more" | "emacs"
+    ) && argv.iter().skip(1).any(|a| a.ends_with(".sh"))
 }
 
 fn positional_args(argv: &[String]) -> Vec<&String> {

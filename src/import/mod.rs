@@ -487,17 +487,38 @@ fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
     }
 }
 
+/// Loops whose iterations could not be read, and `if` branches the draft does not keep.
 fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
     for n in nodes {
-        if let Node::Loop(l) = n {
-            if l.kind == shell::LoopKind::Unknown {
+        match n {
+            Node::Loop(l) => {
+                if l.kind == shell::LoopKind::Unknown {
+                    notes.push(Note::new(
+                        l.line,
+                        NoteKind::Unmapped,
+                        &format!(
+                            "`{}`: a loop whose iterations could not be read; its commands run once in the draft",
+                            l.head
+                        ),
+                    ));
+                }
+                unmapped_loops(&l.body, notes);
+            }
+            Node::Else { line, head, body } => {
+                let mut cmds = Vec::new();
+                walk(body, &mut Vec::new(), &mut |c, _| {
+                    cmds.push(format!("`{}`", c.text()))
+                });
                 notes.push(Note::new(
-                    l.line,
+                    *line,
                     NoteKind::Unmapped,
-                    &format!("`{}`: a loop whose iterations could not be read", l.head),
+                    &format!(
+                        "the `{head}` branch is not in the draft, which keeps the `then` branch ({})",
+                        if cmds.is_empty() { "no command".to_string() } else { cmds.join(", ") }
+                    ),
                 ));
             }
-            unmapped_loops(&l.body, notes);
+            _ => {}
         }
     }
 }

@@ -365,3 +365,87 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         }
     }
 }
+
+/// Import a post given as text through the library; the draft must load and plan.
+fn draft_of(text: &str) -> (fslab::import::Draft, Experiment) {
+    let d = fslab::import::import(text.as_bytes(), Some("post.eml")).expect("imports");
+    let yaml = d
+        .yaml
+        .clone()
+        .unwrap_or_else(|| panic!("no draft: {:#?}", d.notes));
+    let e =
+        Experiment::from_str_named(&yaml, "post.yaml").unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    fslab::Plan::new(&e, None, &[]).unwrap_or_else(|e| panic!("plan: {e}\n{yaml}"));
+    (d, e)
+}
+
+fn note_at(d: &fslab::import::Draft, line: usize, kind: fslab::import::NoteKind, has: &str) {
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.line == line && n.kind == kind && n.what.contains(has)),
+        "no {kind:?} note at line {line} with {has:?}: {:#?}",
+        d.notes
+    );
+}
+
+/// `while` counters, `if` blocks: the counter is the repetition, the `then` branch's
+/// commands are steps with their condition as a `# guess:`, the `else` branch a message.
+#[test]
+fn while_counters_and_if_blocks() {
+    let post = "Subject: [PATCH] xfs: faster creates\n\nHere is what I ran:\n\n#!/bin/sh\nif [ -d /mnt/scratch ]; then\n\tumount /mnt/scratch\nelse\n\tmkdir -p /mnt/scratch\nfi\nmkfs.xfs -f /dev/vdb\nmount /dev/vdb /mnt/scratch\nif [ \"$COLD\" = 1 ]; then echo 3 > /proc/sys/vm/drop_caches; fi\ni=0\nwhile [ $i -lt 10 ]; do\n\ttime fs_mark -d /mnt/scratch/d -n 100000 -s 0 -t 8\n\ti=$((i+1))\ndone\n\nreal 0m12.0s\nuser 0m1.0s\nsys 0m8.0s\n";
+    let (d, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fs_mark}} -d {{mnt}}/d -n 100000 -s 0 -t 8"),
+        "{w}"
+    );
+    assert!(
+        format!("{:?}", e.def.workload.repeat).contains("10"),
+        "{:?}",
+        e.def.workload.repeat
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("guess: the post runs it only under line 13: if [ \"$COLD\" = 1 ]"),
+        "{yaml}"
+    );
+    note_at(
+        &d,
+        8,
+        fslab::import::NoteKind::Unmapped,
+        "mkdir -p /mnt/scratch",
+    );
+    note_at(
+        &d,
+        7,
+        fslab::import::NoteKind::Guess,
+        "if [ -d /mnt/scratch ]",
+    );
+    assert!(
+        format!("{:?}", e.def.setup).contains("drop_caches: true")
+            || yaml.contains("drop_caches: true")
+    );
+}
+
+/// A setup script and a test script, and a prompt command next to an invoked script:
+/// every command becomes a step of one draft, in the post's order, with a message.
+#[test]
+fn several_scripts_in_one_post() {
+    let post = "Subject: ext4 mballoc numbers\n\nsetup.sh:\n\n#!/bin/bash\nmkfs.ext4 -F /dev/sdc\nmount /dev/sdc /mnt/t\n\nrun.sh:\n\n#!/bin/bash\nfor i in $(seq 1 5); do\n\ttime fio --name=w --rw=randwrite --bs=4k --size=1g --directory=/mnt/t\ndone\n\n# echo 3 > /proc/sys/vm/drop_caches\n# ./setup.sh\n# ./run.sh\nreal 0m30.5s\nuser 0m2.0s\nsys 0m10.0s\n";
+    let (d, e) = draft_of(post);
+    let setup = format!("{:?}", e.def.setup);
+    assert!(setup.contains("mkfs.ext4 -F {{dev.data}}"), "{setup}");
+    assert!(
+        setup.to_lowercase().contains("dropcaches") || setup.contains("drop_caches"),
+        "{setup}"
+    );
+    assert!(format!("{:?}", e.def.workload.repeat).contains('5'));
+    assert!(format!("{:?}", e.def.workload.run).contains("--rw=randwrite"));
+    note_at(
+        &d,
+        11,
+        fslab::import::NoteKind::Recognised,
+        "2 scripts in the post (lines 5, 11)",
+    );
+}
