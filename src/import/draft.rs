@@ -75,6 +75,8 @@ pub struct Tool {
 pub struct Experiment {
     pub devices: Vec<Device>,
     pub matrix: Vec<Axis>,
+    /// Axes the prose suggests (`ranges`): written as comments, never run by themselves.
+    pub candidates: Vec<Axis>,
     pub vars: Vec<(String, String, String)>,
     pub setup: Vec<Step>,
     pub workload: Option<Step>,

@@ -10,6 +10,7 @@
 //! - [`output`]: tool output in the post, read with `crate::parse`;
 //! - [`numbers`]: tables and numbers in sentences;
 //! - [`params`]: numbers in commands (options, loop counts);
+//! - [`ranges`]: ranges, before/after changes and axes said in prose;
 //! - [`claims`]: comparison sentences → draft claims;
 //! - [`draft`]: the experiment (devices, matrix, steps, tools);
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
@@ -24,6 +25,7 @@ pub mod numbers;
 pub mod output;
 pub mod params;
 pub mod programs;
+pub mod ranges;
 pub mod shell;
 pub mod yaml;
 
@@ -286,6 +288,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let sentences = claims::sentences(lines, &taken);
     let mut timed_sentences = Vec::new();
     let mut prose_sizes = Vec::new();
+    let mut candidates: Vec<draft::Axis> = Vec::new();
     for (k, l) in lines.iter().enumerate() {
         if taken[k] || mail::is_furniture(&l.text) || l.text.trim().is_empty() {
             continue;
@@ -298,13 +301,49 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .get(k + 1)
             .filter(|n| n.depth == l.depth && !taken[k + 1])
             .map_or("", |n| n.text.as_str());
-        let prose = numbers::prose_rows(
+        let mut prose = numbers::prose_rows(
             l.n,
             &l.text,
             following,
             l.quoted_author.as_deref(),
             &sentence,
         );
+        for f in ranges::read(l.n, &l.text, following) {
+            match f {
+                ranges::Finding::Change {
+                    before,
+                    after,
+                    unit,
+                } => {
+                    for (p, when) in [(before, "before"), (after, "after")] {
+                        let row = mark(&mut prose, &p, ("change", when), &unit);
+                        if !row {
+                            prose.push(Row {
+                                line: l.n,
+                                group: "prose".into(),
+                                quantity: numbers::quantity_name(&unit).into(),
+                                settings: vec![("change".into(), when.into())],
+                                value: p.quantity.value,
+                                unit: unit.clone(),
+                                printed: p.printed.clone(),
+                                approx: p.approx,
+                                category: Category::Measurement,
+                                stated_by: l.quoted_author.clone(),
+                                note: sentence.clone(),
+                            });
+                        }
+                    }
+                }
+                ranges::Finding::Range { axis, from, to } => {
+                    for (p, end) in [(from, "from"), (to, "to")] {
+                        let unit = p.quantity.unit.clone();
+                        mark(&mut prose, &p, ("range", end), &unit);
+                    }
+                    candidates.push(axis);
+                }
+            }
+        }
+        candidates.extend(ranges::axes(l.n, &l.text));
         for r in &prose {
             if matches!(r.unit.as_str(), "s" | "min" | "ms") {
                 timed_sentences.push(l.n);
@@ -397,6 +436,27 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         &timed_sentences,
         &mut notes,
     );
+    let mut experiment = experiment;
+    if let Some(exp) = &mut experiment {
+        for c in candidates {
+            if exp.matrix.iter().any(|a| a.name == c.name)
+                || exp.candidates.iter().any(|a| a.name == c.name)
+            {
+                continue;
+            }
+            notes.push(Note::new(
+                c.line,
+                NoteKind::Guess,
+                &format!(
+                    "a matrix axis candidate `{}: [{}]` from the prose, written as a comment ({})",
+                    c.name,
+                    c.values.join(", "),
+                    c.why
+                ),
+            ));
+            exp.candidates.push(c);
+        }
+    }
     let author = post.author_name();
     let csv_name = format!("{id}.published.csv");
     let (yaml, fallback) = match &experiment {
@@ -476,6 +536,26 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         claims: draft_claims,
         notes,
     })
+}
+
+/// Give the prose row printed as `p` (the first without this setting) the setting, and
+/// the unit said once for both numbers of a change; whether there was such a row.
+fn mark(rows: &mut [Row], p: &numbers::ProseNumber, setting: (&str, &str), unit: &str) -> bool {
+    let Some(r) = rows
+        .iter_mut()
+        .find(|r| r.printed == p.printed && !r.settings.iter().any(|s| s.0 == setting.0))
+    else {
+        return false;
+    };
+    r.settings.push((setting.0.into(), setting.1.into()));
+    if r.unit.is_empty() && !unit.is_empty() {
+        r.unit = unit.to_string();
+        r.quantity = numbers::quantity_name(unit).into();
+    }
+    if setting.0 == "range" {
+        r.category = Category::Parameter;
+    }
+    true
 }
 
 fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {

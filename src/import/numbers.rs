@@ -225,6 +225,8 @@ fn word_unit(w: &str) -> Option<(&'static str, f64)> {
         "percent" | "%" => ("percent", 1.0),
         "times" => ("x", 1.0),
         "iops" => ("IOPS", 1.0),
+        "transactions/sec" | "transactions/s" | "tps" => ("transactions/s", 1.0),
+        "ops/sec" | "ops/s" | "files/sec" | "files/s" => ("/s", 1.0),
         _ => return None,
     })
 }

@@ -170,6 +170,21 @@ pub fn yaml(
             ));
         }
     }
+    if !exp.candidates.is_empty() {
+        y.push_str(if exp.matrix.is_empty() { "\n" } else { "" });
+        y.push_str("# matrix axes the prose suggests (guess: move one into `matrix:` and use\n# {{name}} in a command to vary it):\n");
+        for a in &exp.candidates {
+            let vals: Vec<String> = a.values.iter().map(|v| scalar(v)).collect();
+            y.push_str(&comment(&format!(
+                "  {}: [{}]  # line {}: {}",
+                a.name,
+                vals.join(", "),
+                a.line,
+                a.why
+            )));
+            y.push('\n');
+        }
+    }
     if !exp.tools.is_empty() && !safe {
         y.push_str("\ntools:\n");
         for t in &exp.tools {

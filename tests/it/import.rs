@@ -449,3 +449,52 @@ fn several_scripts_in_one_post() {
         "2 scripts in the post (lines 5, 11)",
     );
 }
+
+/// Ranges and changes in prose, and axes said in words: candidates written as `# guess:`
+/// comments (never run), the changed numbers as `change` before/after rows.
+#[test]
+fn prose_ranges_changes_and_axes() {
+    let post = "Subject: [PATCH] xfs: rt truncate\n\n# mkfs.xfs -f -r rtdev=/dev/pmem1 /dev/pmem0\n# time xfs_io -c 'truncate 4k' /mnt/f\n\nI tried rtextsize from 8k to 1024k, and fio from 1 to 16 threads.\nWith the patch the truncate time went from 12.5s to 9.6s; unlink 3.2s -> 2.9s.\nThis was with and without link=1, on v4 and v5 filesystems.\n";
+    let (d, e) = draft_of(post);
+    assert!(e.def.matrix.is_empty(), "candidates never enter the matrix");
+    let yaml = d.yaml.as_deref().unwrap();
+    for want in [
+        "#   rtextsize: [\"8k\", \"1024k\"]  # line 6: guess: \"rtextsize from 8k to 1024k\" gives a range",
+        "#   threads: [1, 16]  # line 6: guess: \"from 1 to 16 threads\"",
+        "#   link: [1, 0]  # line 8: guess: \"with and without link=1\"",
+        "#   filesystem: [\"v4\", \"v5\"]  # line 8: guess: \"v4 and v5 filesystems\"",
+    ] {
+        assert!(yaml.contains(want), "{want}\n{yaml}");
+    }
+    let change = |printed: &str| {
+        d.rows
+            .iter()
+            .find(|r| r.printed == printed)
+            .map(|r| (r.line, r.value, r.unit.clone(), r.settings.clone()))
+    };
+    let s = |w: &str| vec![("change".to_string(), w.to_string())];
+    assert_eq!(change("12.5s"), Some((7, 12.5, "s".into(), s("before"))));
+    assert_eq!(change("9.6s"), Some((7, 9.6, "s".into(), s("after"))));
+    assert_eq!(change("3.2s"), Some((7, 3.2, "s".into(), s("before"))));
+    assert_eq!(change("2.9s"), Some((7, 2.9, "s".into(), s("after"))));
+    let from = d.rows.iter().find(|r| r.printed == "8k").unwrap();
+    assert_eq!(from.settings, [("range".to_string(), "from".to_string())]);
+    note_at(
+        &d,
+        8,
+        fslab::import::NoteKind::Guess,
+        "a matrix axis candidate `link: [1, 0]`",
+    );
+}
+
+/// Seed 000's "If I remove the -flink=1 parameter" gives the `link` axis the hand-written
+/// experiment adds.
+#[test]
+fn seed_000_link_axis_candidate() {
+    let imp = import("000");
+    let yaml = std::fs::read_to_string(&imp.yaml).unwrap();
+    assert!(
+        yaml.contains("#   link: [1, 0]  # line 149: guess: \"remove the -flink=1\""),
+        "{yaml}"
+    );
+}
