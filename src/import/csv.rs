@@ -2,6 +2,7 @@
 //! `data/published/*.csv`, plus a `line` column; settings whose name is a typed column of
 //! the published loader but whose values do not fit its type are renamed `setting_<name>`.
 
+use super::blocks::BlockRow;
 use super::mail::{display_name, Headers};
 use super::Row;
 
@@ -134,6 +135,45 @@ pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> St
         f.push(author.clone());
         f.push(date.clone());
         f.push(headers.subject.clone().unwrap_or_default());
+        out.push_str(&f.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// The block listings' CSV, in the schema of `data/published/001_dir_blocks.csv` plus
+/// `line`: one row per listed range.
+pub fn blocks_csv(rows: &[BlockRow], seed: &str, source_file: &str, headers: &Headers) -> String {
+    let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+    let date = headers
+        .date
+        .as_deref()
+        .map(|d| {
+            chrono::DateTime::parse_from_rfc2822(d)
+                .map(|t| t.to_rfc3339())
+                .unwrap_or_else(|_| d.to_string())
+        })
+        .unwrap_or_default();
+    let mut out = String::from("seed,fs,segment,entry,kind,logical_start,logical_end,physical_start,physical_end,length,printed,source_file,message_id,author,date,line\n");
+    for r in rows {
+        let f = [
+            seed.to_string(),
+            r.fs.clone(),
+            r.segment.to_string(),
+            r.entry.to_string(),
+            r.kind.clone(),
+            opt(r.logical_start),
+            opt(r.logical_end),
+            opt(r.physical_start),
+            opt(r.physical_end),
+            opt(r.length),
+            r.printed.clone(),
+            source_file.to_string(),
+            headers.message_id.clone().unwrap_or_default(),
+            headers.from.clone().unwrap_or_default(),
+            date.clone(),
+            r.line.to_string(),
+        ];
         out.push_str(&f.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
         out.push('\n');
     }

@@ -7,7 +7,8 @@
 //! - [`commands`]: prompts, scripts, continuations, commands named in sentences;
 //! - [`shell`]: a block read as shell (loops, `if`, `time`, variables); [`programs`]: what
 //!   each program is;
-//! - [`output`]: tool output in the post, read with `crate::parse`;
+//! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
+//!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema;
 //! - [`numbers`]: tables and numbers in sentences;
 //! - [`params`]: numbers in commands (options, loop counts);
 //! - [`ranges`]: ranges, before/after changes and axes said in prose;
@@ -15,6 +16,7 @@
 //! - [`draft`]: the experiment (devices, matrix, steps, tools);
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
+pub mod blocks;
 pub mod claims;
 pub mod commands;
 mod comparison;
@@ -131,6 +133,10 @@ pub struct Draft {
     pub experiment: Option<draft::Experiment>,
     pub rows: Vec<Row>,
     pub csv: String,
+    /// Block listings of the post (debugfs `BLOCKS:`, `filefrag -v`), one row per range.
+    pub blocks: Vec<blocks::BlockRow>,
+    /// Their CSV (the schema of `data/published/001_dir_blocks.csv`); None without listings.
+    pub blocks_csv: Option<String>,
     pub claims: Vec<claims::DraftClaim>,
     /// The trace, in line order.
     pub notes: Vec<Note>,
@@ -221,6 +227,30 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .map(|l| l.0)
             .unwrap_or_default()
     };
+    let block_rows = blocks::listings(&post, &label);
+    for (n, first) in block_rows
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| *i == 0 || block_rows[i - 1].listing != r.listing)
+    {
+        let count = block_rows[n..]
+            .iter()
+            .take_while(|r| r.listing == first.listing)
+            .count();
+        notes.push(Note::new(
+            first.line,
+            NoteKind::Recognised,
+            &format!(
+                "a {} block listing{}: {count} rows of the `dir_blocks` schema",
+                first.tool,
+                if first.fs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", first.fs)
+                }
+            ),
+        ));
+    }
     let blocks = output::debugfs_blocks(&post, &label);
     for f in &blocks {
         for &k in &f.lines {
@@ -415,6 +445,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         .unwrap_or_else(|| "-".into());
     rows.sort_by_key(|r| r.line);
     let csv = csv::csv(&rows, &seed, &source_file, &post.headers);
+    let blocks_csv = (!block_rows.is_empty())
+        .then(|| csv::blocks_csv(&block_rows, &seed, &source_file, &post.headers));
 
     for b in &cmds.blocks {
         let what = match b.kind {
@@ -533,6 +565,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         experiment,
         rows,
         csv,
+        blocks: block_rows,
+        blocks_csv,
         claims: draft_claims,
         notes,
     })

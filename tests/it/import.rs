@@ -498,3 +498,65 @@ fn seed_000_link_axis_candidate() {
         "{yaml}"
     );
 }
+
+/// Seed 001's two debugfs block listings become rows of `001_dir_blocks.csv`'s schema:
+/// every hand-made row, in order, with its fs, segment (head/tail around the post's
+/// elision), entry, kind and ranges; the file loads as published data.
+#[test]
+fn seed_001_dir_blocks() {
+    let imp = import("001");
+    let path = std::fs::read_dir(imp.yaml.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".dir_blocks.csv"))
+        .expect("a dir_blocks CSV");
+    let cols = [
+        "fs",
+        "segment",
+        "entry",
+        "kind",
+        "logical_start",
+        "logical_end",
+        "physical_start",
+        "physical_end",
+        "length",
+        "printed",
+        "seed",
+        "message_id",
+    ];
+    let read = |p: &Path| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(p).unwrap();
+        let mut lines = text.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let idx: Vec<usize> = cols
+            .iter()
+            .map(|c| {
+                head.iter()
+                    .position(|h| h == c)
+                    .unwrap_or_else(|| panic!("{c}"))
+            })
+            .collect();
+        lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                idx.iter().map(|i| f[*i].to_string()).collect()
+            })
+            .collect()
+    };
+    let hand =
+        read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/published/001_dir_blocks.csv"));
+    let ours = read(&path);
+    assert_eq!(ours.len(), hand.len());
+    for (o, h) in ours.iter().zip(&hand) {
+        assert_eq!(o, h);
+    }
+    let df = fslab::published::load_from(&path).expect("loads as published data");
+    let ext = fslab::published::extents_from(&df, 4096).unwrap();
+    assert_eq!(ext.height(), hand.iter().filter(|r| r[3] == "data").count());
+    assert!(
+        imp.stdout
+            .contains("a debugfs block listing (ext3): 69 rows"),
+        "{}",
+        imp.stdout
+    );
+}
