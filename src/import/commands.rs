@@ -340,7 +340,22 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                     | Program::XfsBmap
                     | Program::Dd
             );
-            if !workload_name || (matches!(p, Program::Mkfs(ref fs) if fs.is_empty())) {
+            // `Walking via ls -R`, `using find . -type f`: a utility named as what was run
+            let prev = if i > 0 {
+                words[i - 1].to_ascii_lowercase()
+            } else {
+                String::new()
+            };
+            let by_verb = matches!(p, Program::Util)
+                && matches!(
+                    prev.as_str(),
+                    "via" | "using" | "running" | "ran" | "run" | "with"
+                )
+                && words.get(i + 1).is_some_and(|n| {
+                    n.starts_with('-') || n.starts_with('.') || n.starts_with('/')
+                });
+            if !(workload_name || by_verb) || (matches!(p, Program::Mkfs(ref fs) if fs.is_empty()))
+            {
                 i += 1;
                 continue;
             }
@@ -370,7 +385,7 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                     closed = true;
                 }
             }
-            let benchmark = p.is_benchmark();
+            let benchmark = p.is_benchmark() || by_verb;
             if argv.len() > 1 || quoted || benchmark {
                 out.blocks.push(Block {
                     kind: BlockKind::Inline,

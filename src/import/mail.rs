@@ -248,6 +248,33 @@ fn lore_like_headers(post: &mut Post, body: &mut Vec<(usize, String)>) {
         || subject.starts_with('[')
         || subject.starts_with("RE:")
         || subject.starts_with("Fwd:");
+    // a commit message: `subsystem: summary` (`xfs: …`, `Btrfs: …`, `ext4/mballoc: …`),
+    // a blank line, the body; the first `Signed-off-by:` is its author
+    let commit = !looks_subject
+        && body
+            .get(first + 1)
+            .is_some_and(|(_, l)| l.trim().is_empty())
+        && subject.split_once(": ").is_some_and(|(sys, rest)| {
+            !sys.is_empty()
+                && !rest.is_empty()
+                && sys.len() <= 24
+                && sys
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.'))
+        });
+    if commit {
+        post.headers.subject = Some(subject.trim().to_string());
+        post.headers.line = n;
+        if let Some((_, by)) = body.iter().find_map(|(_, l)| {
+            l.trim()
+                .strip_prefix("Signed-off-by:")
+                .map(|b| ((), b.trim()))
+        }) {
+            post.headers.from = Some(by.to_string());
+        }
+        body.drain(..=first);
+        return;
+    }
     let mut consumed = first;
     if looks_subject {
         post.headers.subject = Some(subject.trim().to_string());

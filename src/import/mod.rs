@@ -276,9 +276,27 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let tables = numbers::find_tables(&texts, &taken);
     for t in &tables {
         let first = t.header.unwrap_or(t.rows[0].0);
-        let title = label(first);
+        // the title above, earlier tables taken (`Wall time:` / `System time:`)
+        let title = output::label_above(lines, first, &|i| taken[i], &|_| false)
+            .map(|l| l.0)
+            .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
-        let trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        let mut trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        let short = title.trim_end_matches(':').trim();
+        let sentence_words = [
+            "i", "we", "you", "this", "these", "here", "see", "got", "is", "are",
+        ];
+        if title.ends_with(':')
+            && !short.is_empty()
+            && short.split_whitespace().count() <= 4
+            && !short
+                .split_whitespace()
+                .any(|w| sentence_words.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            for r in &mut trows {
+                r.settings.insert(0, ("table".into(), short.to_string()));
+            }
+        }
         notes.push(Note::new(
             lines[first].n,
             NoteKind::Recognised,
@@ -338,6 +356,20 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             l.quoted_author.as_deref(),
             &sentence,
         );
+        // `Without 3a8b36f: 16.01 reqs/sec`, `a) without patch: (*SPEED* : 451.01Kb/sec)`:
+        // a result line names its row before the colon
+        if prose.len() == 1 {
+            if let Some((head, rest)) = l.text.split_once(": ") {
+                let head = head.trim();
+                if !head.is_empty()
+                    && head.split_whitespace().count() <= 6
+                    && prose[0].settings.is_empty()
+                    && rest.contains(prose[0].printed.as_str())
+                {
+                    prose[0].settings.push(("row".into(), head.to_string()));
+                }
+            }
+        }
         for f in ranges::read(l.n, &l.text, following) {
             match f {
                 ranges::Finding::Change {

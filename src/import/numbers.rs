@@ -25,6 +25,10 @@ fn size_unit(s: &str) -> Option<&'static str> {
         "GiB" | "Gi" => "GiB",
         "TiB" | "Ti" => "TiB",
         "KB" | "kB" | "kb" => "KB",
+        // sysbench and others print `Kb`/`Mb`/`Gb`, kept as printed
+        "Kb" => "Kb",
+        "Mb" => "Mb",
+        "Gb" => "Gb",
         "MB" | "mb" => "MB",
         "GB" | "gb" => "GB",
         "TB" | "tb" => "TB",
@@ -48,6 +52,9 @@ fn suffix_unit(s: &str) -> Option<(&'static str, f64)> {
         "x" | "X" | "×" => ("x", 1.0),
         "/s" | "/sec" => ("/s", 1.0),
         "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" | "kB/s" => return rate_unit(s),
+        "Kb/sec" | "Kb/s" => ("Kb/s", 1.0),
+        "Mb/sec" | "Mb/s" => ("Mb/s", 1.0),
+        "MB/sec" => ("MB/s", 1.0),
         "iops" | "IOPS" => ("IOPS", 1.0),
         _ => return None,
     })
@@ -226,6 +233,7 @@ fn word_unit(w: &str) -> Option<(&'static str, f64)> {
         "times" => ("x", 1.0),
         "iops" => ("IOPS", 1.0),
         "transactions/sec" | "transactions/s" | "tps" => ("transactions/s", 1.0),
+        "reqs/sec" | "reqs/s" | "requests/sec" | "requests/s" | "req/s" => ("requests/s", 1.0),
         "ops/sec" | "ops/s" | "files/sec" | "files/s" => ("/s", 1.0),
         _ => return None,
     })
@@ -522,9 +530,8 @@ pub fn prose_rows(
         .map(|p| {
             let category = match p.quantity.unit.as_str() {
                 "percent" | "x" if claimish => Category::Claim,
-                "s" | "ms" | "us" | "min" | "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "KB/s" => {
-                    Category::Measurement
-                }
+                "s" | "ms" | "us" | "min" | "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "KB/s"
+                | "Kb/s" | "Mb/s" | "requests/s" | "transactions/s" => Category::Measurement,
                 "" | "year" => Category::Context,
                 _ => Category::Parameter,
             };
@@ -552,7 +559,9 @@ pub fn quantity_name(unit: &str) -> &'static str {
         "KiB" | "MiB" | "GiB" | "TiB" | "KB" | "MB" | "GB" | "TB" | "bytes" => "size",
         "percent" => "percent",
         "x" => "ratio",
-        "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" => "rate",
+        "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" | "Kb/s"
+        | "Mb/s" | "requests/s" | "transactions/s" => "rate",
+        "Kb" | "Mb" | "Gb" => "size",
         "year" => "year",
         "" => "number",
         _ => "count",
@@ -626,6 +635,20 @@ fn header_cells(t: &str, n: usize) -> Option<(Option<String>, Vec<String>)> {
                 .filter(|c| !c.is_empty())
                 .map(String::from)
                 .collect(),
+        ),
+        // single spaces, an option kept with its program (`ls -R`)
+        Some(
+            t.split_whitespace()
+                .fold(Vec::new(), |mut v: Vec<String>, w| {
+                    match v.last_mut() {
+                        Some(last) if w.starts_with('-') && w.len() > 1 => {
+                            last.push(' ');
+                            last.push_str(w);
+                        }
+                        _ => v.push(w.to_string()),
+                    }
+                    v
+                }),
         ),
         Some(t.split_whitespace().map(String::from).collect()),
     ]

@@ -560,3 +560,170 @@ fn seed_001_dir_blocks() {
         imp.stdout
     );
 }
+
+/// A post saved under `tests/fixtures/import/outside/`, without its `#|` header lines.
+fn outside(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/outside")
+        .join(name);
+    std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("#|"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Each (value, unit, printed) of `want` is a row of the import, on its line.
+fn has_rows(d: &fslab::import::Draft, want: &[(usize, f64, &str, &str)]) {
+    for (line, v, unit, printed) in want {
+        assert!(
+            d.rows.iter().any(|r| r.line == *line
+                && (r.value - v).abs() < 1e-9
+                && r.unit == *unit
+                && r.printed == *printed),
+            "no row {v} {unit} ({printed}) at line {line}: {:#?}",
+            d.rows
+                .iter()
+                .map(|r| (r.line, r.value, r.unit.clone(), r.printed.clone()))
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Filipe Manana's commit message: an indented test script (`for ((…))` over fallocate,
+/// sysbench continued with `\`) and a "Without / With" result list in reqs/sec.
+#[test]
+fn outside_btrfs_commit_with_script_and_results() {
+    let text = outside("btrfs-fast-fsync-sync-log.txt");
+    let (d, e) = draft_of(&text);
+    assert_eq!(d.id, "btrfs-avoid-syncing-log-in-the");
+    assert_eq!(
+        d.headers.from.as_deref(),
+        Some("Filipe Manana <fdmanana@suse.com>")
+    );
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{sysbench}} --test=fileio --max-requests=0 --num-threads=4"),
+        "{w}"
+    );
+    assert!(w.contains("--file-num=1024 run"), "{w}");
+    assert!(e.def.tools.contains_key("sysbench"));
+    let setup = format!("{:?}", e.def.setup);
+    assert!(setup.contains("fallocate -l 67108864"), "{setup}");
+    assert!(
+        setup.contains("1024"),
+        "the fallocate loop's 1024 files: {setup}"
+    );
+    has_rows(
+        &d,
+        &[
+            (30, 16.01, "requests/s", "16.01 reqs/sec"),
+            (31, 3.39, "requests/s", "3.39 reqs/sec"),
+            (32, 16.04, "requests/s", "16.04 reqs/sec"),
+        ],
+    );
+    let row = |l: usize| {
+        d.rows
+            .iter()
+            .find(|r| r.line == l)
+            .map(|r| r.settings.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        row(31),
+        [("row".to_string(), "With 3a8b36f378060d".to_string())]
+    );
+}
+
+/// Liu Bo's commit message: a sysbench command between `===` lines and "without patch" /
+/// "with patch" results in Kb/sec, Mb/sec and Requests/sec.
+#[test]
+fn outside_btrfs_commit_with_sysbench_results() {
+    let text = outside("btrfs-csum-treelog.txt");
+    let (d, e) = draft_of(&text);
+    assert!(format!("{:?}", e.def.workload.run).contains("--file-test-mode=rndwr"));
+    has_rows(
+        &d,
+        &[
+            (36, 451.01, "Kb/s", "451.01Kb/sec"),
+            (37, 112.75, "requests/s", "112.75 Requests/sec"),
+            (39, 4.7533, "Mb/s", "4.7533Mb/sec"),
+            (40, 1216.84, "requests/s", "1216.84 Requests/sec"),
+            (34, 39.062, "Mb", "39.062Mb"),
+        ],
+    );
+}
+
+/// Dave Chinner's commit message: `time` output under "Unpatched, no CRCs:" and "With
+/// dtype support patched in …", the command named as "Walking via ls -R".
+#[test]
+fn outside_xfs_commit_with_time_blocks() {
+    let text = outside("xfs-dirent-filetype.txt");
+    let (d, e) = draft_of(&text);
+    assert!(format!("{:?}", e.def.workload.run).contains("ls -R"));
+    has_rows(
+        &d,
+        &[
+            (15, 199.886, "s", "3m19.886s"),
+            (16, 396.96, "s", "6m36.960s"),
+            (17, 1699.087, "s", "28m19.087s"),
+            (24, 31.316, "s", "0m31.316s"),
+            (25, 392.975, "s", "6m32.975s"),
+            (26, 21.111, "s", "0m21.111s"),
+            (27, 16000.0, "IOPS", "16,000 IOPS"),
+        ],
+    );
+    let note = |l: usize| d.rows.iter().find(|r| r.line == l).unwrap().note.clone();
+    assert!(note(15).starts_with("Unpatched, no CRCs"), "{}", note(15));
+    assert!(
+        note(24).starts_with("With dtype support patched in"),
+        "{}",
+        note(24)
+    );
+    note_at(
+        &d,
+        23,
+        fslab::import::NoteKind::Recognised,
+        "the same command as line 14",
+    );
+}
+
+/// Dave Chinner's v4/v5/patched tables, headed `create bulkstat find+stat ls -R unlink`
+/// with single spaces: every cell, with its row, column and table title; no command in the
+/// post, so no draft (exit 1), only the numbers.
+#[test]
+fn outside_xfs_commit_with_before_after_tables() {
+    let text = outside("xfs-inode-cluster-v5.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("xfs-inode-cluster-v5.txt")).unwrap();
+    assert!(d.yaml.is_none());
+    let wall = [
+        ("v4", [237.0, 161.0, 173.0, 201.0, 299.0]),
+        ("v5", [235.0, 163.0, 205.0, 31.0, 356.0]),
+        ("patched", [234.0, 160.0, 182.0, 29.0, 317.0]),
+    ];
+    let sys = [
+        ("v4", [2601.0, 2490.0, 1653.0, 1656.0, 2960.0]),
+        ("v5", [2637.0, 2497.0, 1681.0, 20.0, 3216.0]),
+        ("patched", [2613.0, 2451.0, 1658.0, 20.0, 3007.0]),
+    ];
+    let cols = ["create", "bulkstat", "find+stat", "ls -R", "unlink"];
+    for (table, rows) in [("Wall time", wall), ("System time", sys)] {
+        for (row, values) in rows {
+            for (col, v) in cols.iter().zip(values) {
+                let s = |k: &str, v: &str| (k.to_string(), v.to_string());
+                let want = [s("table", table), s("row", row), s("column", col)];
+                assert!(
+                    d.rows
+                        .iter()
+                        .any(|r| r.value == v && r.unit == "s" && r.settings == want),
+                    "{table} {row} {col} = {v}s"
+                );
+            }
+        }
+    }
+    assert!(d
+        .claims
+        .iter()
+        .any(|c| c.quote.contains("same or down across the board")));
+}
