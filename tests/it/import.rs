@@ -311,12 +311,21 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         state ^= state << 17;
         state
     };
-    let seeds: Vec<Vec<u8>> = ["000", "001", "003"]
+    let mut seeds: Vec<Vec<u8>> = ["000", "001", "003"]
         .iter()
         .map(|s| std::fs::read(post(s)).unwrap())
         .collect();
-    for round in 0..300 {
-        let mut lines: Vec<Vec<u8>> = seeds[round % 3]
+    // and the outside posts, with the shell, range and table forms they brought
+    for f in [
+        "btrfs-fast-fsync-sync-log.txt",
+        "btrfs-csum-treelog.txt",
+        "xfs-inode-cluster-v5.txt",
+        "xfs-dirent-filetype.txt",
+    ] {
+        seeds.push(outside(f).into_bytes());
+    }
+    for round in 0..350 {
+        let mut lines: Vec<Vec<u8>> = seeds[round % seeds.len()]
             .split(|b| *b == b'\n')
             .map(<[u8]>::to_vec)
             .collect();
@@ -346,7 +355,17 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
                     }
                 }
                 4 => lines.truncate(i.max(1)),
-                5 => lines.insert(i, b"> > for ((i=0;i<3;i++)); do time {{x}} $9 \\".to_vec()),
+                5 => lines.insert(
+                    i,
+                    [
+                        &b"> > for ((i=0;i<3;i++)); do time {{x}} $9 \\"[..],
+                        &b"i=0; while [ $i -lt 4 ]; do sync; i=$((i+1)); done"[..],
+                        &b"if [ -d /mnt ]; then mount /dev/sdb /mnt; else"[..],
+                        &b"rtextsize from 8k to 1024k, with and without link=1 -> 3.2s->2.9s"[..],
+                        &b"BLOCKS:\n(0-4):10-14, (IND):9\n..... x\nTOTAL: 6"[..],
+                    ][(next() % 5) as usize]
+                        .to_vec(),
+                ),
                 _ => {
                     let l = &mut lines[i];
                     let cut = (next() as usize) % (l.len() + 1);
