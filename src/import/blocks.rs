@@ -220,7 +220,8 @@ mod tests {
         )
         .unwrap();
         let rows = listings(&p, &|k| p.lines[k.saturating_sub(2)].text.clone());
-        let got: Vec<(usize, &str, &str, u64, &str, Option<u64>, &str)> = rows
+        type Seen<'a> = (usize, &'a str, &'a str, u64, &'a str, Option<u64>, &'a str);
+        let got: Vec<Seen> = rows
             .iter()
             .map(|r| {
                 (

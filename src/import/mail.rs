@@ -524,9 +524,61 @@ pub fn is_furniture(text: &str) -> bool {
     attribution(t).is_some() || t == "--" || t == "-- " || t.starts_with("-----Original Message")
 }
 
+/// `Re: [PATCH v4 8/8] xfs: improve truncate` → `xfs-improve-truncate`.
+pub fn id_from(subject: Option<&str>, file_stem: Option<&str>) -> String {
+    let base = match subject {
+        Some(s) => {
+            let mut s = s.trim();
+            loop {
+                let lower = s.to_ascii_lowercase();
+                if lower.starts_with("re:") || lower.starts_with("fw:") || lower.starts_with("aw:")
+                {
+                    s = s[3..].trim_start();
+                } else if lower.starts_with("fwd:") {
+                    s = s[4..].trim_start();
+                } else if s.starts_with('[') {
+                    s = s.split_once(']').map_or("", |x| x.1).trim_start();
+                } else {
+                    break;
+                }
+            }
+            s.to_string()
+        }
+        None => file_stem.unwrap_or("post").to_string(),
+    };
+    let words: Vec<String> = base
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let id = words.join("-");
+    if id.is_empty() {
+        "imported-post".into()
+    } else if id.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("post-{id}")
+    } else {
+        id
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_from_subjects() {
+        assert_eq!(
+            id_from(
+                Some("Re: [PATCH 1/2] mkfs: enable new features by default"),
+                None
+            ),
+            "mkfs-enable-new-features-by-default"
+        );
+        assert_eq!(id_from(Some("Re: [RFC PATCH v4 8/8] xfs: improve truncate on a realtime inode with huge extsize"), None), "xfs-improve-truncate-on-a-realtime");
+        assert_eq!(id_from(None, Some("000_abc")), "post-000-abc");
+        assert_eq!(id_from(Some("Re: ???"), None), "imported-post");
+    }
 
     #[test]
     fn headers_and_quoting_keep_line_numbers() {

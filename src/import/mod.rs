@@ -29,6 +29,7 @@ pub mod params;
 pub mod programs;
 pub mod ranges;
 pub mod shell;
+pub mod units;
 pub mod yaml;
 
 use commands::BlockKind;
@@ -383,7 +384,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                             prose.push(Row {
                                 line: l.n,
                                 group: "prose".into(),
-                                quantity: numbers::quantity_name(&unit).into(),
+                                quantity: units::quantity_name(&unit).into(),
                                 settings: vec![("change".into(), when.into())],
                                 value: p.quantity.value,
                                 unit: unit.clone(),
@@ -463,7 +464,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .unwrap_or(f)
             .to_string()
     });
-    let id = draft::id_from(post.headers.subject.as_deref(), stem.as_deref());
+    let id = mail::id_from(post.headers.subject.as_deref(), stem.as_deref());
     let seed = stem
         .as_deref()
         .filter(|s| {
@@ -616,7 +617,7 @@ fn mark(rows: &mut [Row], p: &numbers::ProseNumber, setting: (&str, &str), unit:
     r.settings.push((setting.0.into(), setting.1.into()));
     if r.unit.is_empty() && !unit.is_empty() {
         r.unit = unit.to_string();
-        r.quantity = numbers::quantity_name(unit).into();
+        r.quantity = units::quantity_name(unit).into();
     }
     if setting.0 == "range" {
         r.category = Category::Parameter;

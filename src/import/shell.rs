@@ -482,9 +482,7 @@ fn is_increment(n: &Node, var: &str) -> bool {
                     plus_one(&e) || e.replace(' ', "") == format!("{var}={var}+1")
                 }
                 None if text.starts_with("((") => plus_one(&text),
-                None => text
-                    .strip_prefix(&format!("{var}="))
-                    .is_some_and(|e| plus_one(e)),
+                None => text.strip_prefix(&format!("{var}=")).is_some_and(plus_one),
             }
         }
         _ => false,
