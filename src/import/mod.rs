@@ -29,6 +29,7 @@ pub mod params;
 pub mod programs;
 pub mod ranges;
 pub mod shell;
+pub mod sidebyside;
 pub mod units;
 pub mod yaml;
 
@@ -217,6 +218,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(output::fio_json(&post));
     found.extend(output::fio_text(&post));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
+    found.extend(sidebyside::blocks(&post));
     for f in &found {
         for &k in &f.lines {
             taken[k] = true;
@@ -338,6 +340,28 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let mut timed_sentences = Vec::new();
     let mut prose_sizes = Vec::new();
     let mut candidates: Vec<draft::Axis> = Vec::new();
+    // side-by-side `time` columns headed `parent=0 parent=1`: an axis the post compares
+    for f in found.iter().filter(|f| f.tool == "time (side by side)") {
+        let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+        for (k, v) in f.rows.iter().flat_map(|r| r.settings.iter()) {
+            match axes.iter_mut().find(|a| a.0 == *k) {
+                Some(a) if !a.1.contains(v) => a.1.push(v.clone()),
+                Some(_) => {}
+                None => axes.push((k.clone(), vec![v.clone()])),
+            }
+        }
+        for (name, values) in axes
+            .into_iter()
+            .filter(|a| a.0 != "column" && a.1.len() > 1)
+        {
+            candidates.push(draft::Axis {
+                name,
+                values,
+                line: lines.get(f.first).map_or(0, |l| l.n),
+                why: "guess: the columns of the post's side-by-side `time` output".into(),
+            });
+        }
+    }
     for (k, l) in lines.iter().enumerate() {
         if taken[k] || mail::is_furniture(&l.text) || l.text.trim().is_empty() {
             continue;

@@ -321,6 +321,7 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "btrfs-csum-treelog.txt",
         "xfs-inode-cluster-v5.txt",
         "xfs-dirent-filetype.txt",
+        "xfs-parent-pointer-speedup.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }
@@ -745,4 +746,52 @@ fn outside_xfs_commit_with_before_after_tables() {
         .claims
         .iter()
         .any(|c| c.quote.contains("same or down across the board")));
+}
+
+/// Darrick Wong's commit message: a prompt session (`$ mkfs.xfs … -n parent=0`, `$ time
+/// fs_mark …`, `$ time rm -rf ...`) with `time` output side by side under `parent=0
+/// parent=1`: each cell a row with its column's setting, and `parent` an axis candidate.
+#[test]
+fn outside_xfs_commit_with_side_by_side_times() {
+    let text = outside("xfs-parent-pointer-speedup.txt");
+    let (d, e) = draft_of(&text);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fs_mark}} -D 10000 -S 0 -n 100000 -s 0 -L 8"),
+        "{w}"
+    );
+    assert!(
+        e.def.devices.contains_key("log"),
+        "logdev= gives a log device"
+    );
+    let p = |v: &str| vec![("parent".to_string(), v.to_string())];
+    for (line, q, v, printed, parent) in [
+        (34, "real_time", 57.573, "0m57.573s", "0"),
+        (34, "real_time", 62.934, "1m2.934s", "1"),
+        (35, "user_time", 233.578, "3m53.578s", "0"),
+        (35, "user_time", 233.508, "3m53.508s", "1"),
+        (36, "sys_time", 1184.44, "19m44.440s", "0"),
+        (36, "sys_time", 1514.81, "25m14.810s", "1"),
+        (40, "real_time", 59.649, "0m59.649s", "0"),
+        (40, "real_time", 72.505, "1m12.505s", "1"),
+        (41, "user_time", 41.196, "0m41.196s", "0"),
+        (41, "user_time", 47.489, "0m47.489s", "1"),
+        (42, "sys_time", 789.566, "13m9.566s", "0"),
+        (42, "sys_time", 1233.844, "20m33.844s", "1"),
+    ] {
+        assert!(
+            d.rows.iter().any(|r| r.line == line
+                && r.quantity == q
+                && (r.value - v).abs() < 1e-9
+                && r.printed == printed
+                && r.settings == p(parent)),
+            "{q} {printed} parent={parent} at line {line}"
+        );
+    }
+    has_rows(&d, &[(43, 28.0, "percent", "28%")]);
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("#   parent: [0, 1]  # line 32: guess:"),
+        "{yaml}"
+    );
 }
