@@ -95,6 +95,15 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     if !draft.rows.is_empty() {
         std::fs::write(&csv_path, &draft.csv)?;
     }
+    if let Some(blocks) = &draft.blocks_csv {
+        let path = args.out.join(format!("{}.dir_blocks.csv", draft.id));
+        std::fs::write(&path, blocks)?;
+        println!(
+            "{} block listing rows in {}",
+            draft.blocks.len(),
+            path.display()
+        );
+    }
     let Some(yaml) = &draft.yaml else {
         eprintln!(
             "fslab import: no command in the post, so no experiment was drafted ({} numbers{})",

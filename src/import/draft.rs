@@ -1,16 +1,14 @@
 //! From what was found to a draft experiment: devices, matrix (loops over values,
 //! script arguments, a table's header for a variable the post never sets), the
 //! workload (the timed command) with `repeat:`/`times:`, setup and capture steps,
-//! `tools:` for programs fslab does not know, draft claims; then the YAML text, each
-//! item with a comment naming its line in the post, and the published CSV.
+//! `tools:` for programs fslab does not know. Its writers are [`super::yaml`] (the draft's
+//! text) and [`super::csv`] (the published CSV).
 
-use super::claims::DraftClaim;
-use super::commands::{
-    unquote, vars_in, walk, Block, BlockKind, Cmd, Loop, LoopKind, Node, Program,
-};
-use super::mail::{display_name, Headers};
+use super::commands::{Block, BlockKind};
 use super::numbers::Table;
-use super::{Note, NoteKind, Row};
+use super::programs::Program;
+use super::shell::{unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::{Note, NoteKind};
 use crate::spec::HARMLESS_DEV_PATHS;
 
 /// One matrix axis of the draft.
@@ -77,6 +75,8 @@ pub struct Tool {
 pub struct Experiment {
     pub devices: Vec<Device>,
     pub matrix: Vec<Axis>,
+    /// Axes the prose suggests (`ranges`): written as comments, never run by themselves.
+    pub candidates: Vec<Axis>,
     pub vars: Vec<(String, String, String)>,
     pub setup: Vec<Step>,
     pub workload: Option<Step>,
@@ -98,44 +98,6 @@ fn is_device(w: &str) -> bool {
         || w.ends_with(".img")
         || w.ends_with(".image")
         || w.ends_with(".raw")
-}
-
-/// `Re: [PATCH v4 8/8] xfs: improve truncate` → `xfs-improve-truncate`.
-pub fn id_from(subject: Option<&str>, file_stem: Option<&str>) -> String {
-    let base = match subject {
-        Some(s) => {
-            let mut s = s.trim();
-            loop {
-                let lower = s.to_ascii_lowercase();
-                if lower.starts_with("re:") || lower.starts_with("fw:") || lower.starts_with("aw:")
-                {
-                    s = s[3..].trim_start();
-                } else if lower.starts_with("fwd:") {
-                    s = s[4..].trim_start();
-                } else if s.starts_with('[') {
-                    s = s.split_once(']').map_or("", |x| x.1).trim_start();
-                } else {
-                    break;
-                }
-            }
-            s.to_string()
-        }
-        None => file_stem.unwrap_or("post").to_string(),
-    };
-    let words: Vec<String> = base
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .take(6)
-        .map(str::to_ascii_lowercase)
-        .collect();
-    let id = words.join("-");
-    if id.is_empty() {
-        "imported-post".into()
-    } else if id.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("post-{id}")
-    } else {
-        id
-    }
 }
 
 fn tool_name(program: &str) -> String {
@@ -220,15 +182,24 @@ pub fn build(
             });
         }
     }
-    // the experiment's commands
-    let real: Vec<&Block> = if !scripts.is_empty() && !invocation_lines.is_empty() {
-        scripts.clone()
-    } else {
-        blocks
-            .iter()
-            .filter(|b| b.kind != BlockKind::Inline)
-            .collect()
-    };
+    // the experiment's commands: every block the post shows, in its order (several
+    // scripts, a setup and a test script, a before/after pair, become steps of one draft)
+    let real: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.kind != BlockKind::Inline)
+        .collect();
+    if scripts.len() > 1 {
+        let at: Vec<String> = scripts.iter().map(|b| b.line.to_string()).collect();
+        notes.push(Note::new(
+            scripts[1].line,
+            NoteKind::Recognised,
+            &format!(
+                "{} scripts in the post (lines {}): their commands are steps of one draft, in the post's order",
+                scripts.len(),
+                at.join(", ")
+            ),
+        ));
+    }
     let use_inline = real.iter().all(|b| b.nodes.is_empty());
     let chosen: Vec<&Block> = if use_inline {
         blocks
@@ -239,18 +210,37 @@ pub fn build(
         real
     };
     let mut located: Vec<Located> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: Vec<(usize, String)> = Vec::new();
     for b in &chosen {
         let inline = b.kind == BlockKind::Inline;
         walk(&b.nodes, &mut Vec::new(), &mut |c, loops| {
             if invocation_lines.contains(&c.line) && !inline {
                 return;
             }
-            let key = c.text();
-            if seen.contains(&key) {
+            if shows_a_script(c) && !scripts.is_empty() {
+                notes.push(Note::new(
+                    c.line,
+                    NoteKind::Recognised,
+                    &format!(
+                        "`{}` shows or prepares the post's script: not a step",
+                        c.text()
+                    ),
+                ));
                 return;
             }
-            seen.push(key);
+            let key = c.text();
+            if let Some(first) = seen.iter().find(|s| s.1 == key) {
+                notes.push(Note::new(
+                    c.line,
+                    NoteKind::Recognised,
+                    &format!(
+                        "the same command as line {}: one step (the post runs it again)",
+                        first.0
+                    ),
+                ));
+                return;
+            }
+            seen.push((c.line, key));
             located.push(Located {
                 cmd: c,
                 loops: loops.to_vec(),
@@ -564,6 +554,22 @@ pub fn build(
         if let Some(lp) = count_loop {
             comment.push_str(&format!(" (in `{}`)", lp.head));
         }
+        if let Some(cond) = &c.cond {
+            let why = format!("guess: the post runs it only under {cond}; the draft always does");
+            comment.push_str(&format!("; {why}"));
+            notes.push(Note::new(c.line, NoteKind::Guess, &why));
+        }
+        if c.timed && idx != workload_idx && located[workload_idx].cmd.timed {
+            notes.push(Note::new(
+                c.line,
+                NoteKind::Unmapped,
+                &format!(
+                    "also timed in the post; the draft's workload is line {}'s, this one is a {} step",
+                    located[workload_idx].cmd.line,
+                    if exp.workload.is_some() { "capture" } else { "setup" }
+                ),
+            ));
+        }
         let action = match &p {
             Program::Umount if idx != workload_idx => {
                 if mounted {
@@ -734,6 +740,15 @@ pub fn build(
     Some(exp)
 }
 
+/// `cat test.sh`, `chmod +x ./dumb.sh`, `vi run.sh`: the post showing its script.
+fn shows_a_script(c: &Cmd) -> bool {
+    let argv = c.argv();
+    matches!(
+        argv[0].as_str(),
+        "cat" | "chmod" | "vi" | "vim" | "nano" | "less" | "more" | "emacs"
+    ) && argv.iter().skip(1).any(|a| a.ends_with(".sh"))
+}
+
 fn positional_args(argv: &[String]) -> Vec<&String> {
     let mut out = Vec::new();
     let mut i = 1;
@@ -808,7 +823,7 @@ fn format_size(bytes: u64) -> String {
     }
 }
 
-fn trim_float(v: f64) -> String {
+pub(super) fn trim_float(v: f64) -> String {
     if v.fract() == 0.0 {
         format!("{}", v as i64)
     } else {
@@ -816,405 +831,9 @@ fn trim_float(v: f64) -> String {
     }
 }
 
-// ---- YAML ----------------------------------------------------------------------------
-
-fn q(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-fn scalar(s: &str) -> String {
-    if s.parse::<i64>().is_ok() && !(s.len() > 1 && s.starts_with('0')) {
-        s.to_string()
-    } else {
-        q(s)
-    }
-}
-
-fn comment(s: &str) -> String {
-    let one: String = s.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
-    let cut: String = one.chars().take(160).collect();
-    format!("# {cut}")
-}
-
-fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
-    let lead = if list {
-        format!("{indent}- ")
-    } else {
-        indent.to_string()
-    };
-    let more = if list {
-        format!("{indent}  ")
-    } else {
-        indent.to_string()
-    };
-    out.push_str(&format!("{indent}{}\n", comment(&s.comment)));
-    match &s.action {
-        Action::Run {
-            name,
-            command,
-            parse,
-        } => {
-            out.push_str(&format!("{lead}name: {}\n", q(name)));
-            out.push_str(&format!("{more}run: {}\n", q(command)));
-            if let Some(p) = parse {
-                out.push_str(&format!("{more}parse: {p}\n"));
-            }
-        }
-        Action::Mount { device, options } => match options {
-            Some(o) => out.push_str(&format!(
-                "{lead}mount: {{ device: {}, options: {} }}\n",
-                q(device),
-                q(o)
-            )),
-            None => out.push_str(&format!("{lead}mount: {}\n", q(device))),
-        },
-        Action::Mkdir(d) => out.push_str(&format!("{lead}mkdir: {}\n", q(d))),
-        Action::Sync => out.push_str(&format!("{lead}sync: true\n")),
-        Action::DropCaches => out.push_str(&format!("{lead}drop_caches: true\n")),
-        Action::Umount => out.push_str(&format!("{lead}umount: \"{{{{mnt}}}}\"\n")),
-    }
-    if let Some(t) = s.times {
-        out.push_str(&format!("{more}times: {t}\n"));
-    }
-    if let Some(r) = s.repeat {
-        out.push_str(&format!("{more}repeat: {r}\n"));
-    }
-}
-
-/// The draft's YAML text.
-#[allow(clippy::too_many_arguments)]
-pub fn yaml(
-    id: &str,
-    headers: &Headers,
-    source_file: Option<&str>,
-    exp: &Experiment,
-    claims: &[DraftClaim],
-    author: Option<&str>,
-    csv_name: &str,
-    safe: bool,
-) -> String {
-    let mut y = String::new();
-    let subject = headers
-        .subject
-        .clone()
-        .unwrap_or_else(|| source_file.unwrap_or("a post").to_string());
-    y.push_str(&format!(
-        "# A DRAFT made by `fslab import` from {}.\n# Every item names the line of the post it comes from; `guess:` marks what the post\n# does not say. The post's numbers are in {csv_name}. See docs/import.md to finish it.\n",
-        source_file.unwrap_or("the post")
-    ));
-    if safe {
-        y.push_str("# The full draft did not load (see `fslab import --explain`): its steps are kept as\n# comments below and the workload is a placeholder.\n");
-    }
-    y.push_str(&format!("id: {}\n", q(id)));
-    y.push_str(&format!("title: {}\n", q(&format!("DRAFT: {subject}"))));
-    y.push_str(&format!(
-        "description: {}\n",
-        q(&format!(
-            "Imported from \"{subject}\" by fslab import; not yet reviewed."
-        ))
-    ));
-    y.push_str("source:\n");
-    y.push_str(&format!("  # line {}: the post's headers\n", headers.line));
-    let mut first = true;
-    let mut field = |y: &mut String, k: &str, v: &str| {
-        y.push_str(&format!(
-            "{}{k}: {}\n",
-            if first { "  - " } else { "    " },
-            q(v)
-        ));
-        first = false;
-    };
-    if let Some(a) = &headers.from {
-        field(&mut y, "author", a);
-    } else if let Some(a) = author {
-        field(&mut y, "author", a);
-    }
-    if let Some(d) = &headers.date {
-        let d = chrono::DateTime::parse_from_rfc2822(d)
-            .map(|t| t.to_rfc3339())
-            .unwrap_or_else(|_| d.clone());
-        field(&mut y, "date", &d);
-    }
-    if let Some(m) = &headers.message_id {
-        field(&mut y, "message_id", m);
-    }
-    let mut note = subject.clone();
-    if let Some(r) = &headers.in_reply_to {
-        note.push_str(&format!(" (in reply to {r})"));
-    }
-    field(&mut y, "note", &note);
-    if let Some(m) = exp.medium {
-        y.push_str(&format!("    medium: {m}\n"));
-    }
-    if !exp.devices.is_empty() {
-        y.push_str("\ndevices:\n");
-        for d in &exp.devices {
-            let what = if d.path.is_empty() {
-                String::new()
-            } else {
-                format!("line {}: {}; ", d.line, d.path)
-            };
-            y.push_str(&format!(
-                "  {}: {{ size: {} }}  # {what}{}\n",
-                d.name,
-                q(&d.size),
-                d.why
-            ));
-        }
-    }
-    if !exp.vars.is_empty() {
-        y.push_str("\nvars:\n");
-        for (k, v, why) in &exp.vars {
-            y.push_str(&format!("  {k}: {}  # {why}\n", scalar(v)));
-        }
-    }
-    if !exp.matrix.is_empty() {
-        y.push_str("\nmatrix:\n");
-        for a in &exp.matrix {
-            let vals: Vec<String> = a.values.iter().map(|v| scalar(v)).collect();
-            y.push_str(&format!(
-                "  {}: [{}]  # line {}: {}\n",
-                a.name,
-                vals.join(", "),
-                a.line,
-                a.why
-            ));
-        }
-    }
-    if !exp.tools.is_empty() && !safe {
-        y.push_str("\ntools:\n");
-        for t in &exp.tools {
-            y.push_str(&format!("  {}:  # line {}: `{}` is not a program fslab knows; `fslab doctor` reports it when missing\n", t.name, t.line, t.program));
-            y.push_str(&format!(
-                "    description: {}\n",
-                q(&format!("{}, as the post runs it", t.program))
-            ));
-            y.push_str(&format!("    choices: [{}]\n", q(&t.program)));
-        }
-    }
-    let section = |y: &mut String, name: &str, steps: &[Step]| {
-        if steps.is_empty() {
-            return;
-        }
-        y.push_str(&format!("\n{name}:\n"));
-        for s in steps {
-            if safe {
-                let mut tmp = String::new();
-                step_yaml(&mut tmp, s, "  ", true);
-                for l in tmp.lines() {
-                    y.push_str(&format!("  # {}\n", l.trim_start()));
-                }
-            } else {
-                step_yaml(y, s, "  ", true);
-            }
-        }
-        if safe {
-            y.push_str("  []\n");
-        }
-    };
-    section(&mut y, "setup", &exp.setup);
-    y.push_str("\nworkload:\n");
-    match (&exp.workload, safe) {
-        (Some(w), false) => step_yaml(&mut y, w, "  ", false),
-        (w, _) => {
-            if let Some(w) = w {
-                y.push_str(&format!(
-                    "  # the post's workload, line {}: {}\n",
-                    w.line, w.comment
-                ));
-            }
-            y.push_str("  # guess: a placeholder; replace with the post's timed command\n  name: placeholder\n  run: \"true\"\n");
-        }
-    }
-    section(&mut y, "capture", &exp.capture);
-    section(&mut y, "teardown", &exp.teardown);
-    if !claims.is_empty() {
-        y.push_str("\nclaims:\n");
-        for c in claims {
-            let by = c.stated_by.as_deref().or(author).unwrap_or("the author");
-            y.push_str(&format!("  # line {}: {by}\n", c.line));
-            y.push_str(&format!("  - id: {}\n", q(&c.id)));
-            y.push_str(&format!("    text: {}\n", q(&c.quote)));
-            y.push_str(&format!("    quote: {}\n", q(&c.quote)));
-            y.push_str("    draft: true\n");
-            if let (Some((v, unit)), Some(axis)) =
-                (&c.bound, exp.matrix.iter().find(|a| a.values.len() == 2))
-            {
-                let bound = if unit == "percent" {
-                    1.0 + v / 100.0
-                } else {
-                    *v
-                };
-                y.push_str(&format!(
-                    "    # check skeleton (fill in and uncomment once the claim is read):\n    # check: {{ kind: ratio, metric: wall_s, numerator: {{ {a}: {}, iteration: 1 }}, denominator: {{ {a}: {}, iteration: 1 }}, expect: {{ max: {} }} }}\n",
-                    scalar(&axis.values[1]),
-                    scalar(&axis.values[0]),
-                    trim_float((bound * 1000.0).round() / 1000.0),
-                    a = axis.name,
-                ));
-            }
-        }
-    }
-    y
-}
-
-// ---- CSV -----------------------------------------------------------------------------
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// Columns the published loader types: a setting of that name must fit the type.
-const INT_COLUMNS: &[&str] = &[
-    "run",
-    "parent",
-    "rtextsize_kib",
-    "entry",
-    "logical_start",
-    "logical_end",
-    "physical_start",
-    "physical_end",
-    "length",
-];
-const BOOL_COLUMNS: &[&str] = &["link_op", "uninit_bg"];
-const FIXED: &[&str] = &[
-    "seed",
-    "group",
-    "quantity",
-    "value",
-    "unit",
-    "printed",
-    "approx",
-    "category",
-    "stated_by",
-    "note",
-    "line",
-    "source_file",
-    "message_id",
-    "author",
-    "date",
-    "subject",
-];
-
-/// The published CSV of the rows, in the schema of `data/published/*.csv` plus `line`.
-pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> String {
-    let mut settings: Vec<String> = Vec::new();
-    for r in rows {
-        for (k, _) in &r.settings {
-            if !settings.contains(k) {
-                settings.push(k.clone());
-            }
-        }
-    }
-    let column_of = |k: &str| -> String {
-        let fits = |f: &dyn Fn(&str) -> bool| {
-            rows.iter()
-                .flat_map(|r| r.settings.iter())
-                .filter(|s| s.0 == k)
-                .all(|s| f(&s.1))
-        };
-        if FIXED.contains(&k)
-            || (INT_COLUMNS.contains(&k) && !fits(&|v| v.parse::<i64>().is_ok()))
-            || (BOOL_COLUMNS.contains(&k) && !fits(&|v| v == "true" || v == "false"))
-            || k == "approx"
-        {
-            format!("setting_{k}")
-        } else {
-            k.to_string()
-        }
-    };
-    let author = headers.from.clone().unwrap_or_default();
-    let author_name = display_name(&author);
-    let date = headers
-        .date
-        .as_deref()
-        .map(|d| {
-            chrono::DateTime::parse_from_rfc2822(d)
-                .map(|t| t.to_rfc3339())
-                .unwrap_or_else(|_| d.to_string())
-        })
-        .unwrap_or_default();
-    let mut out = String::new();
-    let mut head = vec!["seed".to_string(), "group".into(), "quantity".into()];
-    head.extend(settings.iter().map(|s| column_of(s)));
-    head.extend(
-        [
-            "value",
-            "unit",
-            "printed",
-            "approx",
-            "category",
-            "stated_by",
-            "note",
-            "line",
-            "source_file",
-            "message_id",
-            "author",
-            "date",
-            "subject",
-        ]
-        .map(String::from),
-    );
-    out.push_str(&head.join(","));
-    out.push('\n');
-    for r in rows {
-        let mut f = vec![seed.to_string(), r.group.clone(), r.quantity.clone()];
-        for s in &settings {
-            f.push(
-                r.settings
-                    .iter()
-                    .find(|x| x.0 == *s)
-                    .map(|x| x.1.clone())
-                    .unwrap_or_default(),
-            );
-        }
-        f.push(format!("{}", r.value));
-        f.push(r.unit.clone());
-        f.push(r.printed.clone());
-        f.push(r.approx.to_string());
-        f.push(r.category.name().to_string());
-        f.push(
-            r.stated_by
-                .clone()
-                .map_or_else(|| author_name.clone(), |s| format!("{s} (quoted)")),
-        );
-        f.push(r.note.clone());
-        f.push(r.line.to_string());
-        f.push(source_file.to_string());
-        f.push(headers.message_id.clone().unwrap_or_default());
-        f.push(author.clone());
-        f.push(date.clone());
-        f.push(headers.subject.clone().unwrap_or_default());
-        out.push_str(&f.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
-        out.push('\n');
-    }
-    out
-}
-
-/// `Node` is re-exported for callers that inspect blocks.
-pub type BlockNode = Node;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_from_subjects() {
-        assert_eq!(
-            id_from(
-                Some("Re: [PATCH 1/2] mkfs: enable new features by default"),
-                None
-            ),
-            "mkfs-enable-new-features-by-default"
-        );
-        assert_eq!(id_from(Some("Re: [RFC PATCH v4 8/8] xfs: improve truncate on a realtime inode with huge extsize"), None), "xfs-improve-truncate-on-a-realtime");
-        assert_eq!(id_from(None, Some("000_abc")), "post-000-abc");
-        assert_eq!(id_from(Some("Re: ???"), None), "imported-post");
-    }
 
     #[test]
     fn paths_are_replaced_whole() {
@@ -1231,30 +850,5 @@ mod tests {
     fn sizes() {
         assert_eq!(format_size(5192704 * 4096), "20284MiB");
         assert_eq!(format_size(2 << 30), "2GiB");
-    }
-
-    #[test]
-    fn csv_quotes_and_renames_typed_settings() {
-        let row = Row {
-            line: 3,
-            group: "table".into(),
-            quantity: "time".into(),
-            settings: vec![
-                ("run".into(), "first".into()),
-                ("row".into(), "a, b".into()),
-            ],
-            value: 1.5,
-            unit: "s".into(),
-            printed: "1.5s".into(),
-            approx: false,
-            category: super::super::Category::Measurement,
-            stated_by: None,
-            note: "say \"hi\"".into(),
-        };
-        let c = csv(&[row], "x", "f.txt", &Headers::default());
-        let head = c.lines().next().unwrap();
-        assert!(head.starts_with("seed,group,quantity,setting_run,row,value"));
-        assert!(c.contains("\"a, b\""));
-        assert!(c.contains("\"say \"\"hi\"\"\""));
     }
 }

@@ -248,6 +248,33 @@ fn lore_like_headers(post: &mut Post, body: &mut Vec<(usize, String)>) {
         || subject.starts_with('[')
         || subject.starts_with("RE:")
         || subject.starts_with("Fwd:");
+    // a commit message: `subsystem: summary` (`xfs: …`, `Btrfs: …`, `ext4/mballoc: …`),
+    // a blank line, the body; the first `Signed-off-by:` is its author
+    let commit = !looks_subject
+        && body
+            .get(first + 1)
+            .is_some_and(|(_, l)| l.trim().is_empty())
+        && subject.split_once(": ").is_some_and(|(sys, rest)| {
+            !sys.is_empty()
+                && !rest.is_empty()
+                && sys.len() <= 24
+                && sys
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.'))
+        });
+    if commit {
+        post.headers.subject = Some(subject.trim().to_string());
+        post.headers.line = n;
+        if let Some((_, by)) = body.iter().find_map(|(_, l)| {
+            l.trim()
+                .strip_prefix("Signed-off-by:")
+                .map(|b| ((), b.trim()))
+        }) {
+            post.headers.from = Some(by.to_string());
+        }
+        body.drain(..=first);
+        return;
+    }
     let mut consumed = first;
     if looks_subject {
         post.headers.subject = Some(subject.trim().to_string());
@@ -497,9 +524,61 @@ pub fn is_furniture(text: &str) -> bool {
     attribution(t).is_some() || t == "--" || t == "-- " || t.starts_with("-----Original Message")
 }
 
+/// `Re: [PATCH v4 8/8] xfs: improve truncate` → `xfs-improve-truncate`.
+pub fn id_from(subject: Option<&str>, file_stem: Option<&str>) -> String {
+    let base = match subject {
+        Some(s) => {
+            let mut s = s.trim();
+            loop {
+                let lower = s.to_ascii_lowercase();
+                if lower.starts_with("re:") || lower.starts_with("fw:") || lower.starts_with("aw:")
+                {
+                    s = s[3..].trim_start();
+                } else if lower.starts_with("fwd:") {
+                    s = s[4..].trim_start();
+                } else if s.starts_with('[') {
+                    s = s.split_once(']').map_or("", |x| x.1).trim_start();
+                } else {
+                    break;
+                }
+            }
+            s.to_string()
+        }
+        None => file_stem.unwrap_or("post").to_string(),
+    };
+    let words: Vec<String> = base
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let id = words.join("-");
+    if id.is_empty() {
+        "imported-post".into()
+    } else if id.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("post-{id}")
+    } else {
+        id
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_from_subjects() {
+        assert_eq!(
+            id_from(
+                Some("Re: [PATCH 1/2] mkfs: enable new features by default"),
+                None
+            ),
+            "mkfs-enable-new-features-by-default"
+        );
+        assert_eq!(id_from(Some("Re: [RFC PATCH v4 8/8] xfs: improve truncate on a realtime inode with huge extsize"), None), "xfs-improve-truncate-on-a-realtime");
+        assert_eq!(id_from(None, Some("000_abc")), "post-000-abc");
+        assert_eq!(id_from(Some("Re: ???"), None), "imported-post");
+    }
 
     #[test]
     fn headers_and_quoting_keep_line_numbers() {

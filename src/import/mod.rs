@@ -4,23 +4,37 @@
 //! [`Draft`] out; the CLI writes the files.
 //!
 //! - [`mail`]: headers, quoted-printable/base64, `>` quoting, quoted authors;
-//! - [`commands`]: prompts, scripts, continuations, loops, variables;
-//! - [`output`]: tool output in the post, read with `crate::parse`;
+//! - [`commands`]: prompts, scripts, continuations, commands named in sentences;
+//! - [`shell`]: a block read as shell (loops, `if`, `time`, variables); [`programs`]: what
+//!   each program is;
+//! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
+//!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema;
 //! - [`numbers`]: tables and numbers in sentences;
 //! - [`params`]: numbers in commands (options, loop counts);
+//! - [`ranges`]: ranges, before/after changes and axes said in prose;
 //! - [`claims`]: comparison sentences → draft claims;
-//! - [`draft`]: the experiment, its YAML and the CSV.
+//! - [`draft`]: the experiment (devices, matrix, steps, tools);
+//! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
+pub mod blocks;
 pub mod claims;
 pub mod commands;
 mod comparison;
+pub mod csv;
 pub mod draft;
 pub mod mail;
 pub mod numbers;
 pub mod output;
 pub mod params;
+pub mod programs;
+pub mod ranges;
+pub mod shell;
+pub mod sidebyside;
+pub mod units;
+pub mod yaml;
 
-use commands::{walk, BlockKind, Node};
+use commands::BlockKind;
+use shell::{walk, Node};
 
 /// What kind of number a row is (the `category` column of the published CSVs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +135,10 @@ pub struct Draft {
     pub experiment: Option<draft::Experiment>,
     pub rows: Vec<Row>,
     pub csv: String,
+    /// Block listings of the post (debugfs `BLOCKS:`, `filefrag -v`), one row per range.
+    pub blocks: Vec<blocks::BlockRow>,
+    /// Their CSV (the schema of `data/published/001_dir_blocks.csv`); None without listings.
+    pub blocks_csv: Option<String>,
     pub claims: Vec<claims::DraftClaim>,
     /// The trace, in line order.
     pub notes: Vec<Note>,
@@ -157,7 +175,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         let mut v = Vec::new();
         for b in cmds.blocks.iter().filter(|b| b.kind == BlockKind::Prompt) {
             walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
-                if matches!(c.program(), commands::Program::Script(_)) {
+                if matches!(c.program(), programs::Program::Script(_)) {
                     if let Some(k) = lines.iter().position(|l| l.n == c.line) {
                         v.push((k, c.argv()[1..].to_vec()));
                     }
@@ -200,6 +218,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(output::fio_json(&post));
     found.extend(output::fio_text(&post));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
+    found.extend(sidebyside::blocks(&post));
     for f in &found {
         for &k in &f.lines {
             taken[k] = true;
@@ -211,6 +230,30 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .map(|l| l.0)
             .unwrap_or_default()
     };
+    let block_rows = blocks::listings(&post, &label);
+    for (n, first) in block_rows
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| *i == 0 || block_rows[i - 1].listing != r.listing)
+    {
+        let count = block_rows[n..]
+            .iter()
+            .take_while(|r| r.listing == first.listing)
+            .count();
+        notes.push(Note::new(
+            first.line,
+            NoteKind::Recognised,
+            &format!(
+                "a {} block listing{}: {count} rows of the `dir_blocks` schema",
+                first.tool,
+                if first.fs.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", first.fs)
+                }
+            ),
+        ));
+    }
     let blocks = output::debugfs_blocks(&post, &label);
     for f in &blocks {
         for &k in &f.lines {
@@ -236,9 +279,27 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let tables = numbers::find_tables(&texts, &taken);
     for t in &tables {
         let first = t.header.unwrap_or(t.rows[0].0);
-        let title = label(first);
+        // the title above, earlier tables taken (`Wall time:` / `System time:`)
+        let title = output::label_above(lines, first, &|i| taken[i], &|_| false)
+            .map(|l| l.0)
+            .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
-        let trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        let mut trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        let short = title.trim_end_matches(':').trim();
+        let sentence_words = [
+            "i", "we", "you", "this", "these", "here", "see", "got", "is", "are",
+        ];
+        if title.ends_with(':')
+            && !short.is_empty()
+            && short.split_whitespace().count() <= 4
+            && !short
+                .split_whitespace()
+                .any(|w| sentence_words.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            for r in &mut trows {
+                r.settings.insert(0, ("table".into(), short.to_string()));
+            }
+        }
         notes.push(Note::new(
             lines[first].n,
             NoteKind::Recognised,
@@ -278,6 +339,29 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let sentences = claims::sentences(lines, &taken);
     let mut timed_sentences = Vec::new();
     let mut prose_sizes = Vec::new();
+    let mut candidates: Vec<draft::Axis> = Vec::new();
+    // side-by-side `time` columns headed `parent=0 parent=1`: an axis the post compares
+    for f in found.iter().filter(|f| f.tool == "time (side by side)") {
+        let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+        for (k, v) in f.rows.iter().flat_map(|r| r.settings.iter()) {
+            match axes.iter_mut().find(|a| a.0 == *k) {
+                Some(a) if !a.1.contains(v) => a.1.push(v.clone()),
+                Some(_) => {}
+                None => axes.push((k.clone(), vec![v.clone()])),
+            }
+        }
+        for (name, values) in axes
+            .into_iter()
+            .filter(|a| a.0 != "column" && a.1.len() > 1)
+        {
+            candidates.push(draft::Axis {
+                name,
+                values,
+                line: lines.get(f.first).map_or(0, |l| l.n),
+                why: "guess: the columns of the post's side-by-side `time` output".into(),
+            });
+        }
+    }
     for (k, l) in lines.iter().enumerate() {
         if taken[k] || mail::is_furniture(&l.text) || l.text.trim().is_empty() {
             continue;
@@ -290,13 +374,63 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .get(k + 1)
             .filter(|n| n.depth == l.depth && !taken[k + 1])
             .map_or("", |n| n.text.as_str());
-        let prose = numbers::prose_rows(
+        let mut prose = numbers::prose_rows(
             l.n,
             &l.text,
             following,
             l.quoted_author.as_deref(),
             &sentence,
         );
+        // `Without 3a8b36f: 16.01 reqs/sec`, `a) without patch: (*SPEED* : 451.01Kb/sec)`:
+        // a result line names its row before the colon
+        if prose.len() == 1 {
+            if let Some((head, rest)) = l.text.split_once(": ") {
+                let head = head.trim();
+                if !head.is_empty()
+                    && head.split_whitespace().count() <= 6
+                    && prose[0].settings.is_empty()
+                    && rest.contains(prose[0].printed.as_str())
+                {
+                    prose[0].settings.push(("row".into(), head.to_string()));
+                }
+            }
+        }
+        for f in ranges::read(l.n, &l.text, following) {
+            match f {
+                ranges::Finding::Change {
+                    before,
+                    after,
+                    unit,
+                } => {
+                    for (p, when) in [(before, "before"), (after, "after")] {
+                        let row = mark(&mut prose, &p, ("change", when), &unit);
+                        if !row {
+                            prose.push(Row {
+                                line: l.n,
+                                group: "prose".into(),
+                                quantity: units::quantity_name(&unit).into(),
+                                settings: vec![("change".into(), when.into())],
+                                value: p.quantity.value,
+                                unit: unit.clone(),
+                                printed: p.printed.clone(),
+                                approx: p.approx,
+                                category: Category::Measurement,
+                                stated_by: l.quoted_author.clone(),
+                                note: sentence.clone(),
+                            });
+                        }
+                    }
+                }
+                ranges::Finding::Range { axis, from, to } => {
+                    for (p, end) in [(from, "from"), (to, "to")] {
+                        let unit = p.quantity.unit.clone();
+                        mark(&mut prose, &p, ("range", end), &unit);
+                    }
+                    candidates.push(axis);
+                }
+            }
+        }
+        candidates.extend(ranges::axes(l.n, &l.text));
         for r in &prose {
             if matches!(r.unit.as_str(), "s" | "min" | "ms") {
                 timed_sentences.push(l.n);
@@ -354,7 +488,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .unwrap_or(f)
             .to_string()
     });
-    let id = draft::id_from(post.headers.subject.as_deref(), stem.as_deref());
+    let id = mail::id_from(post.headers.subject.as_deref(), stem.as_deref());
     let seed = stem
         .as_deref()
         .filter(|s| {
@@ -367,7 +501,9 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         .map(|f| f.rsplit('/').next().unwrap_or(f).to_string())
         .unwrap_or_else(|| "-".into());
     rows.sort_by_key(|r| r.line);
-    let csv = draft::csv(&rows, &seed, &source_file, &post.headers);
+    let csv = csv::csv(&rows, &seed, &source_file, &post.headers);
+    let blocks_csv = (!block_rows.is_empty())
+        .then(|| csv::blocks_csv(&block_rows, &seed, &source_file, &post.headers));
 
     for b in &cmds.blocks {
         let what = match b.kind {
@@ -389,6 +525,27 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         &timed_sentences,
         &mut notes,
     );
+    let mut experiment = experiment;
+    if let Some(exp) = &mut experiment {
+        for c in candidates {
+            if exp.matrix.iter().any(|a| a.name == c.name)
+                || exp.candidates.iter().any(|a| a.name == c.name)
+            {
+                continue;
+            }
+            notes.push(Note::new(
+                c.line,
+                NoteKind::Guess,
+                &format!(
+                    "a matrix axis candidate `{}: [{}]` from the prose, written as a comment ({})",
+                    c.name,
+                    c.values.join(", "),
+                    c.why
+                ),
+            ));
+            exp.candidates.push(c);
+        }
+    }
     let author = post.author_name();
     let csv_name = format!("{id}.published.csv");
     let (yaml, fallback) = match &experiment {
@@ -401,7 +558,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             (None, false)
         }
         Some(exp) => {
-            let full = draft::yaml(
+            let full = yaml::yaml(
                 &id,
                 &post.headers,
                 file_name,
@@ -415,7 +572,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 Ok(_) => (Some(full), false),
                 Err(e) => {
                     notes.push(Note::new(e.line, NoteKind::Unmapped, &format!("the full draft does not load ({}): writing the fallback with its steps as comments", e.message)));
-                    let safe = draft::yaml(
+                    let safe = yaml::yaml(
                         &id,
                         &post.headers,
                         file_name,
@@ -465,9 +622,31 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         experiment,
         rows,
         csv,
+        blocks: block_rows,
+        blocks_csv,
         claims: draft_claims,
         notes,
     })
+}
+
+/// Give the prose row printed as `p` (the first without this setting) the setting, and
+/// the unit said once for both numbers of a change; whether there was such a row.
+fn mark(rows: &mut [Row], p: &numbers::ProseNumber, setting: (&str, &str), unit: &str) -> bool {
+    let Some(r) = rows
+        .iter_mut()
+        .find(|r| r.printed == p.printed && !r.settings.iter().any(|s| s.0 == setting.0))
+    else {
+        return false;
+    };
+    r.settings.push((setting.0.into(), setting.1.into()));
+    if r.unit.is_empty() && !unit.is_empty() {
+        r.unit = unit.to_string();
+        r.quantity = units::quantity_name(unit).into();
+    }
+    if setting.0 == "range" {
+        r.category = Category::Parameter;
+    }
+    true
 }
 
 fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
@@ -479,17 +658,38 @@ fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
     }
 }
 
+/// Loops whose iterations could not be read, and `if` branches the draft does not keep.
 fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
     for n in nodes {
-        if let Node::Loop(l) = n {
-            if l.kind == commands::LoopKind::Unknown {
+        match n {
+            Node::Loop(l) => {
+                if l.kind == shell::LoopKind::Unknown {
+                    notes.push(Note::new(
+                        l.line,
+                        NoteKind::Unmapped,
+                        &format!(
+                            "`{}`: a loop whose iterations could not be read; its commands run once in the draft",
+                            l.head
+                        ),
+                    ));
+                }
+                unmapped_loops(&l.body, notes);
+            }
+            Node::Else { line, head, body } => {
+                let mut cmds = Vec::new();
+                walk(body, &mut Vec::new(), &mut |c, _| {
+                    cmds.push(format!("`{}`", c.text()))
+                });
                 notes.push(Note::new(
-                    l.line,
+                    *line,
                     NoteKind::Unmapped,
-                    &format!("`{}`: a loop whose iterations could not be read", l.head),
+                    &format!(
+                        "the `{head}` branch is not in the draft, which keeps the `then` branch ({})",
+                        if cmds.is_empty() { "no command".to_string() } else { cmds.join(", ") }
+                    ),
                 ));
             }
-            unmapped_loops(&l.body, notes);
+            _ => {}
         }
     }
 }

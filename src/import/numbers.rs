@@ -3,6 +3,7 @@
 //! row and row labels, and numbers in sentences, with `approx` when the post hedges
 //! (`about`, `~`, `a bit over`, `more than`).
 
+use super::units::{count_noun, quantity_name, suffix_unit, word_unit};
 use super::{Category, Row};
 
 /// A number read from text, in the unit it was printed in (hours become minutes).
@@ -12,57 +13,6 @@ pub struct Quantity {
     pub unit: String,
     /// Whether the unit came with the number (`9.6s`) rather than from a word after it.
     pub attached: bool,
-}
-
-fn size_unit(s: &str) -> Option<&'static str> {
-    Some(match s {
-        "k" | "K" => "KiB",
-        "M" => "MiB",
-        "G" | "g" => "GiB",
-        "T" => "TiB",
-        "KiB" | "Ki" => "KiB",
-        "MiB" | "Mi" => "MiB",
-        "GiB" | "Gi" => "GiB",
-        "TiB" | "Ti" => "TiB",
-        "KB" | "kB" | "kb" => "KB",
-        "MB" | "mb" => "MB",
-        "GB" | "gb" => "GB",
-        "TB" | "tb" => "TB",
-        "B" | "bytes" => "bytes",
-        _ => return None,
-    })
-}
-
-fn suffix_unit(s: &str) -> Option<(&'static str, f64)> {
-    if let Some(u) = size_unit(s) {
-        return Some((u, 1.0));
-    }
-    Some(match s {
-        "s" | "sec" | "secs" => ("s", 1.0),
-        "ms" => ("ms", 1.0),
-        "us" | "µs" => ("us", 1.0),
-        "ns" => ("ns", 1.0),
-        "min" | "mins" => ("min", 1.0),
-        "h" | "hr" | "hrs" => ("min", 60.0),
-        "%" => ("percent", 1.0),
-        "x" | "X" | "×" => ("x", 1.0),
-        "/s" | "/sec" => ("/s", 1.0),
-        "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" | "kB/s" => return rate_unit(s),
-        "iops" | "IOPS" => ("IOPS", 1.0),
-        _ => return None,
-    })
-}
-
-fn rate_unit(s: &str) -> Option<(&'static str, f64)> {
-    Some(match s {
-        "MB/s" => ("MB/s", 1.0),
-        "MiB/s" => ("MiB/s", 1.0),
-        "GB/s" => ("GB/s", 1.0),
-        "GiB/s" => ("GiB/s", 1.0),
-        "KB/s" | "kB/s" => ("KB/s", 1.0),
-        "KiB/s" => ("KiB/s", 1.0),
-        _ => return None,
-    })
 }
 
 /// A decimal number: digits, optional thousands commas, one decimal point.
@@ -209,58 +159,6 @@ const HEDGE_PAIRS: &[&str] = &[
     "just under",
     "a little over",
 ];
-
-/// A unit word after a bare number.
-fn word_unit(w: &str) -> Option<(&'static str, f64)> {
-    let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '%');
-    if let Some(u) = size_unit(w) {
-        return Some((u, 1.0));
-    }
-    Some(match w.to_ascii_lowercase().as_str() {
-        "s" | "sec" | "secs" | "second" | "seconds" => ("s", 1.0),
-        "ms" | "msec" | "milliseconds" | "millisecond" => ("ms", 1.0),
-        "us" | "usec" | "microseconds" => ("us", 1.0),
-        "min" | "mins" | "minute" | "minutes" => ("min", 1.0),
-        "hour" | "hours" | "hr" | "hrs" => ("min", 60.0),
-        "percent" | "%" => ("percent", 1.0),
-        "times" => ("x", 1.0),
-        "iops" => ("IOPS", 1.0),
-        _ => return None,
-    })
-}
-
-/// Nouns counted by a number (`256 subdirectories` → `directories`).
-fn count_noun(w: &str) -> Option<String> {
-    let w = w
-        .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
-        .to_ascii_lowercase();
-    let canonical = match w.as_str() {
-        "subdirectories" | "subdirs" | "dirs" | "directory" | "subdirectory" | "dir" => {
-            "directories"
-        }
-        "file" | "files" => "files",
-        "directories" => "directories",
-        "runs" => "runs",
-        "inodes" => "inodes",
-        "blocks" => "blocks",
-        "extents" => "extents",
-        "seeks" => "seeks",
-        "run" | "iterations" | "iteration" | "passes" => "runs",
-        "thread" | "threads" | "process" | "processes" | "procs" | "jobs" => "processes",
-        "op" | "ops" | "operations" | "operation" => "ops",
-        "inode" => "inodes",
-        "block" => "blocks",
-        "extent" => "extents",
-        "transaction" | "transactions" => "transactions",
-        "disk" | "disks" | "drive" | "drives" => "disks",
-        "cpu" | "cpus" | "cores" | "core" => "cpus",
-        _ => "",
-    };
-    if !canonical.is_empty() {
-        return Some(canonical.to_string());
-    }
-    None
-}
 
 /// Words after which a number phrase ends.
 const STOP: &[&str] = &[
@@ -520,9 +418,8 @@ pub fn prose_rows(
         .map(|p| {
             let category = match p.quantity.unit.as_str() {
                 "percent" | "x" if claimish => Category::Claim,
-                "s" | "ms" | "us" | "min" | "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "KB/s" => {
-                    Category::Measurement
-                }
+                "s" | "ms" | "us" | "min" | "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "KB/s"
+                | "Kb/s" | "Mb/s" | "requests/s" | "transactions/s" => Category::Measurement,
                 "" | "year" => Category::Context,
                 _ => Category::Parameter,
             };
@@ -541,20 +438,6 @@ pub fn prose_rows(
             }
         })
         .collect()
-}
-
-/// A quantity name from a unit, for rows with no better name.
-pub fn quantity_name(unit: &str) -> &'static str {
-    match unit {
-        "s" | "ms" | "us" | "ns" | "min" => "time",
-        "KiB" | "MiB" | "GiB" | "TiB" | "KB" | "MB" | "GB" | "TB" | "bytes" => "size",
-        "percent" => "percent",
-        "x" => "ratio",
-        "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "GiB/s" | "KB/s" | "KiB/s" => "rate",
-        "year" => "year",
-        "" => "number",
-        _ => "count",
-    }
 }
 
 // ---- tables ------------------------------------------------------------------------
@@ -624,6 +507,20 @@ fn header_cells(t: &str, n: usize) -> Option<(Option<String>, Vec<String>)> {
                 .filter(|c| !c.is_empty())
                 .map(String::from)
                 .collect(),
+        ),
+        // single spaces, an option kept with its program (`ls -R`)
+        Some(
+            t.split_whitespace()
+                .fold(Vec::new(), |mut v: Vec<String>, w| {
+                    match v.last_mut() {
+                        Some(last) if w.starts_with('-') && w.len() > 1 => {
+                            last.push(' ');
+                            last.push_str(w);
+                        }
+                        _ => v.push(w.to_string()),
+                    }
+                    v
+                }),
         ),
         Some(t.split_whitespace().map(String::from).collect()),
     ]

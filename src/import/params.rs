@@ -1,8 +1,9 @@
 //! The numbers in commands: options of `mkfs.*`, `mount -o`, `fsstress`, `fs_mark`,
 //! `fio`, `dd`, `xfs_io`, and loop counts, as parameter rows.
 
-use super::commands::{Cmd, Loop, LoopKind, Program};
 use super::numbers::token_quantity;
+use super::programs::Program;
+use super::shell::{walk, Cmd, Loop, LoopKind};
 use super::{Category, Row};
 
 fn row(c: &Cmd, quantity: String, value: f64, unit: &str, printed: String, note: &str) -> Row {
@@ -254,7 +255,7 @@ fn over_files(l: &Loop) -> bool {
     let needle = format!("/${}", l.var);
     let needle2 = format!("/${{{}}}", l.var);
     let mut found = false;
-    super::commands::walk(&l.body, &mut Vec::new(), &mut |c, _| {
+    walk(&l.body, &mut Vec::new(), &mut |c, _| {
         if c.words
             .iter()
             .any(|w| w.contains(&needle) || w.contains(&needle2))
@@ -277,7 +278,7 @@ pub fn loop_row(l: &Loop) -> Option<Row> {
     };
     let timed_inside = {
         let mut t = false;
-        super::commands::walk(&l.body, &mut Vec::new(), &mut |c, _| t |= c.timed);
+        walk(&l.body, &mut Vec::new(), &mut |c, _| t |= c.timed);
         t
     };
     let unit = if over_files(l) {
@@ -305,12 +306,12 @@ pub fn loop_row(l: &Loop) -> Option<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::commands::{parse_block, Node};
+    use crate::import::shell::{parse_block, Node};
 
     fn rows(s: &str) -> Vec<(String, f64, String, String)> {
         let nodes = parse_block(&[(1, s.to_string())]);
         let mut out = Vec::new();
-        super::super::commands::walk(&nodes, &mut Vec::new(), &mut |c, _| {
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
             out.extend(
                 command_rows(c)
                     .into_iter()

@@ -311,12 +311,22 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         state ^= state << 17;
         state
     };
-    let seeds: Vec<Vec<u8>> = ["000", "001", "003"]
+    let mut seeds: Vec<Vec<u8>> = ["000", "001", "003"]
         .iter()
         .map(|s| std::fs::read(post(s)).unwrap())
         .collect();
-    for round in 0..300 {
-        let mut lines: Vec<Vec<u8>> = seeds[round % 3]
+    // and the outside posts, with the shell, range and table forms they brought
+    for f in [
+        "btrfs-fast-fsync-sync-log.txt",
+        "btrfs-csum-treelog.txt",
+        "xfs-inode-cluster-v5.txt",
+        "xfs-dirent-filetype.txt",
+        "xfs-parent-pointer-speedup.txt",
+    ] {
+        seeds.push(outside(f).into_bytes());
+    }
+    for round in 0..350 {
+        let mut lines: Vec<Vec<u8>> = seeds[round % seeds.len()]
             .split(|b| *b == b'\n')
             .map(<[u8]>::to_vec)
             .collect();
@@ -346,7 +356,17 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
                     }
                 }
                 4 => lines.truncate(i.max(1)),
-                5 => lines.insert(i, b"> > for ((i=0;i<3;i++)); do time {{x}} $9 \\".to_vec()),
+                5 => lines.insert(
+                    i,
+                    [
+                        &b"> > for ((i=0;i<3;i++)); do time {{x}} $9 \\"[..],
+                        &b"i=0; while [ $i -lt 4 ]; do sync; i=$((i+1)); done"[..],
+                        &b"if [ -d /mnt ]; then mount /dev/sdb /mnt; else"[..],
+                        &b"rtextsize from 8k to 1024k, with and without link=1 -> 3.2s->2.9s"[..],
+                        &b"BLOCKS:\n(0-4):10-14, (IND):9\n..... x\nTOTAL: 6"[..],
+                    ][(next() % 5) as usize]
+                        .to_vec(),
+                ),
                 _ => {
                     let l = &mut lines[i];
                     let cut = (next() as usize) % (l.len() + 1);
@@ -364,4 +384,414 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
             }
         }
     }
+}
+
+/// Import a post given as text through the library; the draft must load and plan.
+fn draft_of(text: &str) -> (fslab::import::Draft, Experiment) {
+    let d = fslab::import::import(text.as_bytes(), Some("post.eml")).expect("imports");
+    let yaml = d
+        .yaml
+        .clone()
+        .unwrap_or_else(|| panic!("no draft: {:#?}", d.notes));
+    let e =
+        Experiment::from_str_named(&yaml, "post.yaml").unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+    fslab::Plan::new(&e, None, &[]).unwrap_or_else(|e| panic!("plan: {e}\n{yaml}"));
+    (d, e)
+}
+
+fn note_at(d: &fslab::import::Draft, line: usize, kind: fslab::import::NoteKind, has: &str) {
+    assert!(
+        d.notes
+            .iter()
+            .any(|n| n.line == line && n.kind == kind && n.what.contains(has)),
+        "no {kind:?} note at line {line} with {has:?}: {:#?}",
+        d.notes
+    );
+}
+
+/// `while` counters, `if` blocks: the counter is the repetition, the `then` branch's
+/// commands are steps with their condition as a `# guess:`, the `else` branch a message.
+#[test]
+fn while_counters_and_if_blocks() {
+    let post = "Subject: [PATCH] xfs: faster creates\n\nHere is what I ran:\n\n#!/bin/sh\nif [ -d /mnt/scratch ]; then\n\tumount /mnt/scratch\nelse\n\tmkdir -p /mnt/scratch\nfi\nmkfs.xfs -f /dev/vdb\nmount /dev/vdb /mnt/scratch\nif [ \"$COLD\" = 1 ]; then echo 3 > /proc/sys/vm/drop_caches; fi\ni=0\nwhile [ $i -lt 10 ]; do\n\ttime fs_mark -d /mnt/scratch/d -n 100000 -s 0 -t 8\n\ti=$((i+1))\ndone\n\nreal 0m12.0s\nuser 0m1.0s\nsys 0m8.0s\n";
+    let (d, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fs_mark}} -d {{mnt}}/d -n 100000 -s 0 -t 8"),
+        "{w}"
+    );
+    assert!(
+        format!("{:?}", e.def.workload.repeat).contains("10"),
+        "{:?}",
+        e.def.workload.repeat
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("guess: the post runs it only under line 13: if [ \"$COLD\" = 1 ]"),
+        "{yaml}"
+    );
+    note_at(
+        &d,
+        8,
+        fslab::import::NoteKind::Unmapped,
+        "mkdir -p /mnt/scratch",
+    );
+    note_at(
+        &d,
+        7,
+        fslab::import::NoteKind::Guess,
+        "if [ -d /mnt/scratch ]",
+    );
+    assert!(
+        format!("{:?}", e.def.setup).contains("drop_caches: true")
+            || yaml.contains("drop_caches: true")
+    );
+}
+
+/// A setup script and a test script, and a prompt command next to an invoked script:
+/// every command becomes a step of one draft, in the post's order, with a message.
+#[test]
+fn several_scripts_in_one_post() {
+    let post = "Subject: ext4 mballoc numbers\n\nsetup.sh:\n\n#!/bin/bash\nmkfs.ext4 -F /dev/sdc\nmount /dev/sdc /mnt/t\n\nrun.sh:\n\n#!/bin/bash\nfor i in $(seq 1 5); do\n\ttime fio --name=w --rw=randwrite --bs=4k --size=1g --directory=/mnt/t\ndone\n\n# echo 3 > /proc/sys/vm/drop_caches\n# ./setup.sh\n# ./run.sh\nreal 0m30.5s\nuser 0m2.0s\nsys 0m10.0s\n";
+    let (d, e) = draft_of(post);
+    let setup = format!("{:?}", e.def.setup);
+    assert!(setup.contains("mkfs.ext4 -F {{dev.data}}"), "{setup}");
+    assert!(
+        setup.to_lowercase().contains("dropcaches") || setup.contains("drop_caches"),
+        "{setup}"
+    );
+    assert!(format!("{:?}", e.def.workload.repeat).contains('5'));
+    assert!(format!("{:?}", e.def.workload.run).contains("--rw=randwrite"));
+    note_at(
+        &d,
+        11,
+        fslab::import::NoteKind::Recognised,
+        "2 scripts in the post (lines 5, 11)",
+    );
+}
+
+/// Ranges and changes in prose, and axes said in words: candidates written as `# guess:`
+/// comments (never run), the changed numbers as `change` before/after rows.
+#[test]
+fn prose_ranges_changes_and_axes() {
+    let post = "Subject: [PATCH] xfs: rt truncate\n\n# mkfs.xfs -f -r rtdev=/dev/pmem1 /dev/pmem0\n# time xfs_io -c 'truncate 4k' /mnt/f\n\nI tried rtextsize from 8k to 1024k, and fio from 1 to 16 threads.\nWith the patch the truncate time went from 12.5s to 9.6s; unlink 3.2s -> 2.9s.\nThis was with and without link=1, on v4 and v5 filesystems.\n";
+    let (d, e) = draft_of(post);
+    assert!(e.def.matrix.is_empty(), "candidates never enter the matrix");
+    let yaml = d.yaml.as_deref().unwrap();
+    for want in [
+        "#   rtextsize: [\"8k\", \"1024k\"]  # line 6: guess: \"rtextsize from 8k to 1024k\" gives a range",
+        "#   threads: [1, 16]  # line 6: guess: \"from 1 to 16 threads\"",
+        "#   link: [1, 0]  # line 8: guess: \"with and without link=1\"",
+        "#   filesystem: [\"v4\", \"v5\"]  # line 8: guess: \"v4 and v5 filesystems\"",
+    ] {
+        assert!(yaml.contains(want), "{want}\n{yaml}");
+    }
+    let change = |printed: &str| {
+        d.rows
+            .iter()
+            .find(|r| r.printed == printed)
+            .map(|r| (r.line, r.value, r.unit.clone(), r.settings.clone()))
+    };
+    let s = |w: &str| vec![("change".to_string(), w.to_string())];
+    assert_eq!(change("12.5s"), Some((7, 12.5, "s".into(), s("before"))));
+    assert_eq!(change("9.6s"), Some((7, 9.6, "s".into(), s("after"))));
+    assert_eq!(change("3.2s"), Some((7, 3.2, "s".into(), s("before"))));
+    assert_eq!(change("2.9s"), Some((7, 2.9, "s".into(), s("after"))));
+    let from = d.rows.iter().find(|r| r.printed == "8k").unwrap();
+    assert_eq!(from.settings, [("range".to_string(), "from".to_string())]);
+    note_at(
+        &d,
+        8,
+        fslab::import::NoteKind::Guess,
+        "a matrix axis candidate `link: [1, 0]`",
+    );
+}
+
+/// Seed 000's "If I remove the -flink=1 parameter" gives the `link` axis the hand-written
+/// experiment adds.
+#[test]
+fn seed_000_link_axis_candidate() {
+    let imp = import("000");
+    let yaml = std::fs::read_to_string(&imp.yaml).unwrap();
+    assert!(
+        yaml.contains("#   link: [1, 0]  # line 149: guess: \"remove the -flink=1\""),
+        "{yaml}"
+    );
+}
+
+/// Seed 001's two debugfs block listings become rows of `001_dir_blocks.csv`'s schema:
+/// every hand-made row, in order, with its fs, segment (head/tail around the post's
+/// elision), entry, kind and ranges; the file loads as published data.
+#[test]
+fn seed_001_dir_blocks() {
+    let imp = import("001");
+    let path = std::fs::read_dir(imp.yaml.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".dir_blocks.csv"))
+        .expect("a dir_blocks CSV");
+    let cols = [
+        "fs",
+        "segment",
+        "entry",
+        "kind",
+        "logical_start",
+        "logical_end",
+        "physical_start",
+        "physical_end",
+        "length",
+        "printed",
+        "seed",
+        "message_id",
+    ];
+    let read = |p: &Path| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(p).unwrap();
+        let mut lines = text.lines();
+        let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let idx: Vec<usize> = cols
+            .iter()
+            .map(|c| {
+                head.iter()
+                    .position(|h| h == c)
+                    .unwrap_or_else(|| panic!("{c}"))
+            })
+            .collect();
+        lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                idx.iter().map(|i| f[*i].to_string()).collect()
+            })
+            .collect()
+    };
+    let hand =
+        read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/published/001_dir_blocks.csv"));
+    let ours = read(&path);
+    assert_eq!(ours.len(), hand.len());
+    for (o, h) in ours.iter().zip(&hand) {
+        assert_eq!(o, h);
+    }
+    let df = fslab::published::load_from(&path).expect("loads as published data");
+    let ext = fslab::published::extents_from(&df, 4096).unwrap();
+    assert_eq!(ext.height(), hand.iter().filter(|r| r[3] == "data").count());
+    assert!(
+        imp.stdout
+            .contains("a debugfs block listing (ext3): 69 rows"),
+        "{}",
+        imp.stdout
+    );
+}
+
+/// A post saved under `tests/fixtures/import/outside/`, without its `#|` header lines.
+fn outside(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/outside")
+        .join(name);
+    std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("#|"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Each (value, unit, printed) of `want` is a row of the import, on its line.
+fn has_rows(d: &fslab::import::Draft, want: &[(usize, f64, &str, &str)]) {
+    for (line, v, unit, printed) in want {
+        assert!(
+            d.rows.iter().any(|r| r.line == *line
+                && (r.value - v).abs() < 1e-9
+                && r.unit == *unit
+                && r.printed == *printed),
+            "no row {v} {unit} ({printed}) at line {line}: {:#?}",
+            d.rows
+                .iter()
+                .map(|r| (r.line, r.value, r.unit.clone(), r.printed.clone()))
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Filipe Manana's commit message: an indented test script (`for ((…))` over fallocate,
+/// sysbench continued with `\`) and a "Without / With" result list in reqs/sec.
+#[test]
+fn outside_btrfs_commit_with_script_and_results() {
+    let text = outside("btrfs-fast-fsync-sync-log.txt");
+    let (d, e) = draft_of(&text);
+    assert_eq!(d.id, "btrfs-avoid-syncing-log-in-the");
+    assert_eq!(
+        d.headers.from.as_deref(),
+        Some("Filipe Manana <fdmanana@suse.com>")
+    );
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{sysbench}} --test=fileio --max-requests=0 --num-threads=4"),
+        "{w}"
+    );
+    assert!(w.contains("--file-num=1024 run"), "{w}");
+    assert!(e.def.tools.contains_key("sysbench"));
+    let setup = format!("{:?}", e.def.setup);
+    assert!(setup.contains("fallocate -l 67108864"), "{setup}");
+    assert!(
+        setup.contains("1024"),
+        "the fallocate loop's 1024 files: {setup}"
+    );
+    has_rows(
+        &d,
+        &[
+            (30, 16.01, "requests/s", "16.01 reqs/sec"),
+            (31, 3.39, "requests/s", "3.39 reqs/sec"),
+            (32, 16.04, "requests/s", "16.04 reqs/sec"),
+        ],
+    );
+    let row = |l: usize| {
+        d.rows
+            .iter()
+            .find(|r| r.line == l)
+            .map(|r| r.settings.clone())
+            .unwrap()
+    };
+    assert_eq!(
+        row(31),
+        [("row".to_string(), "With 3a8b36f378060d".to_string())]
+    );
+}
+
+/// Liu Bo's commit message: a sysbench command between `===` lines and "without patch" /
+/// "with patch" results in Kb/sec, Mb/sec and Requests/sec.
+#[test]
+fn outside_btrfs_commit_with_sysbench_results() {
+    let text = outside("btrfs-csum-treelog.txt");
+    let (d, e) = draft_of(&text);
+    assert!(format!("{:?}", e.def.workload.run).contains("--file-test-mode=rndwr"));
+    has_rows(
+        &d,
+        &[
+            (36, 451.01, "Kb/s", "451.01Kb/sec"),
+            (37, 112.75, "requests/s", "112.75 Requests/sec"),
+            (39, 4.7533, "Mb/s", "4.7533Mb/sec"),
+            (40, 1216.84, "requests/s", "1216.84 Requests/sec"),
+            (34, 39.062, "Mb", "39.062Mb"),
+        ],
+    );
+}
+
+/// Dave Chinner's commit message: `time` output under "Unpatched, no CRCs:" and "With
+/// dtype support patched in …", the command named as "Walking via ls -R".
+#[test]
+fn outside_xfs_commit_with_time_blocks() {
+    let text = outside("xfs-dirent-filetype.txt");
+    let (d, e) = draft_of(&text);
+    assert!(format!("{:?}", e.def.workload.run).contains("ls -R"));
+    has_rows(
+        &d,
+        &[
+            (15, 199.886, "s", "3m19.886s"),
+            (16, 396.96, "s", "6m36.960s"),
+            (17, 1699.087, "s", "28m19.087s"),
+            (24, 31.316, "s", "0m31.316s"),
+            (25, 392.975, "s", "6m32.975s"),
+            (26, 21.111, "s", "0m21.111s"),
+            (27, 16000.0, "IOPS", "16,000 IOPS"),
+        ],
+    );
+    let note = |l: usize| d.rows.iter().find(|r| r.line == l).unwrap().note.clone();
+    assert!(note(15).starts_with("Unpatched, no CRCs"), "{}", note(15));
+    assert!(
+        note(24).starts_with("With dtype support patched in"),
+        "{}",
+        note(24)
+    );
+    note_at(
+        &d,
+        23,
+        fslab::import::NoteKind::Recognised,
+        "the same command as line 14",
+    );
+}
+
+/// Dave Chinner's v4/v5/patched tables, headed `create bulkstat find+stat ls -R unlink`
+/// with single spaces: every cell, with its row, column and table title; no command in the
+/// post, so no draft (exit 1), only the numbers.
+#[test]
+fn outside_xfs_commit_with_before_after_tables() {
+    let text = outside("xfs-inode-cluster-v5.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("xfs-inode-cluster-v5.txt")).unwrap();
+    assert!(d.yaml.is_none());
+    let wall = [
+        ("v4", [237.0, 161.0, 173.0, 201.0, 299.0]),
+        ("v5", [235.0, 163.0, 205.0, 31.0, 356.0]),
+        ("patched", [234.0, 160.0, 182.0, 29.0, 317.0]),
+    ];
+    let sys = [
+        ("v4", [2601.0, 2490.0, 1653.0, 1656.0, 2960.0]),
+        ("v5", [2637.0, 2497.0, 1681.0, 20.0, 3216.0]),
+        ("patched", [2613.0, 2451.0, 1658.0, 20.0, 3007.0]),
+    ];
+    let cols = ["create", "bulkstat", "find+stat", "ls -R", "unlink"];
+    for (table, rows) in [("Wall time", wall), ("System time", sys)] {
+        for (row, values) in rows {
+            for (col, v) in cols.iter().zip(values) {
+                let s = |k: &str, v: &str| (k.to_string(), v.to_string());
+                let want = [s("table", table), s("row", row), s("column", col)];
+                assert!(
+                    d.rows
+                        .iter()
+                        .any(|r| r.value == v && r.unit == "s" && r.settings == want),
+                    "{table} {row} {col} = {v}s"
+                );
+            }
+        }
+    }
+    assert!(d
+        .claims
+        .iter()
+        .any(|c| c.quote.contains("same or down across the board")));
+}
+
+/// Darrick Wong's commit message: a prompt session (`$ mkfs.xfs … -n parent=0`, `$ time
+/// fs_mark …`, `$ time rm -rf ...`) with `time` output side by side under `parent=0
+/// parent=1`: each cell a row with its column's setting, and `parent` an axis candidate.
+#[test]
+fn outside_xfs_commit_with_side_by_side_times() {
+    let text = outside("xfs-parent-pointer-speedup.txt");
+    let (d, e) = draft_of(&text);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fs_mark}} -D 10000 -S 0 -n 100000 -s 0 -L 8"),
+        "{w}"
+    );
+    assert!(
+        e.def.devices.contains_key("log"),
+        "logdev= gives a log device"
+    );
+    let p = |v: &str| vec![("parent".to_string(), v.to_string())];
+    for (line, q, v, printed, parent) in [
+        (34, "real_time", 57.573, "0m57.573s", "0"),
+        (34, "real_time", 62.934, "1m2.934s", "1"),
+        (35, "user_time", 233.578, "3m53.578s", "0"),
+        (35, "user_time", 233.508, "3m53.508s", "1"),
+        (36, "sys_time", 1184.44, "19m44.440s", "0"),
+        (36, "sys_time", 1514.81, "25m14.810s", "1"),
+        (40, "real_time", 59.649, "0m59.649s", "0"),
+        (40, "real_time", 72.505, "1m12.505s", "1"),
+        (41, "user_time", 41.196, "0m41.196s", "0"),
+        (41, "user_time", 47.489, "0m47.489s", "1"),
+        (42, "sys_time", 789.566, "13m9.566s", "0"),
+        (42, "sys_time", 1233.844, "20m33.844s", "1"),
+    ] {
+        assert!(
+            d.rows.iter().any(|r| r.line == line
+                && r.quantity == q
+                && (r.value - v).abs() < 1e-9
+                && r.printed == printed
+                && r.settings == p(parent)),
+            "{q} {printed} parent={parent} at line {line}"
+        );
+    }
+    has_rows(&d, &[(43, 28.0, "percent", "28%")]);
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("#   parent: [0, 1]  # line 32: guess:"),
+        "{yaml}"
+    );
 }
