@@ -247,7 +247,9 @@ impl Stat {
     }
 }
 
-/// The `check:` of a claim.
+/// The `check:` of a claim. A kind of check is its struct below (what is written) and
+/// its evaluator in `analysis::claims::kinds` (how it is measured); this enum, with
+/// [`Check::KINDS`] and [`Check::schema`], is where a kind is registered on this side.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Check {
@@ -259,8 +261,39 @@ pub enum Check {
     GapShare(GapShareCheck),
 }
 
+/// What a kind of check says as written, for the checks made when an experiment is
+/// loaded; implemented once per kind, beside its struct.
+pub trait CheckSchema {
+    /// The kind, as written after `kind:`.
+    fn name(&self) -> &'static str;
+
+    /// What it expects of the measured number.
+    fn expect(&self) -> &Expect;
+
+    /// The selections of the check (measured side), by key.
+    fn selections(&self) -> Vec<(&'static str, &Selection)>;
+
+    /// The kind's own rules beyond serde's (e.g. `io_summary`'s one value or one ratio).
+    fn validate(&self) -> Result<(), CheckError> {
+        Ok(())
+    }
+
+    /// The column the check reads from the `runs` table (`wall_s`, `sys_s`, …), for the
+    /// kinds that read one; None for the others and for other tables.
+    fn runs_metric(&self) -> Option<&str> {
+        None
+    }
+
+    /// A ratio whose numerator and denominator select the same rows: 1 by
+    /// construction, whatever was measured.
+    fn same_sides(&self) -> bool {
+        false
+    }
+}
+
 impl Check {
-    /// The kinds, as written after `kind:`.
+    /// The kinds, as written after `kind:` (each variant's serde tag; a test holds them
+    /// equal).
     pub const KINDS: [&'static str; 6] = [
         "ratio",
         "first_vs_rest",
@@ -270,51 +303,32 @@ impl Check {
         "gap_share",
     ];
 
-    pub fn kind(&self) -> &'static str {
+    /// The kind's written form behind one interface: the only match on the kind here.
+    pub fn schema(&self) -> &dyn CheckSchema {
         match self {
-            Check::Ratio(_) => "ratio",
-            Check::FirstVsRest(_) => "first_vs_rest",
-            Check::Flat(_) => "flat",
-            Check::Layout(_) => "layout",
-            Check::IoSummary(_) => "io_summary",
-            Check::GapShare(_) => "gap_share",
+            Check::Ratio(c) => c,
+            Check::FirstVsRest(c) => c,
+            Check::Flat(c) => c,
+            Check::Layout(c) => c,
+            Check::IoSummary(c) => c,
+            Check::GapShare(c) => c,
         }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        self.schema().name()
     }
 
     /// The selections of the check (measured side), for load-time checks and for the
     /// points a mechanism's `needs:` are checked at.
     pub(crate) fn selections(&self) -> Vec<(&'static str, &Selection)> {
-        match self {
-            Check::Ratio(c) => vec![("numerator", &c.numerator), ("denominator", &c.denominator)],
-            Check::FirstVsRest(c) => vec![("select", &c.select)],
-            Check::Flat(c) => vec![("select", &c.select)],
-            Check::Layout(c) => vec![("select", &c.select)],
-            Check::IoSummary(c) => [
-                ("select", &c.select),
-                ("numerator", &c.numerator),
-                ("denominator", &c.denominator),
-            ]
-            .into_iter()
-            .filter_map(|(k, s)| s.as_ref().map(|s| (k, s)))
-            .collect(),
-            Check::GapShare(c) => vec![
-                ("a", &c.a),
-                ("b", &c.b),
-                ("part", &c.part),
-                ("whole", &c.whole),
-            ],
-        }
+        self.schema().selections()
     }
 
     /// The column the check reads from the `runs` table (`wall_s`, `sys_s`, …), for the
     /// kinds that read one; None for the others and for other tables.
     pub fn runs_metric(&self) -> Option<&str> {
-        match self {
-            Check::Ratio(c) if c.table == "runs" => Some(c.metric.as_str()),
-            Check::FirstVsRest(c) if c.table == "runs" => Some(c.metric.as_str()),
-            Check::Flat(c) if c.table == "runs" => Some(c.metric.as_str()),
-            _ => None,
-        }
+        self.schema().runs_metric()
     }
 
     /// Whether every selection of the check pins `iteration` to 1: it reads only the
@@ -335,23 +349,12 @@ impl Check {
     /// A ratio whose numerator and denominator select the same rows: 1 by
     /// construction, whatever was measured.
     pub fn same_sides(&self) -> bool {
-        match self {
-            Check::Ratio(c) => c.numerator == c.denominator,
-            Check::IoSummary(c) => c.numerator.is_some() && c.numerator == c.denominator,
-            _ => false,
-        }
+        self.schema().same_sides()
     }
 
     /// What it expects of the measured number.
     pub fn expect(&self) -> &Expect {
-        match self {
-            Check::Ratio(c) => &c.expect,
-            Check::FirstVsRest(c) => &c.expect,
-            Check::Flat(c) => &c.expect,
-            Check::Layout(c) => &c.expect,
-            Check::IoSummary(c) => &c.expect,
-            Check::GapShare(c) => &c.expect,
-        }
+        self.schema().expect()
     }
 }
 
@@ -467,7 +470,7 @@ impl IoSummaryCheck {
     }
 
     /// One value or one ratio, not both and not half of one.
-    pub(crate) fn validate(&self) -> Result<(), IoShape> {
+    pub(crate) fn shape(&self) -> Result<(), IoShape> {
         match (&self.select, &self.numerator, &self.denominator) {
             (Some(_), None, None) | (None, Some(_), Some(_)) => Ok(()),
             (Some(_), _, _) => Err(IoShape::Both),
@@ -544,9 +547,7 @@ pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, CheckError> {
             return Err(CheckError::EmptyExpect { min, max });
         }
     }
-    if let Check::IoSummary(c) = &check {
-        c.validate().map_err(CheckError::IoShape)?;
-    }
+    check.schema().validate()?;
 
     for (name, sel) in check.selections() {
         for (col, cond) in sel {

@@ -61,16 +61,14 @@ mod agree;
 mod error;
 mod evidence;
 mod fill;
-mod io;
+mod kinds;
 mod measure;
 mod path;
 mod render;
 mod reproduction;
 mod scale;
 mod scale_need;
-mod schema;
 mod select;
-mod share;
 mod slope;
 mod spill;
 mod units;
@@ -81,7 +79,7 @@ pub use crate::spec::claim::*;
 pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
 pub use evidence::{Evidence, PublishedLoader};
-pub use measure::{discontiguity, Run};
+pub use kinds::{discontiguity, Run};
 pub use render::{
     claims_frame, claims_tier_counts, post_claims, render, shared_lines, tier_counts,
     tier_counts_frame, verdicts_frame, Report,
@@ -92,6 +90,8 @@ pub use verdict::*;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kinds;
 #[cfg(test)]
 mod tests_rules;
 #[cfg(test)]

@@ -2,9 +2,9 @@
 
 use super::error::{ClaimsError, MeasureError};
 use super::evidence::Evidence;
+use super::kinds::Stated;
 use super::path::PathFound;
 use super::scale_need::scale_needed;
-use super::schema::Stated;
 use super::select::sel_label;
 use super::units::Replication;
 use super::words::num;

@@ -3,12 +3,13 @@
 //! fragmentation might be a pretty big part of it" is about. A ratio of the part's times
 //! says nothing about that: a part can be 3× slower and still carry none of the gap.
 
-use super::evidence::{Evidence, Measure};
-use super::select::{explain_empty, incomplete_points, sel_label, select, table};
-use super::units::{key_column, replicate_keys, Replication, SampleUnit};
-use super::words::num;
-use super::words::stat_name;
-use super::MeasureError;
+use super::{ClaimKind, Stated};
+use crate::analysis::claims::evidence::{Evidence, Measure};
+use crate::analysis::claims::select::{explain_empty, incomplete_points, sel_label, select, table};
+use crate::analysis::claims::units::{key_column, replicate_keys, Replication, SampleUnit};
+use crate::analysis::claims::words::num;
+use crate::analysis::claims::words::stat_name;
+use crate::analysis::claims::MeasureError;
 use crate::analysis::f64_values;
 use crate::analysis::interval::{bootstrap_groups, NoInterval};
 use crate::analysis::tiers::DEFAULT_MIN_REPLICATES;
@@ -70,7 +71,7 @@ fn share(a: &[(f64, f64)], b: &[(f64, f64)]) -> Option<f64> {
     (gap != 0.0).then_some(part / gap)
 }
 
-pub(super) fn measure_gap_share(c: &GapShareCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
+fn measure_gap_share(c: &GapShareCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
     let what = format!("the `{}` table", c.table);
     let df = table(ev, &c.table)?;
     let mut sides = Vec::new();
@@ -153,6 +154,26 @@ pub(super) fn measure_gap_share(c: &GapShareCheck, ev: &Evidence) -> Result<Meas
         incomplete,
         details: vec![side_line("a", &c.a, a), side_line("b", &c.b, b)],
     })
+}
+
+impl ClaimKind for GapShareCheck {
+    fn stated(&self) -> Stated<'_> {
+        Stated {
+            expect: &self.expect,
+            at_scale: &self.at_scale,
+            unit: &self.unit,
+            note: self.note.as_deref(),
+        }
+    }
+
+    fn measure(&self, ev: &Evidence) -> Result<Measure, MeasureError> {
+        measure_gap_share(self, ev)
+    }
+
+    /// No post gives per-part times of both sides.
+    fn published(&self, _ev: &Evidence) -> Option<Result<f64, MeasureError>> {
+        None
+    }
 }
 
 #[cfg(test)]

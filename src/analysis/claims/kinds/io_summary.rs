@@ -1,17 +1,19 @@
 //! `kind: io_summary`: claims over the block traces (`io_summary.parquet`, one row per
 //! traced step and iteration), e.g. "a significant reduction in seeks/sec for ext4".
 
-use super::error::MeasureError;
-use super::evidence::{Evidence, Measure};
-use super::measure::{ratio_of_sides, values_opt};
-use super::select::{explain_empty, incomplete_points, sel_label, select, table};
-use super::units::{mean, side, student_t, Replication, SampleUnit, Side};
-use super::words::num;
-use super::words::stat_name;
+use super::{ClaimKind, Stated};
+use crate::analysis::claims::error::MeasureError;
+use crate::analysis::claims::evidence::{Evidence, Measure};
+use crate::analysis::claims::measure::{ratio_of_sides, values_opt};
+use crate::analysis::claims::select::{explain_empty, incomplete_points, sel_label, select, table};
+use crate::analysis::claims::units::{mean, side, student_t, Replication, SampleUnit, Side};
+use crate::analysis::claims::words::num;
+use crate::analysis::claims::words::stat_name;
 use crate::analysis::interval::bootstrap;
 use crate::analysis::io_trace::step_name;
 use crate::analysis::str_values;
 use crate::analysis::tiers::DEFAULT_MIN_REPLICATES;
+use crate::spec::claim::Check;
 use crate::spec::claim::{IoMetric, IoSummaryCheck, Selection};
 use crate::store::{Manifest, RunStatus};
 use polars::prelude::{BooleanChunked, Column, DataFrame};
@@ -20,10 +22,7 @@ const TABLE: &str = "io_summary";
 /// The metric's values, added to the table under this name before selecting.
 const VALUE: &str = "__io_metric";
 
-pub(super) fn measure_io_summary(
-    c: &IoSummaryCheck,
-    ev: &Evidence,
-) -> Result<Measure, MeasureError> {
+fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
     if c.needs_medium && !on_a_disk_model(&ev.manifest) {
         return Err(MeasureError::Untestable(format!(
             "{} needs a disk model (`medium:`) under the traced devices, and this bundle's devices have none: on a loop device over an SSD or the page cache a seek costs next to nothing, so its count per second says nothing about a disk",
@@ -137,7 +136,7 @@ pub(super) fn measure_io_summary(
         }
         // Refused when the experiment is loaded (`validate`); a bundle's embedded copy
         // may predate that.
-        _ => Err(c.validate().err().map_or_else(
+        _ => Err(c.shape().err().map_or_else(
             || MeasureError::NoNumber("the check is malformed".into()),
             MeasureError::Shape,
         )),
@@ -240,6 +239,33 @@ fn metric_values(df: &DataFrame, m: IoMetric) -> Result<Vec<Option<f64>>, Measur
                 .collect())
         }
         other => values_opt(df, other.name(), what),
+    }
+}
+
+impl ClaimKind for IoSummaryCheck {
+    fn stated(&self) -> Stated<'_> {
+        Stated {
+            expect: &self.expect,
+            at_scale: &self.at_scale,
+            unit: self.unit(),
+            note: self.note.as_deref(),
+        }
+    }
+
+    fn measure(&self, ev: &Evidence) -> Result<Measure, MeasureError> {
+        measure_io_summary(self, ev)
+    }
+
+    /// The posts give block traces as pictures, not numbers.
+    fn published(&self, _ev: &Evidence) -> Option<Result<f64, MeasureError>> {
+        None
+    }
+
+    fn with_select(&self, sel: Selection) -> Option<Check> {
+        self.select.as_ref()?;
+        let mut c = self.clone();
+        c.select = Some(sel);
+        Some(Check::IoSummary(c))
     }
 }
 
