@@ -4,7 +4,7 @@
 //! operator would (the tool's version, the kernel configuration) and expects accordingly.
 
 use crate::common::{text, Scratch};
-use fslab::doctor::{ConfigValue, Host, SystemHost, Version};
+use fslab::doctor::{ConfigValue, Host, ProbingHost, Version};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -97,7 +97,7 @@ fn claims(s: &Scratch, b: &fslab::Bundle) -> Vec<serde_json::Value> {
 }
 
 fn installed_version(program: &str) -> Option<Version> {
-    let host = SystemHost::default();
+    let host = ProbingHost::default();
     let path = host.which(program)?;
     host.version_line(&path)
         .as_deref()
@@ -157,7 +157,7 @@ fn xfs_parent_pointers_quick() {
     assert_eq!(b.runs().unwrap().height(), 10 * ok);
 
     // Which fsstress ran is on record, and a stand-in is named in every verdict.
-    let real = SystemHost::default().which("fsstress").is_some();
+    let real = ProbingHost::default().which("fsstress").is_some();
     let t = &m.tools["fsstress"];
     assert_eq!(t.stand_in.is_some(), !real, "{t:?}");
     assert!(m.environment.tools.contains_key("fsstress"));
@@ -265,7 +265,7 @@ fn ext_fsck_small_files_quick() {
 }
 
 fn xfs_rt_in_kernel() -> ConfigValue {
-    SystemHost::default().kernel_config("CONFIG_XFS_RT").0
+    ProbingHost::default().kernel_config("CONFIG_XFS_RT").0
 }
 
 #[test]

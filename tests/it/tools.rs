@@ -2,7 +2,7 @@
 //! alternative, a provisioned tool, PATH), and `fslab tools`, end to end (as root).
 
 use crate::common::{text, Scratch};
-use fslab::doctor::{Host, SystemHost, Version};
+use fslab::doctor::{Host, ProbingHost, Version};
 use fslab::tools::{Input, Provenance, SourceKind};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -14,7 +14,7 @@ fn system_mkfs_xfs() -> (PathBuf, Version) {
         .map(PathBuf::from)
         .find(|p| p.is_file())
         .expect("xfsprogs is installed (scripts/install-deps.sh)");
-    let v = SystemHost::default()
+    let v = ProbingHost::default()
         .version_line(&path)
         .as_deref()
         .and_then(Version::find_in)
