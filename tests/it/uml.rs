@@ -496,9 +496,7 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
     if !uml("the_truncate_path_column_tells_the_two_guest_kernels_apart") {
         return;
     }
-    let s = Scratch::new("umlp");
-    let exp = s.root.join("uml-path.yaml");
-    std::fs::write(&exp, PATH_EXPERIMENT).unwrap();
+    let (s, exp) = scratch_with("umlp", "uml-path.yaml", PATH_EXPERIMENT);
     let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
     assert!(o.status.success(), "{}", text(&o));
     let b = fslab::store::Bundle::open(&s.bundles("uml-path")[0]).unwrap();
@@ -506,10 +504,10 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
     // The one-process variant ran where its `when:` holds: one timed command, not ten.
     let paths = b.table_with_axes("truncate_path").unwrap().unwrap();
     assert_eq!(paths.height(), 4, "{paths}");
-    let kernel = column_strs(&paths, "kernel");
-    let path = column_strs(&paths, "truncate_path");
-    let evidence = column_strs(&paths, "evidence");
-    let reason = column_strs(&paths, "reason");
+    let kernel = strings(&paths, "kernel");
+    let path = strings(&paths, "truncate_path");
+    let evidence = strings(&paths, "evidence");
+    let reason = strings(&paths, "reason");
     for i in 0..4 {
         let (want, flags) = if kernel[i] == "uml-bookworm" {
             // 6.1: the whole 64k rt extent stays written, nothing reached the rt device.
@@ -554,16 +552,11 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
 /// `kernel=host` and run in the guest. Refused before anything boots.
 #[test]
 fn kernel_flag_is_refused_when_a_profile_pins_the_kernel_axis_to_host() {
-    let s = Scratch::new("umlk");
-    let exp = s.root.join("pinned.yaml");
-    std::fs::write(
-        &exp,
-        PATH_EXPERIMENT.replace(
-            "matrix:\n  kernel: [uml-bookworm, uml-trixie]",
-            "profiles:\n  quick: { kernel: host }\nmatrix:\n  kernel: [uml-bookworm, uml-trixie]",
-        ),
-    )
-    .unwrap();
+    let pinned = PATH_EXPERIMENT.replace(
+        "matrix:\n  kernel: [uml-bookworm, uml-trixie]",
+        "profiles:\n  quick: { kernel: host }\nmatrix:\n  kernel: [uml-bookworm, uml-trixie]",
+    );
+    let (s, exp) = scratch_with("umlk", "pinned.yaml", &pinned);
     let o = s.run(&[
         "run",
         exp.to_str().unwrap(),
