@@ -51,7 +51,7 @@ pub enum Error {
     #[error(transparent)]
     Blockmap(#[from] crate::blockmap::BlockmapError),
     #[error(transparent)]
-    Notebook(#[from] crate::run::notebook::NotebookError),
+    Notebook(#[from] crate::run::jupyter::NotebookError),
     #[error(transparent)]
     Ipynb(#[from] crate::ipynb::IpynbError),
     #[error(transparent)]

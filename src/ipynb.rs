@@ -2,7 +2,7 @@
 //! `parameters` holds the defaults as Rust `let` bindings; a run inserts after it a cell
 //! tagged `injected-parameters` whose `let`s shadow them with the given values, typed
 //! from the defaults. Pure: text in, text out (running the notebook is
-//! `run::notebook`'s).
+//! `run::jupyter`'s).
 //!
 //! A parameter is one line `let NAME: TYPE = DEFAULT;` (the type may be left out when
 //! the default's literal says it). Types understood: strings (`&str`, `String`),

@@ -4,8 +4,9 @@
 //! `tests/it/architecture.rs` checks against the code, with no cycles):
 //! `spec` (YAML) → `plan` (points, argv) → `run` (`fslab::run(&plan, &opts)`) with
 //! `devices` → `store` (result bundle on disk) → `parse` / `blockmap` / `frames` →
-//! `analysis` → `plot` → `notebook` (evcxr display) and the `fslab` CLI. `host` (probing
-//! the machine) and `extent` (the extent row) are leaves that many of them use.
+//! `analysis` → `plot` → `display` (evcxr display in notebooks, imported as
+//! `fslab::notebook`) and the `fslab` CLI. `host` (probing the machine) and `extent`
+//! (the extent row) are leaves that many of them use.
 //! What touches the system: `devices`, `run`, `host`, `doctor`'s loop-device probe,
 //! `blockmap` (FIEMAP ioctl, debugfs) and `stress`.
 
@@ -13,6 +14,7 @@ pub mod analysis;
 pub mod blockmap;
 pub mod cluster;
 pub mod devices;
+pub mod display;
 pub mod doctor;
 pub mod error;
 pub mod extent;
@@ -22,7 +24,6 @@ pub mod import;
 pub mod ipynb;
 pub mod kernels;
 pub mod labels;
-pub mod notebook;
 pub mod parse;
 pub mod plan;
 pub mod plot;
@@ -40,6 +41,11 @@ pub use plan::{Plan, Point};
 pub use run::run;
 pub use spec::Experiment;
 pub use store::Bundle;
+
+/// What a notebook imports (`use fslab::notebook::*;`, as every notebook under
+/// `notebooks/` does): the evcxr display, [`display`], under the name it had before
+/// issue 31 named the module for its concern.
+pub use display as notebook;
 
 /// Re-exported so that a notebook needs a single `:dep fslab`.
 pub use plotters;

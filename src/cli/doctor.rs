@@ -1,6 +1,6 @@
 //! `fslab doctor EXP`: can each point run here, and if not, why.
 
-use fslab::doctor::{self, Probe, SystemHost};
+use fslab::doctor::{self, Probe, ProbingHost};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -45,7 +45,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 use fslab::run::target::Target;
                 axis.preflight(&plan, probe, &work)
             }
-            None => doctor::check(&plan, &SystemHost::new(probe, work)),
+            None => doctor::check(&plan, &ProbingHost::new(probe, work)),
         };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

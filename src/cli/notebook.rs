@@ -1,4 +1,4 @@
-use fslab::run::notebook::{execute, NotebookRun};
+use fslab::run::jupyter::{execute, NotebookRun};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -35,10 +35,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub bundle: Option<PathBuf>,
     /// The Jupyter kernel (evcxr's default name is `rust`).
-    #[arg(long, default_value = fslab::run::notebook::DEFAULT_KERNEL)]
+    #[arg(long, default_value = fslab::run::jupyter::DEFAULT_KERNEL)]
     pub kernel: String,
     /// Timeout per cell, seconds (the first notebook on a machine compiles polars).
-    #[arg(long, default_value_t = fslab::run::notebook::DEFAULT_CELL_TIMEOUT_S)]
+    #[arg(long, default_value_t = fslab::run::jupyter::DEFAULT_CELL_TIMEOUT_S)]
     pub timeout: u64,
     /// Print how long each code cell took (compiling and running it), on stderr.
     #[arg(long)]

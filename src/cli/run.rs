@@ -275,14 +275,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 if !args.quiet {
                     eprintln!("fslab: executing {} on the bundle", nb.display());
                 }
-                let run = fslab::run::notebook::NotebookRun::on_bundle(
+                let run = fslab::run::jupyter::NotebookRun::on_bundle(
                     nb.clone(),
                     bundle.path(),
                     Vec::new(),
                     None,
                     None,
                 )?;
-                match fslab::run::notebook::execute(&run) {
+                match fslab::run::jupyter::execute(&run) {
                     Ok(_) => eprintln!("fslab: notebook stored: {}", run.output.display()),
                     Err(e) => {
                         eprintln!("fslab: notebook {}: {e}", nb.display());

@@ -1,6 +1,6 @@
 //! `fslab tools install NAME[=VERSION]` and `fslab tools list`: provisioned tools.
 
-use fslab::doctor::{self, Probe, SystemHost};
+use fslab::doctor::{self, Probe, ProbingHost};
 use fslab::tools::build::{self, Outcome, Progress, Request, Source};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -139,7 +139,7 @@ fn list(a: ListArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     files.retain(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"));
     files.sort();
-    let host = SystemHost::new(Probe::Never, fslab::run::default_work_dir());
+    let host = ProbingHost::new(Probe::Never, fslab::run::default_work_dir());
     for f in files {
         let exp = match fslab::Experiment::load(&f) {
             Ok(e) => e,

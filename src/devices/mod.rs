@@ -5,7 +5,7 @@
 //! image files under its own work directory; a real device only when the user maps one
 //! with `--device` and lists it as a scratch device, and it passes the checks of
 //! [`policy`]. Everything it attaches or mounts is listed in an ownership record
-//! (`<work>/owned/<pid>.json`) *before* it is used, and released by [`PointDevices`]'
+//! (`<work>/owned/<pid>.json`) *before* it is used, and released by [`PointResources`]'
 //! `Drop` (success, error, panic) or by [`reclaim`] in the next run (SIGKILL, power
 //! cut).
 
@@ -87,11 +87,13 @@ pub struct ProvisionedDevice {
     pub mapped: Option<PathBuf>,
 }
 
-/// The devices and directories of one matrix point. Dropping it releases everything:
-/// mounts under its directory or of its devices (deepest first), loop devices, tmpfs,
-/// image files.
+/// Everything one matrix point's replicate holds on the machine: its directory, devices
+/// (image files, loop devices, tmpfs), mounts, its cgroup and the disk-model servers of
+/// its images. Dropping it releases everything: the cgroup (every process killed), the
+/// served images, mounts under its directory or of its devices (deepest first), loop
+/// devices, tmpfs, image files.
 #[derive(Debug)]
-pub struct PointDevices {
+pub struct PointResources {
     dir: PathBuf,
     /// The work directory's filesystem: deletion never leaves it.
     work_dev: u64,
@@ -104,14 +106,14 @@ pub struct PointDevices {
     released: bool,
 }
 
-impl PointDevices {
+impl PointResources {
     /// Create `dir` (with `mnt/` and `work/`), and for each planned device a sparse image
     /// file (on a fresh tmpfs for `backing: tmpfs`) attached to a loop device.
     pub fn provision(
         work: &WorkDir,
         dir: PathBuf,
         plans: &[DevicePlan],
-    ) -> Result<PointDevices, DeviceError> {
+    ) -> Result<PointResources, DeviceError> {
         Self::provision_mapped(work, dir, plans, &[])
     }
 
@@ -127,7 +129,7 @@ impl PointDevices {
         dir: PathBuf,
         plans: &[DevicePlan],
         mapped: &[policy::MappedDevice],
-    ) -> Result<PointDevices, DeviceError> {
+    ) -> Result<PointResources, DeviceError> {
         Self::provision_with(work, dir, plans, mapped, None)
     }
 
@@ -142,7 +144,7 @@ impl PointDevices {
         dir: PathBuf,
         plans: &[DevicePlan],
         guest_device: &dyn Fn(usize) -> PathBuf,
-    ) -> Result<PointDevices, DeviceError> {
+    ) -> Result<PointResources, DeviceError> {
         Self::provision_with(work, dir, plans, &[], Some(guest_device))
     }
 
@@ -152,7 +154,7 @@ impl PointDevices {
         plans: &[DevicePlan],
         mapped: &[policy::MappedDevice],
         guest_device: Option<&dyn Fn(usize) -> PathBuf>,
-    ) -> Result<PointDevices, DeviceError> {
+    ) -> Result<PointResources, DeviceError> {
         if guest_device.is_some() {
             for plan in plans {
                 let refuse = |what| DeviceError::NotInGuest {
@@ -182,7 +184,7 @@ impl PointDevices {
                 return Err(e);
             }
         };
-        let mut this = PointDevices {
+        let mut this = PointResources {
             dir,
             work_dev: work.id().dev,
             devices: Vec::new(),
@@ -448,7 +450,7 @@ impl PointDevices {
     }
 }
 
-impl Drop for PointDevices {
+impl Drop for PointResources {
     fn drop(&mut self) {
         if !self.released {
             if let Err(e) = self.release() {

@@ -19,7 +19,7 @@
 //!
 //! The questions asked of the machine and the checks built on them live in
 //! [`crate::host`]; the doctor applies them to every point of a plan and adds the one
-//! probe that needs loop devices ([`SystemHost`]).
+//! probe that needs loop devices ([`ProbingHost`]).
 
 mod media;
 mod probe;
@@ -27,7 +27,7 @@ mod probe;
 pub use crate::host::{
     debian_package, ConfigValue, Host, Probe, ProbeResult, Problem, ProblemKind, Version,
 };
-pub use probe::SystemHost;
+pub use probe::ProbingHost;
 
 use crate::host::{check_program, Findings};
 use crate::plan::{check_requirement_at, executes, Phase, Plan, Point};

@@ -1,40 +1,40 @@
-//! The real machine as the doctor sees it: [`crate::host::Machine`], plus realtime XFS
+//! This host as the doctor sees it: [`crate::host::LocalHost`], plus realtime XFS
 //! tried for real on two small loop devices when the probe mode asks for it.
 
-use crate::devices::{self, PointDevices};
-use crate::host::{ConfigValue, Host, Machine, Probe, ProbeResult};
+use crate::devices::{self, PointResources};
+use crate::host::{ConfigValue, Host, LocalHost, Probe, ProbeResult};
 use crate::spec::{Backing, DevicePlan};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The machine fslab runs on, probing kernel features by using them as `probe` says.
-pub struct SystemHost {
-    machine: Machine,
+/// This host ([`LocalHost`]), probing kernel features by using them as `probe` says.
+pub struct ProbingHost {
+    local: LocalHost,
     probe: Probe,
     work_dir: PathBuf,
     rt_probe: Mutex<Option<ProbeResult>>,
 }
 
-impl std::fmt::Debug for SystemHost {
+impl std::fmt::Debug for ProbingHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SystemHost")
+        f.debug_struct("ProbingHost")
             .field("probe", &self.probe)
             .field("work_dir", &self.work_dir)
             .finish_non_exhaustive()
     }
 }
 
-impl Default for SystemHost {
+impl Default for ProbingHost {
     fn default() -> Self {
-        SystemHost::new(Probe::default(), crate::host::default_work_dir())
+        ProbingHost::new(Probe::default(), crate::host::default_work_dir())
     }
 }
 
-impl SystemHost {
+impl ProbingHost {
     /// `work_dir` is where a probe puts its image files (as `fslab run` does).
-    pub fn new(probe: Probe, work_dir: PathBuf) -> SystemHost {
-        SystemHost {
-            machine: Machine::new(),
+    pub fn new(probe: Probe, work_dir: PathBuf) -> ProbingHost {
+        ProbingHost {
+            local: LocalHost::new(),
             probe,
             work_dir,
             rt_probe: Mutex::new(None),
@@ -42,29 +42,29 @@ impl SystemHost {
     }
 }
 
-impl Host for SystemHost {
+impl Host for ProbingHost {
     fn which(&self, program: &str) -> Option<PathBuf> {
-        self.machine.which(program)
+        self.local.which(program)
     }
 
     fn version_line(&self, path: &Path) -> Option<String> {
-        self.machine.version_line(path)
+        self.local.version_line(path)
     }
 
     fn kernel_release(&self) -> String {
-        self.machine.kernel_release()
+        self.local.kernel_release()
     }
 
     fn kernel_config(&self, key: &str) -> (ConfigValue, String) {
-        self.machine.kernel_config(key)
+        self.local.kernel_config(key)
     }
 
     fn filesystems(&self) -> Vec<String> {
-        self.machine.filesystems()
+        self.local.filesystems()
     }
 
     fn fs_module(&self, fstype: &str) -> bool {
-        self.machine.fs_module(fstype)
+        self.local.fs_module(fstype)
     }
 
     fn probe_mode(&self) -> Probe {
@@ -118,7 +118,7 @@ fn probe_xfs_rt(work_dir: &Path, host: &dyn Host) -> ProbeResult {
             throttle: None,
         },
     ];
-    let mut devs = match PointDevices::provision(&work, dir, &plans) {
+    let mut devs = match PointResources::provision(&work, dir, &plans) {
         Ok(d) => d,
         Err(e) => return ProbeResult::Inconclusive(format!("cannot attach loop devices: {e}")),
     };

@@ -5,7 +5,7 @@
 //! to a provisioned tool before `PATH`), so that `spec`, `plan`, `doctor`, `devices` and
 //! `run` can all ask it. The questions are a trait, [`Host`], so that the
 //! verdicts built on them ([`checks`], the doctor, tool choices) can be tested against a
-//! made-up host; [`Machine`] answers for the real one and caches every answer (a plan
+//! made-up host; [`LocalHost`] answers for the real one and caches every answer (a plan
 //! asks about the same tool at every point).
 
 pub mod checks;
@@ -58,7 +58,8 @@ pub enum Probe {
     Always,
 }
 
-/// The questions fslab asks about the machine it runs on.
+/// The questions fslab asks about a host: the machine it runs on ([`LocalHost`]), a
+/// guest, or a made-up one in tests.
 pub trait Host {
     /// Where `program` is installed (a path is checked as it is).
     fn which(&self, program: &str) -> Option<PathBuf>;
@@ -95,24 +96,24 @@ pub fn default_work_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(DEFAULT_WORK_DIR))
 }
 
-/// The machine fslab runs on. It never tries a feature by using it (that needs loop
-/// devices: see `doctor::SystemHost`).
+/// This host: the machine fslab runs on. It never tries a feature by using it (that needs loop
+/// devices: see `doctor::ProbingHost`).
 #[derive(Default)]
-pub struct Machine {
+pub struct LocalHost {
     which: Mutex<HashMap<String, Option<PathBuf>>>,
     versions: Mutex<HashMap<PathBuf, Option<String>>>,
     config: Mutex<Option<(Option<String>, String)>>,
 }
 
-impl std::fmt::Debug for Machine {
+impl std::fmt::Debug for LocalHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Machine").finish_non_exhaustive()
+        f.debug_struct("LocalHost").finish_non_exhaustive()
     }
 }
 
-impl Machine {
-    pub fn new() -> Machine {
-        Machine::default()
+impl LocalHost {
+    pub fn new() -> LocalHost {
+        LocalHost::default()
     }
 
     /// The kernel configuration text and where it was read from.
@@ -180,7 +181,7 @@ pub fn config_lookup(text: &str, key: &str) -> ConfigValue {
     ConfigValue::NotSet
 }
 
-impl Host for Machine {
+impl Host for LocalHost {
     fn which(&self, program: &str) -> Option<PathBuf> {
         let mut m = match self.which.lock() {
             Ok(g) => g,

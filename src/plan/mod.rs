@@ -3,7 +3,7 @@
 pub mod executes;
 
 use crate::host::{
-    check_kernel, check_program, check_version, Asked, Findings, Host, Machine, Version, Wanted,
+    check_kernel, check_program, check_version, Asked, Findings, Host, LocalHost, Version, Wanted,
 };
 pub use crate::spec::DevicePlan;
 use crate::spec::{parse_size, Experiment, RepeatSpec, Requirement, Step, Template, Value};
@@ -208,7 +208,7 @@ impl Plan {
         profile: Option<&str>,
         overrides: &[(String, Value)],
     ) -> Result<Plan, PlanError> {
-        let host = Machine::new();
+        let host = LocalHost::new();
         Plan::with_host(exp, profile, overrides, &host)
     }
 

@@ -8,7 +8,7 @@
 
 use crate::devices::throttle::device_numbers;
 use crate::devices::trace::{dev_filter, EventCount};
-use crate::devices::PointDevices;
+use crate::devices::PointResources;
 use crate::parse::counters::{self as parse, Delta, Sample};
 use crate::spec::media::CounterSource;
 use serde::Serialize;
@@ -133,7 +133,7 @@ fn kernel_name(major: u32, minor: u32) -> Option<String> {
 impl PointCounters {
     /// Resolve the sources for a point's devices (`sysfs`/`proc` are the roots, `/sys`
     /// and `/proc` outside tests).
-    pub(super) fn resolve(sources: &[CounterSource], devs: &PointDevices) -> PointCounters {
+    pub(super) fn resolve(sources: &[CounterSource], devs: &PointResources) -> PointCounters {
         Self::resolve_in(
             sources,
             &devs

@@ -15,7 +15,7 @@ pub mod env;
 mod error;
 pub mod exec;
 pub mod executables;
-pub mod notebook;
+pub mod jupyter;
 mod options;
 pub mod order;
 mod point;

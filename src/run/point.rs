@@ -8,6 +8,7 @@ use super::{now, vars_json, Event, RunError, RunOptions, StepError};
 use crate::analysis::{should_continue, Decision, RepeatPolicy, StopReason, Warmup};
 use crate::devices::{self, policy::MappedDevice};
 use crate::plan::{Phase, Plan, Point};
+use crate::spec::Step;
 use crate::store::{
     short_id, Bundle, BundleStatus, BundleWriter, Manifest, OrderEntry, PointStatus, RepeatStop,
     RunRow, RunStatus,
@@ -329,43 +330,12 @@ pub(super) fn run_replicate(
         io: Default::default(),
         block_sizes: Default::default(),
     };
-    let mut status = PointStatus::Ok;
-    let mut reason: Option<String> = None;
+    let mut ending = Ending::default();
     let mut iterations = 0u32;
     let mut repeat_stop: Option<StopReason> = None;
-    let record = |f: StepFailure, status: &mut PointStatus, reason: &mut Option<String>| {
-        let (s, r) = match f {
-            StepFailure::Failed(m) => (PointStatus::Failed, Some(m)),
-            StepFailure::TimedOut(m) => (PointStatus::Timeout, Some(m)),
-            StepFailure::Cancelled => (
-                PointStatus::Interrupted,
-                Some("interrupted by signal".into()),
-            ),
-        };
-        if *status == PointStatus::Ok {
-            *status = s;
-            *reason = r;
-        }
-    };
     let warn = |m: String| opts.emit(Event::Warning(m));
 
-    // Setup.
-    let mut setup_ok = true;
-    for (n, step) in steps.setup.iter().copied().enumerate() {
-        let label = ctx.label(Phase::Setup, n, step);
-        match ctx.step(step, &label, None) {
-            Ok(_) => {
-                if let Err(m) = ctx.parse_capture(writer, step, &label, None) {
-                    warn(format!("{}: {m}", point.id));
-                }
-            }
-            Err((f, _)) => {
-                record(f, &mut status, &mut reason);
-                setup_ok = false;
-                break;
-            }
-        }
-    }
+    let setup_ok = run_phase(&ctx, writer, &SETUP, &steps.setup, None, &mut ending);
 
     // Timed iterations.
     if setup_ok {
@@ -394,13 +364,10 @@ pub(super) fn run_replicate(
                 }
             }
         };
-        'iterations: for it in 1..=point.repeat_max {
-            for (n, step) in steps.before_each.iter().copied().enumerate() {
-                let label = format!("{}-it{it:02}", ctx.label(Phase::BeforeEach, n, step));
-                if let Err((f, _)) = ctx.step(step, &label, Some(it)) {
-                    record(f, &mut status, &mut reason);
-                    break 'iterations;
-                }
+        for it in 1..=point.repeat_max {
+            let before = &steps.before_each;
+            if !run_phase(&ctx, writer, &BEFORE_EACH, before, Some(it), &mut ending) {
+                break;
             }
             let Some(step) = steps.workload else { break };
             let label = format!("{}-it{it:02}", ctx.label(Phase::Workload, 0, step));
@@ -487,7 +454,7 @@ pub(super) fn run_replicate(
                 });
             }
             if let Some(f) = failure {
-                record(f, &mut status, &mut reason);
+                ending.record(f);
                 break;
             }
             if let Decision::Stop(why) = should_continue(&samples, &policy) {
@@ -498,36 +465,12 @@ pub(super) fn run_replicate(
     }
 
     // Captures (also after a failed iteration: they often explain it), unless interrupted.
-    if setup_ok && status != PointStatus::Interrupted {
-        for (n, step) in steps.capture.iter().copied().enumerate() {
-            let label = ctx.label(Phase::Capture, n, step);
-            match ctx.step(step, &label, None) {
-                Ok(_) => {
-                    if let Err(m) = ctx.parse_capture(writer, step, &label, None) {
-                        warn(format!("{}: {m}", point.id));
-                    }
-                }
-                Err((StepFailure::Cancelled, _)) => {
-                    record(StepFailure::Cancelled, &mut status, &mut reason);
-                    break;
-                }
-                Err((StepFailure::Failed(m), _)) | Err((StepFailure::TimedOut(m), _)) => {
-                    warn(format!("{}: capture {m}", point.id));
-                }
-            }
-        }
+    if setup_ok && ending.status != PointStatus::Interrupted {
+        run_phase(&ctx, writer, &CAPTURE, &steps.capture, None, &mut ending);
     }
-
     // Teardown always runs (not after an interrupt: release handles that).
-    if status != PointStatus::Interrupted {
-        for (n, step) in steps.teardown.iter().copied().enumerate() {
-            let label = ctx.label(Phase::Teardown, n, step);
-            if let Err((StepFailure::Failed(m), _)) | Err((StepFailure::TimedOut(m), _)) =
-                ctx.step(step, &label, None)
-            {
-                warn(format!("{}: teardown {m}", point.id));
-            }
-        }
+    if ending.status != PointStatus::Interrupted {
+        run_phase(&ctx, writer, &TEARDOWN, &steps.teardown, None, &mut ending);
     }
     drop(ctx);
     // The point was measured: its rows stand whatever happens now. A release that
@@ -540,9 +483,130 @@ pub(super) fn run_replicate(
         ));
     }
     Ok(ReplicateOutcome {
-        status,
-        reason,
+        status: ending.status,
+        reason: ending.reason,
         iterations,
         stop: repeat_stop,
     })
+}
+
+/// How the replicate treats the steps of a phase other than the timed workload. What
+/// differs between the phases is said here once; `run_phase` is their one loop.
+struct PhaseRule {
+    phase: Phase,
+    /// A step that succeeded has its output parsed into its table (`parse:`).
+    parses: bool,
+    /// A step that failed or timed out ends the replicate with that status, or, with
+    /// `Some(word)`, is a warning (`<point>: <word> <message>`) and the phase goes on.
+    tolerates: Option<&'static str>,
+    /// A cancelled step ends the replicate as interrupted; in teardown it does not
+    /// (the release handles what an interrupt leaves).
+    cancel_ends: bool,
+}
+
+/// Setup: the first failure ends the replicate before any iteration.
+const SETUP: PhaseRule = PhaseRule {
+    phase: Phase::Setup,
+    parses: true,
+    tolerates: None,
+    cancel_ends: true,
+};
+
+/// Before each iteration (labels `…-itNN`): a failure ends the iterations.
+const BEFORE_EACH: PhaseRule = PhaseRule {
+    phase: Phase::BeforeEach,
+    parses: false,
+    tolerates: None,
+    cancel_ends: true,
+};
+
+/// Captures: a failed capture is said and the others still run.
+const CAPTURE: PhaseRule = PhaseRule {
+    phase: Phase::Capture,
+    parses: true,
+    tolerates: Some("capture"),
+    cancel_ends: true,
+};
+
+/// Teardown: every step runs, whatever the others did.
+const TEARDOWN: PhaseRule = PhaseRule {
+    phase: Phase::Teardown,
+    parses: false,
+    tolerates: Some("teardown"),
+    cancel_ends: false,
+};
+
+/// How a replicate is ending: `ok` until its first failure, which it keeps.
+struct Ending {
+    status: PointStatus,
+    reason: Option<String>,
+}
+
+impl Default for Ending {
+    fn default() -> Ending {
+        Ending {
+            status: PointStatus::Ok,
+            reason: None,
+        }
+    }
+}
+
+impl Ending {
+    /// A step's failure; only the first one counts.
+    fn record(&mut self, f: StepFailure) {
+        let (status, reason) = match f {
+            StepFailure::Failed(m) => (PointStatus::Failed, m),
+            StepFailure::TimedOut(m) => (PointStatus::Timeout, m),
+            StepFailure::Cancelled => (PointStatus::Interrupted, "interrupted by signal".into()),
+        };
+        if self.status == PointStatus::Ok {
+            self.status = status;
+            self.reason = Some(reason);
+        }
+    }
+}
+
+/// Run one phase's steps in order, as its rule says (`it`: the iteration a
+/// `before_each` step belongs to). False when a step ended the replicate (its failure is
+/// in `ending`); the phase's later steps then do not run.
+fn run_phase(
+    ctx: &Ctx,
+    writer: &mut BundleWriter,
+    rule: &PhaseRule,
+    steps: &[&Step],
+    it: Option<u32>,
+    ending: &mut Ending,
+) -> bool {
+    let warn = |m: String| {
+        ctx.opts
+            .emit(Event::Warning(format!("{}: {m}", ctx.point.id)))
+    };
+    for (n, step) in steps.iter().copied().enumerate() {
+        let mut label = ctx.label(rule.phase, n, step);
+        if let Some(it) = it {
+            label.push_str(&format!("-it{it:02}"));
+        }
+        let failure = match ctx.step(step, &label, it) {
+            Ok(_) => {
+                if rule.parses {
+                    if let Err(m) = ctx.parse_capture(writer, step, &label, it) {
+                        warn(m.to_string());
+                    }
+                }
+                continue;
+            }
+            Err((f, _)) => f,
+        };
+        match (&failure, rule.tolerates) {
+            (StepFailure::Cancelled, _) if !rule.cancel_ends => {}
+            (StepFailure::Failed(m) | StepFailure::TimedOut(m), Some(word)) => {
+                warn(format!("{word} {m}"))
+            }
+            _ => {
+                ending.record(failure);
+                return false;
+            }
+        }
+    }
+    true
 }

@@ -1,18 +1,12 @@
 //! Draft claims (`draft: true`, as `fslab import` writes them) on a bundle made by the
 //! real runner: listed as "draft, not checked", never evaluated, in text and JSON.
 
-use crate::common::{fixture, text, Scratch};
+use crate::common::{text, Scratch};
 
 #[test]
 fn a_draft_claim_is_listed_and_never_checked() {
     let s = Scratch::new("drft");
-    let o = s.run(&[
-        "run",
-        fixture("draft-claims.yaml").to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let bundle = s.run_fixture("draft-claims.yaml");
     let o = s.run(&["claims", &bundle]);
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout).to_lowercase();

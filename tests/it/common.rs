@@ -48,6 +48,13 @@ impl Scratch {
     pub fn run(&self, args: &[&str]) -> Output {
         self.fslab().args(args).output().unwrap()
     }
+    /// `fslab run tests/experiments/NAME --quiet`, which must succeed: the bundle it
+    /// printed.
+    pub fn run_fixture(&self, name: &str) -> String {
+        let o = self.run(&["run", fixture(name).to_str().unwrap(), "--quiet"]);
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    }
     /// The one bundle directory under results/<id>/.
     pub fn bundles(&self, id: &str) -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(self.results().join(id))
@@ -84,4 +91,31 @@ pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/experiments")
         .join(name)
+}
+
+/// Every file below `dir`, depth first (none where a directory cannot be read).
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A frame's column as text, whatever its type (a null is empty).
+pub fn strings(df: &polars::prelude::DataFrame, name: &str) -> Vec<String> {
+    df.column(name)
+        .unwrap()
+        .cast(&polars::prelude::DataType::String)
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|v| v.unwrap_or_default().to_string())
+        .collect()
 }

@@ -2,7 +2,7 @@
 //! loop devices (as root): fio's JSON in fio.parquet, one row per job, direction and
 //! iteration, joined to runs.parquet; the loop device's diskstats in counters.parquet.
 
-use crate::common::{text, Scratch};
+use crate::common::{strings, text, Scratch};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 
@@ -11,18 +11,6 @@ fn have_fio() -> bool {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
-}
-
-fn strs(df: &DataFrame, c: &str) -> Vec<String> {
-    df.column(c)
-        .unwrap()
-        .cast(&DataType::String)
-        .unwrap()
-        .str()
-        .unwrap()
-        .iter()
-        .map(|v| v.unwrap_or_default().to_string())
-        .collect()
 }
 
 fn nums(df: &DataFrame, c: &str) -> Vec<f64> {
@@ -51,9 +39,9 @@ fn the_fio_example_fills_fio_and_counters_tables() {
     let fio = b.table_with_axes("fio").unwrap().expect("fio.parquet");
     // One job; fio prints read, write and trim for it; the reads are what moved.
     let (points, its, dirs) = (
-        strs(&fio, "point_id"),
-        strs(&fio, "iteration"),
-        strs(&fio, "direction"),
+        strings(&fio, "point_id"),
+        strings(&fio, "iteration"),
+        strings(&fio, "direction"),
     );
     let iops = nums(&fio, "iops");
     let p99 = nums(&fio, "clat_p99_ns");
@@ -79,13 +67,15 @@ fn the_fio_example_fills_fio_and_counters_tables() {
     // 4 points × 2 iterations, each joined to its runs.parquet row.
     assert_eq!(reads.len(), 8, "{reads:?}");
     let runs = b.runs().unwrap();
-    let run_keys: Vec<(String, String)> = strs(&runs, "point_id")
+    let run_keys: Vec<(String, String)> = strings(&runs, "point_id")
         .into_iter()
-        .zip(strs(&runs, "iteration"))
+        .zip(strings(&runs, "iteration"))
         .collect();
     assert!(reads.keys().all(|k| run_keys.contains(k)));
     // The matrix values come along for grouping.
-    assert!(strs(&fio, "iodepth").iter().all(|d| d == "1" || d == "16"));
+    assert!(strings(&fio, "iodepth")
+        .iter()
+        .all(|d| d == "1" || d == "16"));
     // The loop device saw the reads fio made (direct I/O: at least one request each
     // completed or merged per 4 KiB read, give or take what fio counts at its edges).
     let c = b
@@ -93,9 +83,9 @@ fn the_fio_example_fills_fio_and_counters_tables() {
         .unwrap()
         .expect("counters.parquet");
     let (cp, ci, cn) = (
-        strs(&c, "point_id"),
-        strs(&c, "iteration"),
-        strs(&c, "name"),
+        strings(&c, "point_id"),
+        strings(&c, "iteration"),
+        strings(&c, "name"),
     );
     let cd = nums(&c, "delta");
     let total = nums(&fio, "total_ios");

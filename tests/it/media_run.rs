@@ -14,13 +14,7 @@ fn fuse_mounts(s: &Scratch) -> Vec<String> {
 #[test]
 fn a_traced_workload_on_the_disk_model_fills_io_tables_and_leaves_nothing() {
     let s = Scratch::new("mt");
-    let o = s.run(&[
-        "run",
-        fixture("medium-trace.yaml").to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let bundle = s.run_fixture("medium-trace.yaml");
     let io = fslab::Bundle::open(&bundle)
         .unwrap()
         .table_if_present("io")

@@ -5,8 +5,8 @@
 use crate::common::{text, Scratch};
 
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 fn have(program: &str) -> bool {
     Command::new("which")
@@ -26,6 +26,35 @@ fn jupyter_ready() -> bool {
         eprintln!("note: jupyter or evcxr_jupyter missing; notebook not run");
     }
     ok
+}
+
+/// `fslab notebook run` with `args` and `-o out.ipynb` on a Rust notebook `name`: a code
+/// cell tagged `parameters` (`let n: i64 = 1;`), then `cells`. Its output, and the
+/// executed copy's path.
+fn run_notebook(s: &Scratch, name: &str, cells: &[Value], args: &[&str]) -> (Output, PathBuf) {
+    let nb = s.root.join(name);
+    let mut all = vec![serde_json::json!(
+        {"cell_type": "code", "id": "p", "metadata": {"tags": ["parameters"]},
+         "execution_count": null, "outputs": [], "source": "let n: i64 = 1;"}
+    )];
+    all.extend_from_slice(cells);
+    let doc = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust", "language": "rust"}},
+        "cells": all
+    });
+    std::fs::write(&nb, doc.to_string()).unwrap();
+    let out = s.root.join("out.ipynb");
+    let mut all_args = vec!["notebook", "run", nb.to_str().unwrap()];
+    all_args.extend(args);
+    all_args.extend(["-o", out.to_str().unwrap()]);
+    (s.run(&all_args), out)
+}
+
+/// A code cell.
+fn code(id: &str, source: &str) -> Value {
+    serde_json::json!({"cell_type": "code", "id": id, "metadata": {}, "execution_count": null,
+                       "outputs": [], "source": source})
 }
 
 fn code_sources(nb: &Value) -> Vec<(Vec<String>, String)> {
@@ -67,28 +96,10 @@ fn notebooks_run_with_parameters_name_failing_cells_and_travel_with_bundles() {
 
 fn timing_lists_each_code_cell() {
     let s = Scratch::new("nbt");
-    let nb = s.root.join("ok.ipynb");
-    let doc = serde_json::json!({
-        "nbformat": 4, "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust", "language": "rust"}},
-        "cells": [
-            {"cell_type": "code", "id": "p", "metadata": {"tags": ["parameters"]},
-             "execution_count": null, "outputs": [], "source": "let n: i64 = 1;"},
-            {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "text"},
-            {"cell_type": "code", "id": "a", "metadata": {}, "execution_count": null,
-             "outputs": [], "source": "\nprintln!(\"n is {}\", n + 1);"}
-        ]
-    });
-    std::fs::write(&nb, doc.to_string()).unwrap();
-    let out = s.root.join("out.ipynb");
-    let o = s.run(&[
-        "notebook",
-        "run",
-        nb.to_str().unwrap(),
-        "--timing",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let markdown =
+        serde_json::json!({"cell_type": "markdown", "id": "m", "metadata": {}, "source": "text"});
+    let cells = [markdown, code("a", "\nprintln!(\"n is {}\", n + 1);")];
+    let (o, _) = run_notebook(&s, "ok.ipynb", &cells, &["--timing"]);
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("cell ")).collect();
@@ -106,31 +117,11 @@ fn timing_lists_each_code_cell() {
 
 fn a_cell_error_names_the_cell_and_parameters_are_injected() {
     let s = Scratch::new("nbe");
-    let nb = s.root.join("broken.ipynb");
-    let doc = serde_json::json!({
-        "nbformat": 4, "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "rust", "display_name": "Rust", "language": "rust"}},
-        "cells": [
-            {"cell_type": "code", "id": "p", "metadata": {"tags": ["parameters"]},
-             "execution_count": null, "outputs": [], "source": "let n: i64 = 1;"},
-            {"cell_type": "code", "id": "a", "metadata": {}, "execution_count": null,
-             "outputs": [], "source": "println!(\"n is {}\", n);"},
-            {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": null,
-             "outputs": [], "source": "let s: i32 = \"not a number\";"}
-        ]
-    });
-    std::fs::write(&nb, doc.to_string()).unwrap();
-    let out = s.root.join("out.ipynb");
-    let o = s.run(&[
-        "notebook",
-        "run",
-        nb.to_str().unwrap(),
-        "-p",
-        "n",
-        "5",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let cells = [
+        code("a", "println!(\"n is {}\", n);"),
+        code("b", "let s: i32 = \"not a number\";"),
+    ];
+    let (o, out) = run_notebook(&s, "broken.ipynb", &cells, &["-p", "n", "5"]);
     assert!(!o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     // Code cells: parameters 1, injected 2, println 3, the broken one 4.

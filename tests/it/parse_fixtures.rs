@@ -877,30 +877,30 @@ fn fsmark_tables() {
     assert!(out.warnings.is_empty() && !out.partial, "{out:?}");
     for (r, l) in out.rows.iter().zip(fsmark_lines(&text)) {
         let n = |i: usize| l[i].parse::<u64>().ok();
-        assert_eq!(
-            (r.creat_min_us, r.creat_avg_us, r.creat_max_us),
-            (n(5), n(6), n(7))
-        );
-        assert_eq!(
-            (r.write_min_us, r.write_avg_us, r.write_max_us),
-            (n(8), n(9), n(10))
-        );
-        assert_eq!(
-            (r.fsync_min_us, r.fsync_avg_us, r.fsync_max_us),
-            (n(11), n(12), n(13))
-        );
-        assert_eq!(
-            (r.sync_min_us, r.sync_avg_us, r.sync_max_us),
-            (n(14), n(15), n(16))
-        );
-        assert_eq!(
-            (r.close_min_us, r.close_avg_us, r.close_max_us),
-            (n(17), n(18), n(19))
-        );
-        assert_eq!(
-            (r.unlink_min_us, r.unlink_avg_us, r.unlink_max_us),
-            (n(20), n(21), n(22))
-        );
+        // min, avg and max of each operation, from column `first` of the line on.
+        let ops = [
+            ("creat", 5, [r.creat_min_us, r.creat_avg_us, r.creat_max_us]),
+            ("write", 8, [r.write_min_us, r.write_avg_us, r.write_max_us]),
+            (
+                "fsync",
+                11,
+                [r.fsync_min_us, r.fsync_avg_us, r.fsync_max_us],
+            ),
+            ("sync", 14, [r.sync_min_us, r.sync_avg_us, r.sync_max_us]),
+            (
+                "close",
+                17,
+                [r.close_min_us, r.close_avg_us, r.close_max_us],
+            ),
+            (
+                "unlink",
+                20,
+                [r.unlink_min_us, r.unlink_avg_us, r.unlink_max_us],
+            ),
+        ];
+        for (op, first, got) in ops {
+            assert_eq!(got, [n(first), n(first + 1), n(first + 2)], "{op}");
+        }
         assert_eq!(r.threads, Some(2));
         assert_eq!(r.sync_method.as_deref(), Some("INBAND FSYNC"));
     }

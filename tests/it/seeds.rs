@@ -3,10 +3,10 @@
 //! version, CONFIG_XFS_RT, an installed fsstress): each test finds out the same way an
 //! operator would (the tool's version, the kernel configuration) and expects accordingly.
 
-use crate::common::{text, Scratch};
-use fslab::doctor::{ConfigValue, Host, SystemHost, Version};
+use crate::common::{strings, text, walk, Scratch};
+use fslab::doctor::{ConfigValue, Host, ProbingHost, Version};
 use polars::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `fslab run EXP --profile quick` in a scratch dir: the bundle and fslab's stderr.
 fn run_quick(s: &Scratch, exp: &str) -> (fslab::Bundle, String) {
@@ -97,7 +97,7 @@ fn claims(s: &Scratch, b: &fslab::Bundle) -> Vec<serde_json::Value> {
 }
 
 fn installed_version(program: &str) -> Option<Version> {
-    let host = SystemHost::default();
+    let host = ProbingHost::default();
     let path = host.which(program)?;
     host.version_line(&path)
         .as_deref()
@@ -110,18 +110,6 @@ fn point<'a>(b: &'a fslab::Bundle, id: &str) -> &'a fslab::store::PointRecord {
         .iter()
         .find(|p| p.id == id)
         .unwrap_or_else(|| panic!("no point {id}"))
-}
-
-fn col_str(df: &DataFrame, name: &str) -> Vec<String> {
-    df.column(name)
-        .unwrap()
-        .cast(&DataType::String)
-        .unwrap()
-        .str()
-        .unwrap()
-        .iter()
-        .map(|v| v.unwrap_or_default().to_string())
-        .collect()
 }
 
 #[test]
@@ -157,7 +145,7 @@ fn xfs_parent_pointers_quick() {
     assert_eq!(b.runs().unwrap().height(), 10 * ok);
 
     // Which fsstress ran is on record, and a stand-in is named in every verdict.
-    let real = SystemHost::default().which("fsstress").is_some();
+    let real = ProbingHost::default().which("fsstress").is_some();
     let t = &m.tools["fsstress"];
     assert_eq!(t.stand_in.is_some(), !real, "{t:?}");
     assert!(m.environment.tools.contains_key("fsstress"));
@@ -168,11 +156,11 @@ fn xfs_parent_pointers_quick() {
 
     // The geometry is parsed: the post's data size and AG size.
     let geo = expect_table(&b, "geometry", "mkfs.xfs", &stderr).unwrap();
-    let kinds = col_str(&geo, "kind");
+    let kinds = strings(&geo, "kind");
     assert!(kinds.iter().any(|k| k == "mkfs.xfs") && kinds.iter().any(|k| k == "xfs_info"));
-    let keys = col_str(&geo, "key");
-    let sections = col_str(&geo, "section");
-    let values = col_str(&geo, "value");
+    let keys = strings(&geo, "key");
+    let sections = strings(&geo, "section");
+    let values = strings(&geo, "value");
     let find = |sec: &str, key: &str| {
         (0..keys.len())
             .find(|&i| sections[i] == sec && keys[i] == key)
@@ -212,8 +200,8 @@ fn ext_fsck_small_files_quick() {
     assert_eq!(b.runs().unwrap().height(), 15);
     // e2fsck -tt parsed: every pass of every point's check, and its summary line.
     let fsck = expect_table(&b, "fsck", "e2fsck", &stderr).unwrap();
-    let kinds = col_str(&fsck, "row_kind");
-    let files = col_str(&fsck, "files_used");
+    let kinds = strings(&fsck, "row_kind");
+    let files = strings(&fsck, "files_used");
     let summaries: Vec<usize> = (0..kinds.len())
         .filter(|&i| kinds[i] == "summary")
         .collect();
@@ -225,11 +213,11 @@ fn ext_fsck_small_files_quick() {
     }
     assert!(kinds.iter().filter(|k| *k == "pass").count() >= 15 * 5);
     let fsmark = expect_table(&b, "fsmark", "fs_mark", &stderr).unwrap();
-    assert_eq!(col_str(&fsmark, "count"), ["51200"; 5]);
+    assert_eq!(strings(&fsmark, "count"), ["51200"; 5]);
     expect_table(&b, "geometry", "dumpe2fs", &stderr).unwrap();
     // The directory block maps: 256 directories per point.
     if let Some(ext) = expect_table(&b, "extents", "debugfs-stat", &stderr) {
-        let per_point = col_str(&ext, "point_id");
+        let per_point = strings(&ext, "point_id");
         assert!(per_point.iter().any(|p| p == "fs=ext3"), "{ext}");
     }
     // The raw listings are kept whatever the parser says.
@@ -265,7 +253,7 @@ fn ext_fsck_small_files_quick() {
 }
 
 fn xfs_rt_in_kernel() -> ConfigValue {
-    SystemHost::default().kernel_config("CONFIG_XFS_RT").0
+    ProbingHost::default().kernel_config("CONFIG_XFS_RT").0
 }
 
 #[test]
@@ -301,7 +289,7 @@ fn xfs_rt_truncate_quick() {
     expect_table(&b, "geometry", "mkfs.xfs", &stderr).unwrap();
     let ext = expect_table(&b, "extents", "xfs_bmap", &stderr).unwrap();
     // Every file was truncated to 4 KiB: file 0's map holds 4096 bytes.
-    let lengths = col_str(&ext, "length_bytes");
+    let lengths = strings(&ext, "length_bytes");
     assert!(lengths.iter().all(|l| l == "4096"), "{ext}");
 
     let v = claims(&s, &b);
@@ -454,19 +442,4 @@ fn doctor_finds_old_xfsprogs_and_missing_realtime_xfs() {
         .filter(|p| p.extension().is_some_and(|e| e == "img"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }

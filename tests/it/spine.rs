@@ -365,13 +365,7 @@ fn adaptive_repetition_stops_at_the_target_or_the_maximum() {
 #[test]
 fn debugfs_capture_takes_the_block_size_from_geometry() {
     let s = Scratch::new("bmgeo");
-    let o = s.run(&[
-        "run",
-        fixture("blockmap-geometry.yaml").to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let bundle = s.run_fixture("blockmap-geometry.yaml");
     let b = fslab::Bundle::open(&bundle).unwrap();
     let files = b.table("files").unwrap();
     let col = |df: &fslab::polars::prelude::DataFrame, c: &str| -> Vec<Option<i64>> {
@@ -405,13 +399,7 @@ fn debugfs_capture_takes_the_block_size_from_geometry() {
 #[test]
 fn replicates_make_a_fresh_filesystem_each_and_are_the_unit() {
     let s = Scratch::new("rp");
-    let o = s.run(&[
-        "run",
-        fixture("replicates.yaml").to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let bundle = s.run_fixture("replicates.yaml");
     let b = fslab::Bundle::open(&bundle).unwrap();
     let runs = b.runs().unwrap();
     assert_eq!(runs.height(), 6, "3 replicates × 2 iterations: {runs}");

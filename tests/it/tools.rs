@@ -1,8 +1,8 @@
 //! Which executable a requirement is checked against (`--set`, a tool's chosen
 //! alternative, a provisioned tool, PATH), and `fslab tools`, end to end (as root).
 
-use crate::common::{text, Scratch};
-use fslab::doctor::{Host, SystemHost, Version};
+use crate::common::{strings, text, Scratch};
+use fslab::doctor::{Host, ProbingHost, Version};
 use fslab::tools::{Input, Provenance, SourceKind};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -14,7 +14,7 @@ fn system_mkfs_xfs() -> (PathBuf, Version) {
         .map(PathBuf::from)
         .find(|p| p.is_file())
         .expect("xfsprogs is installed (scripts/install-deps.sh)");
-    let v = SystemHost::default()
+    let v = ProbingHost::default()
         .version_line(&path)
         .as_deref()
         .and_then(Version::find_in)
@@ -433,17 +433,7 @@ fn the_provisioned_xfsprogs_runs_the_parent_1_points() {
     assert_eq!(e.provenance.as_ref(), Some(&x.provenance));
     // mkfs.xfs -n parent=1 made parent pointers, and the kernel mounted it.
     let geo = b.table("geometry").unwrap();
-    let col = |n: &str| -> Vec<String> {
-        geo.column(n)
-            .unwrap()
-            .cast(&polars::prelude::DataType::String)
-            .unwrap()
-            .str()
-            .unwrap()
-            .iter()
-            .map(|v| v.unwrap_or_default().to_string())
-            .collect()
-    };
+    let col = |n: &str| strings(&geo, n);
     let (kinds, keys, values) = (col("kind"), col("key"), col("value"));
     for kind in ["mkfs.xfs", "xfs_info"] {
         assert!(
@@ -487,32 +477,43 @@ fn sha256_hex(path: &Path) -> String {
     fslab::tools::build::sha256_file(path).unwrap().0
 }
 
-#[test]
-fn a_tarball_builds_installs_with_provenance_and_is_not_rebuilt() {
-    let s = Scratch::new("fslab-test-tools-tar-");
-    let tools = s.root.join("tools");
-    fake_source(&s.root.join("src"), "9.9.9", false);
-    let tarball = s.root.join("xfsprogs-9.9.9.tar.gz");
+/// `fake_source` of `version` as a tarball under the scratch directory, and its sha256.
+fn fake_tarball(s: &Scratch, version: &str, fail_configure: bool) -> (PathBuf, String) {
+    fake_source(&s.root.join("src"), version, fail_configure);
+    let tarball = s.root.join(format!("xfsprogs-{version}.tar.gz"));
     let o = std::process::Command::new("tar")
         .args(["-czf", &tarball.display().to_string(), "-C"])
         .arg(s.root.join("src"))
-        .arg("xfsprogs-9.9.9")
+        .arg(format!("xfsprogs-{version}"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let sha = sha256_hex(&tarball);
-    let args = [
+    (tarball, sha)
+}
+
+/// `fslab tools install xfsprogs --tarball TARBALL --sha256 SHA`, then `extra`.
+fn install_tarball(s: &Scratch, tools: &Path, tarball: &Path, sha: &str, extra: &[&str]) -> Output {
+    let tarball = tarball.display().to_string();
+    let mut args = vec![
         "tools",
         "install",
         "xfsprogs",
         "--tarball",
-        &tarball.display().to_string(),
+        &tarball,
         "--sha256",
-        &sha,
-        "--jobs",
-        "2",
+        sha,
     ];
-    let o = fslab(&s, &tools, &args);
+    args.extend(extra);
+    fslab(s, tools, &args)
+}
+
+#[test]
+fn a_tarball_builds_installs_with_provenance_and_is_not_rebuilt() {
+    let s = Scratch::new("fslab-test-tools-tar-");
+    let tools = s.root.join("tools");
+    let (tarball, sha) = fake_tarball(&s, "9.9.9", false);
+    let o = install_tarball(&s, &tools, &tarball, &sha, &["--jobs", "2"]);
     assert!(o.status.success(), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     // Progress: each step, and make's compile/link lines.
@@ -556,7 +557,7 @@ fn a_tarball_builds_installs_with_provenance_and_is_not_rebuilt() {
     );
     // The build tree is gone; a second install does nothing.
     assert!(!tools.join(".build/xfsprogs-9.9.9").exists());
-    let o = fslab(&s, &tools, &args);
+    let o = install_tarball(&s, &tools, &tarball, &sha, &["--jobs", "2"]);
     assert!(
         String::from_utf8_lossy(&o.stdout)
             .starts_with("already installed: xfsprogs 9.9.9 (upstream tarball"),
@@ -616,29 +617,8 @@ fn a_git_checkout_builds_at_its_tag() {
 fn a_failed_build_names_the_step_and_the_missing_dependency() {
     let s = Scratch::new("fslab-test-tools-fail-");
     let tools = s.root.join("tools");
-    fake_source(&s.root.join("src"), "9.9.7", true);
-    let tarball = s.root.join("xfsprogs-9.9.7.tar.gz");
-    let o = std::process::Command::new("tar")
-        .args(["-czf", &tarball.display().to_string(), "-C"])
-        .arg(s.root.join("src"))
-        .arg("xfsprogs-9.9.7")
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let sha = sha256_hex(&tarball);
-    let o = fslab(
-        &s,
-        &tools,
-        &[
-            "tools",
-            "install",
-            "xfsprogs",
-            "--tarball",
-            &tarball.display().to_string(),
-            "--sha256",
-            &sha,
-        ],
-    );
+    let (tarball, sha) = fake_tarball(&s, "9.9.7", true);
+    let o = install_tarball(&s, &tools, &tarball, &sha, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

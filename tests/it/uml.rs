@@ -6,7 +6,7 @@
 //! Needs root and `fslab kernels install uml-bookworm` (scripts/install-deps.sh);
 //! `FSLAB_REQUIRE_UML=1` turns a missing one into a failure.
 
-use crate::common::{text, Scratch};
+use crate::common::{strings, text, walk, Scratch};
 use crate::require::{skip, Need};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -93,13 +93,25 @@ fn assert_clean(s: &Scratch) {
     }
 }
 
-fn column_strs(df: &polars::prelude::DataFrame, name: &str) -> Vec<String> {
-    df.column(name)
-        .unwrap()
-        .as_materialized_series()
-        .iter()
-        .map(|v| v.get_str().map(str::to_string).unwrap_or_default())
-        .collect()
+/// A fresh scratch directory (`tag`) with `yaml` written in it as `file`.
+fn scratch_with(tag: &str, file: &str, yaml: &str) -> (Scratch, PathBuf) {
+    let s = Scratch::new(tag);
+    let exp = s.root.join(file);
+    std::fs::write(&exp, yaml).unwrap();
+    (s, exp)
+}
+
+/// `fslab run EXP --kernel KERNEL --order fixed -q`, which must succeed.
+fn run_in_guest(s: &Scratch, exp: &Path, kernel: &str) {
+    let exp = exp.to_str().unwrap();
+    let o = s.run(&["run", exp, "--kernel", kernel, "--order", "fixed", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// The end of a guest test: nothing stayed, and the scratch directory goes.
+fn finish(s: &Scratch) {
+    assert_clean(s);
+    let _ = std::fs::remove_dir_all(&s.root);
 }
 
 #[test]
@@ -107,21 +119,10 @@ fn a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so() {
     if !uml("a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so") {
         return;
     }
-    let s = Scratch::new("uml");
-    let exp = s.root.join("uml-rt.yaml");
-    std::fs::write(&exp, RT_EXPERIMENT).unwrap();
-    let o = s.run(&[
-        "run",
-        exp.to_str().unwrap(),
-        "--kernel",
-        "uml-bookworm",
-        "--order",
-        "fixed",
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (s, exp) = scratch_with("uml", "uml-rt.yaml", RT_EXPERIMENT);
+    run_in_guest(&s, &exp, "uml-bookworm");
     let bundles = s.bundles("uml-rt");
-    assert_eq!(bundles.len(), 1, "{}", text(&o));
+    assert_eq!(bundles.len(), 1, "{bundles:?}");
     let b = fslab::store::Bundle::open(&bundles[0]).unwrap();
     let m = b.manifest();
 
@@ -181,12 +182,12 @@ fn a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so() {
         .into_no_null_iter()
         .collect();
     assert!(walls.iter().all(|w| *w > 0.0), "{walls:?}");
-    assert_eq!(column_strs(&runs, "status"), vec!["ok", "ok"]);
+    assert_eq!(strings(&runs, "status"), vec!["ok", "ok"]);
 
     // The geometry's realtime section names the guest's second disk.
     let geo = b.table("geometry").unwrap();
-    let sections = column_strs(&geo, "section");
-    let values = column_strs(&geo, "value");
+    let sections = strings(&geo, "section");
+    let values = strings(&geo, "value");
     let rt_dev: Vec<&String> = sections
         .iter()
         .zip(&values)
@@ -210,8 +211,7 @@ fn a_realtime_xfs_experiment_runs_in_a_uml_guest_and_says_so() {
         let release = std::fs::read_to_string(dir.join("capture-03-release.stdout")).unwrap();
         assert_eq!(release.trim(), g.release);
     }
-    assert_clean(&s);
-    let _ = std::fs::remove_dir_all(&s.root);
+    finish(&s);
 }
 
 #[test]
@@ -219,19 +219,8 @@ fn trixie_runs_with_its_own_c_library_and_takes_another_truncate_path() {
     if !uml("trixie_runs_with_its_own_c_library_and_takes_another_truncate_path") {
         return;
     }
-    let s = Scratch::new("umlt");
-    let exp = s.root.join("uml-rt.yaml");
-    std::fs::write(&exp, RT_EXPERIMENT).unwrap();
-    let o = s.run(&[
-        "run",
-        exp.to_str().unwrap(),
-        "--kernel",
-        "uml-trixie",
-        "--order",
-        "fixed",
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (s, exp) = scratch_with("umlt", "uml-rt.yaml", RT_EXPERIMENT);
+    run_in_guest(&s, &exp, "uml-trixie");
     let b = fslab::store::Bundle::open(&s.bundles("uml-rt")[0]).unwrap();
     let g = b.manifest().environment.guests[0].clone();
     assert!(g.release.starts_with("6.12."), "{g:?}");
@@ -242,8 +231,7 @@ fn trixie_runs_with_its_own_c_library_and_takes_another_truncate_path() {
     // ([0..7] written, the rest unwritten) at 8k and at 64k.
     let ext = b.table("extents").unwrap();
     assert_eq!(ext.height(), 4, "{ext}");
-    assert_clean(&s);
-    let _ = std::fs::remove_dir_all(&s.root);
+    finish(&s);
 }
 
 /// One ext4 workload on the host and in a guest, side by side in one bundle.
@@ -272,9 +260,7 @@ fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
     if !uml("a_kernel_axis_puts_the_host_and_a_guest_side_by_side") {
         return;
     }
-    let s = Scratch::new("umla");
-    let exp = s.root.join("uml-axis.yaml");
-    std::fs::write(&exp, AXIS_EXPERIMENT).unwrap();
+    let (s, exp) = scratch_with("umla", "uml-axis.yaml", AXIS_EXPERIMENT);
     let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
     assert!(o.status.success(), "{}", text(&o));
     let dir = s.bundles("uml-axis")[0].clone();
@@ -347,8 +333,7 @@ fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
         "{}",
         text(&o)
     );
-    assert_clean(&s);
-    let _ = std::fs::remove_dir_all(&s.root);
+    finish(&s);
 }
 
 /// A workload that sleeps in the guest: long enough to be interrupted or killed.
@@ -389,27 +374,12 @@ fn has(p: &Path, what: &str) -> bool {
     std::fs::read_to_string(p).is_ok_and(|t| t.contains(what))
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup() {
     if !uml("ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup") {
         return;
     }
-    let s = Scratch::new("umlk");
-    let exp = s.root.join("uml-sleep.yaml");
-    std::fs::write(&exp, SLEEP_EXPERIMENT).unwrap();
+    let (s, exp) = scratch_with("umlk", "uml-sleep.yaml", SLEEP_EXPERIMENT);
     let start = || {
         s.fslab()
             .args([
@@ -449,8 +419,7 @@ fn ctrl_c_and_sigkill_during_a_guest_step_leave_nothing_after_cleanup() {
     child.wait().unwrap();
     let o = s.run(&["cleanup"]);
     assert!(o.status.success(), "{}", text(&o));
-    assert_clean(&s);
-    let _ = std::fs::remove_dir_all(&s.root);
+    finish(&s);
 }
 
 #[test]
@@ -527,9 +496,7 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
     if !uml("the_truncate_path_column_tells_the_two_guest_kernels_apart") {
         return;
     }
-    let s = Scratch::new("umlp");
-    let exp = s.root.join("uml-path.yaml");
-    std::fs::write(&exp, PATH_EXPERIMENT).unwrap();
+    let (s, exp) = scratch_with("umlp", "uml-path.yaml", PATH_EXPERIMENT);
     let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
     assert!(o.status.success(), "{}", text(&o));
     let b = fslab::store::Bundle::open(&s.bundles("uml-path")[0]).unwrap();
@@ -537,10 +504,10 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
     // The one-process variant ran where its `when:` holds: one timed command, not ten.
     let paths = b.table_with_axes("truncate_path").unwrap().unwrap();
     assert_eq!(paths.height(), 4, "{paths}");
-    let kernel = column_strs(&paths, "kernel");
-    let path = column_strs(&paths, "truncate_path");
-    let evidence = column_strs(&paths, "evidence");
-    let reason = column_strs(&paths, "reason");
+    let kernel = strings(&paths, "kernel");
+    let path = strings(&paths, "truncate_path");
+    let evidence = strings(&paths, "evidence");
+    let reason = strings(&paths, "reason");
     for i in 0..4 {
         let (want, flags) = if kernel[i] == "uml-bookworm" {
             // 6.1: the whole 64k rt extent stays written, nothing reached the rt device.
@@ -585,16 +552,11 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
 /// `kernel=host` and run in the guest. Refused before anything boots.
 #[test]
 fn kernel_flag_is_refused_when_a_profile_pins_the_kernel_axis_to_host() {
-    let s = Scratch::new("umlk");
-    let exp = s.root.join("pinned.yaml");
-    std::fs::write(
-        &exp,
-        PATH_EXPERIMENT.replace(
-            "matrix:\n  kernel: [uml-bookworm, uml-trixie]",
-            "profiles:\n  quick: { kernel: host }\nmatrix:\n  kernel: [uml-bookworm, uml-trixie]",
-        ),
-    )
-    .unwrap();
+    let pinned = PATH_EXPERIMENT.replace(
+        "matrix:\n  kernel: [uml-bookworm, uml-trixie]",
+        "profiles:\n  quick: { kernel: host }\nmatrix:\n  kernel: [uml-bookworm, uml-trixie]",
+    );
+    let (s, exp) = scratch_with("umlk", "pinned.yaml", &pinned);
     let o = s.run(&[
         "run",
         exp.to_str().unwrap(),

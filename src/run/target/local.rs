@@ -3,8 +3,8 @@
 
 use super::{Builtin, IoTrace, Replicate, Session, Target};
 use crate::devices::trace::{BlockTrace, TraceText};
-use crate::devices::{self, PointDevices, WorkDir};
-use crate::doctor::{Host, Probe, SystemHost};
+use crate::devices::{self, PointResources, WorkDir};
+use crate::doctor::{Host, Probe, ProbingHost};
 use crate::plan::Plan;
 use crate::run::counters::PointCounters;
 use crate::run::exec::{self, ExecOutcome};
@@ -46,7 +46,7 @@ impl Target for LocalTarget {
     }
 
     fn host(&self, probe: Probe, work: &Path) -> Box<dyn Host> {
-        Box::new(SystemHost::new(probe, work.to_path_buf()))
+        Box::new(ProbingHost::new(probe, work.to_path_buf()))
     }
 
     fn environment(&self, programs: &[String]) -> Environment {
@@ -62,7 +62,7 @@ impl Target for LocalTarget {
     }
 
     fn open<'a>(&'a self, r: Replicate<'a>) -> Result<Box<dyn Session + 'a>, RunError> {
-        let devs = PointDevices::provision_mapped(r.work, r.dir, &r.point.devices, r.mapped)?;
+        let devs = PointResources::provision_mapped(r.work, r.dir, &r.point.devices, r.mapped)?;
         Ok(Box::new(LocalSession {
             spawner: RefCell::new(SpawnerSlot::Idle),
             devs,
@@ -77,7 +77,7 @@ impl Target for LocalTarget {
 /// released when a session is dropped without [`Session::release`].
 struct LocalSession<'a> {
     spawner: RefCell<SpawnerSlot>,
-    devs: PointDevices,
+    devs: PointResources,
     opts: &'a RunOptions,
     point_id: &'a str,
 }
@@ -169,7 +169,7 @@ impl Session for LocalSession<'_> {
                 path: p.clone(),
                 source,
             }),
-            // Only the point's own filesystems are flushed (see PointDevices::sync_own).
+            // Only the point's own filesystems are flushed (see PointResources::sync_own).
             Builtin::DropCaches => {
                 self.devs.sync_own()?;
                 std::fs::write("/proc/sys/vm/drop_caches", "3\n").map_err(StepError::DropCaches)

@@ -160,7 +160,7 @@ pub trait Session {
 /// A session's device and directory variables (`{{dev.X}}`, `{{image.X}}`, `{{mnt}}`,
 /// `{{work}}`) from the point's devices, for the targets that own them. A mapped device
 /// has no image file.
-fn device_var(devs: &crate::devices::PointDevices, name: &str) -> Option<Value> {
+fn device_var(devs: &crate::devices::PointResources, name: &str) -> Option<Value> {
     if let Some(dev) = name.strip_prefix("dev.") {
         return devs
             .device(dev)

@@ -22,9 +22,9 @@ mod guest;
 pub mod protocol;
 
 use super::{Builtin, IoTrace, Replicate, Session, Target};
-use crate::devices::{PointDevices, WorkDir};
+use crate::devices::{PointResources, WorkDir};
 use crate::doctor::{ConfigValue, Host, Probe};
-use crate::host::Machine;
+use crate::host::LocalHost;
 use crate::kernels::{self, InstalledKernel};
 use crate::plan::{Plan, Point};
 use crate::run::counters::PointCounters;
@@ -186,7 +186,7 @@ impl UmlTarget {
 
     fn boot(
         &self,
-        devs: &PointDevices,
+        devs: &PointResources,
         console: &Path,
         disks: &[PathBuf],
     ) -> Result<Guest, GuestError> {
@@ -214,7 +214,7 @@ impl UmlTarget {
     /// The doctor's view of this guest.
     pub(super) fn guest_host(&self) -> UmlHost {
         UmlHost {
-            machine: Machine::new(),
+            local: LocalHost::new(),
             kernel: self.kernel.clone(),
             probed: self.probed.get().cloned(),
         }
@@ -226,7 +226,7 @@ impl UmlTarget {
         let dir = work
             .points()
             .join(format!("probe{:06x}", rand::random::<u32>() >> 8));
-        let mut devs = PointDevices::provision_images(work, dir, &[], &ubd)?;
+        let mut devs = PointResources::provision_images(work, dir, &[], &ubd)?;
         let console = devs.dir().join("console.log");
         let result = (|| {
             let mut g = self.boot(&devs, &console, &[])?;
@@ -318,7 +318,7 @@ impl Target for UmlTarget {
         if r.point.devices.len() > MAX_DISKS {
             return Err(GuestError::TooManyDisks(r.point.devices.len()).into());
         }
-        let devs = PointDevices::provision_images(r.work, r.dir, &r.point.devices, &ubd)?;
+        let devs = PointResources::provision_images(r.work, r.dir, &r.point.devices, &ubd)?;
         let io = devs.dir().join("guest-io");
         std::fs::create_dir_all(&io)
             .map_err(GuestError::io(format!("creating {}", io.display())))?;
@@ -344,7 +344,7 @@ struct UmlSession<'a> {
     guest: RefCell<Option<Guest>>,
     /// Where the agent writes a command's output (in the replicate's directory).
     io: PathBuf,
-    devs: PointDevices,
+    devs: PointResources,
     opts: &'a RunOptions,
 }
 
@@ -520,18 +520,18 @@ impl Session for UmlSession<'_> {
 /// The doctor's view of a guest: the host's programs (the guest runs them through
 /// hostfs), the guest kernel's release, configuration and filesystems.
 pub(super) struct UmlHost {
-    machine: Machine,
+    local: LocalHost,
     kernel: InstalledKernel,
     probed: Option<Probed>,
 }
 
 impl Host for UmlHost {
     fn which(&self, program: &str) -> Option<PathBuf> {
-        self.machine.which(program)
+        self.local.which(program)
     }
 
     fn version_line(&self, path: &Path) -> Option<String> {
-        self.machine.version_line(path)
+        self.local.version_line(path)
     }
 
     fn kernel_release(&self) -> String {

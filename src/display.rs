@@ -1,7 +1,8 @@
 //! Rich display in Jupyter through the evcxr kernel.
 //!
 //! evcxr calls `evcxr_display()` on a cell's last value when the method exists; bring
-//! the trait into scope (`use fslab::notebook::*;`) and a DataFrame shows as an HTML
+//! the trait into scope (`use fslab::notebook::*;`: `fslab::notebook` is this module,
+//! re-exported under the name notebooks import) and a DataFrame shows as an HTML
 //! table, a chart as inline SVG, a bundle as a summary. Everything here only formats:
 //! the work is done by the library functions the CLI calls too.
 
