@@ -123,10 +123,7 @@ fn build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     let start = std::time::Instant::now();
     let progress = move |s: &str| {
         if !quiet {
-            eprintln!(
-                "==> [{}] {s}",
-                kernels::build::elapsed(start.elapsed())
-            );
+            eprintln!("==> [{}] {s}", kernels::build::elapsed(start.elapsed()));
         }
     };
     let outcome = kernels::build(&req, &kernels::kernels_dir(), &progress, &cancel)?;
@@ -229,9 +226,6 @@ fn list() -> anyhow::Result<ExitCode> {
     let known: Vec<&str> = kernels::KNOWN.iter().map(|k| k.name).collect();
     println!("known: {}", known.join(", "));
     let sources: Vec<&str> = kernels::source::SOURCES.iter().map(|s| s.package).collect();
-    println!(
-        "fslab kernels build --source: {}",
-        sources.join(", ")
-    );
+    println!("fslab kernels build --source: {}", sources.join(", "));
     Ok(ExitCode::SUCCESS)
 }

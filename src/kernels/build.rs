@@ -74,7 +74,9 @@ pub enum BuildError {
         message: Option<(usize, usize, String)>,
         detail: String,
     },
-    #[error("`{step}` failed ({status}) after {elapsed}; its last lines:\n{tail}\nthe whole log: {log}")]
+    #[error(
+        "`{step}` failed ({status}) after {elapsed}; its last lines:\n{tail}\nthe whole log: {log}"
+    )]
     Make {
         step: String,
         status: String,
@@ -128,10 +130,13 @@ struct InputFile {
 }
 
 fn input(path: &Path) -> Result<InputFile, BuildError> {
-    let (sha256, bytes) = sha256_file(path).map_err(|source| BuildError::Read {
+    let read = |source| BuildError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    // Absolute: the tools that read it run in the source tree.
+    let path = &std::path::absolute(path).map_err(read)?;
+    let (sha256, bytes) = sha256_file(path).map_err(read)?;
     Ok(InputFile {
         path: path.to_path_buf(),
         input: Input {
@@ -267,7 +272,7 @@ pub fn build(
     let fragment = match &req.fragment {
         Some(p) => {
             let f = input(p)?;
-            let text = std::fs::read_to_string(p).map_err(|source| BuildError::Read {
+            let text = std::fs::read_to_string(&f.path).map_err(|source| BuildError::Read {
                 path: p.clone(),
                 source,
             })?;
@@ -280,7 +285,11 @@ pub fn build(
         }
         None => None,
     };
-    let patches: Vec<InputFile> = req.patches.iter().map(|p| input(p)).collect::<Result<_, _>>()?;
+    let patches: Vec<InputFile> = req
+        .patches
+        .iter()
+        .map(|p| input(p))
+        .collect::<Result<_, _>>()?;
     std::fs::create_dir_all(kernels_dir)
         .map_err(io(format!("creating {}", kernels_dir.display())))?;
     let compiler = compiler(kernels_dir)?;
@@ -300,13 +309,19 @@ pub fn build(
         return Ok(BuildOutcome::Cached(k));
     }
     // One build of a name at a time; another may have finished it meanwhile.
-    let _lock = lock_file(kernels_dir, &format!(".build/built-{}.lock", req.name), progress)?;
+    let _lock = lock_file(
+        kernels_dir,
+        &format!(".build/built-{}.lock", req.name),
+        progress,
+    )?;
     if let Some(k) = cached(kernels_dir, &req.name, &key) {
         return Ok(BuildOutcome::Cached(k));
     }
     let replaced = kernels_dir.join(&req.name).exists();
     let staging = Staging {
-        dir: kernels_dir.join(".build").join(format!("built-{}", req.name)),
+        dir: kernels_dir
+            .join(".build")
+            .join(format!("built-{}", req.name)),
         progress,
     };
     if staging.dir.exists() {
@@ -331,7 +346,11 @@ pub fn build(
     check_cancel(cancel, "fetch")?;
 
     let t = Instant::now();
-    progress(&format!("unpack: {} into {}", cached_src.tarball, staging.dir.display()));
+    progress(&format!(
+        "unpack: {} into {}",
+        cached_src.tarball,
+        staging.dir.display()
+    ));
     let tree = source::unpack(kernels_dir, &cached_src, &staging.dir)?;
     progress(&format!("unpack: {}", elapsed(t.elapsed())));
     check_cancel(cancel, "unpack")?;
@@ -345,15 +364,29 @@ pub fn build(
     let load_before = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
-    let make_time = make(&tree, req.jobs, &log, progress, cancel, kernels_dir, &req.name)?;
+    let make_time = make(
+        &tree,
+        req.jobs,
+        &log,
+        progress,
+        cancel,
+        kernels_dir,
+        &req.name,
+    )?;
 
     let out = staging.dir.join("out");
     std::fs::create_dir_all(out.join("inputs")).map_err(io("creating the kernel's directory"))?;
     std::fs::rename(tree.join(BINARY), out.join(BINARY)).map_err(io("moving the kernel"))?;
-    let release = run("the kernel's --version", &out, &out.join(BINARY).display().to_string(), &["--version".into()])?
-        .trim()
-        .to_string();
-    let config_text = std::fs::read_to_string(tree.join(".config")).map_err(io("reading .config"))?;
+    let release = run(
+        "the kernel's --version",
+        &out,
+        &out.join(BINARY).display().to_string(),
+        &["--version".into()],
+    )?
+    .trim()
+    .to_string();
+    let config_text =
+        std::fs::read_to_string(tree.join(".config")).map_err(io("reading .config"))?;
     std::fs::write(out.join(CONFIG), &config_text).map_err(io("writing config"))?;
     std::fs::rename(&log, out.join("build.log")).map_err(io("keeping the build log"))?;
     if let Some((f, _)) = &fragment {
@@ -361,8 +394,12 @@ pub fn build(
             .map_err(io("copying the fragment"))?;
     }
     for (i, p) in patches.iter().enumerate() {
-        std::fs::copy(&p.path, out.join("inputs").join(format!("{:02}-{}", i + 1, p.input.name)))
-            .map_err(io("copying a patch"))?;
+        std::fs::copy(
+            &p.path,
+            out.join("inputs")
+                .join(format!("{:02}-{}", i + 1, p.input.name)),
+        )
+        .map_err(io("copying a patch"))?;
     }
     let provenance = KernelProvenance {
         name: req.name.clone(),
@@ -429,15 +466,14 @@ fn apply_patches(
         std::fs::create_dir_all(&scratch).map_err(io(format!("creating {}", scratch.display())))?;
         let t = Instant::now();
         progress(&format!("patch {}/{total}: {}", i + 1, p.path.display()));
-        let applied = patches::apply(tree, &p.path, &scratch, progress).map_err(|f| {
-            BuildError::Patch {
+        let applied =
+            patches::apply(tree, &p.path, &scratch, progress).map_err(|f| BuildError::Patch {
                 n: i + 1,
                 total,
                 path: p.path.clone(),
                 message: f.message,
                 detail: f.detail,
-            }
-        })?;
+            })?;
         progress(&format!(
             "patch {}/{total}: applied ({}{}), {}",
             i + 1,
@@ -470,7 +506,12 @@ fn configure(
     let t = Instant::now();
     let um = [("ARCH".to_string(), "um".to_string())];
     progress("config: make ARCH=um defconfig, fslab's base, the fragment, olddefconfig");
-    run("make ARCH=um defconfig", tree, "make", &["ARCH=um".into(), "defconfig".into()])?;
+    run(
+        "make ARCH=um defconfig",
+        tree,
+        "make",
+        &["ARCH=um".into(), "defconfig".into()],
+    )?;
     let base = staging.join("fslab-base.config");
     std::fs::write(&base, BASE_CONFIG).map_err(io("writing fslab's base configuration"))?;
     let mut args = vec![
@@ -486,11 +527,19 @@ fn configure(
     run_env(
         "scripts/kconfig/merge_config.sh -m",
         tree,
-        &tree.join("scripts/kconfig/merge_config.sh").display().to_string(),
+        &tree
+            .join("scripts/kconfig/merge_config.sh")
+            .display()
+            .to_string(),
         &args,
         &um,
     )?;
-    run("make ARCH=um olddefconfig", tree, "make", &["ARCH=um".into(), "olddefconfig".into()])?;
+    run(
+        "make ARCH=um olddefconfig",
+        tree,
+        "make",
+        &["ARCH=um".into(), "olddefconfig".into()],
+    )?;
     let config = std::fs::read_to_string(tree.join(".config")).map_err(io("reading .config"))?;
     let base_options = parse_fragment(BASE_CONFIG).unwrap_or_default();
     let lost = dropped(&base_options, &config);
@@ -520,7 +569,9 @@ fn explain(tree: &Path, lost: &[Dropped]) -> Vec<String> {
     let kconfigs: Vec<String> = walkdir::WalkDir::new(tree)
         .into_iter()
         .flatten()
-        .filter(|e| e.file_type().is_file() && e.file_name().to_string_lossy().starts_with("Kconfig"))
+        .filter(|e| {
+            e.file_type().is_file() && e.file_name().to_string_lossy().starts_with("Kconfig")
+        })
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .collect();
     lost.iter()
@@ -597,7 +648,12 @@ fn make(
                 .lines()
                 .rev()
                 .find(|l| l.starts_with("  ") && l.trim().contains(' '))
-                .map(|l| format!(", at {}", l.split_whitespace().collect::<Vec<_>>().join(" ")))
+                .map(|l| {
+                    format!(
+                        ", at {}",
+                        l.split_whitespace().collect::<Vec<_>>().join(" ")
+                    )
+                })
                 .unwrap_or_default();
             progress(&format!("make: {} elapsed{at}", elapsed(start.elapsed())));
         }
@@ -606,7 +662,9 @@ fn make(
     let took = start.elapsed();
     if !status.success() {
         // Keep the log where the next build does not remove it.
-        let kept = kernels_dir.join(".build").join(format!("built-{name}.failed.log"));
+        let kept = kernels_dir
+            .join(".build")
+            .join(format!("built-{name}.failed.log"));
         let _ = std::fs::copy(log, &kept);
         let text = tail_of(log, 64 * 1024);
         let errors: Vec<&str> = text
@@ -616,7 +674,11 @@ fn make(
         let tail = if errors.is_empty() {
             last_n(&text, 25)
         } else {
-            format!("{}\n…\n{}", errors[..errors.len().min(10)].join("\n"), last_n(&text, 10))
+            format!(
+                "{}\n…\n{}",
+                errors[..errors.len().min(10)].join("\n"),
+                last_n(&text, 10)
+            )
         };
         return Err(BuildError::Make {
             step,
@@ -662,7 +724,9 @@ mod tests {
         }
         let base = parse_fragment(BASE_CONFIG).unwrap();
         assert!(base.iter().any(|o| o.as_line() == "CONFIG_XFS_RT=y"));
-        assert!(base.iter().any(|o| o.as_line() == "# CONFIG_MODULES is not set"));
+        assert!(base
+            .iter()
+            .any(|o| o.as_line() == "# CONFIG_MODULES is not set"));
         assert_eq!(elapsed(Duration::from_secs(725)), "12m05s");
     }
 }

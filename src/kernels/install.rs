@@ -42,7 +42,12 @@ pub enum Outcome {
 
 /// Run `program args` in `dir`, returning its stdout; a failure names the step and
 /// the last lines it printed.
-pub(super) fn run(step: &str, dir: &Path, program: &str, args: &[String]) -> Result<String, KernelError> {
+pub(super) fn run(
+    step: &str,
+    dir: &Path,
+    program: &str,
+    args: &[String],
+) -> Result<String, KernelError> {
     run_env(step, dir, program, args, &[])
 }
 

@@ -45,10 +45,9 @@ pub fn parse_fragment(text: &str) -> Result<Vec<FragmentOption>, BadLine> {
             }
         } else {
             match line.split_once('=') {
-                Some((k, v)) if is_key(k) && !v.is_empty() => Some((
-                    k.to_string(),
-                    (v != "n").then(|| v.to_string()),
-                )),
+                Some((k, v)) if is_key(k) && !v.is_empty() => {
+                    Some((k.to_string(), (v != "n").then(|| v.to_string())))
+                }
                 _ => {
                     return Err(BadLine {
                         line: i + 1,
@@ -164,8 +163,10 @@ mod tests {
 
     #[test]
     fn dropped_options_are_named_with_what_they_became() {
-        let f = parse_fragment("CONFIG_XFS_RT=y\n# CONFIG_MODULES is not set\nCONFIG_NOPE=y\nCONFIG_SHIFT=17\n")
-            .unwrap();
+        let f = parse_fragment(
+            "CONFIG_XFS_RT=y\n# CONFIG_MODULES is not set\nCONFIG_NOPE=y\nCONFIG_SHIFT=17\n",
+        )
+        .unwrap();
         let config = "CONFIG_XFS_RT=y\n# CONFIG_MODULES is not set\nCONFIG_SHIFT=14\n";
         let d = dropped(&f, config);
         let said: Vec<String> = d.iter().map(|d| d.describe()).collect();

@@ -149,7 +149,11 @@ fn output(
                 String::from_utf8_lossy(&o.stderr)
             ),
         ),
-        Err(e) => (false, String::new(), format!("cannot start `{program}`: {e}")),
+        Err(e) => (
+            false,
+            String::new(),
+            format!("cannot start `{program}`: {e}"),
+        ),
     }
 }
 
@@ -168,8 +172,8 @@ pub fn apply(
     scratch: &Path,
     progress: &dyn Fn(&str),
 ) -> Result<Applied, PatchFailure> {
-    let head = std::fs::read(file)
-        .map_err(|e| failure(format!("cannot read {}: {e}", file.display())))?;
+    let head =
+        std::fs::read(file).map_err(|e| failure(format!("cannot read {}: {e}", file.display())))?;
     match PatchFormat::of(&head) {
         PatchFormat::Diff => apply_diff(tree, file).map(|()| Applied {
             format: PatchFormat::Diff,

@@ -9,11 +9,9 @@
 //!     source.json                     package, version, apt source line, the .deb's sha256
 //! ```
 
-use super::install::{
-    apt_state_for, debian_package, file_name, io, lock, run, KernelError,
-};
-use crate::tools::provenance::{read_record, write_record};
+use super::install::{apt_state_for, debian_package, file_name, io, lock, run, KernelError};
 use crate::tools::build::sha256_file;
+use crate::tools::provenance::{read_record, write_record};
 use crate::tools::Input;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -154,7 +152,10 @@ pub fn fetch(
         std::fs::remove_dir_all(&staging).map_err(io(format!("removing {}", staging.display())))?;
     }
     std::fs::create_dir_all(&staging).map_err(io(format!("creating {}", staging.display())))?;
-    progress(&format!("apt-get download {}={version} ({line})", src.package));
+    progress(&format!(
+        "apt-get download {}={version} ({line})",
+        src.package
+    ));
     let mut args = apt;
     args.extend(["download".into(), format!("{}={version}", src.package)]);
     run("apt-get download", &staging, "apt-get", &args)?;
