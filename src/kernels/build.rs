@@ -84,6 +84,8 @@ pub enum BuildError {
         tail: String,
         log: PathBuf,
     },
+    #[error("`fslab kernels build` needs {missing} on PATH (Debian: apt-get install {packages})")]
+    MissingTools { missing: String, packages: String },
     #[error("interrupted during {phase}: nothing was cached (the staging directory was removed)")]
     Interrupted { phase: String },
 }
@@ -175,6 +177,43 @@ fn check_name(name: &str) -> Result<(), BuildError> {
         ));
     }
     Ok(())
+}
+
+/// The programs a build runs, and the Debian package of each.
+const TOOLS: &[(&str, &str)] = &[
+    ("make", "make"),
+    ("gcc", "gcc"),
+    ("flex", "flex"),
+    ("bison", "bison"),
+    ("bc", "bc"),
+    ("patch", "patch"),
+    ("git", "git"),
+    ("tar", "tar"),
+    ("xz", "xz-utils"),
+    ("apt-get", "apt"),
+    ("dpkg-deb", "dpkg"),
+];
+
+/// Every program of [`TOOLS`] is on PATH, or an error naming the missing ones.
+fn check_tools() -> Result<(), BuildError> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = |p: &str| std::env::split_paths(&path).any(|d| d.join(p).is_file());
+    let missing: Vec<&(&str, &str)> = TOOLS.iter().filter(|(p, _)| !found(p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(BuildError::MissingTools {
+        missing: missing
+            .iter()
+            .map(|(p, _)| *p)
+            .collect::<Vec<_>>()
+            .join(", "),
+        packages: missing
+            .iter()
+            .map(|(_, d)| *d)
+            .collect::<Vec<_>>()
+            .join(" "),
+    })
 }
 
 /// `gcc --version`'s first line.
@@ -290,6 +329,7 @@ pub fn build(
         .iter()
         .map(|p| input(p))
         .collect::<Result<_, _>>()?;
+    check_tools()?;
     std::fs::create_dir_all(kernels_dir)
         .map_err(io(format!("creating {}", kernels_dir.display())))?;
     let compiler = compiler(kernels_dir)?;
