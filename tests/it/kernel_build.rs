@@ -60,9 +60,10 @@ fn assert_nothing_left(name: &str) {
     );
 }
 
-/// A unique kernel name for one test.
+/// The kernel name of one test (fixed: two runs of a test at once wait for each other
+/// on its build lock, and no lock file per run accumulates).
 fn name(tag: &str) -> String {
-    format!("fslab-test-{tag}-{:x}", rand::random::<u32>() & 0xffff)
+    format!("fslab-test-{tag}")
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -172,7 +173,7 @@ fn an_mbox_that_does_not_apply_names_the_message_and_the_file() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains(&format!(
-            "patch 1/1 {} does not apply (message 2/2: \"Makefile: a line that is not there\")",
+            "patch 1/1 {} (message 2/2: \"Makefile: a line that is not there\") does not apply: git apply:",
             bad.display()
         )),
         "{err}"
@@ -426,6 +427,16 @@ fn the_built_test_kernel_is_cached_boots_patched_and_its_provenance_is_in_the_ma
     assert_eq!(
         g.provenance["build"]["patches"][1]["file"]["sha256"],
         b.patches[1].file.sha256.as_str()
+    );
+    // Its verdicts name the kernel, its source and its patches.
+    let subs = fslab::analysis::tiers::substitutions(m);
+    assert!(
+        subs.iter().any(|s| s.what.contains(&format!(
+            "kernel {} (`{TEST_KERNEL}`, linux-source-6.12 {}, built by fslab with patches \
+             localversion.mbox, xfs-marker.diff)",
+            k.provenance.release, k.provenance.package_version
+        ))),
+        "{subs:?}"
     );
     // The point ran in it; the second patch (a diff) printed its mark in the guest's
     // kernel log, kept with the point; `uname -r` in the guest says the release.
