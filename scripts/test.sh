@@ -16,6 +16,8 @@ export FSLAB_REQUIRE_ROOT=1
 export FSLAB_REQUIRE_THROTTLE=1
 # The guest tests must really boot a User-Mode Linux guest (install-deps installs uml-bookworm).
 export FSLAB_REQUIRE_UML=1
+# The kernel-build test must really boot the kernel install-deps builds (uml-fslab-test).
+export FSLAB_REQUIRE_KERNEL_BUILD=1
 
 # Test output kept for inspection (bundles, screenshots): keep a day's worth.
 if [ -d /var/tmp/fslab-test-stats ]; then

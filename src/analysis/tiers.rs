@@ -146,8 +146,24 @@ fn guest_what(g: &crate::store::GuestInfo) -> String {
         .filter_map(|k| g.provenance.get(*k).and_then(|v| v.as_str()))
         .collect::<Vec<_>>()
         .join(" ");
+    // A kernel `fslab kernels build` made: the source package and the patches in it.
+    let patches: Vec<&str> = g.provenance["build"]["patches"]
+        .as_array()
+        .map(|ps| {
+            ps.iter()
+                .filter_map(|p| p["file"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let built = if g.provenance.get("build").is_none() {
+        String::new()
+    } else if patches.is_empty() {
+        ", built by fslab".to_string()
+    } else {
+        format!(", built by fslab with patches {}", patches.join(", "))
+    };
     format!(
-        "kernel {} (`{}`{}); {}",
+        "kernel {} (`{}`{}{built}); {}",
         g.release,
         g.name,
         if source.is_empty() {

@@ -27,7 +27,7 @@ pub enum KernelError {
     },
 }
 
-fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> KernelError {
+pub(super) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> KernelError {
     let context = context.into();
     move |source| KernelError::Io { context, source }
 }
@@ -42,12 +42,17 @@ pub enum Outcome {
 
 /// Run `program args` in `dir`, returning its stdout; a failure names the step and
 /// the last lines it printed.
-fn run(step: &str, dir: &Path, program: &str, args: &[String]) -> Result<String, KernelError> {
+pub(super) fn run(
+    step: &str,
+    dir: &Path,
+    program: &str,
+    args: &[String],
+) -> Result<String, KernelError> {
     run_env(step, dir, program, args, &[])
 }
 
 /// [`run`], with `env` set for that program only.
-fn run_env(
+pub(super) fn run_env(
     step: &str,
     dir: &Path,
     program: &str,
@@ -92,11 +97,21 @@ fn run_env(
 /// fslab's own apt state for `k`'s suite under `kernels_dir`, with its sources list;
 /// returns apt-get's options and the source line.
 fn apt_state(kernels_dir: &Path, k: &Known) -> Result<(Vec<String>, String), KernelError> {
-    let apt = kernels_dir.join(format!(".apt-{}", k.suite));
+    apt_state_for(kernels_dir, k.suite, k.mirror)
+}
+
+/// fslab's own apt state for `suite` (binary packages from `mirror`) under
+/// `kernels_dir`: `.apt-<suite>/`, shared by installs and builds.
+pub(super) fn apt_state_for(
+    kernels_dir: &Path,
+    suite: &str,
+    mirror: &str,
+) -> Result<(Vec<String>, String), KernelError> {
+    let apt = kernels_dir.join(format!(".apt-{suite}"));
     for d in ["lists/partial", "cache/archives/partial"] {
         std::fs::create_dir_all(apt.join(d)).map_err(io(format!("creating {}", apt.display())))?;
     }
-    let line = format!("deb {} {} main", k.mirror, k.suite);
+    let line = format!("deb {mirror} {suite} main");
     std::fs::write(apt.join("sources.list"), format!("{line}\n"))
         .map_err(io("writing fslab's apt sources list"))?;
     // An empty dpkg status: nothing is installed as far as this state knows.
@@ -233,6 +248,7 @@ pub fn install(
         },
         binary: binary.display().to_string(),
         libc,
+        build: None,
         installed_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
     // The package's files and what was read from them are kept; the .deb is not (its
@@ -339,12 +355,25 @@ fn set_interpreter(staging: &Path, binary: &Path, loader: &Path) -> Result<(), K
     .map(|_| ())
 }
 
-/// The exclusive lock on `<kernels_dir>/.lock`, waiting (and saying so) for another
-/// install to finish.
-fn lock(kernels_dir: &Path, progress: &dyn Fn(&str)) -> Result<Flock<std::fs::File>, KernelError> {
-    std::fs::create_dir_all(kernels_dir)
-        .map_err(io(format!("creating {}", kernels_dir.display())))?;
-    let path = kernels_dir.join(".lock");
+/// The exclusive lock on `<kernels_dir>/.lock` (the apt state, the staging trees),
+/// waiting (and saying so) for another install to finish.
+pub(super) fn lock(
+    kernels_dir: &Path,
+    progress: &dyn Fn(&str),
+) -> Result<Flock<std::fs::File>, KernelError> {
+    lock_file(kernels_dir, ".lock", progress)
+}
+
+/// The exclusive lock on `<kernels_dir>/<name>`, waiting (and saying so) for whoever
+/// holds it.
+pub(super) fn lock_file(
+    kernels_dir: &Path,
+    name: &str,
+    progress: &dyn Fn(&str),
+) -> Result<Flock<std::fs::File>, KernelError> {
+    let path = kernels_dir.join(name);
+    let parent = path.parent().unwrap_or(kernels_dir);
+    std::fs::create_dir_all(parent).map_err(io(format!("creating {}", parent.display())))?;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -355,8 +384,8 @@ fn lock(kernels_dir: &Path, progress: &dyn Fn(&str)) -> Result<Flock<std::fs::Fi
         Ok(l) => Ok(l),
         Err((f, _)) => {
             progress(&format!(
-                "waiting for another `fslab kernels install` in {}",
-                kernels_dir.display()
+                "waiting for another fslab holding {} (an install or a build)",
+                path.display()
             ));
             Flock::lock(f, FlockArg::LockExclusive).map_err(|(_, e)| KernelError::Io {
                 context: path.display().to_string(),
@@ -366,14 +395,14 @@ fn lock(kernels_dir: &Path, progress: &dyn Fn(&str)) -> Result<Flock<std::fs::Fi
     }
 }
 
-fn file_name(p: &Path) -> String {
+pub(super) fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default()
 }
 
 /// The one `<package>_*.deb` that `apt-get download` left in `dir`.
-fn debian_package(dir: &Path, package: &str) -> Result<PathBuf, KernelError> {
+pub(super) fn debian_package(dir: &Path, package: &str) -> Result<PathBuf, KernelError> {
     let prefix = format!("{package}_");
     let found: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io(format!("reading {}", dir.display())))?

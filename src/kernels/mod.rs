@@ -12,12 +12,32 @@
 //! kernels/.apt-<suite>/        fslab's own apt state and sources list for that suite
 //! kernels/.build/<name>/       the download and the staging tree
 //! ```
+//!
+//! And kernels fslab built from Debian's kernel source packages (`fslab kernels build`,
+//! [`build`]), next to them:
+//! ```text
+//! kernels/<name>/              one built kernel (complete only once it has kernel.json)
+//!     linux                    the User-Mode Linux kernel program
+//!     config                   its .config
+//!     kernel.json              as above, with `build`: the inputs and the cache key
+//!     build.log                make's output
+//!     inputs/                  copies of the fragment and the patches, numbered in order
+//! kernels/.src/<package>_<version>/   the source tarball, fetched once
+//! kernels/.build/built-<name>/        the staging tree (removed when the build ends)
+//! ```
 
+pub mod build;
 pub mod install;
+pub mod kconfig;
+pub mod patches;
 mod provenance;
+pub mod source;
 
+pub use build::{build, BuildError, BuildOutcome, BuildRequest};
 pub use install::{install, KernelError, Outcome};
-pub use provenance::{KernelKind, KernelProvenance, LibcProvenance};
+pub use provenance::{
+    BuildProvenance, KernelKind, KernelProvenance, LibcProvenance, PatchProvenance,
+};
 
 use crate::host::{config_lookup, ConfigValue};
 use std::path::{Path, PathBuf};

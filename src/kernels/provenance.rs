@@ -51,7 +51,59 @@ pub struct KernelProvenance {
     /// The C library the kernel runs with, when it is not the host's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub libc: Option<LibcProvenance>,
+    /// How fslab built the kernel from a Debian kernel source package (`fslab kernels
+    /// build`); then `package` is that source package (`linux-source-6.12`) and `deb`
+    /// its `.deb`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildProvenance>,
     pub installed_at: String,
+}
+
+/// How `fslab kernels build` made a kernel: what went into it, in order, and the
+/// cache key those inputs make.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildProvenance {
+    /// sha256 of [`key_text`](Self::key_text): a build with the same key is a cache hit.
+    pub key: String,
+    /// The inputs the key is made of, one a line (source package and version, sha256
+    /// of the base configuration, of the fragment and of each patch, the compiler).
+    pub key_text: String,
+    /// `ARCH=um`.
+    pub arch: String,
+    /// fslab's base configuration (merged over `make ARCH=um defconfig`).
+    pub base_config: Input,
+    /// The user's configuration fragment, and its options as they are in the
+    /// resulting configuration (each one checked after `make olddefconfig`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragment: Option<Input>,
+    #[serde(default)]
+    pub fragment_options: Vec<String>,
+    /// The patches, in the order they were applied.
+    #[serde(default)]
+    pub patches: Vec<PatchProvenance>,
+    /// sha256 of the resulting `.config` (kept as `config`).
+    pub config_sha256: String,
+    /// `gcc --version`'s first line.
+    pub compiler: String,
+    /// The make target and its parallelism (`linux`, 2).
+    pub make_target: String,
+    pub jobs: usize,
+    /// How long `make` took, and the host's load average when it started.
+    pub make_seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_before: Option<String>,
+}
+
+/// One patch file of a build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatchProvenance {
+    pub file: Input,
+    /// `mbox` (applied as `git am` would: split, `git mailinfo`, `git apply`) or `diff`
+    /// (`patch -p1`).
+    pub format: String,
+    /// The subjects of an mbox's messages that were applied, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
 }
 
 /// The C library a kernel runs with instead of the host's: its package, and where its
@@ -94,6 +146,25 @@ impl KernelProvenance {
     }
 
     fn package_line(&self) -> String {
+        if let Some(b) = &self.build {
+            let patches: Vec<&str> = b.patches.iter().map(|p| p.file.name.as_str()).collect();
+            return format!(
+                "built by fslab from {} {} ({}), ARCH={}{}{}, {}",
+                self.package,
+                self.package_version,
+                self.apt_source,
+                b.arch,
+                b.fragment
+                    .as_ref()
+                    .map_or_else(String::new, |f| format!(", config fragment {}", f.name)),
+                if patches.is_empty() {
+                    String::new()
+                } else {
+                    format!(", patches {}", patches.join(", "))
+                },
+                b.compiler
+            );
+        }
         match &self.built_using {
             Some(b) => format!(
                 "{} {} ({}, built using {b})",

@@ -40,6 +40,7 @@ mod fio_example;
 mod fuzz_spec;
 mod import;
 mod k8s;
+mod kernel_build;
 mod kernels;
 mod media_run;
 mod medium;

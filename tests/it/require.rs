@@ -14,6 +14,41 @@ pub enum Need {
     /// User-Mode Linux guests: root, and the `uml-bookworm` and `uml-trixie` kernels
     /// installed in fslab's tools directory (scripts/install-deps.sh installs them).
     Uml,
+    /// The kernel `fslab kernels build` made from tests/fixtures/kernel-build/ (the
+    /// fragment and both patches): root, and `uml-fslab-test` built from those very
+    /// files (scripts/install-deps.sh builds it).
+    KernelBuild,
+}
+
+/// The name of the test kernel scripts/install-deps.sh builds.
+pub const TEST_KERNEL: &str = "uml-fslab-test";
+
+/// The test kernel's inputs, in the order they are given to `fslab kernels build`:
+/// the fragment, then the patches.
+pub fn test_kernel_inputs() -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/kernel-build");
+    (
+        dir.join("fragment.config"),
+        vec![dir.join("localversion.mbox"), dir.join("xfs-marker.diff")],
+    )
+}
+
+/// The installed test kernel, if it was built from [`test_kernel_inputs`].
+pub fn test_kernel() -> Option<fslab::kernels::InstalledKernel> {
+    let (fragment, patches) = test_kernel_inputs();
+    let sha = |p: &std::path::Path| fslab::tools::build::sha256_file(p).ok().map(|(s, _)| s);
+    let want: Vec<Option<String>> = patches.iter().map(|p| sha(p)).collect();
+    fslab::kernels::installed().into_iter().find(|k| {
+        k.provenance.name == TEST_KERNEL
+            && k.provenance.build.as_ref().is_some_and(|b| {
+                b.fragment.as_ref().map(|f| f.sha256.clone()) == sha(&fragment)
+                    && b.patches
+                        .iter()
+                        .map(|p| Some(p.file.sha256.clone()))
+                        .collect::<Vec<_>>()
+                        == want
+            })
+    })
 }
 
 impl Need {
@@ -23,6 +58,7 @@ impl Need {
             Need::Root => "FSLAB_REQUIRE_ROOT",
             Need::Throttle => "FSLAB_REQUIRE_THROTTLE",
             Need::Uml => "FSLAB_REQUIRE_UML",
+            Need::KernelBuild => "FSLAB_REQUIRE_KERNEL_BUILD",
         }
     }
 
@@ -38,6 +74,7 @@ impl Need {
                         .iter()
                         .all(|n| installed.iter().any(|k| k.provenance.name == *n))
             }
+            Need::KernelBuild => nix::unistd::geteuid().is_root() && test_kernel().is_some(),
         }
     }
 }

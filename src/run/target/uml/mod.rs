@@ -61,7 +61,7 @@ pub enum GuestError {
     #[error("kernel `{name}` is not installed (installed: {installed}); run `fslab kernels install {name}`")]
     NotInstalled { name: String, installed: String },
     #[error(
-        "kernel `{name}` is unknown (known: {known}); `fslab kernels list` shows what is installed"
+        "kernel `{name}` is unknown (known: {known}; `fslab kernels build {name} --source …` builds one by that name); `fslab kernels list` shows what is installed and built"
     )]
     Unknown { name: String, known: String },
     #[error("a guest cannot use {0}: its path must be absolute, without spaces, commas or quotes (hostfs and the kernel command line take it as it is)")]
