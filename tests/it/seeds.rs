@@ -241,7 +241,8 @@ fn ext_fsck_small_files_quick() {
     };
     assert!(
         reason("ext4-fsck-10x-faster").starts_with("reduced scale: ")
-            && reason("ext4-fsck-10x-faster").contains("files_total=51200 here, 45600000 (files × loops) published"),
+            && reason("ext4-fsck-10x-faster")
+                .contains("files_total=51200 here, 45600000 (files × loops) published"),
         "{}",
         reason("ext4-fsck-10x-faster")
     );
