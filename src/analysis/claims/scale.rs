@@ -16,8 +16,9 @@
 //! reader can judge, and the mechanism's `needs:` are checked at every scale.
 
 use super::evidence::Evidence;
+use super::scale_need::scalar;
 use super::scale_need::scale_needed;
-use super::verdict::{check_claim_at, scalar, ClaimVerdict, Inapplicable};
+use super::verdict::{check_claim_at, ClaimVerdict, Inapplicable};
 use super::words::num;
 use crate::analysis::interval::{Interval, Method};
 use crate::analysis::tiers::{side, Side, Tier};

@@ -6,7 +6,6 @@
 
 use super::evidence::{published_vars, repeat_var, Evidence};
 use super::fill::inode_fill;
-use super::verdict::{scalar, scale_gap, scale_required};
 use super::words::num;
 use crate::spec::claim::Check;
 use crate::spec::Value as SpecValue;
@@ -130,4 +129,65 @@ fn totals(need: &mut ScaleNeed, name: &str, factors: &[String]) {
             need.here.shift_remove(name);
         }
     }
+}
+
+/// The scale a claim needs: every numeric variable of the published profile (a claim
+/// below the post's scale is not checked at the post's scale), raised where the claim's
+/// own `at_scale` asks for more. An `at_scale` can never lower it.
+pub(super) fn scale_required(
+    at_scale: &IndexMap<String, f64>,
+    published: Option<&IndexMap<String, SpecValue>>,
+) -> IndexMap<String, (f64, String)> {
+    let mut out: IndexMap<String, (f64, String)> = IndexMap::new();
+    for (k, v) in published.into_iter().flatten() {
+        if let Some(x) = scalar(v) {
+            out.insert(k.clone(), (x, v.label()));
+        }
+    }
+    for (k, want) in at_scale {
+        let slot = out.entry(k.clone()).or_insert((*want, num(*want)));
+        if *want > slot.0 {
+            *slot = (*want, num(*want));
+        }
+    }
+    out
+}
+
+/// A variable's value as a number: integers, floats, and sizes (`8GiB`, `1TB`).
+pub(super) fn scalar(v: &SpecValue) -> Option<f64> {
+    match v {
+        SpecValue::Int(i) => Some(*i as f64),
+        SpecValue::Float(f) => Some(*f),
+        SpecValue::Str(s) => s
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .or_else(|| crate::spec::parse_size(s).ok().map(|b| b as f64)),
+        _ => None,
+    }
+}
+
+/// Why the bundle is below the scale a claim needs (None when it is not).
+pub(super) fn scale_gap(
+    required: &IndexMap<String, (f64, String)>,
+    vars: &IndexMap<String, SpecValue>,
+) -> Option<String> {
+    let mut gaps = Vec::new();
+    for (k, (want, label)) in required {
+        let Some(here) = vars.get(k) else {
+            gaps.push(format!(
+                "cannot tell `{k}` of this bundle ({label} published)"
+            ));
+            continue;
+        };
+        match scalar(here) {
+            Some(h) if h >= *want => {}
+            Some(_) => gaps.push(format!("{k}={} here, {label} published", here.label())),
+            None => gaps.push(format!(
+                "cannot read `{k}`={} of this bundle as a number ({label} published)",
+                here.label()
+            )),
+        }
+    }
+    (!gaps.is_empty()).then(|| gaps.join(", "))
 }

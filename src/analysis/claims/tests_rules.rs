@@ -3,9 +3,10 @@
 
 use super::evidence::{published_vars, Evidence};
 use super::render::{render, tier_counts};
+use super::scale_need::{scale_gap, scale_required};
 use super::tests::{claim, close, extents_evidence, manifest, parent_evidence};
 use super::units::SampleUnit;
-use super::verdict::{check_claim, check_claims, scale_gap, scale_required, Inapplicable};
+use super::verdict::{check_claim, check_claims, Inapplicable};
 use crate::spec::claim::{Allocator, AttrForks, Cond, Contrast, Needs};
 
 use crate::analysis::tiers::Tier;
