@@ -51,6 +51,21 @@ pub(super) fn run(
     run_env(step, dir, program, args, &[])
 }
 
+/// Unpack the Debian package `deb` into `into` (`dpkg-deb -x`), run in `dir`.
+pub(super) fn extract_deb(dir: &Path, deb: &Path, into: &Path) -> Result<(), KernelError> {
+    run(
+        "dpkg-deb -x",
+        dir,
+        "dpkg-deb",
+        &[
+            "-x".into(),
+            deb.display().to_string(),
+            into.display().to_string(),
+        ],
+    )
+    .map(drop)
+}
+
 /// [`run`], with `env` set for that program only.
 pub(super) fn run_env(
     step: &str,
@@ -187,16 +202,7 @@ pub fn install(
 
     progress(&format!("dpkg-deb -x {}", file_name(&deb)));
     let root = staging.join("root");
-    run(
-        "dpkg-deb -x",
-        &staging,
-        "dpkg-deb",
-        &[
-            "-x".into(),
-            deb.display().to_string(),
-            root.display().to_string(),
-        ],
-    )?;
+    extract_deb(&staging, &deb, &root)?;
     let binary = Path::new("root").join(k.binary);
     let final_dir = kernels_dir.join(k.name);
     let libc = match &libc_deb {
@@ -293,16 +299,7 @@ fn use_libc(
     .trim()
     .to_string();
     progress(&format!("dpkg-deb -x {}", file_name(deb)));
-    run(
-        "dpkg-deb -x",
-        staging,
-        "dpkg-deb",
-        &[
-            "-x".into(),
-            deb.display().to_string(),
-            root.display().to_string(),
-        ],
-    )?;
+    extract_deb(staging, deb, root)?;
     let found = |name: &str| -> Result<PathBuf, KernelError> {
         [
             "usr/lib/x86_64-linux-gnu",

@@ -9,7 +9,9 @@
 //!     source.json                     package, version, apt source line, the .deb's sha256
 //! ```
 
-use super::install::{apt_state_for, debian_package, file_name, io, lock, run, KernelError};
+use super::install::{
+    apt_state_for, debian_package, extract_deb, file_name, io, lock, run, KernelError,
+};
 use crate::tools::build::sha256_file;
 use crate::tools::provenance::{read_record, write_record};
 use crate::tools::Input;
@@ -162,16 +164,7 @@ pub fn fetch(
     let deb = debian_package(&staging, src.package)?;
     let (sha256, bytes) = sha256_file(&deb).map_err(io(format!("reading {}", deb.display())))?;
     let root = staging.join("root");
-    run(
-        "dpkg-deb -x",
-        &staging,
-        "dpkg-deb",
-        &[
-            "-x".into(),
-            deb.display().to_string(),
-            root.display().to_string(),
-        ],
-    )?;
+    extract_deb(&staging, &deb, &root)?;
     let inner = root.join("usr/src").join(format!("{}.tar.xz", src.package));
     if !inner.is_file() {
         return Err(KernelError::Step {
