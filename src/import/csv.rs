@@ -5,6 +5,7 @@
 use super::blocks::BlockRow;
 use super::mail::{display_name, Headers};
 use super::Row;
+use crate::published;
 
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -14,19 +15,8 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// Columns the published loader types: a setting of that name must fit the type.
-const INT_COLUMNS: &[&str] = &[
-    "run",
-    "parent",
-    "rtextsize_kib",
-    "entry",
-    "logical_start",
-    "logical_end",
-    "physical_start",
-    "physical_end",
-    "length",
-];
-const BOOL_COLUMNS: &[&str] = &["link_op", "uninit_bg"];
+// A setting named like a column the published loader types must fit that type
+// (`crate::published::{INT_COLUMNS, BOOL_COLUMNS}`); `approx` is one of `FIXED`.
 const FIXED: &[&str] = &[
     "seed",
     "group",
@@ -64,8 +54,8 @@ pub fn csv(rows: &[Row], seed: &str, source_file: &str, headers: &Headers) -> St
                 .all(|s| f(&s.1))
         };
         if FIXED.contains(&k)
-            || (INT_COLUMNS.contains(&k) && !fits(&|v| v.parse::<i64>().is_ok()))
-            || (BOOL_COLUMNS.contains(&k) && !fits(&|v| v == "true" || v == "false"))
+            || (published::INT_COLUMNS.contains(&k) && !fits(&|v| v.parse::<i64>().is_ok()))
+            || (published::BOOL_COLUMNS.contains(&k) && !fits(&|v| v == "true" || v == "false"))
             || k == "approx"
         {
             format!("setting_{k}")

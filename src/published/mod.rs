@@ -169,7 +169,8 @@ pub fn load_all() -> Result<Vec<(&'static Dataset, DataFrame)>, PublishedError> 
         .collect()
 }
 
-const INT_COLUMNS: &[&str] = &[
+/// Columns the loader reads as integers.
+pub(crate) const INT_COLUMNS: &[&str] = &[
     "run",
     "parent",
     "rtextsize_kib",
@@ -181,7 +182,8 @@ const INT_COLUMNS: &[&str] = &[
     "length",
 ];
 const FLOAT_COLUMNS: &[&str] = &["value"];
-const BOOL_COLUMNS: &[&str] = &["approx", "link_op", "uninit_bg"];
+/// Columns the loader reads as true/false.
+pub(crate) const BOOL_COLUMNS: &[&str] = &["approx", "link_op", "uninit_bg"];
 
 /// Load one published CSV from an explicit path, typed as described in the module docs.
 /// The file must carry the [`SOURCE_COLUMNS`].
