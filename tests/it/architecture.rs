@@ -11,6 +11,9 @@
 //! test shows the check failing on a fixture crate that has a cycle, and a third keeps
 //! the graph in `docs/architecture.md` equal to the one seen here
 //! (`FSLAB_BLESS=1 cargo nextest run -E 'test(architecture)'` rewrites it).
+//!
+//! Rooms stay small enough to read: no file under `src/` holds more than
+//! [`MAX_LINES`] lines, its unit tests included (issue 31).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -424,4 +427,54 @@ fn the_string_check_finds_a_string_error_and_a_status_literal() {
     assert_eq!(hits.len(), 2, "{hits:?}");
     assert!(hits[0].starts_with("src/a.rs:1:"), "{hits:?}");
     assert!(hits[1].starts_with("src/a.rs:2:"), "{hits:?}");
+}
+
+/// The most lines a file under `src/` may hold, unit tests included: a longer file is
+/// split into files of one concern each (docs/architecture.md, Conventions).
+const MAX_LINES: usize = 900;
+
+/// Each `.rs` file below `dir` with more than `max` lines, as `path: N lines` (the path
+/// from `dir`'s parent, so `src/…`), longest first.
+fn long_files(dir: &Path, max: usize) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    let base = dir.parent().unwrap_or(dir);
+    let mut long: Vec<(usize, String)> = files
+        .iter()
+        .filter_map(|f| {
+            let text =
+                std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let n = text.lines().count();
+            let rel = f.strip_prefix(base).unwrap_or(f).display().to_string();
+            (n > max).then_some((n, rel))
+        })
+        .collect();
+    long.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    long.into_iter()
+        .map(|(n, f)| format!("{f}: {n} lines"))
+        .collect()
+}
+
+#[test]
+fn no_file_in_src_is_longer_than_the_limit() {
+    let long = long_files(&root().join("src"), MAX_LINES);
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines; split each into files of one concern:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_length_check_names_a_long_file_and_its_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(src.join("a/long.rs"), "// x\n".repeat(MAX_LINES + 1)).unwrap();
+    std::fs::write(src.join("exact.rs"), "// x\n".repeat(MAX_LINES)).unwrap();
+    std::fs::write(src.join("a/notes.txt"), "x\n".repeat(2 * MAX_LINES)).unwrap();
+    assert_eq!(
+        long_files(&src, MAX_LINES),
+        [format!("src/a/long.rs: {} lines", MAX_LINES + 1)]
+    );
 }
