@@ -129,9 +129,9 @@ pub fn html_table(df: &DataFrame, max_rows: usize) -> String {
 }
 
 /// A bundle's summary as the notebook shows it: what ran, how it ended, the counts,
-/// the machine, each point.
+/// the host, each point.
 pub fn bundle_html(s: &BundleSummary) -> String {
-    let e = &s.machine;
+    let e = &s.host;
     let mut out = format!(
         "<h4>{} — {}</h4><p>{}<br>profile <b>{}</b>, status <b>{}</b>, {} → {}<br>{}<br>kernel {}, {}, {} × {}, {} MiB</p><ul>",
         html_escape(&s.experiment_id),

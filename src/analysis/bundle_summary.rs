@@ -1,5 +1,5 @@
 //! What a bundle is, as facts gathered once: the experiment, how the run ended, the
-//! machine, each point's status and how many runs ended how. `fslab show`, the report
+//! host, each point's status and how many runs ended how. `fslab show`, the report
 //! and the notebook display each render this one summary (they choose what to show,
 //! never recount it).
 
@@ -10,9 +10,9 @@ use polars::prelude::DataFrame;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// The machine a bundle ran on.
+/// The host a bundle ran on.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MachineSummary {
+pub struct HostSummary {
     pub kernel: String,
     pub distribution: String,
     pub cores: usize,
@@ -117,11 +117,11 @@ pub struct BundleSummary {
     /// Each `--set` as `key=value`.
     pub overrides: Vec<String>,
     pub run_order: Option<RunOrderSummary>,
-    pub machine: MachineSummary,
+    pub host: HostSummary,
     pub guests: Vec<GuestSummary>,
     /// (tool, version) of the tools the run used.
     pub tools: Vec<(String, String)>,
-    /// Every environment fact of the manifest (machine, tools, devices), as
+    /// Every environment fact of the manifest (host, tools, devices), as
     /// `fslab compare` keys them without the `environment.` prefix; raw values.
     pub environment: Vec<(String, String)>,
     pub points: Vec<PointSummary>,
@@ -183,7 +183,7 @@ impl BundleSummary {
                 seed: o.seed,
                 pairs: o.pairs.len(),
             }),
-            machine: MachineSummary {
+            host: HostSummary {
                 kernel: e.kernel.clone(),
                 distribution: e.distribution.clone(),
                 cores: e.cores,

@@ -55,7 +55,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             o.pairs
         );
     }
-    let e = &s.machine;
+    let e = &s.host;
     println!(
         "kernel {}  {}  {} × {}  {} MiB",
         e.kernel, e.distribution, e.cores, e.cpu_model, e.memory_mib
