@@ -1,7 +1,7 @@
 //! The `local` target: points run on the machine fslab runs on, as root, on loop
 //! devices (or mapped real devices) in the point's cgroups.
 
-use super::{Builtin, IoTrace, Replicate, Session, Target};
+use super::{Builtin, IoTrace, Replicate, Resources, Session, Target};
 use crate::devices::trace::{BlockTrace, TraceText};
 use crate::devices::{self, PointResources, WorkDir};
 use crate::doctor::{Host, Probe, ProbingHost};
@@ -11,11 +11,10 @@ use crate::run::exec::{self, ExecOutcome};
 use crate::run::spawner::Spawner;
 use crate::run::{env, executables, Event, RunError, RunOptions, StepError};
 use crate::spec::media::{CounterSource, TraceKind};
-use crate::spec::Value;
 use crate::store::{Environment, ExecutableRecord};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -91,20 +90,8 @@ enum SpawnerSlot {
 }
 
 impl Session for LocalSession<'_> {
-    fn var(&self, name: &str) -> Option<Value> {
-        super::device_var(&self.devs, name)
-    }
-
-    fn dir(&self) -> &Path {
-        self.devs.dir()
-    }
-
-    fn mnt(&self) -> PathBuf {
-        self.devs.mnt()
-    }
-
-    fn check_word(&self, word: &str) -> Result<(), StepError> {
-        Ok(self.devs.check_word(word)?)
+    fn resources(&self) -> &dyn Resources {
+        &self.devs
     }
 
     /// Run one command in the point's cgroups: through the replicate's spawner

@@ -4,7 +4,7 @@
 //! `counters: [vmstat]` has something to difference. The replicate's directory is made
 //! and removed as the local target does, so a test can check that nothing stays.
 
-use super::{Builtin, IoTrace, Replicate, Session, Target};
+use super::{Builtin, IoTrace, Replicate, Resources, Session, Target};
 use crate::devices::WorkDir;
 use crate::doctor::{ConfigValue, Host, Probe};
 use crate::plan::Plan;
@@ -161,7 +161,9 @@ impl MockSession<'_> {
     }
 }
 
-impl Session for MockSession<'_> {
+/// Mock devices (`/dev/mock-NAME`, an image beside them) and the replicate's directory;
+/// every word may be used.
+impl Resources for MockSession<'_> {
     fn var(&self, name: &str) -> Option<Value> {
         if let Some(dev) = name.strip_prefix("dev.") {
             return self.device(dev).map(Value::Str);
@@ -172,7 +174,7 @@ impl Session for MockSession<'_> {
                 .map(|_| Value::Str(self.dir.join(format!("{dev}.img")).display().to_string()));
         }
         match name {
-            "mnt" => Some(Value::Str(self.mnt().display().to_string())),
+            "mnt" => Some(Value::Str(Resources::mnt(self).display().to_string())),
             "work" => Some(Value::Str(self.dir.join("work").display().to_string())),
             _ => None,
         }
@@ -188,6 +190,12 @@ impl Session for MockSession<'_> {
 
     fn check_word(&self, _word: &str) -> Result<(), StepError> {
         Ok(())
+    }
+}
+
+impl Session for MockSession<'_> {
+    fn resources(&self) -> &dyn Resources {
+        self
     }
 
     fn exec(

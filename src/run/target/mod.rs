@@ -27,7 +27,7 @@ use super::exec::ExecOutcome;
 use super::{RunError, RunOptions, StepError};
 use crate::devices::policy::MappedDevice;
 use crate::devices::trace::TraceText;
-use crate::devices::WorkDir;
+use crate::devices::{PointResources, WorkDir};
 use crate::doctor::{Host, Probe};
 use crate::plan::{Plan, Point};
 use crate::spec::media::{CounterSource, TraceKind};
@@ -111,8 +111,11 @@ pub trait IoTrace {
     fn finish(self: Box<Self>) -> Result<TraceText, StepError>;
 }
 
-/// One replicate of a point, opened on a target.
-pub trait Session {
+/// What a session's commands see of what its replicate holds: the template variables
+/// of its devices and directories, its directory, its mount point, and the words its
+/// commands may not use. The local and `uml` targets answer from their
+/// [`PointResources`]; the mock target answers for itself.
+pub trait Resources {
     /// The value of a template variable that depends on where the point runs
     /// (`dev.X`, `image.X`, `mnt`, `work`); None for every other name.
     fn var(&self, name: &str) -> Option<Value>;
@@ -126,6 +129,32 @@ pub trait Session {
     /// Refuse a rendered command word that the point may not use (a device path that
     /// is not one of the point's own).
     fn check_word(&self, word: &str) -> Result<(), StepError>;
+}
+
+/// One replicate of a point, opened on a target.
+pub trait Session {
+    /// What the replicate holds; `var`, `dir`, `mnt` and `check_word` ask it.
+    fn resources(&self) -> &dyn Resources;
+
+    /// [`Resources::var`] of the replicate.
+    fn var(&self, name: &str) -> Option<Value> {
+        self.resources().var(name)
+    }
+
+    /// [`Resources::dir`] of the replicate.
+    fn dir(&self) -> &Path {
+        self.resources().dir()
+    }
+
+    /// [`Resources::mnt`] of the replicate.
+    fn mnt(&self) -> PathBuf {
+        self.resources().mnt()
+    }
+
+    /// [`Resources::check_word`] of the replicate.
+    fn check_word(&self, word: &str) -> Result<(), StepError> {
+        self.resources().check_word(word)
+    }
 
     /// Run one command in the point's working directory, appending its output to
     /// `stdout` and `stderr`; stopped at `timeout` or when `cancel` is set.
@@ -157,25 +186,38 @@ pub trait Session {
     fn release(&mut self) -> Result<(), RunError>;
 }
 
-/// A session's device and directory variables (`{{dev.X}}`, `{{image.X}}`, `{{mnt}}`,
-/// `{{work}}`) from the point's devices, for the targets that own them. A mapped device
-/// has no image file.
-fn device_var(devs: &crate::devices::PointResources, name: &str) -> Option<Value> {
-    if let Some(dev) = name.strip_prefix("dev.") {
-        return devs
-            .device(dev)
-            .map(|d| Value::Str(d.device.display().to_string()));
+/// The point's devices and directories, for the targets that provision them (local and
+/// `uml`). A mapped device has no image file.
+impl Resources for PointResources {
+    fn var(&self, name: &str) -> Option<Value> {
+        if let Some(dev) = name.strip_prefix("dev.") {
+            return self
+                .device(dev)
+                .map(|d| Value::Str(d.device.display().to_string()));
+        }
+        if let Some(dev) = name.strip_prefix("image.") {
+            return self
+                .device(dev)
+                .filter(|d| d.mapped.is_none())
+                .map(|d| Value::Str(d.image.display().to_string()));
+        }
+        match name {
+            "mnt" => Some(Value::Str(PointResources::mnt(self).display().to_string())),
+            "work" => Some(Value::Str(self.work().display().to_string())),
+            _ => None,
+        }
     }
-    if let Some(dev) = name.strip_prefix("image.") {
-        return devs
-            .device(dev)
-            .filter(|d| d.mapped.is_none())
-            .map(|d| Value::Str(d.image.display().to_string()));
+
+    fn dir(&self) -> &Path {
+        PointResources::dir(self)
     }
-    match name {
-        "mnt" => Some(Value::Str(devs.mnt().display().to_string())),
-        "work" => Some(Value::Str(devs.work().display().to_string())),
-        _ => None,
+
+    fn mnt(&self) -> PathBuf {
+        PointResources::mnt(self)
+    }
+
+    fn check_word(&self, word: &str) -> Result<(), StepError> {
+        Ok(PointResources::check_word(self, word)?)
     }
 }
 

@@ -21,7 +21,7 @@ pub mod agent;
 mod guest;
 pub mod protocol;
 
-use super::{Builtin, IoTrace, Replicate, Session, Target};
+use super::{Builtin, IoTrace, Replicate, Resources, Session, Target};
 use crate::devices::{PointResources, WorkDir};
 use crate::doctor::{ConfigValue, Host, Probe};
 use crate::host::LocalHost;
@@ -32,7 +32,6 @@ use crate::run::exec::ExecOutcome;
 use crate::run::target::LocalTarget;
 use crate::run::{env, executables, RunError, RunOptions, StepError};
 use crate::spec::media::{CounterSource, TraceKind};
-use crate::spec::Value;
 use crate::store::{Environment, ExecutableRecord, GuestInfo};
 use guest::{Boot, Guest, REQUEST_TIMEOUT};
 use protocol::{Reply, Request};
@@ -393,20 +392,8 @@ fn append(from: &Path, to: &Path) -> Result<(), StepError> {
 }
 
 impl Session for UmlSession<'_> {
-    fn var(&self, name: &str) -> Option<Value> {
-        super::device_var(&self.devs, name)
-    }
-
-    fn dir(&self) -> &Path {
-        self.devs.dir()
-    }
-
-    fn mnt(&self) -> PathBuf {
-        self.devs.mnt()
-    }
-
-    fn check_word(&self, word: &str) -> Result<(), StepError> {
-        Ok(self.devs.check_word(word)?)
+    fn resources(&self) -> &dyn Resources {
+        &self.devs
     }
 
     fn exec(
