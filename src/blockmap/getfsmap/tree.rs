@@ -67,7 +67,7 @@ impl Maps {
     }
 }
 
-/// Stream the block map of `roots` (each on an XFS with rmapbt, see [`probe`]) through
+/// Stream the block map of `roots` (each on an XFS with rmapbt, see [`super::probe`]) through
 /// GETFSMAP, with inode sizes read as `sizes` says: the same items, in the same order,
 /// as [`walk::stream`]; and, per filesystem (the first root on it), where its sizes came
 /// from.
