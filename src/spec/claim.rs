@@ -6,6 +6,11 @@ use super::Value as SpecValue;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+/// The matrix axis whose values are kernels (`kernel: [host, uml-bookworm, …]`). A claim
+/// over a bundle with this axis is checked once per kernel unless one of its selections
+/// pins it (`analysis::claims` per kernel; the values it pins are checked at load).
+pub const KERNEL_AXIS: &str = "kernel";
+
 /// `needs:` of a claim: what its mechanism needs, checked in the bundle (issue 28). A
 /// claim whose mechanism is absent here is `not applicable: mechanism absent`, with the
 /// measured evidence, whatever its number says.

@@ -11,6 +11,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct Agreement {
     pub id: String,
+    /// The kernel of a per-kernel verdict (`super::per_kernel`): the same (claim,
+    /// kernel) is compared across the two reruns.
+    pub kernel: Option<String>,
     /// The tier in the first and in the second rerun (as written).
     pub tier_a: String,
     pub tier_b: String,
@@ -35,21 +38,35 @@ fn here(c: &ClaimVerdict) -> String {
     }
 }
 
-/// The claims of `a`, each against the same claim in `b` (a claim missing from `b`
-/// disagrees).
+impl Agreement {
+    /// The claim's name as its verdicts show it (with the kernel of a per-kernel verdict).
+    pub fn name(&self) -> String {
+        match &self.kernel {
+            Some(k) => format!("{} @ kernel={k}", self.id),
+            None => self.id.clone(),
+        }
+    }
+}
+
+/// The claims of `a`, each against the same claim on the same kernel in `b` (a claim, or
+/// a kernel of it, missing from `b` disagrees).
 pub fn agreement(a: &[ClaimVerdict], b: &[ClaimVerdict]) -> Vec<Agreement> {
     a.iter()
         .map(|x| {
-            let Some(y) = b.iter().find(|y| y.id == x.id) else {
+            let Some(y) = b.iter().find(|y| y.id == x.id && y.kernel == x.kernel) else {
                 return Agreement {
                     id: x.id.clone(),
+                    kernel: x.kernel.clone(),
                     tier_a: x.tier_label().into(),
                     tier_b: "—".into(),
                     same_tier: false,
                     intervals_overlap: None,
                     tier: Tier::Inconclusive,
                     tier_label: Tier::Inconclusive.label().into(),
-                    reason: "the other rerun has no such claim".into(),
+                    reason: match &x.kernel {
+                        Some(k) => format!("the other rerun has no verdict of this claim on kernel={k}"),
+                        None => "the other rerun has no such claim".into(),
+                    },
                     variant: x.variant,
                 };
             };
@@ -101,6 +118,7 @@ pub fn agreement(a: &[ClaimVerdict], b: &[ClaimVerdict]) -> Vec<Agreement> {
             };
             Agreement {
                 id: x.id.clone(),
+                kernel: x.kernel.clone(),
                 tier_a: x.tier_label().into(),
                 tier_b: y.tier_label().into(),
                 same_tier: same,
@@ -120,7 +138,7 @@ pub fn render_agreement(v: &[Agreement]) -> String {
     for a in v {
         out.push_str(&format!(
             "{} — {}\n  first:  {}\n  second: {}\n  why:    {}\n\n",
-            a.id,
+            a.name(),
             a.tier_label.to_uppercase(),
             a.tier_a,
             a.tier_b,
@@ -134,11 +152,19 @@ pub fn render_agreement(v: &[Agreement]) -> String {
         )
     };
     let post: Vec<&Agreement> = v.iter().filter(|a| !a.variant).collect();
+    let per_kernel = v.iter().any(|a| a.kernel.is_some());
     out.push_str(&format!(
-        "{} of {} claims give the same tier in both reruns; {} decided tiers agree, {} tiers differ\n",
+        "{} of {} {} give the same tier in both reruns; {} decided tiers agree, {} tiers differ\n",
         post.iter().filter(|a| a.same_tier).count(),
         post.len(),
-        post.iter().filter(|a| a.same_tier && decided(a.tier)).count(),
+        if per_kernel {
+            "claims (counted per claim and kernel)"
+        } else {
+            "claims"
+        },
+        post.iter()
+            .filter(|a| a.same_tier && decided(a.tier))
+            .count(),
         post.iter().filter(|a| !a.same_tier).count()
     ));
     out
@@ -152,6 +178,7 @@ mod tests {
     fn verdict(id: &str, tier: Tier, lo: f64, hi: f64) -> ClaimVerdict {
         ClaimVerdict {
             id: id.into(),
+            kernel: None,
             text: String::new(),
             quote: Some("q".into()),
             variant: false,

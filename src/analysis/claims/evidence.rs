@@ -11,9 +11,11 @@ use indexmap::IndexMap;
 use polars::prelude::DataFrame;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 
-/// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …).
-pub type PublishedLoader = Box<dyn Fn(&str) -> Result<DataFrame, crate::published::PublishedError>>;
+/// Loads a published dataset by name (`"000"`, `"001-dir-blocks"` …); shared by the
+/// per-kernel views of one bundle's evidence (`super::per_kernel`).
+pub type PublishedLoader = Rc<dyn Fn(&str) -> Result<DataFrame, crate::published::PublishedError>>;
 
 /// Everything a verdict is computed from.
 pub struct Evidence {
@@ -60,7 +62,7 @@ impl Evidence {
             manifest,
             tables,
             vars,
-            published: Box::new(crate::published::load),
+            published: Rc::new(crate::published::load),
             scale,
         })
     }

@@ -64,6 +64,7 @@ mod fill;
 mod kinds;
 mod measure;
 mod path;
+mod per_kernel;
 mod render;
 mod reproduction;
 mod scale;
@@ -80,8 +81,9 @@ pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
 pub use evidence::{Evidence, PublishedLoader};
 pub use kinds::{discontiguity, Run};
+pub use per_kernel::{check_bundle, check_claims, pins_kernel};
 pub use render::{
-    claims_frame, claims_tier_counts, post_claims, render, shared_lines, tier_counts,
+    claims_frame, claims_tier_counts, counted_per, post_claims, render, shared_lines, tier_counts,
     tier_counts_frame, verdicts_frame, Report,
 };
 pub use reproduction::{reproduction_md, ClaimsSource};
@@ -90,6 +92,8 @@ pub use verdict::*;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kernels;
 #[cfg(test)]
 mod tests_kinds;
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Verdicts for people and frames.
 
 use super::error::ClaimsError;
+use super::per_kernel::check_bundle;
 use super::units::Replication;
-use super::verdict::{check_bundle, ClaimVerdict, Inapplicable};
+use super::verdict::{ClaimVerdict, Inapplicable};
 use super::words::num;
 use crate::analysis::tiers::Tier;
 use crate::store::Bundle;
@@ -20,7 +21,8 @@ pub fn claims_tier_counts(b: &Bundle) -> Result<DataFrame, ClaimsError> {
     Ok(tier_counts_frame(&check_bundle(b)?)?)
 }
 
-/// One row per claim: `claim`, `kind`, `variant`, `tier` (with why it is not
+/// One row per verdict (a claim, or a claim on one kernel: `super::per_kernel`): `claim`,
+/// `kernel` (null for a verdict over every kernel), `kind`, `variant`, `tier` (with why it is not
 /// applicable where that is its own tier), `not_applicable`, `reason`, `measured`,
 /// `interval_lo`, `interval_hi`, `no_interval`, `published`, `expected`, `unit`,
 /// `sample_unit`, `replicates_num`, `replicates_den`, `scale`, `recipe`, `text`,
@@ -35,6 +37,10 @@ pub fn verdicts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
     };
     DataFrame::new_infer_height(vec![
         Column::new("claim".into(), strs(&|c| c.id.clone())),
+        Column::new(
+            "kernel".into(),
+            v.iter().map(|c| c.kernel.as_deref()).collect::<Vec<_>>(),
+        ),
         Column::new("kind".into(), strs(&|c| c.kind.clone())),
         Column::new(
             "variant".into(),
@@ -98,6 +104,29 @@ pub fn post_claims(v: &[ClaimVerdict]) -> impl Iterator<Item = &ClaimVerdict> {
     v.iter().filter(|c| !c.variant)
 }
 
+/// Whether the verdicts are split by kernel (some claim has one verdict per kernel).
+pub(super) fn per_kernel(v: &[ClaimVerdict]) -> bool {
+    v.iter().any(|c| c.kernel.is_some())
+}
+
+/// What a tally counts: claims, or (claim, kernel) rows when claims are split by kernel.
+pub fn counted_per(v: &[ClaimVerdict]) -> &'static str {
+    if per_kernel(v) {
+        "claim and kernel"
+    } else {
+        "claim"
+    }
+}
+
+/// Said after a tally of verdicts split by kernel (empty otherwise).
+pub(super) fn counted_note(v: &[ClaimVerdict]) -> &'static str {
+    if per_kernel(v) {
+        " (counted per claim and kernel: a claim that does not pin `kernel` is one row per kernel of the bundle's `kernel` axis)"
+    } else {
+        ""
+    }
+}
+
 /// How many of the post's claims are in each tier, every tier listed (in [`Tier::ALL`]
 /// order); fslab's variants are not counted.
 pub fn tier_counts(v: &[ClaimVerdict]) -> IndexMap<&'static str, usize> {
@@ -123,8 +152,11 @@ pub fn tier_counts_frame(v: &[ClaimVerdict]) -> PolarsResult<DataFrame> {
 #[derive(Debug, Serialize)]
 pub struct Report<'a> {
     pub claims: &'a [ClaimVerdict],
-    /// Tier label → number of claims, every tier listed.
+    /// Tier label → number of verdicts, every tier listed.
     pub tiers: IndexMap<&'static str, usize>,
+    /// What `tiers` counts: `claim`, or `claim and kernel` when claims are split by
+    /// kernel (one verdict per kernel of the bundle's `kernel` axis).
+    pub counted_per: &'static str,
 }
 
 impl<'a> Report<'a> {
@@ -132,22 +164,35 @@ impl<'a> Report<'a> {
         Report {
             claims,
             tiers: tier_counts(claims),
+            counted_per: counted_per(claims),
         }
     }
 }
 
 /// What every claim of a bundle shares (the substitutions, the scale when it is the
-/// same for all), said once.
+/// same for all), said once. With verdicts per kernel, each substitution is said once
+/// and names the points it is about (a guest's names its kernel); a host verdict rests
+/// on none of a guest's.
 pub fn shared_lines(v: &[ClaimVerdict]) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(first) = v.first() {
-        if first.substitutions.is_empty() {
+    if !v.is_empty() {
+        let mut subs: Vec<&str> = Vec::new();
+        for s in v.iter().flat_map(|c| c.substitutions.iter()) {
+            if !subs.contains(&s.as_str()) {
+                subs.push(s);
+            }
+        }
+        if subs.is_empty() {
             out.push("substitutions: none".to_string());
+        } else if per_kernel(v) {
+            out.push(
+                "substitutions (each verdict rests on those of its kernel's points):".to_string(),
+            );
         } else {
             out.push("substitutions (every claim rests on them):".to_string());
-            for s in &first.substitutions {
-                out.push(format!("  - {s}"));
-            }
+        }
+        for s in subs {
+            out.push(format!("  - {s}"));
         }
         if let Some(scale) = common_scale(v) {
             out.push(format!("scale: {scale}"));
@@ -178,7 +223,11 @@ pub fn render(v: &[ClaimVerdict]) -> String {
     let common = common_scale(v);
     let one = |out: &mut String, c: &ClaimVerdict| {
         let show = |x: Option<f64>| x.map_or_else(|| "—".to_string(), num);
-        out.push_str(&format!("{} — {}\n", c.id, c.tier_label().to_uppercase()));
+        out.push_str(&format!(
+            "{} — {}\n",
+            c.name(),
+            c.tier_label().to_uppercase()
+        ));
         out.push_str(&format!("  claim:     {}\n", c.text));
         if !c.kind.is_empty() {
             let here = match (c.measured, c.interval, &c.no_interval) {
@@ -226,6 +275,7 @@ pub fn render(v: &[ClaimVerdict]) -> String {
     }
     let tiers: Vec<Tier> = post_claims(v).map(|c| c.tier).collect();
     out.push_str(&crate::analysis::tiers::counts_line(&tiers));
+    out.push_str(counted_note(v));
     if !variants.is_empty() {
         out.push_str(&format!(
             " (and {} variant{} of fslab's own)",

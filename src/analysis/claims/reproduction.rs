@@ -7,8 +7,9 @@
 
 use super::error::ClaimsError;
 use super::evidence::{bundle_vars, published_vars, Evidence};
-use super::render::post_claims;
-use super::verdict::{check_claims, ClaimVerdict};
+use super::per_kernel::{check_claims, check_over_scales_per_kernel};
+use super::render::{counted_note, post_claims};
+use super::verdict::ClaimVerdict;
 use super::words::num;
 use crate::analysis::tiers::counts_line;
 use crate::analysis::tiers::{scale_differences, substitutions, Tier};
@@ -168,7 +169,7 @@ const HEADER: &str = "| claim | quote | published | here | unit | scale | expect
 fn row(v: &ClaimVerdict, tier: &str, reason: &str) -> String {
     format!(
         "| **{}**: {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        cell(&v.id),
+        cell(&v.name()),
         cell(&v.text),
         cell(v.quote.as_deref().unwrap_or("—")),
         opt_num(v.published),
@@ -350,7 +351,7 @@ fn sections<'a>(
                     .claims
                     .iter()
                     .filter(|c| !c.draft)
-                    .filter_map(|c| super::scale::check_over_scales(c, &var, &evs))
+                    .flat_map(|c| check_over_scales_per_kernel(c, &var, &evs))
                     .collect()
             };
             let verdicts = series(&firsts);
@@ -426,6 +427,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
          listed apart and not counted.\n",
     );
     let mut all_tiers = Vec::new();
+    let mut split = false;
     let mut sections_n = 0;
     for group in groups(bundles, source) {
         for sec in sections(&group, source)? {
@@ -522,7 +524,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
                 match agreed
                     .as_ref()
-                    .and_then(|g| g.iter().find(|a| a.id == v.id))
+                    .and_then(|g| g.iter().find(|a| a.id == v.id && a.kernel == v.kernel))
                 {
                     Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
                     Some(a) => (
@@ -535,7 +537,12 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             };
             let tiers: Vec<Tier> = post_claims(&verdicts).map(|v| tier_of(v).0).collect();
             all_tiers.extend(tiers.iter().copied());
-            out.push_str(&format!("\n{}\n\n", counts_line(&tiers)));
+            out.push_str(&format!(
+                "\n{}{}\n\n",
+                counts_line(&tiers),
+                counted_note(&verdicts)
+            ));
+            split |= verdicts.iter().any(|v| v.kernel.is_some());
             out.push_str(HEADER);
             for v in post_claims(&verdicts) {
                 let (_, label, reason) = tier_of(v);
@@ -561,11 +568,16 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
     let sections = sections_n;
     ids.sort_unstable();
     ids.dedup();
+    let per = if split {
+        " (counted per claim and kernel where a section's claims are split by kernel)"
+    } else {
+        ""
+    };
     if ids.len() == sections {
-        out.push_str(&format!("\nAll seeds: {}\n", counts_line(&all_tiers)));
+        out.push_str(&format!("\nAll seeds: {}{per}\n", counts_line(&all_tiers)));
     } else {
         out.push_str(&format!(
-            "\nAll {sections} sections ({} experiments; an experiment run at more than one scale, profile or kernel counts in each of its sections): {}\n",
+            "\nAll {sections} sections ({} experiments; an experiment run at more than one scale, profile or kernel counts in each of its sections): {}{per}\n",
             ids.len(),
             counts_line(&all_tiers)
         ));

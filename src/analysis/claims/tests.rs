@@ -67,7 +67,7 @@ pub(super) fn parent_evidence(n: i64) -> Evidence {
         ),
         tables,
         vars,
-        published: Box::new(crate::published::load),
+        published: std::rc::Rc::new(crate::published::load),
         scale: None,
     }
 }
@@ -205,7 +205,7 @@ fn flat_is_the_largest_over_the_smallest_group() {
         manifest: manifest(&["rtextsize"], Vec::new()),
         tables,
         vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
+        published: std::rc::Rc::new(crate::published::load),
         scale: None,
     };
     let v = check_claim(
@@ -261,7 +261,7 @@ pub(super) fn extents_evidence() -> Evidence {
         ),
         tables,
         vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
+        published: std::rc::Rc::new(crate::published::load),
         scale: None,
     }
 }
@@ -440,6 +440,7 @@ fn expectations_and_the_frame() {
             .collect::<Vec<_>>(),
         [
             "claim",
+            "kernel",
             "kind",
             "variant",
             "tier",
@@ -501,7 +502,7 @@ fn claims_in_words_only_have_no_published_number() {
             manifest: Manifest::default(),
             tables: BTreeMap::new(),
             vars: IndexMap::new(),
-            published: Box::new(crate::published::load),
+            published: std::rc::Rc::new(crate::published::load),
             scale: None,
         };
         assert!(check.published(&ev).is_none(), "{experiment} {claim}");

@@ -2,11 +2,12 @@
 //! scale, mechanism preconditions, variants, the log slope of `flat`.
 
 use super::evidence::{published_vars, Evidence};
+use super::per_kernel::check_claims;
 use super::render::{render, tier_counts};
 use super::scale_need::{scale_gap, scale_required};
 use super::tests::{claim, close, extents_evidence, manifest, parent_evidence};
 use super::units::SampleUnit;
-use super::verdict::{check_claim, check_claims, Inapplicable};
+use super::verdict::{check_claim, Inapplicable};
 use crate::spec::claim::{Allocator, AttrForks, Cond, Contrast, Needs};
 
 use crate::analysis::tiers::Tier;
@@ -278,7 +279,7 @@ fn a_log_slope_is_fitted_per_block_of_replicates() {
         manifest: manifest(&["rtextsize"], Vec::new()),
         tables,
         vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
+        published: std::rc::Rc::new(crate::published::load),
         scale: None,
     };
     let mut c = claim(

@@ -35,7 +35,7 @@ fn published_satisfies(experiment: &str, claim: &str) {
         manifest: Manifest::default(),
         tables: BTreeMap::new(),
         vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
+        published: std::rc::Rc::new(crate::published::load),
         scale: None,
     };
     let Some(published) = check.published(&ev) else {
@@ -145,7 +145,7 @@ fn seed_xfs_rt_truncate_variant_has_no_published_number() {
         manifest: Manifest::default(),
         tables: BTreeMap::new(),
         vars: IndexMap::new(),
-        published: Box::new(crate::published::load),
+        published: std::rc::Rc::new(crate::published::load),
         scale: None,
     };
     assert!(check.published(&ev).is_none());

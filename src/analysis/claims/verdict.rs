@@ -1,6 +1,6 @@
 //! Verdicts: the evidence a bundle offers and how one claim is decided on it.
 
-use super::error::{ClaimsError, MeasureError};
+use super::error::MeasureError;
 use super::evidence::Evidence;
 use super::kinds::Stated;
 use super::path::PathFound;
@@ -14,7 +14,6 @@ use crate::analysis::tiers::{
 };
 use crate::spec::claim::{parse_check, Allocator, Check, Needs};
 use crate::spec::Claim;
-use crate::store::Bundle;
 use serde::Serialize;
 
 /// Why a claim is `not applicable`, typed.
@@ -58,6 +57,11 @@ impl Inapplicable {
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaimVerdict {
     pub id: String,
+    /// The kernel this verdict is about: a claim over a bundle with a `kernel` matrix
+    /// axis is checked once per kernel, on that kernel's points alone, unless it pins
+    /// `kernel` itself (`super::per_kernel`). None: the claim as written, over every
+    /// point it selects.
+    pub kernel: Option<String>,
     pub text: String,
     /// Where the post makes the claim; None for fslab's own variants.
     pub quote: Option<String>,
@@ -101,6 +105,15 @@ pub struct ClaimVerdict {
 }
 
 impl ClaimVerdict {
+    /// The claim's name where its verdict is shown: its id, with the kernel when the
+    /// verdict is one kernel's (`truncate-grows-with-extsize @ kernel=uml-trixie`).
+    pub fn name(&self) -> String {
+        match &self.kernel {
+            Some(k) => format!("{} @ kernel={k}", self.id),
+            None => self.id.clone(),
+        }
+    }
+
     /// The tier as written, with why it is not applicable where that is its own tier
     /// (`not applicable (reduced scale)`, `not applicable: mechanism absent`).
     pub fn tier_label(&self) -> &'static str {
@@ -109,26 +122,6 @@ impl ClaimVerdict {
             (t, _) => t.label(),
         }
     }
-}
-
-/// Check every claim of the bundle's experiment (as embedded in the bundle).
-pub fn check_bundle(b: &Bundle) -> Result<Vec<ClaimVerdict>, ClaimsError> {
-    let exp = crate::spec::Experiment::from_str_named(
-        &b.manifest().experiment.yaml,
-        &b.path().join("experiment.yaml").display().to_string(),
-    )?;
-    let ev = Evidence::from_bundle(b)?;
-    Ok(check_claims(&exp.def.claims, &ev))
-}
-
-/// Check every claim but the drafts (`draft: true`, from `fslab import`: not yet read into
-/// a check, never evaluated).
-pub fn check_claims(claims: &[Claim], ev: &Evidence) -> Vec<ClaimVerdict> {
-    claims
-        .iter()
-        .filter(|c| !c.draft)
-        .map(|c| check_claim(c, ev))
-        .collect()
 }
 
 fn inapplicable(e: &MeasureError) -> Inapplicable {
@@ -155,6 +148,7 @@ pub(super) fn check_claim_at(
     let subs = substitutions(&ev.manifest);
     let mut v = ClaimVerdict {
         id: claim.id.clone(),
+        kernel: None,
         text: claim.text.clone(),
         quote: claim.quote.clone(),
         variant: claim.quote.is_none(),

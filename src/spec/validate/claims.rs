@@ -2,9 +2,10 @@
 //! offending key, with what would be right).
 
 use super::Locator;
-use crate::spec::claim::{parse_check, Check, ScaleSpec};
-use crate::spec::{ExperimentDef, SpecError};
+use crate::spec::claim::{parse_check, Check, Cond, ScaleSpec, Selection, KERNEL_AXIS as KERNEL};
+use crate::spec::{Claim, ExperimentDef, SpecError, Value as SpecValue};
 use indexmap::IndexMap;
+use std::ops::Range;
 
 /// Every claim's `check:` reads as a check, and claim ids are unique: else an error at
 /// the offending key (or the `check:` of the claim), with what would be right.
@@ -79,8 +80,12 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
             }
         }
         let Some(raw) = &claim.check else { continue };
-        let Err(message) = parse_check(raw).map_err(|e| e.to_string()) else {
-            continue;
+        let message = match parse_check(raw) {
+            Ok(check) => {
+                check_kernel_pins(def, claim, &check, item.clone(), loc)?;
+                continue;
+            }
+            Err(e) => e.to_string(),
         };
         let block = item.clone().and_then(|r| loc.block(r, "check"));
         let within = block.clone().or(item.clone());
@@ -119,6 +124,77 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
                 "a check is a mapping with `kind` ({}) and that kind's keys; see src/analysis/claims/mod.rs",
                 Check::KINDS.join(", ")
             ))
+        });
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// A claim that pins `kernel` in a selection (a claim about one kernel, or one that
+/// compares kernels: it is then checked once, as written, instead of once per kernel)
+/// names values of the experiment's `kernel` axis: else an error at the value.
+fn check_kernel_pins(
+    def: &ExperimentDef,
+    claim: &Claim,
+    check: &Check,
+    item: Option<Range<usize>>,
+    loc: &Locator<'_>,
+) -> Result<(), SpecError> {
+    let mut sels: Vec<(&str, &Selection)> = check.selections();
+    if let Some(n) = &claim.needs {
+        sels.extend(n.contrast.iter().map(|c| ("contrast", &c.select)));
+        sels.extend(n.attr_forks.iter().map(|a| ("attr_forks", &a.select)));
+    }
+    let axis = def.matrix.get(KERNEL);
+    let known: Vec<String> = axis
+        .map(|vs| vs.iter().map(SpecValue::label).collect())
+        .unwrap_or_default();
+    for (key, sel) in sels {
+        let Some(cond) = sel.get(KERNEL) else {
+            continue;
+        };
+        let named: Vec<String> = match cond {
+            Cond::Value(SpecValue::List(vs)) => vs.iter().map(SpecValue::label).collect(),
+            Cond::Value(v) => vec![v.label()],
+            Cond::Range(_) => vec!["a range".into()],
+        };
+        let Some(bad) = named.iter().find(|k| !known.contains(k)) else {
+            continue;
+        };
+        // The value where it is written in the claim's check, else its selection's key.
+        let section = if matches!(key, "contrast" | "attr_forks") {
+            "needs"
+        } else {
+            "check"
+        };
+        let within = item
+            .clone()
+            .and_then(|r| loc.block(r.clone(), section).or(Some(r)));
+        let pos = within
+            .clone()
+            .and_then(|r| loc.find_in(r, &format!("{KERNEL}: {bad}")))
+            .or_else(|| within.clone().and_then(|r| loc.key_in(r, key)))
+            .or_else(|| within.clone().map(|r| loc.start_of(&r)))
+            .unwrap_or((0, 0));
+        let mut e = loc.at_pos(
+            pos,
+            match axis {
+                Some(_) => format!(
+                    "claim `{}`: `{key}` pins `kernel: {bad}`, which is not a value of the `kernel` axis",
+                    claim.id
+                ),
+                None => format!(
+                    "claim `{}`: `{key}` pins `kernel: {bad}`, and the experiment has no `kernel` axis",
+                    claim.id
+                ),
+            },
+        );
+        e.help = Some(match axis {
+            Some(_) => format!(
+                "name one of the axis' kernels ({}); a claim that does not pin `kernel` is checked once per kernel (docs/kernels.md)",
+                known.join(", ")
+            ),
+            None => "add `kernel: [host, …]` to `matrix:` to put kernels side by side, or leave `kernel` out of the selection".into(),
         });
         return Err(e);
     }

@@ -333,7 +333,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             vars: IndexMap::new(),
-            published: Box::new(crate::published::load),
+            published: std::rc::Rc::new(crate::published::load),
             scale: None,
         }
     }

@@ -1,0 +1,137 @@
+//! One verdict per kernel, on the committed seed 003 bundles made in User-Mode Linux
+//! guests by the real runner (`data/reruns/003-uml-*`: a `kernel` axis with one value
+//! each). The split of a bundle with two kernels is tested on a bundle the real runner
+//! makes with both (tests/it/uml.rs, `a_claim_gets_one_verdict_per_kernel…`).
+
+use super::{check_claims, pins_kernel, verdicts_frame, ClaimVerdict, Evidence, Inapplicable};
+use crate::spec::Claim;
+use crate::store::Bundle;
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Today's seed 003 claims over a committed rerun, and the claims themselves.
+fn verdicts(bundle: &str, extra: Vec<Claim>) -> Vec<ClaimVerdict> {
+    let exp =
+        crate::spec::Experiment::load(root().join("experiments/xfs-rt-truncate.yaml")).unwrap();
+    let b = Bundle::open(root().join("data/reruns").join(bundle)).unwrap();
+    let mut ev = Evidence::from_bundle(&b).unwrap();
+    ev.scale = exp.def.scale.clone();
+    let mut claims = exp.def.claims;
+    claims.extend(extra);
+    check_claims(&claims, &ev)
+}
+
+fn find<'a>(v: &'a [ClaimVerdict], id: &str) -> Vec<&'a ClaimVerdict> {
+    v.iter().filter(|c| c.id == id).collect()
+}
+
+/// A claim of seed 003 that does not pin `kernel` is named with the kernel of the
+/// bundle's `kernel` axis, and rests only on that kernel's guest; one that measures
+/// nothing (`not_measured:`) or selects no point of the bundle (the host-only
+/// data-extsize-hint variant) is checked once, as written.
+#[test]
+fn each_verdict_names_its_kernel_and_rests_on_its_guest_alone() {
+    for (bundle, kernel, path) in [
+        ("003-uml-bookworm", "uml-bookworm", "kept_written"),
+        ("003-uml-trixie", "uml-trixie", "converted"),
+    ] {
+        let v = verdicts(bundle, Vec::new());
+        let flat = find(&v, "convert-unwritten-flat-one-process");
+        assert_eq!(flat.len(), 1, "{bundle}: {flat:?}");
+        let flat = flat[0];
+        assert_eq!(flat.kernel.as_deref(), Some(kernel));
+        assert_eq!(
+            flat.name(),
+            format!("convert-unwritten-flat-one-process @ kernel={kernel}")
+        );
+        assert!(
+            flat.substitutions.iter().any(|s| s.starts_with(&format!(
+                "points with kernel={kernel} measured in a User-Mode Linux guest"
+            ))),
+            "{bundle}: {:?}",
+            flat.substitutions
+        );
+        // `needs: { truncate_path: converted }` on this kernel's points: 6.1 keeps the
+        // tail written, 6.12 converts it.
+        match path {
+            "kept_written" => {
+                assert_eq!(
+                    flat.not_applicable,
+                    Some(Inapplicable::MechanismAbsent),
+                    "{flat:?}"
+                );
+                assert!(
+                    flat.reason.contains("took `kept_written`"),
+                    "{}",
+                    flat.reason
+                );
+            }
+            _ => {
+                assert_ne!(flat.not_applicable, Some(Inapplicable::MechanismAbsent));
+                assert!(
+                    flat.details
+                        .iter()
+                        .any(|d| d.starts_with("truncate path `converted` at every selected point")),
+                    "{:?}",
+                    flat.details
+                );
+            }
+        }
+        // Not measured anywhere: one verdict, whatever the kernels.
+        let conclusion = find(&v, "conclusion-small-same");
+        assert_eq!(conclusion.len(), 1);
+        assert_eq!(conclusion[0].kernel, None);
+        let hint = find(&v, "variant-data-hint-flat");
+        assert_eq!(hint.len(), 1);
+        assert_eq!(hint[0].kernel, None, "{:?}", hint[0]);
+        assert_eq!(hint[0].not_applicable, Some(Inapplicable::NotRun));
+        // The frame says which kernel each row is about.
+        let df = verdicts_frame(&v).unwrap();
+        let kernels = df.column("kernel").unwrap().str().unwrap().clone();
+        let claims = df.column("claim").unwrap().str().unwrap().clone();
+        for (c, k) in claims.iter().zip(kernels.iter()) {
+            let want = v.iter().find(|x| Some(x.id.as_str()) == c).unwrap();
+            assert_eq!(k, want.kernel.as_deref(), "{c:?}");
+        }
+    }
+}
+
+/// A claim that pins `kernel` in its selections is checked once, as written: over the
+/// one kernel it names it gives the number the split claim gives on that kernel.
+#[test]
+fn a_claim_that_pins_the_kernel_is_checked_once_as_written() {
+    let exp =
+        crate::spec::Experiment::load(root().join("experiments/xfs-rt-truncate.yaml")).unwrap();
+    let split = exp
+        .def
+        .claims
+        .iter()
+        .find(|c| c.id == "large-rtextsize-costs-little-one-process")
+        .unwrap()
+        .clone();
+    assert!(!pins_kernel(&split));
+    let mut pinned = split.clone();
+    pinned.id = "pinned".into();
+    let check = pinned.check.as_mut().unwrap();
+    for side in ["numerator", "denominator"] {
+        check[side]
+            .as_mapping_mut()
+            .unwrap()
+            .insert("kernel".into(), "uml-trixie".into());
+    }
+    assert!(pins_kernel(&pinned));
+    let v = verdicts("003-uml-trixie", vec![pinned]);
+    let one = find(&v, "pinned");
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].kernel, None);
+    assert_eq!(one[0].name(), "pinned");
+    let per = find(&v, "large-rtextsize-costs-little-one-process");
+    assert_eq!(per.len(), 1);
+    assert_eq!(per[0].kernel.as_deref(), Some("uml-trixie"));
+    assert!(one[0].measured.is_some(), "{:?}", one[0]);
+    assert_eq!(one[0].measured, per[0].measured);
+    assert_eq!(one[0].tier, per[0].tier);
+}
