@@ -483,17 +483,26 @@ teardown:
 claims:
   - id: one-process-cheaper
     text: "where the kernel converts, one process truncates faster than a process per file"
+    quote: "fslab's test claim"
     needs: { truncate_path: converted }
     check:
       kind: ratio
       numerator: { loop: one-process }
       denominator: { loop: processes }
       expect: { max: 100 }
+  - id: newer-kernel-against-older
+    text: "the post's loop on 6.12 against 6.1: a comparison of kernels, checked once"
+    quote: "fslab's test claim"
+    check:
+      kind: ratio
+      numerator: { kernel: uml-trixie, loop: processes }
+      denominator: { kernel: uml-bookworm, loop: processes }
+      expect: { max: 100 }
 "#;
 
 #[test]
-fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
-    if !uml("the_truncate_path_column_tells_the_two_guest_kernels_apart") {
+fn the_truncate_path_column_and_the_claims_tell_the_two_guest_kernels_apart() {
+    if !uml("the_truncate_path_column_and_the_claims_tell_the_two_guest_kernels_apart") {
         return;
     }
     let (s, exp) = scratch_with("umlp", "uml-path.yaml", PATH_EXPERIMENT);
@@ -530,19 +539,101 @@ fn the_truncate_path_column_tells_the_two_guest_kernels_apart() {
         written.i64().unwrap().iter().all(|w| w == Some(0)),
         "{paths}"
     );
-    // A claim about the converted path over both kernels: 6.1 took another path, and
-    // the verdict names it with its evidence.
-    let o = s.run(&["claims", &b.path().display().to_string(), "--json"]);
+    // A claim about the converted path is checked once per kernel, each on its own
+    // points: on 6.1, which kept the tail written, its mechanism is absent (the verdict
+    // names the path with its evidence); on 6.12, which converted it, it is measured.
+    // Pooled over both kernels it would be one verdict, `mechanism absent`.
+    let dir = b.path().display().to_string();
+    let o = s.run(&["claims", &dir, "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let c = &report["claims"][0];
-    assert_eq!(c["not_applicable"], "mechanism_absent", "{c}");
-    let why = c["reason"].as_str().unwrap();
+    let claims = report["claims"].as_array().unwrap();
+    let of = |id: &str, kernel: Option<&str>| {
+        let hits: Vec<&serde_json::Value> = claims
+            .iter()
+            .filter(|c| c["id"] == id && c["kernel"].as_str() == kernel)
+            .collect();
+        assert_eq!(hits.len(), 1, "{id} @ {kernel:?}: {report}");
+        hits[0].clone()
+    };
+    assert_eq!(claims.len(), 3, "{report}");
+    let old = of("one-process-cheaper", Some("uml-bookworm"));
+    assert_eq!(old["not_applicable"], "mechanism_absent", "{old}");
+    let why = old["reason"].as_str().unwrap();
     assert!(
         why.contains("about the `converted` truncate path")
             && why.contains("kernel=uml-bookworm,loop=processes took `kept_written`")
-            && why.contains("0x1 last"),
+            && why.contains("0x1 last")
+            && !why.contains("uml-trixie"),
         "{why}"
+    );
+    let new = of("one-process-cheaper", Some("uml-trixie"));
+    assert_ne!(new["not_applicable"], "mechanism_absent", "{new}");
+    assert!(new["measured"].as_f64().is_some(), "{new}");
+    assert!(
+        new["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d.as_str().unwrap().starts_with(
+                "truncate path `converted` at every selected point (2 points, 2 replicates"
+            )),
+        "{new}"
+    );
+    // Each rests on its own guest only.
+    let subs = |c: &serde_json::Value| c["substitutions"].to_string();
+    assert!(
+        subs(&new).contains("kernel=uml-trixie") && !subs(&new).contains("kernel=uml-bookworm"),
+        "{new}"
+    );
+    // A claim that pins `kernel` compares the kernels: one verdict, as written, on both
+    // guests.
+    let across = of("newer-kernel-against-older", None);
+    assert!(across["measured"].as_f64().is_some(), "{across}");
+    assert!(
+        subs(&across).contains("kernel=uml-trixie")
+            && subs(&across).contains("kernel=uml-bookworm"),
+        "{across}"
+    );
+    assert_eq!(report["counted_per"], "claim and kernel", "{report}");
+    let counted: u64 = report["tiers"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 3, "{report}");
+    // The text, the Markdown table and the agreement of two reruns name the kernel, and
+    // compare the same (claim, kernel).
+    let o = s.run(&["claims", &dir]);
+    let out = text(&o);
+    assert!(
+        out.contains(
+            "one-process-cheaper @ kernel=uml-bookworm — NOT APPLICABLE: MECHANISM ABSENT"
+        ) && out.contains("one-process-cheaper @ kernel=uml-trixie — ")
+            && out.contains("newer-kernel-against-older — ")
+            && out.contains("counted per claim and kernel"),
+        "{out}"
+    );
+    let o = s.run(&["claims", "--md", &dir]);
+    let out = text(&o);
+    assert!(
+        out.contains("| **one-process-cheaper @ kernel=uml-trixie**: ")
+            && out.contains("| **one-process-cheaper @ kernel=uml-bookworm**: "),
+        "{out}"
+    );
+    let o = s.run(&["claims", "--agree", &dir, &dir]);
+    let out = text(&o);
+    assert!(
+        out.contains("one-process-cheaper @ kernel=uml-trixie — ")
+            && out.contains("3 of 3 claims (counted per claim and kernel) give the same tier"),
+        "{out}"
+    );
+    let df = fslab::analysis::claims::claims_frame(&b).unwrap();
+    assert_eq!(
+        strings(&df, "kernel"),
+        ["uml-bookworm", "uml-trixie", ""],
+        "{df}"
     );
     assert_clean(&s);
 }

@@ -1,7 +1,7 @@
 //! One verdict per kernel, on the committed seed 003 bundles made in User-Mode Linux
 //! guests by the real runner (`data/reruns/003-uml-*`: a `kernel` axis with one value
 //! each). The split of a bundle with two kernels is tested on a bundle the real runner
-//! makes with both (tests/it/uml.rs, `a_claim_gets_one_verdict_per_kernel…`).
+//! makes with both (tests/it/uml.rs, `the_truncate_path_column_and_the_claims_tell_the_two_guest_kernels_apart`).
 
 use super::{check_claims, pins_kernel, verdicts_frame, ClaimVerdict, Evidence, Inapplicable};
 use crate::spec::Claim;
