@@ -3,6 +3,7 @@
 //! notes. Formatting only: every number comes computed in the [`Content`].
 
 use super::content::ClaimsContent;
+use crate::analysis::claims::CountedPer;
 use crate::analysis::text_grid::Align;
 use crate::analysis::{BundleSummary, PointStatsRow, Resolution, Unit, Warmup};
 use crate::labels::fmt_sig;
@@ -104,7 +105,10 @@ pub const CLAIM_COLUMNS: [&str; 9] = [
 pub fn claims_line(c: &ClaimsContent) -> String {
     match c {
         ClaimsContent::Checked {
-            tiers, variants, ..
+            tiers,
+            variants,
+            counted_per,
+            ..
         } => {
             let total: usize = tiers.iter().map(|(_, n)| n).sum();
             let parts: Vec<String> = tiers.iter().map(|(t, n)| format!("{n} {t}")).collect();
@@ -113,8 +117,12 @@ pub fn claims_line(c: &ClaimsContent) -> String {
                 1 => "; and 1 variant of fslab's, not counted".to_string(),
                 n => format!("; and {n} variants of fslab's, not counted"),
             };
+            let per = match counted_per {
+                CountedPer::Claim => String::new(),
+                other => format!(" (counted per {})", other.label()),
+            };
             format!(
-                "The post's {total} claim{} by tier: {}{variants}.",
+                "The post's {total} claim{}{per} by tier: {}{variants}.",
                 if total == 1 { "" } else { "s" },
                 parts.join(", ")
             )

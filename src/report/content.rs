@@ -8,14 +8,16 @@
 
 use super::charts::{bundle_charts, ChartInputs};
 use super::{ReportError, ReportOptions};
-use crate::analysis::claims::{check_bundle, post_claims, tier_counts, verdicts_frame};
+use crate::analysis::claims::{
+    check_bundle, counted_per, post_claims, tier_counts, verdicts_frame, CountedPer,
+};
 use crate::analysis::{
     compare_runs, point_stats_rows, stats_frame, BundleSummary, CompareOptions, Comparison,
     PointStatsRow, Resolution, StatsOptions, Warmup,
 };
 use crate::plot::Chart;
 use crate::store::Bundle;
-use polars::prelude::DataFrame;
+use polars::prelude::{Column, DataFrame};
 
 /// The statistics of one metric.
 #[derive(Debug, Clone)]
@@ -35,7 +37,11 @@ pub enum ClaimsContent {
         tiers: Vec<(&'static str, usize)>,
         /// fslab's own variants of the claims (checked, not counted in `tiers`).
         variants: usize,
-        /// One row per claim (`analysis::claims::verdicts_frame`).
+        /// What `tiers` counts: `claim`, or `claim and kernel` when the claims are
+        /// checked once per kernel of a `kernel` axis (`analysis::claims::counted_per`).
+        counted_per: CountedPer,
+        /// One row per verdict (`analysis::claims::verdicts_frame`); its `claim` column
+        /// names the kernel of a per-kernel verdict (`id @ kernel=K`).
         table: DataFrame,
     },
     /// The experiment has claims, but they could not be checked: why.
@@ -138,14 +144,21 @@ impl Content {
 fn claims(bundle: &Bundle) -> Option<ClaimsContent> {
     match check_bundle(bundle) {
         Ok(v) if v.is_empty() => None,
-        Ok(v) => Some(match verdicts_frame(&v) {
-            Ok(table) => ClaimsContent::Checked {
-                tiers: tier_counts(&v).into_iter().collect(),
-                variants: v.len() - post_claims(&v).count(),
-                table,
+        Ok(v) => Some(
+            match verdicts_frame(&v).and_then(|mut table| {
+                let names: Vec<String> = v.iter().map(|c| c.name()).collect();
+                table.with_column(Column::new("claim".into(), names))?;
+                Ok(table)
+            }) {
+                Ok(table) => ClaimsContent::Checked {
+                    tiers: tier_counts(&v).into_iter().collect(),
+                    variants: v.len() - post_claims(&v).count(),
+                    counted_per: counted_per(&v),
+                    table,
+                },
+                Err(e) => ClaimsContent::Unchecked(e.to_string()),
             },
-            Err(e) => ClaimsContent::Unchecked(e.to_string()),
-        }),
+        ),
         Err(e) => {
             let yaml = &bundle.manifest().experiment.yaml;
             yaml.lines()
@@ -157,7 +170,7 @@ fn claims(bundle: &Bundle) -> Option<ClaimsContent> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ClaimsContent, Content};
+    use super::{ClaimsContent, Content, CountedPer};
     use crate::analysis::{BundleSummary, Warmup};
     use crate::report::{html, markdown};
     use crate::store::Manifest;
@@ -181,6 +194,7 @@ mod tests {
         let checked = ClaimsContent::Checked {
             tiers: vec![("reproduced", 1), ("inconclusive", 2)],
             variants: 1,
+            counted_per: CountedPer::Claim,
             table: df!("claim" => ["c1"], "tier" => ["inconclusive"]).unwrap(),
         };
         let mut c = content(Some(checked));

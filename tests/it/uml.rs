@@ -595,7 +595,7 @@ fn the_truncate_path_column_and_the_claims_tell_the_two_guest_kernels_apart() {
             && subs(&across).contains("kernel=uml-bookworm"),
         "{across}"
     );
-    assert_eq!(report["counted_per"], "claim and kernel", "{report}");
+    assert_eq!(report["counted_per"], "claim_and_kernel", "{report}");
     let counted: u64 = report["tiers"]
         .as_object()
         .unwrap()

@@ -40,6 +40,15 @@
 //! `quote` is fslab's own variant: listed apart, never counted in the post's tallies.
 //! Two reruns of one profile are compared by [`agreement`].
 //!
+//! **One verdict per kernel** (`per_kernel`): over a bundle whose experiment has a
+//! `kernel` matrix axis, a claim that does not name `kernel` in any selection is checked
+//! once per kernel its selections reach, each on that kernel's points alone (its rows,
+//! its `needs:`, its guest's substitution; none for `host`), and named `id @ kernel=K`
+//! ([`ClaimVerdict::name`]). A claim that pins `kernel` (a comparison of kernels) is
+//! checked once, as written; so is one that measures nothing (`not_measured:`). Tallies
+//! then count (claim, kernel) rows and say so ([`CountedPer`]); [`agreement`] compares
+//! the same (claim, kernel).
+//!
 //! ```yaml
 //! claims:
 //!   - id: first-run-overhead
@@ -84,7 +93,7 @@ pub use kinds::{discontiguity, Run};
 pub use per_kernel::{check_bundle, check_claims, pins_kernel};
 pub use render::{
     claims_frame, claims_tier_counts, counted_per, post_claims, render, shared_lines, tier_counts,
-    tier_counts_frame, verdicts_frame, Report,
+    tier_counts_frame, verdicts_frame, CountedPer, Report,
 };
 pub use reproduction::{reproduction_md, ClaimsSource};
 pub use units::{Replication, SampleUnit};

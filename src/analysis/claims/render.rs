@@ -109,12 +109,33 @@ pub(super) fn per_kernel(v: &[ClaimVerdict]) -> bool {
     v.iter().any(|c| c.kernel.is_some())
 }
 
-/// What a tally counts: claims, or (claim, kernel) rows when claims are split by kernel.
-pub fn counted_per(v: &[ClaimVerdict]) -> &'static str {
+/// What a tally of verdicts counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountedPer {
+    /// One verdict per claim.
+    Claim,
+    /// One verdict per claim and kernel: some claims are checked once per kernel of the
+    /// bundle's `kernel` axis (`super::per_kernel`).
+    ClaimAndKernel,
+}
+
+impl CountedPer {
+    /// In words: `claim`, `claim and kernel`.
+    pub fn label(self) -> &'static str {
+        match self {
+            CountedPer::Claim => "claim",
+            CountedPer::ClaimAndKernel => "claim and kernel",
+        }
+    }
+}
+
+/// What a tally of these verdicts counts.
+pub fn counted_per(v: &[ClaimVerdict]) -> CountedPer {
     if per_kernel(v) {
-        "claim and kernel"
+        CountedPer::ClaimAndKernel
     } else {
-        "claim"
+        CountedPer::Claim
     }
 }
 
@@ -154,9 +175,9 @@ pub struct Report<'a> {
     pub claims: &'a [ClaimVerdict],
     /// Tier label → number of verdicts, every tier listed.
     pub tiers: IndexMap<&'static str, usize>,
-    /// What `tiers` counts: `claim`, or `claim and kernel` when claims are split by
+    /// What `tiers` counts: `claim`, or `claim_and_kernel` when claims are split by
     /// kernel (one verdict per kernel of the bundle's `kernel` axis).
-    pub counted_per: &'static str,
+    pub counted_per: CountedPer,
 }
 
 impl<'a> Report<'a> {
