@@ -13,6 +13,7 @@ use super::verdict::ClaimVerdict;
 use super::words::num;
 use crate::analysis::tiers::counts_line;
 use crate::analysis::tiers::{scale_differences, substitutions, Tier};
+use crate::spec::claim::KERNEL_AXIS;
 use crate::store::PointStatus;
 use crate::store::{Bundle, Manifest};
 use indexmap::IndexMap;
@@ -516,7 +517,11 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             if subs.is_empty() {
                 out.push_str("- substitutions: none\n");
             } else {
-                out.push_str("- substitutions (every claim of this seed rests on them):\n");
+                out.push_str(if m.matrix_axes.iter().any(|a| a == KERNEL_AXIS) {
+                    "- substitutions (a claim checked per kernel rests on those of its kernel's points; a guest's names its kernel):\n"
+                } else {
+                    "- substitutions (every claim of this seed rests on them):\n"
+                });
                 for sub in &subs {
                     out.push_str(&format!("  - {}\n", sub.what));
                 }
