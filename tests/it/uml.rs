@@ -253,6 +253,15 @@ capture:
     run: uname -r
 teardown:
   - umount: "{{mnt}}"
+claims:
+  - id: first-touch-slower
+    text: "the first of five touches is at most 1000 times the others"
+    quote: "fslab's test claim"
+    check: { kind: first_vs_rest, metric: wall_s, expect: { max: 1000 } }
+  - id: first-touch-system-time
+    text: "the first touch's system time is at most 1000 times the others'"
+    quote: "fslab's test claim"
+    check: { kind: first_vs_rest, metric: sys_s, expect: { max: 1000 } }
 "#;
 
 #[test]
@@ -305,6 +314,44 @@ fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
         "{subs:?}"
     );
     assert_eq!(b.runs().unwrap().height(), 2);
+    // Each claim is checked once per kernel: the host's verdict rests on no guest, the
+    // guest's on its own; a claim on system time is untestable in the guest only (UML
+    // charges it to user time), not over the whole bundle.
+    let o = s.run(&["claims", &dir.display().to_string(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let of = |id: &str, kernel: &str| {
+        report["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id && c["kernel"] == kernel)
+            .unwrap_or_else(|| panic!("{id} @ kernel={kernel}: {report}"))
+            .clone()
+    };
+    assert_eq!(report["claims"].as_array().unwrap().len(), 4, "{report}");
+    let on_host = of("first-touch-slower", "host");
+    assert!(
+        !on_host["substitutions"].to_string().contains("guest"),
+        "{on_host}"
+    );
+    let in_guest = of("first-touch-slower", "uml-bookworm");
+    assert!(
+        in_guest["substitutions"]
+            .to_string()
+            .contains("points with kernel=uml-bookworm measured in a User-Mode Linux guest"),
+        "{in_guest}"
+    );
+    assert_ne!(
+        of("first-touch-system-time", "host")["not_applicable"],
+        "untestable",
+        "{report}"
+    );
+    assert_eq!(
+        of("first-touch-system-time", "uml-bookworm")["not_applicable"],
+        "untestable",
+        "{report}"
+    );
     // `fslab doctor` checks each point against its own kernel: realtime XFS is fine in
     // the guest (its configuration has CONFIG_XFS_RT=y), whatever the host has.
     let rt = s.root.join("uml-rt-axis.yaml");
