@@ -383,6 +383,52 @@ fn a_kernel_axis_puts_the_host_and_a_guest_side_by_side() {
     finish(&s);
 }
 
+/// A work directory under `/tmp`: the guest's own `/tmp` is a tmpfs, which hid the
+/// replicate's directory (the guest's init could not mount it, and the guest stopped
+/// before its agent spoke). The replicate's directory is mounted at its own path in the
+/// guest's tmpfs, so the point runs, and `{{work}}` and `{{mnt}}` are the same paths.
+#[test]
+fn a_work_directory_under_tmp_is_seen_by_the_guest() {
+    if !uml("a_work_directory_under_tmp_is_seen_by_the_guest") {
+        return;
+    }
+    let s = Scratch {
+        root: PathBuf::from(format!(
+            "/tmp/fslab-umltmp{:x}",
+            rand::random::<u32>() & 0xffff
+        )),
+    };
+    std::fs::create_dir_all(&s.root).unwrap();
+    let exp = s.root.join("uml-axis.yaml");
+    std::fs::write(
+        &exp,
+        AXIS_EXPERIMENT.replace(
+            "    run: uname -r\n",
+            "    run: uname -r\n  - name: where\n    run: sh -c \"pwd; ls {{mnt}}\"\n",
+        ),
+    )
+    .unwrap();
+    let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = s.bundles("uml-axis")[0].clone();
+    let b = fslab::store::Bundle::open(&dir).unwrap();
+    let m = b.manifest();
+    assert!(m.points.iter().all(|p| p.status == "ok"), "{:?}", m.points);
+    let guest = &m.points[1];
+    assert_eq!(guest.id, "kernel=uml-bookworm");
+    let logs = dir
+        .join("logs")
+        .join(format!("{:02}-{}", guest.index, guest.id));
+    let release = std::fs::read_to_string(logs.join("capture-01-release.stdout")).unwrap();
+    assert!(release.starts_with("6.1."), "{release}");
+    // The guest worked in the replicate's directory under the host's /tmp, and saw the
+    // files its workload made on its disk.
+    let whr = std::fs::read_to_string(logs.join("capture-02-where.stdout")).unwrap();
+    assert!(whr.starts_with(&s.work().display().to_string()), "{whr}");
+    assert!(whr.contains("f1"), "{whr}");
+    finish(&s);
+}
+
 /// A workload that sleeps in the guest: long enough to be interrupted or killed.
 const SLEEP_EXPERIMENT: &str = r#"
 id: uml-sleep

@@ -48,6 +48,9 @@ pub(super) struct Boot<'a> {
     pub(super) console: &'a Path,
     /// The fslab program the guest runs as its agent.
     pub(super) agent: &'a Path,
+    /// Host directories the guest reads (the agent's, the provisioned tools'): shown
+    /// read-only at their own paths where the guest's own tmpfs would hide them.
+    pub(super) host_dirs: &'a [PathBuf],
     pub(super) cgroup: Option<&'a PointCgroup>,
 }
 
@@ -73,8 +76,34 @@ fn plain_path(p: &Path) -> Result<String, GuestError> {
     Ok(s)
 }
 
+/// The guest's own tmpfs mounts: they hide whatever the host has under them.
+pub(super) const GUEST_TMPFS: [&str; 2] = ["/tmp", "/run"];
+
+/// Whether the guest's own tmpfs hides `p` (a host path under `/tmp` or `/run`).
+pub(super) fn hidden_in_guest(p: &Path) -> bool {
+    GUEST_TMPFS.iter().any(|t| p.starts_with(t))
+}
+
 /// The guest's init: mount what the agent needs, then become the agent.
-fn init_script(dir: &str, agent: &str) -> String {
+///
+/// `/tmp` and `/run` are the guest's own tmpfs, so a host path under them is not seen
+/// through the read-only root: each of `read_only` that is hidden is mounted back,
+/// read-only, at its own path (parents first), and the replicate's directory `dir` is
+/// mounted writable at its own path, its mount point made first (in the tmpfs when it
+/// is hidden; on the host's root it exists).
+fn init_script(dir: &str, agent: &str, read_only: &[String]) -> String {
+    let mut shown: Vec<&String> = read_only
+        .iter()
+        .filter(|p| hidden_in_guest(Path::new(p)))
+        .collect();
+    shown.sort_by_key(|p| Path::new(p).components().count());
+    shown.dedup();
+    let mut host_dirs = String::new();
+    for p in shown {
+        host_dirs.push_str(&format!(
+            "mkdir -p '{p}' && mount -r -t hostfs -o '{p}' hostfs '{p}'\n"
+        ));
+    }
     format!(
         "#!/bin/sh\n\
          # fslab: init of a User-Mode Linux guest (docs/kernels.md)\n\
@@ -85,6 +114,8 @@ fn init_script(dir: &str, agent: &str) -> String {
          mount -t tmpfs -o mode=1777 tmpfs /tmp\n\
          mount -t tmpfs -o mode=755 tmpfs /run\n\
          mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null\n\
+         {host_dirs}\
+         mkdir -p '{dir}'\n\
          if mount -t hostfs -o '{dir}' hostfs '{dir}'; then\n\
          \x20 exec '{agent}' guest-agent /dev/tty1\n\
          fi\n\
@@ -98,6 +129,12 @@ impl Guest {
     pub(super) fn boot(b: &Boot) -> Result<Guest, GuestError> {
         let dir = plain_path(b.dir)?;
         let agent = plain_path(b.agent)?;
+        let read_only = b
+            .host_dirs
+            .iter()
+            .filter(|p| hidden_in_guest(p))
+            .map(|p| plain_path(p))
+            .collect::<Result<Vec<_>, _>>()?;
         let init = b.dir.join("guest-init");
         {
             use std::os::unix::fs::OpenOptionsExt;
@@ -108,7 +145,7 @@ impl Guest {
                 .mode(0o755)
                 .open(&init)
                 .map_err(GuestError::io(format!("writing {}", init.display())))?;
-            f.write_all(init_script(&dir, &agent).as_bytes())
+            f.write_all(init_script(&dir, &agent, &read_only).as_bytes())
                 .map_err(GuestError::io(format!("writing {}", init.display())))?;
         }
         let uml_dir = b.dir.join("uml");
@@ -353,5 +390,46 @@ impl Drop for Guest {
             // Stopped: its helpers may still be exiting.
             let _ = killpg(Pid::from_raw(self.child.id() as i32), Signal::SIGKILL);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_dirs_under_the_guests_tmpfs_are_mounted_back_at_their_own_paths() {
+        let s = init_script(
+            "/tmp/w/p/x",
+            "/tmp/t/debug/fslab",
+            &[
+                "/tmp/t/debug".into(),
+                "/root/.cache/fslab/tools".into(),
+                "/run/a/b".into(),
+                "/run/a".into(),
+            ],
+        );
+        let lines: Vec<&str> = s.lines().collect();
+        let at = |needle: &str| {
+            lines
+                .iter()
+                .position(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle}: {s}"))
+        };
+        // After the tmpfs that hides them; the parent before the child; read-only.
+        let tmp = at("tmpfs /tmp");
+        let run_a = at("-o '/run/a' hostfs '/run/a'");
+        let run_ab = at("-o '/run/a/b' hostfs '/run/a/b'");
+        let debug = at("mount -r -t hostfs -o '/tmp/t/debug' hostfs '/tmp/t/debug'");
+        assert!(tmp < run_a && run_a < run_ab && tmp < debug, "{s}");
+        // A directory the root shows as it is is not mounted again.
+        assert!(!s.contains(".cache"), "{s}");
+        // The replicate's directory: its mount point made in the tmpfs, then writable.
+        let mk = at("mkdir -p '/tmp/w/p/x'");
+        let rw = at("mount -t hostfs -o '/tmp/w/p/x' hostfs '/tmp/w/p/x'");
+        assert!(
+            debug < mk && mk < rw && rw < at("exec '/tmp/t/debug/fslab'"),
+            "{s}"
+        );
     }
 }

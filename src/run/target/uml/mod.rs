@@ -119,6 +119,9 @@ pub struct UmlTarget {
     kernel: InstalledKernel,
     mem_bytes: u64,
     agent: PathBuf,
+    /// Host directories the guest's steps read: the agent's, `{{fslab}}`'s and the
+    /// provisioned tools' (mounted back when the guest's `/tmp` or `/run` hides them).
+    host_dirs: Vec<PathBuf>,
     probed: OnceLock<Probed>,
 }
 
@@ -170,10 +173,19 @@ impl UmlTarget {
             });
         };
         let agent = std::env::current_exe().map_err(GuestError::NoAgent)?;
+        let fslab = crate::plan::fslab_executable();
+        let host_dirs = [agent.parent(), fslab.parent()]
+            .into_iter()
+            .flatten()
+            .map(Path::to_path_buf)
+            .chain([crate::tools::tools_dir()])
+            .filter(|p| p.is_absolute())
+            .collect();
         Ok(UmlTarget {
             kernel,
             mem_bytes,
             agent,
+            host_dirs,
             probed: OnceLock::new(),
         })
     }
@@ -197,6 +209,7 @@ impl UmlTarget {
             dir: devs.dir(),
             console,
             agent: &self.agent,
+            host_dirs: &self.host_dirs,
             cgroup: Some(devs.cgroup()),
         })
     }
