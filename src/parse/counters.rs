@@ -13,11 +13,12 @@
 //!   faults, dirtied and written pages, reclaim).
 //! - **ext4** (`/sys/fs/ext4/<dev>/`): one number per file.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 
-/// One number of a snapshot.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One number of a snapshot. It reads back from JSON (a guest's agent sends its
+/// snapshots so) when its unit is one of this module's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sample {
     /// The line or file it came from (`log`, `diskstats`, `vmstat`, `ext4`).
     pub group: String,
@@ -25,12 +26,32 @@ pub struct Sample {
     pub name: String,
     pub value: u64,
     /// `count`, `sectors` (512 B), `ms`, `KiB`, `bytes`, `pages`, `blocks`.
-    pub unit: &'static str,
+    #[serde(deserialize_with = "known_unit")]
+    pub unit: Unit,
     /// A level (a gauge), not a running count: its delta is a change, not a number of
     /// events.
     pub gauge: bool,
     /// The counter is 32 bits wide in the kernel (it wraps at 2^32).
     pub wraps_at_32: bool,
+}
+
+/// A counter's unit: one of this module's names. (An alias: serde would borrow a
+/// field spelled `&str` from its input.)
+pub type Unit = &'static str;
+
+/// The unit named `name`, if a counter of this module has it.
+pub fn unit_named(name: &str) -> Option<&'static str> {
+    ["count", "bytes"]
+        .into_iter()
+        .chain(DISKSTATS_FIELDS.iter().map(|f| f.1))
+        .chain(VMSTAT_FIELDS.iter().map(|f| f.1))
+        .chain(EXT4_FILES.iter().map(|f| f.1))
+        .find(|u| *u == name)
+}
+
+fn known_unit<'de, D: Deserializer<'de>>(d: D) -> Result<Unit, D::Error> {
+    let name = String::deserialize(d)?;
+    unit_named(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown unit `{name}`")))
 }
 
 /// A counter over one iteration.
@@ -426,6 +447,19 @@ xpc 11941634048 16808161280 0
 defer_relog 0
 debug 0
 ";
+
+    #[test]
+    fn a_sample_reads_back_from_json_with_a_known_unit_only() {
+        let v = vmstat("pgpgin 10\n");
+        let json = serde_json::to_string(&v).unwrap();
+        assert_eq!(serde_json::from_str::<Vec<Sample>>(&json).unwrap(), v);
+        let e = serde_json::from_str::<Sample>(&json[1..json.len() - 1].replace("KiB", "furlongs"))
+            .unwrap_err();
+        assert!(e.to_string().contains("unknown unit `furlongs`"), "{e}");
+        for u in ["count", "sectors", "ms", "KiB", "bytes", "pages", "blocks"] {
+            assert_eq!(unit_named(u), Some(u));
+        }
+    }
 
     #[test]
     fn xfs_fields_are_named_as_the_kernel_names_them() {

@@ -11,7 +11,7 @@ use crate::devices::trace::{dev_filter, EventCount};
 use crate::devices::PointResources;
 use crate::parse::counters::{self as parse, Delta, Sample};
 use crate::spec::media::CounterSource;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Where a source's numbers come from, and what they cover.
@@ -32,17 +32,32 @@ enum Reading {
     File(PathBuf),
     /// `xfs_log_items`: the tracepoint counts of one filesystem.
     Tracepoints(LogItemProbe),
+    /// Another kernel's (a guest's): its agent reads it ([`PointCounters::elsewhere`]).
+    Elsewhere,
 }
 
 impl Reading {
-    /// The file an origin reads (None for tracepoints).
+    /// The file an origin reads (None for tracepoints and another kernel's).
     fn path(&self) -> Option<&Path> {
         match self {
             Reading::File(p) => Some(p),
-            Reading::Tracepoints(_) => None,
+            Reading::Tracepoints(_) | Reading::Elsewhere => None,
         }
     }
 }
+
+/// What one origin counts, without how it is read: what a guest's agent tells fslab
+/// about the counters it resolved in the guest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OriginInfo {
+    pub source: CounterSource,
+    pub device: Option<String>,
+    /// `filesystem`, `device` or `system`.
+    pub scope: String,
+}
+
+/// The scopes an origin may have.
+const SCOPES: [&str; 3] = ["filesystem", "device", "system"];
 
 /// The counts behind `xfs_log_items` for one XFS filesystem, running from when the
 /// point's counters were resolved (after mount) until the point ends.
@@ -101,8 +116,10 @@ impl LogItemProbe {
     }
 }
 
-/// One read of every origin.
-pub(super) struct Snapshot(Vec<(usize, Vec<Sample>)>);
+/// One read of every origin (by its index among the point's origins). A guest's agent
+/// sends it as JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot(Vec<(usize, Vec<Sample>)>);
 
 /// The counters a point reads, resolved once its filesystems are mounted (by the
 /// target's session: it knows where the kernel's files are).
@@ -157,6 +174,53 @@ impl PointCounters {
                 vec![why.to_string()]
             },
         }
+    }
+
+    /// The counters another kernel resolved and reads (a guest's agent, with the
+    /// guest's `/sys` and `/proc`): `origins` as it described them, its `notes`. This
+    /// side only names the rows; the snapshots come from there
+    /// ([`Session::read_counters`](super::target::Session::read_counters)).
+    pub(super) fn elsewhere(origins: Vec<OriginInfo>, mut notes: Vec<String>) -> PointCounters {
+        let mut kept = Vec::new();
+        for o in origins {
+            match SCOPES.iter().find(|s| **s == o.scope) {
+                Some(scope) => kept.push(Origin {
+                    source: o.source,
+                    device: o.device,
+                    scope,
+                    at: Reading::Elsewhere,
+                }),
+                // Both ends are this program: said, not guessed.
+                None => notes.push(format!(
+                    "counters: {}: unknown scope `{}`; no {} rows",
+                    o.source.name(),
+                    o.scope,
+                    o.source.name()
+                )),
+            }
+        }
+        PointCounters {
+            origins: kept,
+            devices: Vec::new(),
+            notes,
+        }
+    }
+
+    /// What each origin counts, in order (what [`elsewhere`](Self::elsewhere) takes).
+    pub(super) fn describe(&self) -> Vec<OriginInfo> {
+        self.origins
+            .iter()
+            .map(|o| OriginInfo {
+                source: o.source,
+                device: o.device.clone(),
+                scope: o.scope.to_string(),
+            })
+            .collect()
+    }
+
+    /// Whether there is anything to read.
+    pub(super) fn is_empty(&self) -> bool {
+        self.origins.is_empty()
     }
 
     /// Resolve the sources under other roots than `/sys` and `/proc` (a target whose
@@ -328,7 +392,7 @@ impl PointCounters {
             }
             CounterSource::XfsLogItems => match &o.at {
                 Reading::Tracepoints(p) => p.read(),
-                Reading::File(_) => Vec::new(),
+                Reading::File(_) | Reading::Elsewhere => Vec::new(),
             },
         }
     }
@@ -336,8 +400,11 @@ impl PointCounters {
     /// The rows of one iteration: every counter's delta between two snapshots.
     pub(super) fn rows(&self, before: &Snapshot, after: &Snapshot) -> Vec<CounterRow> {
         let mut out = Vec::new();
-        for ((i, b), (_, a)) in before.0.iter().zip(&after.0) {
-            let o = &self.origins[*i];
+        for ((i, b), (j, a)) in before.0.iter().zip(&after.0) {
+            // Snapshots of this point's origins only (another kernel's agent sent them).
+            let Some(o) = self.origins.get(*i).filter(|_| i == j) else {
+                continue;
+            };
             for d in parse::deltas(b, a) {
                 out.push(CounterRow {
                     source: o.source.name(),

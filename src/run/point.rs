@@ -348,8 +348,15 @@ pub(super) fn run_replicate(
         let mut samples: Vec<f64> = Vec::new();
         // `counters:`: resolved now that setup has mounted the point's filesystems.
         let point_counters = steps.counters().map(|c| session.counters(&c.sources));
+        // What could not be counted as asked is said, and kept with the point (once,
+        // whatever the number of replicates): a missing source has no rows, never zeros.
         for n in point_counters.iter().flat_map(|c| &c.notes) {
             warn(format!("{}: {n}", point.id));
+            if let Some(p) = writer.manifest_mut().points.get_mut(point.index) {
+                if !p.notes.contains(n) {
+                    p.notes.push(n.clone());
+                }
+            }
         }
         // `counters: { sync: true }`: what an iteration queued is written before its
         // counters are read. A failed flush is said: the deltas then miss that part.
@@ -373,13 +380,13 @@ pub(super) fn run_replicate(
             let label = format!("{}-it{it:02}", ctx.label(Phase::Workload, 0, step));
             let started_at = now();
             settle("before", it);
-            let counted_from = point_counters.as_ref().map(|c| c.read());
+            let counted_from = point_counters.as_ref().map(|c| session.read_counters(c));
             let stepped = ctx.step(step, &label, Some(it));
             settle("after", it);
             let counted = point_counters
                 .as_ref()
                 .zip(counted_from)
-                .map(|(c, from)| c.rows(&from, &c.read()));
+                .map(|(c, from)| c.rows(&from, &session.read_counters(c)));
             let (outcome, failure) = match stepped {
                 Ok(o) => (Some(o), None),
                 Err((StepFailure::Cancelled, _)) => (None, Some(StepFailure::Cancelled)),

@@ -19,14 +19,14 @@ pub(super) struct Captured {
 }
 
 /// Start tracing if the step asks for it.
-pub(super) fn start(
+pub(super) fn start<'s>(
     step: &Step,
-    session: &dyn Session,
-) -> Result<Option<Box<dyn IoTrace>>, StepError> {
+    session: &'s dyn Session,
+) -> Result<Option<Box<dyn IoTrace + 's>>, StepError> {
     step.trace.map(|kind| session.start_trace(kind)).transpose()
 }
 
-pub(super) fn finish(trace: Box<dyn IoTrace>, wall: Duration) -> Result<Captured, StepError> {
+pub(super) fn finish(trace: Box<dyn IoTrace + '_>, wall: Duration) -> Result<Captured, StepError> {
     let text = trace.finish()?;
     Ok(Captured { text, wall })
 }

@@ -174,7 +174,7 @@ impl Session for LocalSession<'_> {
         PointCounters::resolve(sources, &self.devs)
     }
 
-    fn start_trace(&self, kind: TraceKind) -> Result<Box<dyn IoTrace>, StepError> {
+    fn start_trace(&self, kind: TraceKind) -> Result<Box<dyn IoTrace + '_>, StepError> {
         match kind {
             TraceKind::Io => {
                 let numbers = self

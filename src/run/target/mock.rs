@@ -246,7 +246,7 @@ impl Session for MockSession<'_> {
         PointCounters::resolve_in(sources, &[], &root.join("sys"), &root.join("proc"))
     }
 
-    fn start_trace(&self, _kind: TraceKind) -> Result<Box<dyn IoTrace>, StepError> {
+    fn start_trace(&self, _kind: TraceKind) -> Result<Box<dyn IoTrace + '_>, StepError> {
         Err(StepError::TraceUnsupported("the mock target".into()))
     }
 

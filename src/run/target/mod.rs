@@ -22,7 +22,7 @@ pub use axis::{for_plan, KernelAxis, KERNEL_VAR};
 pub use local::LocalTarget;
 pub use uml::{GuestError, UmlTarget};
 
-use super::counters::PointCounters;
+use super::counters::{PointCounters, Snapshot};
 use super::exec::ExecOutcome;
 use super::{RunError, RunOptions, StepError};
 use crate::devices::policy::MappedDevice;
@@ -177,8 +177,14 @@ pub trait Session {
     /// mounted).
     fn counters(&self, sources: &[CounterSource]) -> PointCounters;
 
+    /// Read the point's counters now: here, or where they were resolved (a guest's
+    /// agent reads the guest's own). What could not be read has no samples, never zeros.
+    fn read_counters(&self, counters: &PointCounters) -> Snapshot {
+        counters.read()
+    }
+
     /// Start tracing the point's devices.
-    fn start_trace(&self, kind: TraceKind) -> Result<Box<dyn IoTrace>, StepError>;
+    fn start_trace(&self, kind: TraceKind) -> Result<Box<dyn IoTrace + '_>, StepError>;
 
     /// Release everything the replicate made (processes, mounts, devices, its
     /// directory); safe to call more than once. What fails to be released stays

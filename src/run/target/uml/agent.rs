@@ -10,7 +10,10 @@
 //! the whole tree. Here every number is the guest kernel's.
 
 use super::protocol::{line, Exited, Reply, Request};
+use crate::devices::throttle::device_numbers;
+use crate::devices::trace::BlockTrace;
 use crate::devices::PointCgroup;
+use crate::run::counters::PointCounters;
 use crate::run::exec::{self, ExecOutcome};
 use crate::run::spawner::Spawner;
 use std::io::{BufRead, BufReader, Write};
@@ -82,19 +85,34 @@ pub fn serve(channel: &Path) -> Result<(), AgentError> {
         });
     }
     // No cgroups in the guest: the spawner joins none.
-    let mut spawner = PointCgroup::create(&[])
-        .ok()
-        .and_then(|cg| Spawner::start(&cg).ok());
+    let mut state = State {
+        spawner: PointCgroup::create(&[])
+            .ok()
+            .and_then(|cg| Spawner::start(&cg).ok()),
+        counters: None,
+        trace: None,
+    };
     while let Ok(req) = rx.recv() {
         if req == Request::Poweroff {
             break;
         }
         cancel.store(false, Ordering::SeqCst);
-        let reply = handle(req, &cancel, &mut spawner);
+        let reply = handle(req, &cancel, &mut state);
         send(&mut out, &reply)?;
     }
+    // A trace still running is switched off and its instance removed.
+    drop(state);
     power_off();
     Ok(())
+}
+
+/// What the agent keeps between requests.
+struct State {
+    spawner: Option<Spawner>,
+    /// `counters:` as resolved in the guest.
+    counters: Option<PointCounters>,
+    /// A block trace of the guest's disks, running around a step.
+    trace: Option<BlockTrace>,
 }
 
 fn send(out: &mut std::fs::File, reply: &Reply) -> Result<(), AgentError> {
@@ -134,8 +152,9 @@ fn run(
     exec::exec(argv, cwd, stdout, stderr, timeout, cancel, None)
 }
 
-fn handle(req: Request, cancel: &AtomicBool, spawner: &mut Option<Spawner>) -> Reply {
+fn handle(req: Request, cancel: &AtomicBool, state: &mut State) -> Reply {
     let failed = |message: String| Reply::Failed { message };
+    let spawner = &mut state.spawner;
     match req {
         Request::Exec {
             argv,
@@ -222,6 +241,70 @@ fn handle(req: Request, cancel: &AtomicBool, spawner: &mut Option<Spawner>) -> R
             Ok(text) => Reply::Done { text },
             Err(e) => failed(format!("reading {}: {e}", path.display())),
         },
+        Request::CountersOpen { sources, devices } => {
+            let c = PointCounters::resolve_in(
+                &sources,
+                &devices,
+                Path::new("/sys"),
+                Path::new("/proc"),
+            );
+            let reply = Reply::CountersOpened {
+                origins: c.describe(),
+                notes: c.notes.clone(),
+            };
+            state.counters = Some(c);
+            reply
+        }
+        Request::CountersRead => Reply::Snapshot {
+            snapshot: state
+                .counters
+                .as_ref()
+                .map(PointCounters::read)
+                .unwrap_or_default(),
+        },
+        Request::TraceStart { devices, buffer_kb } => {
+            // One trace at a time: an earlier one is switched off first.
+            state.trace = None;
+            let numbers = match devices
+                .iter()
+                .map(|d| device_numbers(d))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(n) if !n.is_empty() => n,
+                Ok(_) => return failed("no devices to trace".into()),
+                Err(e) => return failed(e.to_string()),
+            };
+            match BlockTrace::start(&numbers, buffer_kb) {
+                Ok(t) => {
+                    state.trace = Some(t);
+                    Reply::Done {
+                        text: String::new(),
+                    }
+                }
+                Err(e) => failed(e.to_string()),
+            }
+        }
+        Request::TraceStop { out } => {
+            let Some(t) = state.trace.take() else {
+                return failed("no trace is running".into());
+            };
+            let Some(out) = out else {
+                drop(t);
+                return Reply::Done {
+                    text: String::new(),
+                };
+            };
+            let started = t.start_mono();
+            match t.finish() {
+                Ok(text) => match write_synced(&out, text.text.as_bytes()) {
+                    Ok(()) => Reply::Traced {
+                        start_mono_ns: (started.max(0.0) * 1e9) as u64,
+                    },
+                    Err(e) => failed(format!("writing {}: {e}", out.display())),
+                },
+                Err(e) => failed(e.to_string()),
+            }
+        }
         Request::Cancel | Request::Poweroff => Reply::Done {
             text: String::new(),
         },
@@ -248,6 +331,13 @@ fn tool(mut c: Command) -> Reply {
             message: format!("{shown}: {e}"),
         },
     }
+}
+
+/// Write a file and flush it to the host before fslab reads it.
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }
 
 fn reap() {

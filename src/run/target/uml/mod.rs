@@ -22,12 +22,13 @@ mod guest;
 pub mod protocol;
 
 use super::{Builtin, IoTrace, Replicate, Resources, Session, Target};
+use crate::devices::trace::TraceText;
 use crate::devices::{PointResources, WorkDir};
 use crate::doctor::{ConfigValue, Host, Probe};
 use crate::host::LocalHost;
 use crate::kernels::{self, InstalledKernel};
 use crate::plan::{Plan, Point};
-use crate::run::counters::PointCounters;
+use crate::run::counters::{PointCounters, Snapshot};
 use crate::run::exec::ExecOutcome;
 use crate::run::target::LocalTarget;
 use crate::run::{env, executables, RunError, RunOptions, StepError};
@@ -346,6 +347,7 @@ impl Target for UmlTarget {
             io,
             devs,
             opts: r.opts,
+            target: self,
         }))
     }
 }
@@ -358,9 +360,19 @@ struct UmlSession<'a> {
     io: PathBuf,
     devs: PointResources,
     opts: &'a RunOptions,
+    target: &'a UmlTarget,
 }
 
 impl UmlSession<'_> {
+    /// The guest's names of the point's disks (`/dev/ubda`, …).
+    fn disks(&self) -> Vec<PathBuf> {
+        self.devs
+            .devices()
+            .iter()
+            .map(|d| d.device.clone())
+            .collect()
+    }
+
     fn ask(
         &self,
         req: &Request,
@@ -383,6 +395,60 @@ impl UmlSession<'_> {
             Reply::Done { .. } => Ok(()),
             Reply::Failed { message } => Err(GuestError::Failed(message).into()),
             other => Err(GuestError::Protocol(format!("{other:?} to {req:?}")).into()),
+        }
+    }
+}
+
+/// The configuration a guest kernel needs for `trace: io`: tracefs and the block
+/// request tracepoints.
+const TRACE_CONFIG: [&str; 3] = [
+    "CONFIG_TRACING",
+    "CONFIG_EVENT_TRACING",
+    "CONFIG_TRACEPOINTS",
+];
+
+/// A guest's per-CPU trace buffer, as the host's (`LocalTarget`).
+const TRACE_BUFFER_KB: u64 = 16 * 1024;
+
+/// A block trace running in the guest (its agent holds it).
+struct GuestTrace<'s, 'a> {
+    session: &'s UmlSession<'a>,
+    /// Where the agent writes the trace's text (in the replicate's directory).
+    out: PathBuf,
+    finished: bool,
+}
+
+impl IoTrace for GuestTrace<'_, '_> {
+    fn finish(mut self: Box<Self>) -> Result<TraceText, StepError> {
+        self.finished = true;
+        let req = Request::TraceStop {
+            out: Some(self.out.clone()),
+        };
+        match self.session.ask(&req, REQUEST_TIMEOUT, None)? {
+            Reply::Traced { start_mono_ns } => {
+                let text = std::fs::read_to_string(&self.out).map_err(|source| StepError::Log {
+                    path: self.out.clone(),
+                    source,
+                })?;
+                let _ = std::fs::remove_file(&self.out);
+                Ok(TraceText {
+                    text,
+                    start_mono: start_mono_ns as f64 / 1e9,
+                })
+            }
+            Reply::Failed { message } => Err(GuestError::Failed(message).into()),
+            other => Err(GuestError::Protocol(format!("{other:?} to {req:?}")).into()),
+        }
+    }
+}
+
+impl Drop for GuestTrace<'_, '_> {
+    /// A trace that was not finished (its step failed) is switched off in the guest.
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = self
+                .session
+                .ask(&Request::TraceStop { out: None }, REQUEST_TIMEOUT, None);
         }
     }
 }
@@ -488,17 +554,91 @@ impl Session for UmlSession<'_> {
         self.act(Request::Sync)
     }
 
+    /// Resolved by the agent, in the guest: its `/sys`, `/proc` and tracefs, for its ubd
+    /// disks. A source the guest cannot give is said in the notes, as on the host.
     fn counters(&self, sources: &[CounterSource]) -> PointCounters {
-        PointCounters::unavailable(
-            sources,
-            "counters are not read inside a User-Mode Linux guest yet (the guest's /sys and /proc are its own); no counters rows",
-        )
+        if sources.is_empty() {
+            return PointCounters::elsewhere(Vec::new(), Vec::new());
+        }
+        let req = Request::CountersOpen {
+            sources: sources.to_vec(),
+            devices: self.disks(),
+        };
+        match self.ask(&req, REQUEST_TIMEOUT, None) {
+            Ok(Reply::CountersOpened { origins, notes }) => {
+                PointCounters::elsewhere(origins, notes)
+            }
+            Ok(other) => PointCounters::unavailable(
+                sources,
+                &format!("counters: the guest's agent answered {other:?}; no counters rows"),
+            ),
+            Err(e) => PointCounters::unavailable(
+                sources,
+                &format!("counters: the guest could not resolve them ({e}); no counters rows"),
+            ),
+        }
     }
 
-    fn start_trace(&self, _kind: TraceKind) -> Result<Box<dyn IoTrace>, StepError> {
-        Err(StepError::TraceUnsupported(
-            "a User-Mode Linux guest (not yet)".into(),
-        ))
+    /// The guest's agent reads its own counters. A failed read is said, and gives no
+    /// rows for that iteration.
+    fn read_counters(&self, counters: &PointCounters) -> Snapshot {
+        if counters.is_empty() {
+            return Snapshot::default();
+        }
+        match self.ask(&Request::CountersRead, REQUEST_TIMEOUT, None) {
+            Ok(Reply::Snapshot { snapshot }) => snapshot,
+            other => {
+                self.opts.emit(crate::run::Event::Warning(format!(
+                    "{}: reading the guest's counters failed ({}); no counters rows for this iteration",
+                    self.devs.dir().display(),
+                    match other {
+                        Ok(r) => format!("{r:?}"),
+                        Err(e) => e.to_string(),
+                    }
+                )));
+                Snapshot::default()
+            }
+        }
+    }
+
+    /// The guest's block tracepoints, through its tracefs: a kernel whose configuration
+    /// has no event tracing (Debian's `user-mode-linux` packages) cannot, and says so.
+    fn start_trace(&self, kind: TraceKind) -> Result<Box<dyn IoTrace + '_>, StepError> {
+        match kind {
+            TraceKind::Io => {}
+        }
+        let k = &self.target.kernel;
+        let missing: Vec<&str> = TRACE_CONFIG
+            .iter()
+            .copied()
+            .filter(|o| k.config(o) != ConfigValue::BuiltIn)
+            .collect();
+        if !missing.is_empty() {
+            return Err(StepError::TraceUnsupported(format!(
+                "a User-Mode Linux guest of `{}` (the kernel's configuration lacks {}: no tracefs or no block tracepoints; a kernel made by `fslab kernels build` has them)",
+                k.provenance.name,
+                missing.join(", ")
+            )));
+        }
+        if self.devs.devices().is_empty() {
+            return Err(StepError::TraceNoDevices);
+        }
+        let req = Request::TraceStart {
+            devices: self.disks(),
+            buffer_kb: TRACE_BUFFER_KB,
+        };
+        match self.ask(&req, REQUEST_TIMEOUT, None)? {
+            Reply::Done { .. } => Ok(Box::new(GuestTrace {
+                session: self,
+                out: self.io.join("trace"),
+                finished: false,
+            })),
+            Reply::Failed { message } => Err(StepError::TraceUnsupported(format!(
+                "the User-Mode Linux guest of `{}`: {message}",
+                k.provenance.name
+            ))),
+            other => Err(GuestError::Protocol(format!("{other:?} to {req:?}")).into()),
+        }
     }
 
     fn release(&mut self) -> Result<(), RunError> {

@@ -6,6 +6,8 @@
 //! [`Request::Cancel`] gets exactly one [`Reply`], in order. `Cancel` may come at any
 //! time (it stops the command the agent runs) and gets no reply of its own.
 
+use crate::run::counters::{OriginInfo, Snapshot};
+use crate::spec::media::CounterSource;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -43,6 +45,25 @@ pub enum Request {
     Read {
         path: PathBuf,
     },
+    /// Resolve `counters:` in the guest (its `/sys`, `/proc` and tracefs, for its disks
+    /// `devices`), replacing what was resolved before: [`Reply::CountersOpened`].
+    CountersOpen {
+        sources: Vec<CounterSource>,
+        devices: Vec<PathBuf>,
+    },
+    /// Read the resolved counters now: [`Reply::Snapshot`].
+    CountersRead,
+    /// Start a block trace of the guest's disks `devices` (its tracefs) with a buffer
+    /// of `buffer_kb` per CPU.
+    TraceStart {
+        devices: Vec<PathBuf>,
+        buffer_kb: u64,
+    },
+    /// Stop the trace; its text goes to `out` (a file in the replicate's directory,
+    /// flushed first: [`Reply::Traced`]), or is dropped when `out` is None.
+    TraceStop {
+        out: Option<PathBuf>,
+    },
     /// Stop the command that runs now (the agent kills its process group).
     Cancel,
     /// Unmount everything, flush, power off.
@@ -61,6 +82,20 @@ pub enum Reply {
     Exited(Exited),
     Done {
         text: String,
+    },
+    /// The counters the guest resolved: what each origin counts, and what it said
+    /// about the sources it could not read as asked.
+    CountersOpened {
+        origins: Vec<OriginInfo>,
+        notes: Vec<String>,
+    },
+    Snapshot {
+        snapshot: Snapshot,
+    },
+    /// A trace's text is in the file asked for; its clock (the guest's
+    /// `CLOCK_MONOTONIC`, as the trace's timestamps) when tracing was switched on.
+    Traced {
+        start_mono_ns: u64,
     },
     Failed {
         message: String,
