@@ -120,7 +120,7 @@ pub struct UmlTarget {
     kernel: InstalledKernel,
     mem_bytes: u64,
     agent: PathBuf,
-    /// Host directories the guest's steps read: the agent's, `{{fslab}}`'s and the
+    /// Host directories the guest's steps read: the agent's (also `{{fslab}}`'s) and the
     /// provisioned tools' (mounted back when the guest's `/tmp` or `/run` hides them).
     host_dirs: Vec<PathBuf>,
     probed: OnceLock<Probed>,
@@ -137,7 +137,7 @@ impl std::fmt::Debug for UmlTarget {
 
 impl UmlTarget {
     /// The installed kernel `name` (in [`kernels::kernels_dir`]), with `mem_bytes` of
-    /// guest memory; the agent is this program.
+    /// guest memory; the agent is fslab's program ([`crate::plan::fslab_executable`]).
     pub fn new(name: &str, mem_bytes: u64) -> Result<UmlTarget, GuestError> {
         Self::in_dir(name, &kernels::kernels_dir(), mem_bytes)
     }
@@ -173,12 +173,20 @@ impl UmlTarget {
                 },
             });
         };
-        let agent = std::env::current_exe().map_err(GuestError::NoAgent)?;
-        let fslab = crate::plan::fslab_executable();
-        let host_dirs = [agent.parent(), fslab.parent()]
-            .into_iter()
-            .flatten()
+        // fslab's own program, which `{{fslab}}` names too (`$FSLAB_BIN`, else this
+        // program when it is fslab, else `fslab` beside it): in a notebook or a test the
+        // running program is not fslab, and a guest whose init is not fslab stops.
+        let agent = crate::plan::fslab_executable();
+        if !agent.is_absolute() || !agent.is_file() {
+            return Err(GuestError::NoAgent(std::io::Error::other(format!(
+                "`{}` is not a file; set FSLAB_BIN to fslab's executable",
+                agent.display()
+            ))));
+        }
+        let host_dirs = agent
+            .parent()
             .map(Path::to_path_buf)
+            .into_iter()
             .chain([crate::tools::tools_dir()])
             .filter(|p| p.is_absolute())
             .collect();
