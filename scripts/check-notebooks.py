@@ -12,6 +12,7 @@ REQUIRED = {
     "ext-fsck-small-files.ipynb": ["text/html", "image/svg+xml"],
     "xfs-rt-truncate.ipynb": ["text/html", "image/svg+xml"],
     "fio.ipynb": ["text/html", "image/svg+xml"],
+    "kernels.ipynb": ["text/html", "image/svg+xml"],
 }
 
 failed = False
