@@ -148,4 +148,52 @@ mod tests {
         assert_eq!(serde_json::from_str::<Reply>(line(&e).trim()).unwrap(), e);
         assert!(serde_json::from_str::<Request>(r#"{"op":"format_the_host"}"#).is_err());
     }
+
+    /// The guest's counters cross the channel as they were read: the snapshot reads
+    /// back equal, and so does what the agent resolved.
+    #[test]
+    fn counters_cross_the_channel_unchanged() {
+        use crate::run::counters::PointCounters;
+        let d = tempfile::tempdir().unwrap();
+        let (sys, proc_) = (d.path().join("sys"), d.path().join("proc"));
+        std::fs::create_dir_all(&proc_).unwrap();
+        std::fs::write(proc_.join("vmstat"), "pgpgin 10\npgfault 7\n").unwrap();
+        let c = PointCounters::resolve_in(
+            &[CounterSource::Vmstat, CounterSource::Ext4],
+            &[],
+            &sys,
+            &proc_,
+        );
+        let opened = Reply::CountersOpened {
+            origins: c.describe(),
+            notes: c.notes.clone(),
+        };
+        let snap = Reply::Snapshot { snapshot: c.read() };
+        for r in [opened, snap] {
+            assert_eq!(serde_json::from_str::<Reply>(line(&r).trim()).unwrap(), r);
+        }
+        let Reply::CountersOpened { origins, notes } = serde_json::from_str::<Reply>(
+            line(&Reply::CountersOpened {
+                origins: c.describe(),
+                notes: c.notes.clone(),
+            })
+            .trim(),
+        )
+        .unwrap() else {
+            unreachable!()
+        };
+        // The host's side names the rows as the guest resolved them.
+        let here = PointCounters::elsewhere(origins, notes);
+        assert_eq!(here.describe(), c.describe());
+        assert!(
+            here.notes.iter().any(|n| n.contains("no ext4 rows")),
+            "{:?}",
+            here.notes
+        );
+        let before = c.read();
+        std::fs::write(proc_.join("vmstat"), "pgpgin 25\npgfault 7\n").unwrap();
+        let rows = here.rows(&before, &c.read());
+        let pgpgin = rows.iter().find(|r| r.delta.name == "pgpgin").unwrap();
+        assert_eq!((pgpgin.source, pgpgin.delta.delta), ("vmstat", 15));
+    }
 }
