@@ -66,3 +66,4 @@ mod throttle;
 mod tiers;
 mod tools;
 mod uml;
+mod uml_probes;
