@@ -7,6 +7,7 @@
 
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
+use super::shell::heredoc;
 use super::shell::{is_assignment, loop_balance, parse_block, substitute, Cmd, Node};
 
 /// How a block was written in the post.
@@ -92,8 +93,23 @@ pub fn looks_like_command(s: &str) -> bool {
         let rest = t[4..].trim_start();
         return rest.is_empty() || looks_like_command(rest) || first_word(rest).starts_with('/');
     }
-    if matches!(w, "done" | "do" | "fi" | "else" | "then") {
+    if matches!(w, "done" | "do" | "fi" | "else" | "then" | "esac" | ";;") {
         return true;
+    }
+    // `case $fs in`
+    if w == "case" {
+        let ws: Vec<&str> = t.split_whitespace().collect();
+        return ws.len() >= 3
+            && ws[2] == "in"
+            && (ws[1].starts_with(['$', '"', '\'']) || ws[1].chars().all(|c| c.is_ascii_alphanumeric()));
+    }
+    // a shell function: `run_test() {`, `function run_test {`
+    if w.ends_with("()") || w.ends_with("(){") {
+        return w.len() > 3 && (t.ends_with('{') || t.ends_with("()") || t.ends_with('}'));
+    }
+    if w == "function" {
+        let ws: Vec<&str> = t.split_whitespace().collect();
+        return ws.len() >= 3 && (ws[2] == "{" || ws[2] == "()" || ws[1].ends_with("()"));
     }
     if matches!(w, "while" | "until" | "if" | "elif") {
         // a loop or test head: `while [ $i -lt 10 ]; do`, `if [ -d /mnt ]; then`
@@ -193,16 +209,27 @@ pub fn find(lines: &[PostLine]) -> Commands {
         let mut cur_n = l.n;
         let mut m = k;
         let mut open = 0i32;
+        // the delimiters of here-documents whose bodies come next
+        let mut pending: Vec<String> = Vec::new();
         loop {
             out.command_lines[m] = true;
-            let cont = cur.trim_end().ends_with('\\');
-            if cont {
-                let c = cur.trim_end().trim_end_matches('\\').to_string();
-                cur = c;
-            }
-            if !cont {
-                open += loop_balance(&cur);
+            let mut cont = false;
+            if !pending.is_empty() {
+                // a here-document's line, kept as written
+                if heredoc::ends(&cur, &pending[0]) {
+                    pending.remove(0);
+                }
                 logical.push((cur_n, std::mem::take(&mut cur)));
+            } else {
+                cont = cur.trim_end().ends_with('\\');
+                if cont {
+                    let c = cur.trim_end().trim_end_matches('\\').to_string();
+                    cur = c;
+                } else {
+                    open += loop_balance(&cur);
+                    pending = heredoc::openers(&cur).into_iter().map(|o| o.delim).collect();
+                    logical.push((cur_n, std::mem::take(&mut cur)));
+                }
             }
             m += 1;
             if m >= lines.len() || lines[m].depth != l.depth {
@@ -210,6 +237,11 @@ pub fn find(lines: &[PostLine]) -> Commands {
                     logical.push((cur_n, std::mem::take(&mut cur)));
                 }
                 break;
+            }
+            if !pending.is_empty() {
+                cur = lines[m].text.clone();
+                cur_n = lines[m].n;
+                continue;
             }
             let next = lines[m].text.trim();
             if cont {
@@ -262,7 +294,17 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
     let mut has_cmd = false;
     let mut cur = String::new();
     let mut cur_n = 0;
+    let mut pending: Vec<String> = Vec::new();
     while m < lines.len() && lines[m].depth == depth {
+        if !pending.is_empty() {
+            // a here-document's line, kept as written
+            if heredoc::ends(&lines[m].text, &pending[0]) {
+                pending.remove(0);
+            }
+            logical.push((lines[m].n, lines[m].text.clone()));
+            m += 1;
+            continue;
+        }
         let t = lines[m].text.trim();
         if t.is_empty() && cur.is_empty() {
             if has_cmd && open <= 0 {
@@ -293,6 +335,7 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
         }
         cur.push_str(t);
         open += loop_balance(&cur);
+        pending = heredoc::openers(&cur).into_iter().map(|o| o.delim).collect();
         if !cur.starts_with('#') {
             has_cmd = true;
         }
@@ -390,12 +433,7 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                 out.blocks.push(Block {
                     kind: BlockKind::Inline,
                     line: l.n,
-                    nodes: vec![Node::Cmd(Cmd {
-                        line: l.n,
-                        words: argv,
-                        timed: false,
-                        cond: None,
-                    })],
+                    nodes: vec![Node::Cmd(Cmd::new(l.n, argv))],
                     depth: l.depth,
                 });
             }

@@ -3,13 +3,22 @@
 //! counting `while`/`until` loops (`i=0; while [ $i -lt 10 ]; do …; i=$((i+1)); done`),
 //! `if … then … [elif/else] fi` (the `then` branch is kept, its condition noted; the other
 //! branches are kept aside as [`Node::Else`]), `time CMD` and `time for …`, `NAME=value`
-//! assignments substituted into later commands. Every command keeps the post line it
+//! assignments substituted into later commands, `case WORD in PAT) …;; esac` (each
+//! branch's commands carry their [`CaseArm`]), shell functions (inlined at each call with
+//! `$1`… substituted: `functions`), here-documents (`cat > job.fio <<EOF`: the body is
+//! the command's [`HereDoc`], never read as commands). Every command keeps the post line it
 //! starts on.
 
+mod case;
+mod functions;
 mod heads;
+pub mod heredoc;
 mod parse;
 
 use super::programs::Program;
+pub use case::{glob_matches, CaseArm};
+pub use functions::Call;
+pub use heredoc::HereDoc;
 use parse::{parse_list, tokenize};
 
 /// A loop's iteration.
@@ -38,9 +47,28 @@ pub struct Cmd {
     /// Run only under a condition the draft does not keep: `line N: if [ -d /mnt ]`, or
     /// the condition of an `if` itself.
     pub cond: Option<String>,
+    /// The `case` branch it is in.
+    pub case: Option<CaseArm>,
+    /// The here-document on its standard input (`<<EOF`).
+    pub heredoc: Option<HereDoc>,
+    /// The call of the shell function whose body it comes from.
+    pub called: Option<Call>,
 }
 
 impl Cmd {
+    /// A command with nothing around it.
+    pub fn new(line: usize, words: Vec<String>) -> Cmd {
+        Cmd {
+            line,
+            words,
+            timed: false,
+            cond: None,
+            case: None,
+            heredoc: None,
+            called: None,
+        }
+    }
+
     /// The program word (after `sudo`, `time`, `env X=y`).
     pub fn program_index(&self) -> usize {
         let mut i = 0;
@@ -97,6 +125,20 @@ pub enum Node {
         head: String,
         body: Vec<Node>,
     },
+    /// A shell function's definition (`name() { … }`, `function name { … }`); its body is
+    /// inlined at each call, the definition stays for the report of functions never called.
+    Func {
+        line: usize,
+        name: String,
+        body: Vec<Node>,
+    },
+    /// Shell the draft cannot express (a `case` it could not read, a variable set in a
+    /// `case` branch): reported with its line, never dropped silently.
+    Unread {
+        line: usize,
+        what: String,
+        body: Vec<Node>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -136,6 +178,8 @@ pub fn unquote(w: &str) -> String {
     out
 }
 
+/// How many constructs a line opens (`do`, `if`, `case`, a function's `{`) minus those it
+/// closes: a block goes on while it is positive.
 pub(super) fn loop_balance(s: &str) -> i32 {
     if s.trim_start().starts_with('#') {
         return 0;
@@ -143,21 +187,57 @@ pub(super) fn loop_balance(s: &str) -> i32 {
     let mut n = 0;
     for w in s.split(|c: char| c.is_whitespace() || c == ';') {
         match w {
-            "do" | "if" => n += 1,
-            "done" | "fi" => n -= 1,
+            "do" | "if" | "case" | "{" => n += 1,
+            "done" | "fi" | "esac" | "}" => n -= 1,
+            w if w.ends_with("(){") => n += 1,
             _ => {}
         }
     }
     n
 }
 
-/// Read a block of logical lines into nodes.
+/// Read a block of logical lines into nodes: here-documents taken out first, functions
+/// inlined at their calls, variables substituted.
 pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
-    let toks = tokenize(logical);
+    let (lines, docs) = heredoc::extract(logical);
+    let toks = tokenize(&lines);
     let mut i = 0;
     let mut nodes = parse_list(&toks, &mut i, &[]);
+    attach_heredocs(&mut nodes, &docs);
+    functions::inline(&mut nodes, &mut Vec::new());
     substitute(&mut nodes, &mut Vec::new());
     nodes
+}
+
+/// Give each command the here-document whose mark is among its words (the mark leaves).
+fn attach_heredocs(nodes: &mut [Node], docs: &[HereDoc]) {
+    for n in nodes {
+        match n {
+            Node::Cmd(c) => {
+                let mut kept = Vec::with_capacity(c.words.len());
+                for w in std::mem::take(&mut c.words) {
+                    match heredoc::marker_index(&w) {
+                        Some(k) => {
+                            if c.heredoc.is_none() {
+                                c.heredoc = docs.get(k).cloned();
+                            }
+                        }
+                        None => kept.push(w),
+                    }
+                }
+                if kept.is_empty() {
+                    // a here-document fed to nothing (`<<EOF` alone): `cat` reads it
+                    kept.push("cat".into());
+                }
+                c.words = kept;
+            }
+            Node::Loop(l) => attach_heredocs(&mut l.body, docs),
+            Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
+                attach_heredocs(body, docs)
+            }
+            Node::Assign { .. } => {}
+        }
+    }
 }
 
 /// Substitute variables set by assignments into the words that follow them.
@@ -173,6 +253,14 @@ pub(super) fn substitute(nodes: &mut [Node], env: &mut Vec<(String, String)>) {
                 for w in &mut c.words {
                     *w = subst_word(w, env);
                 }
+                if let Some(k) = &mut c.case {
+                    k.word = subst_word(&k.word, env);
+                }
+                if let Some(d) = c.heredoc.as_mut().filter(|d| !d.quoted) {
+                    for (_, l) in &mut d.body {
+                        *l = subst_word(l, env);
+                    }
+                }
             }
             Node::Loop(l) => {
                 if let LoopKind::List(items) = &mut l.kind {
@@ -186,7 +274,11 @@ pub(super) fn substitute(nodes: &mut [Node], env: &mut Vec<(String, String)>) {
                 substitute(&mut l.body, env);
                 *env = saved;
             }
-            Node::Else { body, .. } => substitute(body, &mut env.clone()),
+            Node::Else { body, .. } | Node::Unread { body, .. } => {
+                substitute(body, &mut env.clone())
+            }
+            // its body was inlined at each call, where it is substituted
+            Node::Func { .. } => {}
         }
     }
 }
@@ -261,7 +353,7 @@ pub fn walk<'a>(
                 walk(&l.body, loops, f);
                 loops.pop();
             }
-            Node::Assign { .. } | Node::Else { .. } => {}
+            Node::Assign { .. } | Node::Else { .. } | Node::Func { .. } | Node::Unread { .. } => {}
         }
     }
 }
@@ -376,5 +468,115 @@ mod tests {
         ] {
             assert_eq!(first_loop(&block(text)).kind, kind, "{text}");
         }
+    }
+    #[test]
+    fn case_branches_carry_their_patterns() {
+        let nodes = block("for fs in xfs ext4 btrfs; do\n  case $fs in\n  xfs)\n    mkfs.xfs -f /dev/sdb ;;\n  ext3|ext4) mkfs.$fs -F /dev/sdb;;\n  *) echo skip $fs\n  esac\n  mount /dev/sdb /mnt\ndone");
+        let l = first_loop(&nodes);
+        assert_eq!(
+            l.kind,
+            LoopKind::List(vec!["xfs".into(), "ext4".into(), "btrfs".into()])
+        );
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((
+                c.line,
+                c.text(),
+                c.case.as_ref().map(|k| (k.word.clone(), k.patterns.clone(), k.earlier.len())),
+            ))
+        });
+        assert_eq!(
+            cmds,
+            [
+                (
+                    4,
+                    "mkfs.xfs -f /dev/sdb".to_string(),
+                    Some(("$fs".to_string(), vec!["xfs".to_string()], 0))
+                ),
+                (
+                    5,
+                    "mkfs.$fs -F /dev/sdb".to_string(),
+                    Some(("$fs".to_string(), vec!["ext3".to_string(), "ext4".to_string()], 1))
+                ),
+                (
+                    6,
+                    "echo skip $fs".to_string(),
+                    Some(("$fs".to_string(), vec!["*".to_string()], 3))
+                ),
+                (8, "mount /dev/sdb /mnt".to_string(), None),
+            ]
+        );
+        // a variable set in a branch is reported, not substituted with the last branch's value
+        let nodes = block("case $fs in\nxfs) MKFS=mkfs.xfs;;\next4) MKFS=mkfs.ext4;;\nesac\n$MKFS /dev/sdb");
+        assert!(nodes
+            .iter()
+            .any(|n| matches!(n, Node::Unread { line: 2, .. })));
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+        assert_eq!(cmds, ["$MKFS /dev/sdb"]);
+    }
+
+    #[test]
+    fn functions_are_inlined_at_their_calls() {
+        let nodes = block("run_test() {\n\tmkfs.xfs -f -n parent=$1 /dev/sdb\n\tmount /dev/sdb /mnt\n\ttime fsstress -d /mnt/foo -n $2\n\tumount /mnt\n}\n\nfunction unused {\n  sync\n}\n\nrun_test 0 1000\nrun_test 1 \"1000\"");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.timed, c.called.as_ref().map(|k| k.line)))
+        });
+        assert_eq!(cmds.len(), 8, "{cmds:?}");
+        assert_eq!(
+            cmds[0],
+            (2, "mkfs.xfs -f -n parent=0 /dev/sdb".to_string(), false, Some(12))
+        );
+        assert_eq!(
+            cmds[2],
+            (4, "fsstress -d /mnt/foo -n 1000".to_string(), true, Some(12))
+        );
+        assert_eq!(
+            cmds[6],
+            (4, "fsstress -d /mnt/foo -n 1000".to_string(), true, Some(13))
+        );
+        let funcs: Vec<&str> = nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Func { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(funcs, ["run_test", "unused"]);
+        // one line, `function name()`, a call in a loop, a recursive function stops
+        let nodes = block("function go() { dd if=/dev/zero of=/mnt/f$1 bs=1M count=$2; }\nfor i in 1 2; do go $i 8; done\nf() { f; }\nf");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, l| cmds.push((c.text(), l.len())));
+        assert_eq!(cmds[0], ("dd if=/dev/zero of=/mnt/f$i bs=1M count=8".to_string(), 1));
+        assert_eq!(cmds.last().map(|c| c.0.as_str()), Some("f"));
+    }
+
+    #[test]
+    fn here_documents_are_the_command_input() {
+        let nodes = block("SIZE=1g\ncat > job.fio <<EOF\n[global]\nsize=$SIZE\n\n[randwrite]\nrw=randwrite\nEOF\nfio job.fio\nfio --output=x - <<-'END'\n\t[seq]\n\tsize=$SIZE\n\tEND\nsync");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.heredoc.clone()))
+        });
+        let texts: Vec<(usize, &str)> = cmds.iter().map(|c| (c.0, c.1.as_str())).collect();
+        assert_eq!(
+            texts,
+            [
+                (2, "cat > job.fio"),
+                (9, "fio job.fio"),
+                (10, "fio --output=x -"),
+                (14, "sync")
+            ]
+        );
+        let doc = cmds[0].2.as_ref().unwrap();
+        assert_eq!(
+            doc.text(),
+            ["[global]", "size=1g", "", "[randwrite]", "rw=randwrite"]
+        );
+        assert_eq!(doc.body[0].0, 3);
+        let doc = cmds[2].2.as_ref().unwrap();
+        assert!(doc.quoted && doc.closed);
+        assert_eq!(doc.text(), ["[seq]", "size=$SIZE"]);
     }
 }

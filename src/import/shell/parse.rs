@@ -2,6 +2,7 @@
 //! `time`, assignments; from logical lines to [`Node`]s.
 
 use super::heads::{is_increment, loop_kind, while_count};
+use super::case::CaseArm;
 use super::{is_assignment, unquote, vars_in, Cmd, Loop, LoopKind, Node};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +47,16 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
                     i += rest[..end].chars().count();
                     continue;
                 }
+                ';' if matches!(chars.get(i + 1), Some(';' | '&')) => {
+                    // `;;` (and bash's `;&`, `;;&`) ends a `case` branch
+                    flush(&mut word, &mut toks);
+                    toks.push(Tok::Word(";;".into(), *n));
+                    i += 2;
+                    if chars.get(i) == Some(&'&') {
+                        i += 1;
+                    }
+                    continue;
+                }
                 ';' | '\n' => {
                     flush(&mut word, &mut toks);
                     toks.push(Tok::Sep(*n));
@@ -63,7 +74,36 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
         flush(&mut word, &mut toks);
         toks.push(Tok::Sep(*n));
     }
-    toks
+    // `name(){` → `name()` `{`; `name ()` → `name()`
+    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    for t in toks {
+        match t {
+            Tok::Word(w, n) if w.len() > 3 && w.ends_with("(){") => {
+                out.push(Tok::Word(w[..w.len() - 1].to_string(), n));
+                out.push(Tok::Word("{".into(), n));
+            }
+            Tok::Word(w, n) if w == "()" || w == "(){" => {
+                match out.last_mut() {
+                    Some(Tok::Word(prev, _)) if !prev.ends_with("()") => prev.push_str("()"),
+                    _ => out.push(Tok::Word("()".into(), n)),
+                }
+                if w == "(){" {
+                    out.push(Tok::Word("{".into(), n));
+                }
+            }
+            t => out.push(t),
+        }
+    }
+    out
+}
+
+/// `name()` (a function definition's head).
+fn is_def_head(w: &str) -> bool {
+    w.strip_suffix("()").is_some_and(|n| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+    })
 }
 
 pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node> {
@@ -75,8 +115,14 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
             if words.is_empty() && stop.contains(&w.as_str()) {
                 return nodes;
             }
+            if w == ";;" && !words.is_empty() {
+                break;
+            }
             if words.is_empty()
-                && (matches!(w.as_str(), "for" | "while" | "until" | "if")
+                && (matches!(
+                    w.as_str(),
+                    "for" | "while" | "until" | "if" | "case" | "function"
+                ) || is_def_head(w)
                     || (w == "time" && next_is_for(toks, *i)))
             {
                 break;
@@ -104,6 +150,14 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
                 Some(Tok::Word(w, n)) if w == "if" => {
                     let line = *n;
                     nodes.extend(parse_if(toks, i, line));
+                }
+                Some(Tok::Word(w, n)) if w == "case" => {
+                    let line = *n;
+                    nodes.extend(parse_case(toks, i, line));
+                }
+                Some(Tok::Word(w, n)) if w == "function" || is_def_head(w) => {
+                    let line = *n;
+                    nodes.push(parse_function(toks, i, line));
                 }
                 Some(Tok::Sep(_)) => *i += 1,
                 Some(Tok::Word(..)) => *i += 1,
@@ -136,12 +190,9 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
             continue;
         }
         let timed = ws[0] == "time";
-        nodes.push(Node::Cmd(Cmd {
-            line,
-            words: ws,
-            timed,
-            cond: None,
-        }));
+        let mut c = Cmd::new(line, ws);
+        c.timed = timed;
+        nodes.push(Node::Cmd(c));
     }
     nodes
 }
@@ -194,7 +245,7 @@ fn mark_timed(nodes: &mut [Node]) {
                 l.timed = true;
                 mark_timed(&mut l.body)
             }
-            Node::Assign { .. } | Node::Else { .. } => {}
+            Node::Assign { .. } | Node::Else { .. } | Node::Func { .. } | Node::Unread { .. } => {}
         }
     }
 }
@@ -202,10 +253,16 @@ fn mark_timed(nodes: &mut [Node]) {
 /// Whether any command or assignment in nodes names `$var`.
 fn uses_var(nodes: &[Node], var: &str) -> bool {
     nodes.iter().any(|n| match n {
-        Node::Cmd(c) => c.words.iter().any(|w| vars_in(w).iter().any(|v| v == var)),
+        Node::Cmd(c) => c
+            .words
+            .iter()
+            .chain(c.case.as_ref().map(|k| &k.word))
+            .any(|w| vars_in(w).iter().any(|v| v == var)),
         Node::Loop(l) => l.head.contains(&format!("${var}")) || uses_var(&l.body, var),
         Node::Assign { value, .. } => vars_in(value).iter().any(|v| v == var),
-        Node::Else { body, .. } => uses_var(body, var),
+        Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
+            uses_var(body, var)
+        }
     })
 }
 
@@ -287,14 +344,11 @@ fn parse_if(toks: &[Tok], i: &mut usize, line: usize) -> Vec<Node> {
     if bare.first().is_some_and(|w| {
         !matches!(w.as_str(), "[" | "[[" | "test" | "true" | "false") && !w.starts_with("((")
     }) {
-        out.push(Node::Cmd(Cmd {
-            line,
-            words: bare,
-            timed: false,
-            cond: Some(format!(
-                "line {line}: the condition of `if {cond}`; its result is not checked"
-            )),
-        }));
+        let mut c = Cmd::new(line, bare);
+        c.cond = Some(format!(
+            "line {line}: the condition of `if {cond}`; its result is not checked"
+        ));
+        out.push(Node::Cmd(c));
     }
     let mut then = parse_list(toks, i, &["elif", "else", "fi"]);
     set_cond(&mut then, &format!("line {line}: if {cond}"));
@@ -339,8 +393,147 @@ fn set_cond(nodes: &mut [Node], cond: &str) {
                 c.cond.get_or_insert_with(|| cond.to_string());
             }
             Node::Loop(l) => set_cond(&mut l.body, cond),
-            Node::Assign { .. } | Node::Else { .. } => {}
+            Node::Assign { .. } | Node::Else { .. } | Node::Func { .. } | Node::Unread { .. } => {}
         }
     }
 }
 
+
+/// `case WORD in PAT) …;; PAT2|PAT3) …;; *) …;; esac`, at `case`: each branch's commands
+/// with their [`CaseArm`]. A variable set in a branch, or a branch whose pattern cannot be
+/// read, is [`Node::Unread`].
+fn parse_case(toks: &[Tok], i: &mut usize, line: usize) -> Vec<Node> {
+    *i += 1;
+    let head = head_until(toks, i, "in");
+    let word = head.first().cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    if head.len() != 1 {
+        // `case` without a word and `in`: read to `esac`, report it
+        let body = parse_list(toks, i, &["esac"]);
+        *i += 1;
+        out.push(Node::Unread {
+            line,
+            what: format!(
+                "`case {}`: a case whose word could not be read",
+                head.join(" ")
+            ),
+            body,
+        });
+        return out;
+    }
+    let mut earlier: Vec<String> = Vec::new();
+    loop {
+        while matches!(toks.get(*i), Some(Tok::Sep(_))) {
+            *i += 1;
+        }
+        let Some(Tok::Word(w, arm_line)) = toks.get(*i) else {
+            break;
+        };
+        let arm_line = *arm_line;
+        if w == "esac" {
+            *i += 1;
+            break;
+        }
+        if w == ";;" {
+            *i += 1;
+            continue;
+        }
+        // the pattern: words up to one that ends with `)`
+        let mut pat = String::new();
+        let mut closed = false;
+        while let Some(Tok::Word(w, _)) = toks.get(*i) {
+            *i += 1;
+            pat.push_str(w);
+            if w.ends_with(')') {
+                closed = true;
+                break;
+            }
+        }
+        let body = parse_list(toks, i, &[";;", "esac"]);
+        if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == ";;") {
+            *i += 1;
+        }
+        let pat = pat.trim_start_matches('(').trim_end_matches(')');
+        let patterns: Vec<String> = pat.split('|').map(|p| unquote(p.trim())).collect();
+        if !closed || patterns.iter().any(String::is_empty) {
+            out.push(Node::Unread {
+                line: arm_line,
+                what: format!(
+                    "a branch of `case {word}` (line {line}) whose pattern `{pat}` could not be read"
+                ),
+                body,
+            });
+            continue;
+        }
+        let arm = CaseArm {
+            line,
+            arm_line,
+            word: word.clone(),
+            patterns: patterns.clone(),
+            earlier: earlier.clone(),
+        };
+        earlier.extend(patterns);
+        out.extend(set_case(body, &arm));
+    }
+    out
+}
+
+/// The branch's nodes with their [`CaseArm`]; an assignment in a branch is
+/// [`Node::Unread`] (the draft sets no variable per branch).
+fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
+            Node::Cmd(mut c) => {
+                c.case.get_or_insert_with(|| arm.clone());
+                out.push(Node::Cmd(c));
+            }
+            Node::Loop(mut l) => {
+                l.body = set_case(l.body, arm);
+                out.push(Node::Loop(l));
+            }
+            Node::Assign { line, name, value } => out.push(Node::Unread {
+                line,
+                what: format!(
+                    "`{name}={value}` in the `{}` branch of `case {}` (line {}): the draft sets no variable per branch, so ${name} is not set from it",
+                    arm.head(),
+                    arm.word,
+                    arm.line
+                ),
+                body: Vec::new(),
+            }),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `name() { …; }`, `function name { … }`, `function name() { … }`, at its first word.
+fn parse_function(toks: &[Tok], i: &mut usize, line: usize) -> Node {
+    let mut name = match toks.get(*i) {
+        Some(Tok::Word(w, _)) => w.clone(),
+        _ => String::new(),
+    };
+    *i += 1;
+    if name == "function" {
+        name = match toks.get(*i) {
+            Some(Tok::Word(w, _)) => {
+                *i += 1;
+                w.clone()
+            }
+            _ => String::new(),
+        };
+    }
+    let name = name.trim_end_matches("()").to_string();
+    while matches!(toks.get(*i), Some(Tok::Sep(_))) {
+        *i += 1;
+    }
+    if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == "{") {
+        *i += 1;
+    }
+    let body = parse_list(toks, i, &["}"]);
+    if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == "}") {
+        *i += 1;
+    }
+    Node::Func { line, name, body }
+}
