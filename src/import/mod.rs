@@ -23,6 +23,7 @@ mod comparison;
 pub mod csv;
 pub mod draft;
 pub mod mail;
+mod naming;
 pub mod numbers;
 pub mod output;
 pub mod params;

@@ -4,7 +4,8 @@
 //! not load).
 
 use super::claims::DraftClaim;
-use super::draft::{trim_float, Action, Experiment, Step};
+use super::draft::{Action, Experiment, Step};
+use super::naming::trim_float;
 use super::mail::Headers;
 
 fn q(s: &str) -> String {

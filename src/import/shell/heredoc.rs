@@ -63,7 +63,7 @@ pub fn openers(line: &str) -> Vec<Opener> {
             '\'' | '"' => q = Some(c),
             '#' if k == 0 || b[k - 1].1.is_whitespace() => break,
             '<' if b.get(k + 1).is_some_and(|x| x.1 == '<')
-                && !b.get(k + 2).is_some_and(|x| x.1 == '<')
+                && b.get(k + 2).is_none_or(|x| x.1 != '<')
                 && (k == 0 || b[k - 1].1 != '<')
                 && !line[..b[k].0].contains("$((") =>
             {
