@@ -8,7 +8,9 @@
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
 use super::shell::heredoc;
-use super::shell::{is_assignment, loop_balance, parse_block, substitute, Cmd, Node};
+use super::shell::{
+    inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Node,
+};
 
 /// How a block was written in the post.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,6 +270,11 @@ pub fn find(lines: &[PostLine]) -> Commands {
             depth: l.depth,
         });
         k = m;
+    }
+    // functions defined in one block are called in the next
+    let mut defs = Vec::new();
+    for b in &mut out.blocks {
+        inline_calls(&mut b.nodes, &mut defs);
     }
     // variables set in one block are used in the next (`$ DEV=/dev/vdb` then `$ mkfs $DEV`)
     let mut env = Vec::new();

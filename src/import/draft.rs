@@ -4,7 +4,9 @@
 //! `tools:` for programs fslab does not know. Its writers are [`super::yaml`] (the draft's
 //! text) and [`super::csv`] (the published CSV).
 
+use super::branches::{resolve, Resolved};
 use super::commands::{Block, BlockKind};
+use super::heredocs;
 use super::naming::{
     format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script,
     tool_name, trim_float,
@@ -32,6 +34,13 @@ pub enum Action {
         command: String,
         parse: Option<&'static str>,
     },
+    /// A command given as its words: `sh -c` with a here-document (the format runs no
+    /// shell, so the post's here-document is kept in a `sh -c` script: [`super::heredocs`]).
+    Words {
+        name: String,
+        argv: Vec<String>,
+        parse: Option<&'static str>,
+    },
     Mount {
         device: String,
         options: Option<String>,
@@ -49,6 +58,8 @@ pub struct Step {
     pub action: Action,
     pub times: Option<u64>,
     pub repeat: Option<u64>,
+    /// `when: { axis: [values] }`: the points the step runs at (a `case` branch's).
+    pub when: Option<(String, Vec<String>)>,
     /// Comment after the step (`# line N: …`, `# guess: …`).
     pub comment: String,
 }
@@ -97,6 +108,8 @@ struct Located<'a> {
     cmd: &'a Cmd,
     loops: Vec<&'a Loop>,
     inline: bool,
+    /// Where a `case` branch's command runs.
+    when: Option<(String, Vec<String>)>,
 }
 
 /// Build the experiment from the blocks.
@@ -190,7 +203,11 @@ pub fn build(
                 ));
                 return;
             }
-            let key = c.text();
+            // the same command in two `case` branches is two steps
+            let key = match &c.case {
+                Some(k) => format!("{} [{} {}]", c.text(), k.line, k.head()),
+                None => c.text(),
+            };
             if let Some(first) = seen.iter().find(|s| s.1 == key) {
                 notes.push(Note::new(
                     c.line,
@@ -207,6 +224,7 @@ pub fn build(
                 cmd: c,
                 loops: loops.to_vec(),
                 inline,
+                when: None,
             });
         });
     }
@@ -431,6 +449,53 @@ pub fn build(
     }
     exp.matrix = axes;
 
+    // `case` branches: where each runs (`when:`), or not at all, or the draft cannot say
+    let mut kept = Vec::with_capacity(located.len());
+    for mut l in located {
+        let Some(arm) = &l.cmd.case else {
+            kept.push(l);
+            continue;
+        };
+        match resolve(arm, &rename, &exp.matrix) {
+            Resolved::Always => kept.push(l),
+            Resolved::When(axis, values) => {
+                notes.push(Note::new(
+                    l.cmd.line,
+                    NoteKind::Recognised,
+                    &format!(
+                        "`{}` in the `{}` branch of `case {}` (line {}): a step with `when: {{ {axis}: [{}] }}`",
+                        l.cmd.text(),
+                        arm.head(),
+                        arm.word,
+                        arm.line,
+                        values.join(", ")
+                    ),
+                ));
+                l.when = Some((axis, values));
+                kept.push(l);
+            }
+            Resolved::Never(why) => notes.push(Note::new(
+                l.cmd.line,
+                NoteKind::Recognised,
+                &format!("`{}` is not a step: {why}", l.cmd.text()),
+            )),
+            Resolved::Unknown(why) => notes.push(Note::new(
+                l.cmd.line,
+                NoteKind::Unmapped,
+                &format!("`{}` is not in the draft: {why}", l.cmd.text()),
+            )),
+        }
+    }
+    let located = kept;
+    if located.is_empty() {
+        notes.push(Note::new(
+            0,
+            NoteKind::Unmapped,
+            "every command of the post is in a `case` branch the draft cannot place",
+        ));
+        return None;
+    }
+
     // the workload
     let workload_idx = located
         .iter()
@@ -456,7 +521,7 @@ pub fn build(
         })
         .unwrap_or(located.len() - 1);
 
-    let subst = |w: &str, loop_var: Option<&str>| -> String {
+    let subst_paths = |w: &str| -> String {
         let mut s = w.to_string();
         for d in &devices {
             if !d.path.is_empty() {
@@ -466,6 +531,10 @@ pub fn build(
         if let Some(mp) = &mount_point {
             s = replace_path(&s, mp, "{{mnt}}");
         }
+        s
+    };
+    let subst = |w: &str, loop_var: Option<&str>| -> String {
+        let mut s = subst_paths(w);
         for (v, name) in &rename {
             for form in [format!("${{{v}}}"), format!("${v}")] {
                 s = s.replace(&form, &format!("{{{{{name}}}}}"));
@@ -532,7 +601,7 @@ pub fn build(
                 ),
             ));
         }
-        let action = match &p {
+        let mut action = match &p {
             Program::Umount if idx != workload_idx => {
                 if mounted {
                     exp.setup.push(Step {
@@ -540,6 +609,7 @@ pub fn build(
                         action: Action::Umount,
                         times: None,
                         repeat: None,
+                        when: None,
                         comment,
                     });
                     mounted = false;
@@ -635,6 +705,7 @@ pub fn build(
                             action: Action::Umount,
                             times: None,
                             repeat: None,
+                            when: None,
                             comment: format!(
                                 "line {}: guess: fsck runs on the unmounted filesystem",
                                 c.line
@@ -657,6 +728,7 @@ pub fn build(
                         action: Action::Mount { device: "data".into(), options: None },
                         times: None,
                         repeat: None,
+                        when: None,
                         comment: format!("line {}: guess: the post does not show the mount; {} runs on the filesystem", c.line, argv[0]),
                     });
                     mounted = true;
@@ -672,11 +744,82 @@ pub fn build(
                 }
             }
         };
+        if let (Some(doc), Action::Run { name, command, parse }) = (&c.heredoc, &action) {
+            // a here-document: the text the command reads, kept in a `sh -c` script
+            let body = |s: &str| {
+                if doc.quoted {
+                    subst_paths(s)
+                } else {
+                    subst(s, loop_var)
+                }
+            };
+            if !doc.closed {
+                notes.push(Note::new(c.line, NoteKind::Unmapped, &format!("the here-document has no `{}` line: its body runs to the end of the block", doc.delim)));
+            }
+            let script = |command: &str| {
+                vec![
+                    "sh".to_string(),
+                    "-c".to_string(),
+                    heredocs::script(command, doc, &body),
+                ]
+            };
+            let span = heredocs::span(doc);
+            if let Some((file, _)) = heredocs::writes_to(&argv) {
+                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a here-document ({span}): the file `{file}` the script writes, a `sh -c` step of the draft; its lines are not commands")));
+                let base = file.rsplit('/').next().unwrap_or(&file);
+                action = Action::Words {
+                    name: format!("write_{}", tool_name(base)),
+                    argv: script(command),
+                    parse: None,
+                };
+            } else if p == Program::Fio {
+                let file = heredocs::job_file(c, doc);
+                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a here-document ({span}): the job `fio -` reads, written to `{file}` by a setup step and given to fio by name")));
+                exp.setup.push(Step {
+                    line: c.line,
+                    action: Action::Words {
+                        name: format!("write_{}", tool_name(&file)),
+                        argv: script(&format!("cat > {file}")),
+                        parse: None,
+                    },
+                    times: None,
+                    repeat: None,
+                    when: l.when.clone(),
+                    comment: format!("line {}: the job of `{}` ({span})", c.line, c.text()),
+                });
+                let mut words: Vec<String> = command.split(' ').map(str::to_string).collect();
+                match words.iter().position(|w| w == "-") {
+                    Some(k) => words[k] = file,
+                    None => words.push(file),
+                }
+                action = Action::Run {
+                    name: name.clone(),
+                    command: words.join(" "),
+                    parse: *parse,
+                };
+            } else {
+                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a here-document ({span}): what `{}` reads, kept in a `sh -c` step with the command", c.text())));
+                action = Action::Words {
+                    name: name.clone(),
+                    argv: script(command),
+                    parse: *parse,
+                };
+            }
+        }
+        let when = l.when.clone();
+        if idx == workload_idx {
+            if let Some((axis, values)) = &when {
+                let why = format!("guess: the post runs the workload only where {axis} is {}; the draft's workload runs at every point (a `workload_variants` entry per branch would keep the post's choice)", values.join(" or "));
+                comment.push_str(&format!("; {why}"));
+                notes.push(Note::new(c.line, NoteKind::Guess, &why));
+            }
+        }
         let step = Step {
             line: c.line,
             action,
             times,
             repeat,
+            when: if idx == workload_idx { None } else { when },
             comment,
         };
         if idx == workload_idx {
@@ -694,6 +837,7 @@ pub fn build(
             action: Action::Umount,
             times: None,
             repeat: None,
+            when: None,
             comment: "the draft unmounts what it mounted".into(),
         });
     }

@@ -17,11 +17,13 @@
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
 pub mod blocks;
+pub mod branches;
 pub mod claims;
 pub mod commands;
 mod comparison;
 pub mod csv;
 pub mod draft;
+pub mod heredocs;
 pub mod mail;
 mod naming;
 pub mod numbers;
@@ -32,6 +34,7 @@ pub mod ranges;
 pub mod shell;
 pub mod sidebyside;
 pub mod units;
+mod unread;
 pub mod yaml;
 
 use commands::BlockKind;
@@ -514,8 +517,9 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             BlockKind::Inline => "a command named in a sentence",
         };
         notes.push(Note::new(b.line, NoteKind::Recognised, what));
-        unmapped_loops(&b.nodes, &mut notes);
+        unread::loops_and_branches(&b.nodes, &mut notes);
     }
+    unread::uncalled_functions(&cmds.blocks, &mut notes);
     let line_numbers: Vec<usize> = lines.iter().map(|l| l.n).collect();
     let experiment = draft::build(
         &cmds.blocks,
@@ -655,42 +659,6 @@ fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
         if let Node::Loop(l) = n {
             rows.extend(params::loop_row(l));
             loop_rows(&l.body, rows);
-        }
-    }
-}
-
-/// Loops whose iterations could not be read, and `if` branches the draft does not keep.
-fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
-    for n in nodes {
-        match n {
-            Node::Loop(l) => {
-                if l.kind == shell::LoopKind::Unknown {
-                    notes.push(Note::new(
-                        l.line,
-                        NoteKind::Unmapped,
-                        &format!(
-                            "`{}`: a loop whose iterations could not be read; its commands run once in the draft",
-                            l.head
-                        ),
-                    ));
-                }
-                unmapped_loops(&l.body, notes);
-            }
-            Node::Else { line, head, body } => {
-                let mut cmds = Vec::new();
-                walk(body, &mut Vec::new(), &mut |c, _| {
-                    cmds.push(format!("`{}`", c.text()))
-                });
-                notes.push(Note::new(
-                    *line,
-                    NoteKind::Unmapped,
-                    &format!(
-                        "the `{head}` branch is not in the draft, which keeps the `then` branch ({})",
-                        if cmds.is_empty() { "no command".to_string() } else { cmds.join(", ") }
-                    ),
-                ));
-            }
-            _ => {}
         }
     }
 }

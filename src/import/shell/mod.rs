@@ -209,6 +209,12 @@ pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
     nodes
 }
 
+/// Inline the calls of functions defined in an earlier block (`defs`, which gathers this
+/// block's definitions for the next): a script that defines `run_test`, a prompt that calls it.
+pub fn inline_calls(nodes: &mut Vec<Node>, defs: &mut Vec<(String, Vec<Node>)>) {
+    functions::inline(nodes, defs);
+}
+
 /// Give each command the here-document whose mark is among its words (the mark leaves).
 fn attach_heredocs(nodes: &mut [Node], docs: &[HereDoc]) {
     for n in nodes {
