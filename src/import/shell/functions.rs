@@ -30,7 +30,8 @@ pub(super) fn inline(nodes: &mut Vec<Node>, defs: &mut Defs) {
 }
 
 fn inline_at(nodes: &mut Vec<Node>, defs: &mut Defs, depth: usize, budget: &mut usize) {
-    for n in std::mem::take(nodes) {
+    let mut it = std::mem::take(nodes).into_iter().peekable();
+    while let Some(n) = it.next() {
         match n {
             Node::Func { line, name, body } => {
                 defs.retain(|d| d.0 != name);
@@ -42,21 +43,49 @@ fn inline_at(nodes: &mut Vec<Node>, defs: &mut Defs, depth: usize, budget: &mut 
                 let prog = c.words.get(pi).map(|w| unquote(w)).unwrap_or_default();
                 let def = defs.iter().rev().find(|d| d.0 == prog).cloned();
                 let size = def.as_ref().map_or(0, |d| count(&d.1));
-                match def.filter(|_| depth < MAX_DEPTH && size <= *budget) {
-                    Some((name, body)) => {
-                        *budget -= size;
-                        let call = Call {
-                            name,
-                            line: c.line,
-                            text: c.words[pi..].join(" "),
-                        };
-                        let args = c.words[pi + 1..].to_vec();
-                        let mut b = body;
-                        bind(&mut b, &args, &call, &c);
-                        inline_at(&mut b, &mut defs.clone(), depth + 1, budget);
-                        nodes.extend(b);
+                let Some((name, body)) = def.filter(|_| depth < MAX_DEPTH && size <= *budget)
+                else {
+                    nodes.push(Node::Cmd(c));
+                    continue;
+                };
+                // the calls right after it, of the same function with as many words
+                let arity = c.words.len() - pi;
+                let mut run = vec![c];
+                while let Some(Node::Cmd(next)) = it.peek() {
+                    let npi = next.program_index();
+                    if next.words.len() - npi != arity
+                        || next.words.get(npi).map(|w| unquote(w)) != Some(name.clone())
+                    {
+                        break;
                     }
-                    None => nodes.push(Node::Cmd(c)),
+                    if let Some(Node::Cmd(next)) = it.next() {
+                        run.push(next);
+                    }
+                }
+                if let Some(l) = calls_as_loop(&run, &name, &body) {
+                    *budget -= size;
+                    let mut l = l;
+                    inline_at(&mut l.body, &mut defs.clone(), depth + 1, budget);
+                    nodes.push(Node::Loop(l));
+                    continue;
+                }
+                for c in run {
+                    if size > *budget {
+                        nodes.push(Node::Cmd(c));
+                        continue;
+                    }
+                    *budget -= size;
+                    let pi = c.program_index();
+                    let call = Call {
+                        name: name.clone(),
+                        line: c.line,
+                        text: c.words[pi..].join(" "),
+                    };
+                    let args = c.words[pi + 1..].to_vec();
+                    let mut b = body.clone();
+                    bind(&mut b, &args, &call, &c);
+                    inline_at(&mut b, &mut defs.clone(), depth + 1, budget);
+                    nodes.extend(b);
                 }
             }
             Node::Loop(mut l) => {
@@ -82,6 +111,65 @@ fn inline_at(nodes: &mut Vec<Node>, defs: &mut Defs, depth: usize, budget: &mut 
             a @ Node::Assign { .. } => nodes.push(a),
         }
     }
+}
+
+/// Calls one after the other that differ in one argument the body uses (`run_test 0`,
+/// `run_test 1`): a loop over that argument's values, as `for p in 0 1; do run_test $p`
+/// would be, so that the draft makes it a matrix axis (named from its use: `parent=$1`).
+fn calls_as_loop(run: &[super::Cmd], name: &str, body: &[Node]) -> Option<super::Loop> {
+    let first = run.first().filter(|_| run.len() > 1)?;
+    let pi = first.program_index();
+    let args: Vec<&[String]> = run.iter().map(|c| &c.words[c.program_index() + 1..]).collect();
+    if args.iter().flat_map(|a| a.iter()).any(|w| w.contains('$'))
+        || run.iter().any(|c| c.timed != first.timed || c.cond != first.cond || c.case != first.case)
+    {
+        return None;
+    }
+    let differ: Vec<usize> = (0..args[0].len())
+        .filter(|k| args.iter().any(|a| unquote(&a[*k]) != unquote(&args[0][*k])))
+        .collect();
+    let [k] = differ.as_slice() else {
+        return None;
+    };
+    let n = k + 1;
+    let uses = |w: &str| w.contains(&format!("${n}")) || w.contains(&format!("${{{n}}}"));
+    let mut used = false;
+    super::walk(body, &mut Vec::new(), &mut |c, _| {
+        used |= c.words.iter().any(|w| uses(w));
+    });
+    if !used {
+        return None;
+    }
+    let var: String = format!("{name}_{n}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut values: Vec<String> = Vec::new();
+    for a in &args {
+        let v = unquote(&a[*k]);
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    let mut template: Vec<String> = args[0].to_vec();
+    template[*k] = format!("${var}");
+    let call = Call {
+        name: name.to_string(),
+        line: first.line,
+        text: first.words[pi..].join(" "),
+    };
+    let mut b = body.to_vec();
+    bind(&mut b, &template, &call, first);
+    let calls: Vec<String> = run.iter().map(|c| c.words[c.program_index()..].join(" ")).collect();
+    let lines: Vec<String> = run.iter().map(|c| c.line.to_string()).collect();
+    Some(super::Loop {
+        line: first.line,
+        var,
+        kind: super::LoopKind::List(values),
+        head: format!("{} (lines {})", calls.join("; "), lines.join(", ")),
+        body: b,
+        timed: first.timed,
+    })
 }
 
 fn count(nodes: &[Node]) -> usize {

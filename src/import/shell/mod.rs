@@ -524,23 +524,25 @@ mod tests {
 
     #[test]
     fn functions_are_inlined_at_their_calls() {
+        // calls that differ in one argument the body uses: a loop over its values
         let nodes = block("run_test() {\n\tmkfs.xfs -f -n parent=$1 /dev/sdb\n\tmount /dev/sdb /mnt\n\ttime fsstress -d /mnt/foo -n $2\n\tumount /mnt\n}\n\nfunction unused {\n  sync\n}\n\nrun_test 0 1000\nrun_test 1 \"1000\"");
+        let l = first_loop(&nodes);
+        assert_eq!(
+            (l.line, l.var.as_str(), &l.kind),
+            (12, "run_test_1", &LoopKind::List(vec!["0".into(), "1".into()]))
+        );
         let mut cmds = Vec::new();
         walk(&nodes, &mut Vec::new(), &mut |c, _| {
             cmds.push((c.line, c.text(), c.timed, c.called.as_ref().map(|k| k.line)))
         });
-        assert_eq!(cmds.len(), 8, "{cmds:?}");
+        assert_eq!(cmds.len(), 4, "{cmds:?}");
         assert_eq!(
             cmds[0],
-            (2, "mkfs.xfs -f -n parent=0 /dev/sdb".to_string(), false, Some(12))
+            (2, "mkfs.xfs -f -n parent=$run_test_1 /dev/sdb".to_string(), false, Some(12))
         );
         assert_eq!(
             cmds[2],
             (4, "fsstress -d /mnt/foo -n 1000".to_string(), true, Some(12))
-        );
-        assert_eq!(
-            cmds[6],
-            (4, "fsstress -d /mnt/foo -n 1000".to_string(), true, Some(13))
         );
         let funcs: Vec<&str> = nodes
             .iter()
@@ -550,6 +552,17 @@ mod tests {
             })
             .collect();
         assert_eq!(funcs, ["run_test", "unused"]);
+        // calls that differ in two arguments are inlined one after the other
+        let nodes = block("t() { mkfs.ext4 -b $1 -I $2 /dev/sdb; }\nt 1024 128\nt 4096 256");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, l| cmds.push((c.text(), l.len())));
+        assert_eq!(
+            cmds,
+            [
+                ("mkfs.ext4 -b 1024 -I 128 /dev/sdb".to_string(), 0),
+                ("mkfs.ext4 -b 4096 -I 256 /dev/sdb".to_string(), 0)
+            ]
+        );
         // one line, `function name()`, a call in a loop, a recursive function stops
         let nodes = block("function go() { dd if=/dev/zero of=/mnt/f$1 bs=1M count=$2; }\nfor i in 1 2; do go $i 8; done\nf() { f; }\nf");
         let mut cmds = Vec::new();
