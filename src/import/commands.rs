@@ -178,8 +178,18 @@ pub fn find(lines: &[PostLine]) -> Commands {
         blocks: Vec::new(),
         command_lines: vec![false; lines.len()],
     };
+    // the shell functions defined so far: a line that calls one is a command
+    let mut funcs: Vec<String> = Vec::new();
+    let mut seen_blocks = 0;
     let mut k = 0;
     while k < lines.len() {
+        if out.blocks.len() != seen_blocks {
+            seen_blocks = out.blocks.len();
+            funcs.clear();
+            for b in &out.blocks {
+                defined_in(&b.nodes, &mut funcs);
+            }
+        }
         let l = &lines[k];
         let t = l.text.trim();
         if t.starts_with("#!/") && (t.contains("sh") || t.contains("bash")) {
@@ -196,10 +206,16 @@ pub fn find(lines: &[PostLine]) -> Commands {
             k = end;
             continue;
         }
-        let prompt = after_prompt(&l.text).filter(|c| looks_like_command(c) || prompt_command(c));
+        let prompt = after_prompt(&l.text)
+            .filter(|c| looks_like_command(c) || prompt_command(c) || calls(c, &funcs));
         let (kind, first) = match prompt {
             Some(c) => (BlockKind::Prompt, c.to_string()),
-            None if looks_like_command(&l.text) => (BlockKind::Bare, l.text.trim().to_string()),
+            None if looks_like_command(&l.text)
+                || calls(&l.text, &funcs)
+                || defines(&l.text).is_some() =>
+            {
+                (BlockKind::Bare, l.text.trim().to_string())
+            }
             None => {
                 k += 1;
                 continue;
@@ -256,7 +272,13 @@ pub fn find(lines: &[PostLine]) -> Commands {
                 cur_n = lines[m].n;
                 continue;
             }
-            if kind == BlockKind::Bare && !next.is_empty() && looks_like_command(next) {
+            if let Some(f) = logical.last().and_then(|(_, t)| defines(t)) {
+                funcs.push(f);
+            }
+            if kind == BlockKind::Bare
+                && !next.is_empty()
+                && (looks_like_command(next) || calls(next, &funcs) || defines(next).is_some())
+            {
                 cur = next.to_string();
                 cur_n = lines[m].n;
                 continue;
@@ -285,6 +307,45 @@ pub fn find(lines: &[PostLine]) -> Commands {
     out
 }
 
+/// The function a line defines: `run_test() {`, `run_test ()`, `function run_test {`.
+fn defines(text: &str) -> Option<String> {
+    let ws: Vec<&str> = text.split_whitespace().collect();
+    let name = match ws.as_slice() {
+        ["function", name, ..] => name.trim_end_matches("(){").trim_end_matches("()"),
+        [w, ..] if w.ends_with("()") || w.ends_with("(){") => {
+            w.trim_end_matches("(){").trim_end_matches("()")
+        }
+        [w, "()", ..] | [w, "(){", ..] => w,
+        _ => return None,
+    };
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
+    .then(|| name.to_string())
+}
+
+/// Whether a line calls one of the functions the post defined (`run_test 0`).
+fn calls(text: &str, funcs: &[String]) -> bool {
+    let w = first_word(text).trim_end_matches(';');
+    !w.is_empty() && funcs.iter().any(|f| f == w)
+}
+
+/// The names of the functions nodes define, at any depth.
+fn defined_in(nodes: &[Node], out: &mut Vec<String>) {
+    for n in nodes {
+        match n {
+            Node::Func { name, body, .. } => {
+                out.push(name.clone());
+                defined_in(body, out);
+            }
+            Node::Loop(l) => defined_in(&l.body, out),
+            Node::Else { body, .. } | Node::Unread { body, .. } => defined_in(body, out),
+            Node::Cmd(_) | Node::Assign { .. } => {}
+        }
+    }
+}
+
 /// A prompt followed by a path or script (`# ./dumb.sh 0`).
 fn prompt_command(c: &str) -> bool {
     let w = first_word(c);
@@ -302,6 +363,7 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
     let mut cur = String::new();
     let mut cur_n = 0;
     let mut pending: Vec<String> = Vec::new();
+    let mut funcs: Vec<String> = Vec::new();
     while m < lines.len() && lines[m].depth == depth {
         if !pending.is_empty() {
             // a here-document's line, kept as written
@@ -314,7 +376,17 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
         }
         let t = lines[m].text.trim();
         if t.is_empty() && cur.is_empty() {
-            if has_cmd && open <= 0 {
+            // a blank line ends the script, unless shell follows it: a function it
+            // defines, a call of one, another command
+            let next = lines[m..]
+                .iter()
+                .take_while(|l| l.depth == depth)
+                .map(|l| l.text.trim())
+                .find(|t| !t.is_empty());
+            let goes_on = next.is_some_and(|t| {
+                calls(t, &funcs) || defines(t).is_some() || (looks_like_command(t) && !t.starts_with("#"))
+            });
+            if has_cmd && open <= 0 && !goes_on {
                 break;
             }
             m += 1;
@@ -342,6 +414,7 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
         }
         cur.push_str(t);
         open += loop_balance(&cur);
+        funcs.extend(defines(&cur));
         pending = heredoc::openers(&cur).into_iter().map(|o| o.delim).collect();
         if !cur.starts_with('#') {
             has_cmd = true;

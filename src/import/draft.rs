@@ -603,7 +603,15 @@ pub fn build(
         }
         let mut action = match &p {
             Program::Umount if idx != workload_idx => {
-                if mounted {
+                if mounted && exp.workload.is_some() {
+                    // after the workload: the teardown unmounts (a setup step would run
+                    // before the workload)
+                    notes.push(Note::new(
+                        c.line,
+                        NoteKind::Recognised,
+                        "umount after the workload: the draft's teardown",
+                    ));
+                } else if mounted {
                     exp.setup.push(Step {
                         line: c.line,
                         action: Action::Umount,
