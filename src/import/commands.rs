@@ -168,6 +168,7 @@ fn arg_like(w: &str) -> bool {
         || w.ends_with(';')
         || w.chars().next().is_some_and(|c| c.is_ascii_digit())
         || w.starts_with('>')
+        || w.starts_with("<<")
         || w == "|"
         || w == "&&"
 }
@@ -206,8 +207,9 @@ pub fn find(lines: &[PostLine]) -> Commands {
             k = end;
             continue;
         }
-        let prompt = after_prompt(&l.text)
-            .filter(|c| looks_like_command(c) || prompt_command(c) || calls(c, &funcs));
+        let prompt = after_prompt(&l.text).filter(|c| {
+            looks_like_command(c) || prompt_command(c) || calls(c, &funcs) || at_prompt(c)
+        });
         let (kind, first) = match prompt {
             Some(c) => (BlockKind::Prompt, c.to_string()),
             None if looks_like_command(&l.text)
@@ -344,6 +346,17 @@ fn defined_in(nodes: &[Node], out: &mut Vec<String>) {
             Node::Cmd(_) | Node::Assign { .. } => {}
         }
     }
+}
+
+/// A known benchmark or tool after a prompt, with a word after it that is not a sentence's
+/// (`# fio randwrite.fio`: a job file the post wrote).
+fn at_prompt(c: &str) -> bool {
+    let ws: Vec<&str> = c.split_whitespace().collect();
+    ws.len() >= 2
+        && Program::of(ws[0]).is_known()
+        && !matches!(Program::of(ws[0]), Program::Util)
+        && !c.trim_end().ends_with(['.', '?', '!', ':'])
+        && ws[1..].iter().all(|w| !w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// A prompt followed by a path or script (`# ./dumb.sh 0`).
