@@ -31,6 +31,7 @@ pub mod output;
 pub mod params;
 pub mod programs;
 pub mod ranges;
+pub mod rowlabels;
 pub mod shell;
 pub mod sidebyside;
 pub mod units;
@@ -265,6 +266,16 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
     }
     found.extend(blocks);
+    // a short label on the line above a `time` block or a fio line (`parent=0:`,
+    // `Without the patch:`) heads its rows
+    for f in found
+        .iter_mut()
+        .filter(|f| matches!(f.tool, "time" | "fio"))
+    {
+        if let Some(label) = rowlabels::heading(lines, f.first, &|i| taken[i]) {
+            rowlabels::apply(&mut f.rows, &label);
+        }
+    }
     let mut device_sizes = Vec::new();
     found.sort_by_key(|f| f.first);
     for f in &found {
@@ -366,6 +377,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             });
         }
     }
+    // the row each line's numbers were given (from its own colon or the line above)
+    let mut row_heads: Vec<Option<String>> = vec![None; lines.len()];
     for (k, l) in lines.iter().enumerate() {
         if taken[k] || mail::is_furniture(&l.text) || l.text.trim().is_empty() {
             continue;
@@ -396,7 +409,24 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                     && rest.contains(prose[0].printed.as_str())
                 {
                     prose[0].settings.push(("row".into(), head.to_string()));
+                    row_heads[k] = Some(head.to_string());
                 }
+            }
+        }
+        // `Without the patch:` / `a) without patch: (…)` on the line above a result line
+        if row_heads[k].is_none()
+            && !prose.is_empty()
+            && rowlabels::result_like(&l.text)
+            && !prose.iter().any(|r| r.settings.iter().any(|s| s.0 == "row"))
+        {
+            let above = k
+                .checked_sub(1)
+                .filter(|&i| lines[i].depth == l.depth && !lines[i].text.trim().is_empty());
+            if let Some(label) = above.and_then(|i| {
+                rowlabels::short_label(&lines[i].text).or_else(|| row_heads[i].clone())
+            }) {
+                rowlabels::apply(&mut prose, &label);
+                row_heads[k] = Some(label);
             }
         }
         for f in ranges::read(l.n, &l.text, following) {
