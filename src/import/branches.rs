@@ -22,12 +22,20 @@ pub enum Resolved {
 /// Resolve a branch against the draft's axes; `rename` maps shell variables to axes.
 pub fn resolve(arm: &CaseArm, rename: &[(String, String)], axes: &[Axis]) -> Resolved {
     let word = unquote(&arm.word);
-    let at = format!("the `{}` branch (line {}) of `case {}` (line {})", arm.head(), arm.arm_line, arm.word, arm.line);
+    let at = format!(
+        "the `{}` branch (line {}) of `case {}` (line {})",
+        arm.head(),
+        arm.arm_line,
+        arm.word,
+        arm.line
+    );
     if !word.contains('$') {
         return if arm.selects(&word) {
             Resolved::Always
         } else {
-            Resolved::Never(format!("{at}: the word is `{word}`, which the branch does not match"))
+            Resolved::Never(format!(
+                "{at}: the word is `{word}`, which the branch does not match"
+            ))
         };
     }
     let chars: Vec<char> = word.chars().collect();
@@ -99,11 +107,29 @@ mod tests {
             resolve(&arm("${f}", &["*"], &["ext*"]), &rename, &axes),
             Resolved::When("fs".into(), vec!["xfs".into()])
         );
-        assert_eq!(resolve(&arm("$f", &["*"], &[]), &rename, &axes), Resolved::Always);
-        assert!(matches!(resolve(&arm("$f", &["btrfs"], &[]), &rename, &axes), Resolved::Never(_)));
-        assert_eq!(resolve(&arm("xfs", &["xfs"], &[]), &rename, &axes), Resolved::Always);
-        assert!(matches!(resolve(&arm("ext4", &["xfs"], &[]), &rename, &axes), Resolved::Never(_)));
-        assert!(matches!(resolve(&arm("$other", &["xfs"], &[]), &rename, &axes), Resolved::Unknown(_)));
-        assert!(matches!(resolve(&arm("$f-$g", &["xfs"], &[]), &rename, &axes), Resolved::Unknown(_)));
+        assert_eq!(
+            resolve(&arm("$f", &["*"], &[]), &rename, &axes),
+            Resolved::Always
+        );
+        assert!(matches!(
+            resolve(&arm("$f", &["btrfs"], &[]), &rename, &axes),
+            Resolved::Never(_)
+        ));
+        assert_eq!(
+            resolve(&arm("xfs", &["xfs"], &[]), &rename, &axes),
+            Resolved::Always
+        );
+        assert!(matches!(
+            resolve(&arm("ext4", &["xfs"], &[]), &rename, &axes),
+            Resolved::Never(_)
+        ));
+        assert!(matches!(
+            resolve(&arm("$other", &["xfs"], &[]), &rename, &axes),
+            Resolved::Unknown(_)
+        ));
+        assert!(matches!(
+            resolve(&arm("$f-$g", &["xfs"], &[]), &rename, &axes),
+            Resolved::Unknown(_)
+        ));
     }
 }

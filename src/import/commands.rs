@@ -8,9 +8,7 @@
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
 use super::shell::heredoc;
-use super::shell::{
-    inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Node,
-};
+use super::shell::{inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Node};
 
 /// How a block was written in the post.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +101,8 @@ pub fn looks_like_command(s: &str) -> bool {
         let ws: Vec<&str> = t.split_whitespace().collect();
         return ws.len() >= 3
             && ws[2] == "in"
-            && (ws[1].starts_with(['$', '"', '\'']) || ws[1].chars().all(|c| c.is_ascii_alphanumeric()));
+            && (ws[1].starts_with(['$', '"', '\''])
+                || ws[1].chars().all(|c| c.is_ascii_alphanumeric()));
     }
     // a shell function: `run_test() {`, `function run_test {`
     if w.ends_with("()") || w.ends_with("(){") {
@@ -247,7 +246,10 @@ pub fn find(lines: &[PostLine]) -> Commands {
                     cur = c;
                 } else {
                     open += loop_balance(&cur);
-                    pending = heredoc::openers(&cur).into_iter().map(|o| o.delim).collect();
+                    pending = heredoc::openers(&cur)
+                        .into_iter()
+                        .map(|o| o.delim)
+                        .collect();
                     logical.push((cur_n, std::mem::take(&mut cur)));
                 }
             }
@@ -356,7 +358,9 @@ fn at_prompt(c: &str) -> bool {
         && Program::of(ws[0]).is_known()
         && !matches!(Program::of(ws[0]), Program::Util)
         && !c.trim_end().ends_with(['.', '?', '!', ':'])
-        && ws[1..].iter().all(|w| !w.chars().next().is_some_and(char::is_uppercase))
+        && ws[1..]
+            .iter()
+            .all(|w| !w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// A prompt followed by a path or script (`# ./dumb.sh 0`).
@@ -397,7 +401,9 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
                 .map(|l| l.text.trim())
                 .find(|t| !t.is_empty());
             let goes_on = next.is_some_and(|t| {
-                calls(t, &funcs) || defines(t).is_some() || (looks_like_command(t) && !t.starts_with("#"))
+                calls(t, &funcs)
+                    || defines(t).is_some()
+                    || (looks_like_command(t) && !t.starts_with("#"))
             });
             if has_cmd && open <= 0 && !goes_on {
                 break;
@@ -428,7 +434,10 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
         cur.push_str(t);
         open += loop_balance(&cur);
         funcs.extend(defines(&cur));
-        pending = heredoc::openers(&cur).into_iter().map(|o| o.delim).collect();
+        pending = heredoc::openers(&cur)
+            .into_iter()
+            .map(|o| o.delim)
+            .collect();
         if !cur.starts_with('#') {
             has_cmd = true;
         }

@@ -8,8 +8,8 @@ use super::branches::{resolve, Resolved};
 use super::commands::{Block, BlockKind};
 use super::heredocs;
 use super::naming::{
-    format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script,
-    tool_name, trim_float,
+    format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script, tool_name,
+    trim_float,
 };
 use super::numbers::Table;
 use super::programs::Program;
@@ -752,7 +752,15 @@ pub fn build(
                 }
             }
         };
-        if let (Some(doc), Action::Run { name, command, parse }) = (&c.heredoc, &action) {
+        if let (
+            Some(doc),
+            Action::Run {
+                name,
+                command,
+                parse,
+            },
+        ) = (&c.heredoc, &action)
+        {
             // a here-document: the text the command reads, kept in a `sh -c` script
             let body = |s: &str| {
                 if doc.quoted {
@@ -762,7 +770,14 @@ pub fn build(
                 }
             };
             if !doc.closed {
-                notes.push(Note::new(c.line, NoteKind::Unmapped, &format!("the here-document has no `{}` line: its body runs to the end of the block", doc.delim)));
+                notes.push(Note::new(
+                    c.line,
+                    NoteKind::Unmapped,
+                    &format!(
+                        "the here-document has no `{}` line: its body runs to the end of the block",
+                        doc.delim
+                    ),
+                ));
             }
             let script = |command: &str| {
                 vec![
@@ -876,4 +891,3 @@ fn axis_name(located: &[Located], var: &str) -> Option<String> {
     }
     (var.len() > 1 && !var.chars().all(|c| c.is_ascii_digit())).then(|| tool_name(var))
 }
-

@@ -417,7 +417,9 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         if row_heads[k].is_none()
             && !prose.is_empty()
             && rowlabels::result_like(&l.text)
-            && !prose.iter().any(|r| r.settings.iter().any(|s| s.0 == "row"))
+            && !prose
+                .iter()
+                .any(|r| r.settings.iter().any(|s| s.0 == "row"))
         {
             let above = k
                 .checked_sub(1)

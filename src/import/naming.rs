@@ -46,8 +46,6 @@ pub(super) fn parse_kind(p: &Program) -> Option<&'static str> {
     }
 }
 
-
-
 /// `cat test.sh`, `chmod +x ./dumb.sh`, `vi run.sh`: the post showing its script.
 pub(super) fn shows_a_script(c: &Cmd) -> bool {
     let argv = c.argv();

@@ -48,7 +48,10 @@ pub(super) fn loops_and_branches(nodes: &[Node], notes: &mut Vec<Note>) {
                     &if cmds.is_empty() {
                         what.clone()
                     } else {
-                        format!("{what}; its commands are not in the draft ({})", cmds.join(", "))
+                        format!(
+                            "{what}; its commands are not in the draft ({})",
+                            cmds.join(", ")
+                        )
                     },
                 ));
             }
@@ -94,7 +97,9 @@ pub(super) fn uncalled_functions(blocks: &[Block], notes: &mut Vec<Note>) {
             continue;
         }
         let mut cmds = Vec::new();
-        walk(body, &mut Vec::new(), &mut |c, _| cmds.push(format!("`{}`", c.text())));
+        walk(body, &mut Vec::new(), &mut |c, _| {
+            cmds.push(format!("`{}`", c.text()))
+        });
         notes.push(Note::new(
             line,
             NoteKind::Unmapped,

@@ -5,8 +5,8 @@
 
 use super::claims::DraftClaim;
 use super::draft::{Action, Experiment, Step};
-use super::naming::trim_float;
 use super::mail::Headers;
+use super::naming::trim_float;
 
 fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -32,7 +32,8 @@ fn word(w: &str, indent: &str) -> String {
     let plain = w.contains('\n')
         && !w.starts_with([' ', '\n'])
         && !w.ends_with(['\n', ' '])
-        && w.chars().all(|c| c == '\n' || (!c.is_control() && c != '\u{feff}'));
+        && w.chars()
+            .all(|c| c == '\n' || (!c.is_control() && c != '\u{feff}'));
     if !plain {
         return q(w);
     }
@@ -96,7 +97,10 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
     }
     if let Some((axis, values)) = &s.when {
         let vals: Vec<String> = values.iter().map(|v| scalar(v)).collect();
-        out.push_str(&format!("{more}when: {{ {axis}: [{}] }}\n", vals.join(", ")));
+        out.push_str(&format!(
+            "{more}when: {{ {axis}: [{}] }}\n",
+            vals.join(", ")
+        ));
     }
     if let Some(t) = s.times {
         out.push_str(&format!("{more}times: {t}\n"));

@@ -119,14 +119,22 @@ fn inline_at(nodes: &mut Vec<Node>, defs: &mut Defs, depth: usize, budget: &mut 
 fn calls_as_loop(run: &[super::Cmd], name: &str, body: &[Node]) -> Option<super::Loop> {
     let first = run.first().filter(|_| run.len() > 1)?;
     let pi = first.program_index();
-    let args: Vec<&[String]> = run.iter().map(|c| &c.words[c.program_index() + 1..]).collect();
+    let args: Vec<&[String]> = run
+        .iter()
+        .map(|c| &c.words[c.program_index() + 1..])
+        .collect();
     if args.iter().flat_map(|a| a.iter()).any(|w| w.contains('$'))
-        || run.iter().any(|c| c.timed != first.timed || c.cond != first.cond || c.case != first.case)
+        || run
+            .iter()
+            .any(|c| c.timed != first.timed || c.cond != first.cond || c.case != first.case)
     {
         return None;
     }
     let differ: Vec<usize> = (0..args[0].len())
-        .filter(|k| args.iter().any(|a| unquote(&a[*k]) != unquote(&args[0][*k])))
+        .filter(|k| {
+            args.iter()
+                .any(|a| unquote(&a[*k]) != unquote(&args[0][*k]))
+        })
         .collect();
     let [k] = differ.as_slice() else {
         return None;
@@ -160,7 +168,10 @@ fn calls_as_loop(run: &[super::Cmd], name: &str, body: &[Node]) -> Option<super:
     };
     let mut b = body.to_vec();
     bind(&mut b, &template, &call, first);
-    let calls: Vec<String> = run.iter().map(|c| c.words[c.program_index()..].join(" ")).collect();
+    let calls: Vec<String> = run
+        .iter()
+        .map(|c| c.words[c.program_index()..].join(" "))
+        .collect();
     let lines: Vec<String> = run.iter().map(|c| c.line.to_string()).collect();
     Some(super::Loop {
         line: first.line,

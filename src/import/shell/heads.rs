@@ -69,7 +69,6 @@ pub(super) fn is_increment(n: &Node, var: &str) -> bool {
     }
 }
 
-
 pub(super) fn loop_kind(head: &[String]) -> (String, LoopKind) {
     if let Some(c) = head.first().filter(|w| w.starts_with("((")) {
         // ((i=0;i<N;i++)) or ((i=1;i<=N;i++))
@@ -153,4 +152,3 @@ fn seq_kind(nums: &[i64]) -> Option<LoopKind> {
         _ => None,
     }
 }
-

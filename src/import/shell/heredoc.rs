@@ -86,7 +86,10 @@ pub fn openers(line: &str) -> Vec<Opener> {
                         }
                         (Some(o), ch) if ch == o => dq = None,
                         (None, '\\') => quoted = true,
-                        (None, ch) if ch.is_whitespace() || matches!(ch, ';' | '|' | '&' | '<' | '>' | ')') => {
+                        (None, ch)
+                            if ch.is_whitespace()
+                                || matches!(ch, ';' | '|' | '&' | '<' | '>' | ')') =>
+                        {
                             break
                         }
                         (_, ch) => delim.push(ch),

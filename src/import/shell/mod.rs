@@ -488,7 +488,9 @@ mod tests {
             cmds.push((
                 c.line,
                 c.text(),
-                c.case.as_ref().map(|k| (k.word.clone(), k.patterns.clone(), k.earlier.len())),
+                c.case
+                    .as_ref()
+                    .map(|k| (k.word.clone(), k.patterns.clone(), k.earlier.len())),
             ))
         });
         assert_eq!(
@@ -502,7 +504,11 @@ mod tests {
                 (
                     5,
                     "mkfs.$fs -F /dev/sdb".to_string(),
-                    Some(("$fs".to_string(), vec!["ext3".to_string(), "ext4".to_string()], 1))
+                    Some((
+                        "$fs".to_string(),
+                        vec!["ext3".to_string(), "ext4".to_string()],
+                        1
+                    ))
                 ),
                 (
                     6,
@@ -513,7 +519,9 @@ mod tests {
             ]
         );
         // a variable set in a branch is reported, not substituted with the last branch's value
-        let nodes = block("case $fs in\nxfs) MKFS=mkfs.xfs;;\next4) MKFS=mkfs.ext4;;\nesac\n$MKFS /dev/sdb");
+        let nodes = block(
+            "case $fs in\nxfs) MKFS=mkfs.xfs;;\next4) MKFS=mkfs.ext4;;\nesac\n$MKFS /dev/sdb",
+        );
         assert!(nodes
             .iter()
             .any(|n| matches!(n, Node::Unread { line: 2, .. })));
@@ -529,7 +537,11 @@ mod tests {
         let l = first_loop(&nodes);
         assert_eq!(
             (l.line, l.var.as_str(), &l.kind),
-            (12, "run_test_1", &LoopKind::List(vec!["0".into(), "1".into()]))
+            (
+                12,
+                "run_test_1",
+                &LoopKind::List(vec!["0".into(), "1".into()])
+            )
         );
         let mut cmds = Vec::new();
         walk(&nodes, &mut Vec::new(), &mut |c, _| {
@@ -538,11 +550,21 @@ mod tests {
         assert_eq!(cmds.len(), 4, "{cmds:?}");
         assert_eq!(
             cmds[0],
-            (2, "mkfs.xfs -f -n parent=$run_test_1 /dev/sdb".to_string(), false, Some(12))
+            (
+                2,
+                "mkfs.xfs -f -n parent=$run_test_1 /dev/sdb".to_string(),
+                false,
+                Some(12)
+            )
         );
         assert_eq!(
             cmds[2],
-            (4, "fsstress -d /mnt/foo -n 1000".to_string(), true, Some(12))
+            (
+                4,
+                "fsstress -d /mnt/foo -n 1000".to_string(),
+                true,
+                Some(12)
+            )
         );
         let funcs: Vec<&str> = nodes
             .iter()
@@ -555,7 +577,9 @@ mod tests {
         // calls that differ in two arguments are inlined one after the other
         let nodes = block("t() { mkfs.ext4 -b $1 -I $2 /dev/sdb; }\nt 1024 128\nt 4096 256");
         let mut cmds = Vec::new();
-        walk(&nodes, &mut Vec::new(), &mut |c, l| cmds.push((c.text(), l.len())));
+        walk(&nodes, &mut Vec::new(), &mut |c, l| {
+            cmds.push((c.text(), l.len()))
+        });
         assert_eq!(
             cmds,
             [
@@ -566,8 +590,13 @@ mod tests {
         // one line, `function name()`, a call in a loop, a recursive function stops
         let nodes = block("function go() { dd if=/dev/zero of=/mnt/f$1 bs=1M count=$2; }\nfor i in 1 2; do go $i 8; done\nf() { f; }\nf");
         let mut cmds = Vec::new();
-        walk(&nodes, &mut Vec::new(), &mut |c, l| cmds.push((c.text(), l.len())));
-        assert_eq!(cmds[0], ("dd if=/dev/zero of=/mnt/f$i bs=1M count=8".to_string(), 1));
+        walk(&nodes, &mut Vec::new(), &mut |c, l| {
+            cmds.push((c.text(), l.len()))
+        });
+        assert_eq!(
+            cmds[0],
+            ("dd if=/dev/zero of=/mnt/f$i bs=1M count=8".to_string(), 1)
+        );
         assert_eq!(cmds.last().map(|c| c.0.as_str()), Some("f"));
     }
 

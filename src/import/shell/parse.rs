@@ -1,8 +1,8 @@
 //! The shell's grammar: words and quotes, `;`/`&&` lists, loops, `if`, `case`, functions,
 //! `time`, assignments; from logical lines to [`Node`]s.
 
-use super::heads::{is_increment, loop_kind, while_count};
 use super::case::CaseArm;
+use super::heads::{is_increment, loop_kind, while_count};
 use super::{is_assignment, unquote, vars_in, Cmd, Loop, LoopKind, Node};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -397,7 +397,6 @@ fn set_cond(nodes: &mut [Node], cond: &str) {
         }
     }
 }
-
 
 /// `case WORD in PAT) …;; PAT2|PAT3) …;; *) …;; esac`, at `case`: each branch's commands
 /// with their [`CaseArm`]. A variable set in a branch, or a branch whose pattern cannot be
