@@ -5,6 +5,62 @@
 
 use super::draft::Axis;
 use super::shell::{unquote, var_at, CaseArm};
+use super::{Note, NoteKind};
+
+/// The points a step runs at: `when: { axis: [values] }`, None for every point.
+pub type When = Option<(String, Vec<String>)>;
+
+/// Where each command runs, given its `case` branch (None: outside any `case`), its line
+/// and text: `Some(None)` everywhere, `Some(Some((axis, values)))` with `when:`, `None` not
+/// at all (a branch no point selects, or one the draft cannot place: said in `notes`).
+pub fn place(
+    arms: &[(Option<&CaseArm>, usize, String)],
+    rename: &[(String, String)],
+    axes: &[Axis],
+    notes: &mut Vec<Note>,
+) -> Vec<Option<When>> {
+    let mut out = Vec::with_capacity(arms.len());
+    for (arm, line, text) in arms {
+        let Some(arm) = arm else {
+            out.push(Some(None));
+            continue;
+        };
+        out.push(match resolve(arm, rename, axes) {
+            Resolved::Always => Some(None),
+            Resolved::When(axis, values) => {
+                notes.push(Note::new(
+                    *line,
+                    NoteKind::Recognised,
+                    &format!(
+                        "`{text}` in the `{}` branch of `case {}` (line {}): a step with `when: {{ {axis}: [{}] }}`",
+                        arm.head(),
+                        arm.word,
+                        arm.line,
+                        values.join(", ")
+                    ),
+                ));
+                Some(Some((axis, values)))
+            }
+            Resolved::Never(why) => {
+                notes.push(Note::new(
+                    *line,
+                    NoteKind::Recognised,
+                    &format!("`{text}` is not a step: {why}"),
+                ));
+                None
+            }
+            Resolved::Unknown(why) => {
+                notes.push(Note::new(
+                    *line,
+                    NoteKind::Unmapped,
+                    &format!("`{text}` is not in the draft: {why}"),
+                ));
+                None
+            }
+        });
+    }
+    out
+}
 
 /// What a branch's commands become.
 #[derive(Debug, Clone, PartialEq)]

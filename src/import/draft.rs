@@ -4,9 +4,9 @@
 //! `tools:` for programs fslab does not know. Its writers are [`super::yaml`] (the draft's
 //! text) and [`super::csv`] (the published CSV).
 
-use super::branches::{resolve, Resolved};
+use super::branches::place;
 use super::commands::{Block, BlockKind};
-use super::heredocs;
+use super::heredocs::{self, Rewrite};
 use super::naming::{
     format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script, tool_name,
     trim_float,
@@ -450,43 +450,21 @@ pub fn build(
     exp.matrix = axes;
 
     // `case` branches: where each runs (`when:`), or not at all, or the draft cannot say
-    let mut kept = Vec::with_capacity(located.len());
-    for mut l in located {
-        let Some(arm) = &l.cmd.case else {
-            kept.push(l);
-            continue;
-        };
-        match resolve(arm, &rename, &exp.matrix) {
-            Resolved::Always => kept.push(l),
-            Resolved::When(axis, values) => {
-                notes.push(Note::new(
-                    l.cmd.line,
-                    NoteKind::Recognised,
-                    &format!(
-                        "`{}` in the `{}` branch of `case {}` (line {}): a step with `when: {{ {axis}: [{}] }}`",
-                        l.cmd.text(),
-                        arm.head(),
-                        arm.word,
-                        arm.line,
-                        values.join(", ")
-                    ),
-                ));
-                l.when = Some((axis, values));
-                kept.push(l);
-            }
-            Resolved::Never(why) => notes.push(Note::new(
-                l.cmd.line,
-                NoteKind::Recognised,
-                &format!("`{}` is not a step: {why}", l.cmd.text()),
-            )),
-            Resolved::Unknown(why) => notes.push(Note::new(
-                l.cmd.line,
-                NoteKind::Unmapped,
-                &format!("`{}` is not in the draft: {why}", l.cmd.text()),
-            )),
-        }
-    }
-    let located = kept;
+    let arms: Vec<_> = located
+        .iter()
+        .map(|l| (l.cmd.case.as_ref(), l.cmd.line, l.cmd.text()))
+        .collect();
+    let placed = place(&arms, &rename, &exp.matrix, notes);
+    let located: Vec<Located> = located
+        .into_iter()
+        .zip(placed)
+        .filter_map(|(mut l, p)| {
+            p.map(|when| {
+                l.when = when;
+                l
+            })
+        })
+        .collect();
     if located.is_empty() {
         notes.push(Note::new(
             0,
@@ -769,65 +747,50 @@ pub fn build(
                     subst(s, loop_var)
                 }
             };
-            if !doc.closed {
-                notes.push(Note::new(
-                    c.line,
-                    NoteKind::Unmapped,
-                    &format!(
-                        "the here-document has no `{}` line: its body runs to the end of the block",
-                        doc.delim
-                    ),
-                ));
-            }
-            let script = |command: &str| {
-                vec![
-                    "sh".to_string(),
-                    "-c".to_string(),
-                    heredocs::script(command, doc, &body),
-                ]
-            };
-            let span = heredocs::span(doc);
-            if let Some((file, _)) = heredocs::writes_to(&argv) {
-                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a here-document ({span}): the file `{file}` the script writes, a `sh -c` step of the draft; its lines are not commands")));
-                let base = file.rsplit('/').next().unwrap_or(&file);
-                action = Action::Words {
-                    name: format!("write_{}", tool_name(base)),
-                    argv: script(command),
+            let fio = p == Program::Fio;
+            action = match heredocs::rewrite(c, doc, &argv, command, fio, &body, notes) {
+                Rewrite::Script {
+                    name: Some(write),
+                    argv,
+                } => Action::Words {
+                    name: write,
+                    argv,
                     parse: None,
-                };
-            } else if p == Program::Fio {
-                let file = heredocs::job_file(c, doc);
-                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a here-document ({span}): the job `fio -` reads, written to `{file}` by a setup step and given to fio by name")));
-                exp.setup.push(Step {
-                    line: c.line,
-                    action: Action::Words {
-                        name: format!("write_{}", tool_name(&file)),
-                        argv: script(&format!("cat > {file}")),
-                        parse: None,
-                    },
-                    times: None,
-                    repeat: None,
-                    when: l.when.clone(),
-                    comment: format!("line {}: the job of `{}` ({span})", c.line, c.text()),
-                });
-                let mut words: Vec<String> = command.split(' ').map(str::to_string).collect();
-                match words.iter().position(|w| w == "-") {
-                    Some(k) => words[k] = file,
-                    None => words.push(file),
+                },
+                Rewrite::Script { name: None, argv } => Action::Words {
+                    name: name.clone(),
+                    argv,
+                    parse: *parse,
+                },
+                Rewrite::Job {
+                    name: write,
+                    argv,
+                    command,
+                } => {
+                    exp.setup.push(Step {
+                        line: c.line,
+                        action: Action::Words {
+                            name: write,
+                            argv,
+                            parse: None,
+                        },
+                        times: None,
+                        repeat: None,
+                        when: l.when.clone(),
+                        comment: format!(
+                            "line {}: the job of `{}` ({})",
+                            c.line,
+                            c.text(),
+                            heredocs::span(doc)
+                        ),
+                    });
+                    Action::Run {
+                        name: name.clone(),
+                        command,
+                        parse: *parse,
+                    }
                 }
-                action = Action::Run {
-                    name: name.clone(),
-                    command: words.join(" "),
-                    parse: *parse,
-                };
-            } else {
-                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a here-document ({span}): what `{}` reads, kept in a `sh -c` step with the command", c.text())));
-                action = Action::Words {
-                    name: name.clone(),
-                    argv: script(command),
-                    parse: *parse,
-                };
-            }
+            };
         }
         let when = l.when.clone();
         if idx == workload_idx {

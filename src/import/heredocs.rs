@@ -5,7 +5,101 @@
 //! in the point's work directory, where the later `fio job.fio` finds it. `fio -` reading
 //! its job from the here-document gets the job written to a file and named instead.
 
+use super::naming::tool_name;
 use super::shell::{Cmd, HereDoc};
+use super::{Note, NoteKind};
+
+/// What a command fed a here-document becomes in the draft.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rewrite {
+    /// One `sh -c` step: `name` when it writes a file (`write_job_fio`), None when it is the
+    /// command itself with its input.
+    Script {
+        name: Option<String>,
+        argv: Vec<String>,
+    },
+    /// `fio -`: a setup step (`name`, `argv`) writing the job to a file, and the command
+    /// reading it by name.
+    Job {
+        name: String,
+        argv: Vec<String>,
+        command: String,
+    },
+}
+
+/// The draft's form of command `c` (its words `argv`, its draft text `command`) fed the
+/// here-document `doc`, whose lines `body` writes with the draft's names; the messages
+/// say what became of it.
+pub fn rewrite(
+    c: &Cmd,
+    doc: &HereDoc,
+    argv: &[String],
+    command: &str,
+    fio: bool,
+    body: &dyn Fn(&str) -> String,
+    notes: &mut Vec<Note>,
+) -> Rewrite {
+    if !doc.closed {
+        notes.push(Note::new(
+            c.line,
+            NoteKind::Unmapped,
+            &format!(
+                "the here-document has no `{}` line: its body runs to the end of the block",
+                doc.delim
+            ),
+        ));
+    }
+    let sh = |command: &str| {
+        vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            script(command, doc, body),
+        ]
+    };
+    let span = span(doc);
+    let (what, out) = if let Some((file, _)) = writes_to(argv) {
+        let base = file.rsplit('/').next().unwrap_or(&file);
+        (
+            format!("the file `{file}` the script writes, a `sh -c` step of the draft; its lines are not commands"),
+            Rewrite::Script {
+                name: Some(format!("write_{}", tool_name(base))),
+                argv: sh(command),
+            },
+        )
+    } else if fio {
+        let file = job_file(c, doc);
+        let mut words: Vec<String> = command.split(' ').map(str::to_string).collect();
+        match words.iter().position(|w| w == "-") {
+            Some(k) => words[k] = file.clone(),
+            None => words.push(file.clone()),
+        }
+        (
+            format!("the job `fio -` reads, written to `{file}` by a setup step and given to fio by name"),
+            Rewrite::Job {
+                name: format!("write_{}", tool_name(&file)),
+                argv: sh(&format!("cat > {file}")),
+                command: words.join(" "),
+            },
+        )
+    } else {
+        (
+            format!(
+                "what `{}` reads, kept in a `sh -c` step with the command",
+                c.text()
+            ),
+            Rewrite::Script {
+                name: None,
+                argv: sh(command),
+            },
+        )
+    };
+    notes.push(Note::new(
+        c.line,
+        NoteKind::Recognised,
+        &format!("a here-document ({span}): {what}"),
+    ));
+    out
+}
 
 /// Where `cat > FILE`, `cat >> FILE`, `tee [-a] FILE` write their input: the file and
 /// whether it is appended to.
