@@ -5,15 +5,18 @@
 //!
 //! - [`mail`]: headers, quoted-printable/base64, `>` quoting, quoted authors;
 //! - [`commands`]: prompts, scripts, continuations, commands named in sentences;
-//! - [`shell`]: a block read as shell (loops, `if`, `time`, variables); [`programs`]: what
-//!   each program is;
+//! - [`shell`]: a block read as shell (loops, `if`, `case`, functions, here-documents,
+//!   `time`, variables); [`programs`]: what each program is;
 //! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
 //!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema;
-//! - [`numbers`]: tables and numbers in sentences;
+//! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
+//!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
 //! - [`ranges`]: ranges, before/after changes and axes said in prose;
 //! - [`claims`]: comparison sentences → draft claims;
-//! - [`draft`]: the experiment (devices, matrix, steps, tools);
+//! - [`draft`]: the experiment (devices, matrix, steps, tools); [`branches`]: where a
+//!   `case` branch's steps run; [`heredocs`]: a here-document in the draft; `naming`:
+//!   device paths, tool names, sizes; `unread`: what the draft leaves out, said;
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
 pub mod blocks;
