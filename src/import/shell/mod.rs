@@ -587,6 +587,12 @@ mod tests {
                 ("mkfs.ext4 -b 4096 -I 256 /dev/sdb".to_string(), 0)
             ]
         );
+        // `local` variables of a function, bound from its arguments
+        let nodes =
+            block("mk() {\n  local dev=$1 bs=$2\n  mkfs.ext4 -F -b $bs $dev\n}\nmk /dev/sdb 1024");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+        assert_eq!(cmds, ["mkfs.ext4 -F -b 1024 /dev/sdb"]);
         // one line, `function name()`, a call in a loop, a recursive function stops
         let nodes = block("function go() { dd if=/dev/zero of=/mnt/f$1 bs=1M count=$2; }\nfor i in 1 2; do go $i 8; done\nf() { f; }\nf");
         let mut cmds = Vec::new();

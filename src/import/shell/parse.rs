@@ -180,13 +180,21 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
         }
         let line = words[0].1;
         let ws: Vec<String> = words.into_iter().map(|w| w.0).collect();
-        if ws.len() == 1 && is_assignment(&ws[0]) {
-            let (name, value) = ws[0].split_once('=').unwrap_or(("", ""));
-            nodes.push(Node::Assign {
-                line,
-                name: name.to_string(),
-                value: unquote(value),
-            });
+        // `X=y`, and `local X=y` / `export X=y` (a function's or the script's variables)
+        let declared = matches!(
+            ws[0].as_str(),
+            "local" | "export" | "declare" | "typeset" | "readonly"
+        ) && ws.len() > 1
+            && ws[1..].iter().all(|w| is_assignment(w));
+        if (ws.len() == 1 && is_assignment(&ws[0])) || declared {
+            for w in &ws[usize::from(declared)..] {
+                let (name, value) = w.split_once('=').unwrap_or(("", ""));
+                nodes.push(Node::Assign {
+                    line,
+                    name: name.to_string(),
+                    value: unquote(value),
+                });
+            }
             continue;
         }
         let timed = ws[0] == "time";
