@@ -138,13 +138,26 @@ pub fn looks_like_command(s: &str) -> bool {
     }
     let p = Program::of(w);
     let known = p.is_known() || OTHER_WORKLOADS.contains(&w);
-    let pathy = w.starts_with("./") || (w.starts_with('/') && w.len() > 1 && !w.contains(':'));
+    // a device or a kernel file is never a program (`/dev/nvme1n1 /nvme xfs rw,…` is output)
+    let pathy = w.starts_with("./")
+        || (w.starts_with('/')
+            && w.len() > 1
+            && !w.contains(':')
+            && !["/dev/", "/proc/", "/sys/"]
+                .iter()
+                .any(|d| w.starts_with(d)));
     if !known && !pathy {
         return false;
     }
     let rest: Vec<&str> = t.split_whitespace().skip(1).collect();
     if rest.is_empty() {
         return matches!(p, Program::Sync | Program::Script(_)) || pathy;
+    }
+    // a sentence that starts with a program's name: `fs_mark itself shows a decrease in …`
+    let word = |w: &str| w.chars().all(|c| c.is_ascii_alphabetic() || c == '\'');
+    if rest.first().is_some_and(|w| word(w)) && rest.iter().take(5).filter(|w| word(w)).count() >= 3
+    {
+        return false;
     }
     if matches!(p, Program::Util | Program::Sync) && !rest.iter().any(|r| arg_like(r)) {
         return false;
@@ -271,7 +284,8 @@ pub fn find(lines: &[PostLine]) -> Commands {
                 cur.push_str(next);
                 continue;
             }
-            if open > 0 && !next.is_empty() {
+            if open > 0 && (!next.is_empty() || shell_follows(lines, m, &funcs)) {
+                // an open loop or function goes on, past a blank line when shell follows it
                 cur = next.to_string();
                 cur_n = lines[m].n;
                 continue;
@@ -327,6 +341,24 @@ fn defines(text: &str) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
     .then(|| name.to_string())
+}
+
+/// Whether the next line that is not blank after post index `m`, at its quote depth, is
+/// shell: a command, a call or definition of a function, a closing word, an indented line.
+fn shell_follows(lines: &[PostLine], m: usize, funcs: &[String]) -> bool {
+    let depth = lines[m].depth;
+    lines[m..]
+        .iter()
+        .take_while(|l| l.depth == depth)
+        .find(|l| !l.text.trim().is_empty())
+        .is_some_and(|l| {
+            let t = l.text.trim();
+            looks_like_command(t)
+                || calls(t, funcs)
+                || defines(t).is_some()
+                || matches!(first_word(t), "}" | "done" | "fi" | "esac" | ";;")
+                || l.text.starts_with([' ', '\t'])
+        })
 }
 
 /// Whether a line calls one of the functions the post defined (`run_test 0`).

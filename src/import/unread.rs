@@ -60,11 +60,11 @@ pub(super) fn loops_and_branches(nodes: &[Node], notes: &mut Vec<Note>) {
     }
 }
 
-/// The names of the functions some command was inlined from.
-fn called(nodes: &[Node], out: &mut Vec<String>) {
+/// The functions some command was inlined from, with the line of each call.
+fn called(nodes: &[Node], out: &mut Vec<(String, usize)>) {
     walk(nodes, &mut Vec::new(), &mut |c, _| {
         if let Some(k) = &c.called {
-            out.push(k.name.clone());
+            out.push((k.name.clone(), k.line));
         }
     });
 }
@@ -84,16 +84,31 @@ fn definitions<'a>(nodes: &'a [Node], out: &mut Vec<(usize, &'a str, &'a [Node])
     }
 }
 
-/// Shell functions the post defines and never calls: their commands are in no step.
+/// Shell functions the post defines: where their bodies were inlined, or that they are
+/// never called (their commands are in no step).
 pub(super) fn uncalled_functions(blocks: &[Block], notes: &mut Vec<Note>) {
-    let mut names = Vec::new();
+    let mut calls = Vec::new();
     let mut defs = Vec::new();
     for b in blocks {
-        called(&b.nodes, &mut names);
+        called(&b.nodes, &mut calls);
         definitions(&b.nodes, &mut defs);
     }
     for (line, name, body) in defs {
-        if names.iter().any(|n| n == name) {
+        let mut at: Vec<String> = calls
+            .iter()
+            .filter(|c| c.0 == name)
+            .map(|c| c.1.to_string())
+            .collect();
+        at.dedup();
+        if !at.is_empty() {
+            notes.push(Note::new(
+                line,
+                NoteKind::Recognised,
+                &format!(
+                    "the shell function `{name}`: its body is inlined where it is called (line {})",
+                    at.join(", line ")
+                ),
+            ));
             continue;
         }
         let mut cmds = Vec::new();

@@ -322,6 +322,7 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "xfs-inode-cluster-v5.txt",
         "xfs-dirent-filetype.txt",
         "xfs-parent-pointer-speedup.txt",
+        "xfs-pptr-benchme-reply.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }
@@ -608,7 +609,7 @@ pub(crate) fn outside(name: &str) -> String {
 }
 
 /// Each (value, unit, printed) of `want` is a row of the import, on its line.
-fn has_rows(d: &fslab::import::Draft, want: &[(usize, f64, &str, &str)]) {
+pub(crate) fn has_rows(d: &fslab::import::Draft, want: &[(usize, f64, &str, &str)]) {
     for (line, v, unit, printed) in want {
         assert!(
             d.rows.iter().any(|r| r.line == *line

@@ -291,3 +291,62 @@ fn a_result_label_on_the_line_above_heads_its_numbers() {
         assert_eq!(row_settings(&d, line, printed), [], "line {line}");
     }
 }
+
+/// Darrick J. Wong's reply of 16 Dec 2025 (linux-xfs), a real mail that quotes earlier
+/// messages' scripts two and four `>` deep: the quoted `#!/bin/bash` script is still the
+/// experiment (`parent: [1, 0]` from `for i in 1 0`, `repeat: 5` on the timed fsstress);
+/// the `benchme()` function, split by blank lines, is inlined at its call in `for p in 0 1`;
+/// the `/proc/mounts` line under a prompt is output, not a program; a sentence that starts
+/// with `fs_mark` is prose, its numbers kept; the table's cells are rows. Values listed by
+/// hand from reading the post.
+#[test]
+fn outside_reply_quoting_scripts_and_a_function() {
+    let text = outside("xfs-pptr-benchme-reply.txt");
+    let (d, e) = draft_of(&text);
+    assert_eq!(d.id, "mkfs-enable-new-features-by-default");
+    let parent: Vec<String> = e.def.matrix["parent"]
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(parent, ["1", "0"]);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fsstress}} -n 100000 -p 4 -z -f creat=1 -d {{mnt}}/foo -s 1"),
+        "{w}"
+    );
+    assert!(format!("{:?}", e.def.workload.repeat).contains('5'));
+    note_at(&d, 28, NoteKind::Recognised, "a #! script");
+    note_at(
+        &d,
+        60,
+        NoteKind::Recognised,
+        "`benchme`: its body is inlined where it is called (line 84)",
+    );
+    note_at(&d, 66, NoteKind::Recognised, "`fs_mark`: a `tools:` entry");
+    assert!(
+        !d.notes.iter().any(|n| n.what.contains("`nvme1n1`")),
+        "a device path is no program: {:#?}",
+        d.notes
+    );
+    assert!(!format!("{:?}", e.def.capture).contains("itself shows"));
+    super::import::has_rows(
+        &d,
+        &[
+            (113, 57.573, "s", "0m57.573s"),
+            (114, 1514.81, "s", "25m14.810s"),
+            (116, 1.122, "s", "0m1.122s"),
+            (117, 39.847, "s", "0m39.847s"),
+            (119, 789.566, "s", "13m9.566s"),
+            (120, 72.505, "s", "1m12.505s"),
+            (122, 9.0, "percent", "about 9%"),
+            (124, 28.0, "percent", "about 28%"),
+            (139, 3.0, "percent", "3%"),
+            (151, 56.0, "percent", "about 56%"),
+            (185, 3.0, "percent", "~3%"),
+        ],
+    );
+    assert_eq!(
+        row_settings(&d, 113, "0m57.573s"),
+        [s("row", "create"), s("column", "real")]
+    );
+}
