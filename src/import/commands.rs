@@ -7,7 +7,8 @@
 
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
-use super::shell::{is_assignment, loop_balance, parse_block, substitute, Cmd, Node};
+use super::shell::heredoc;
+use super::shell::{inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Node};
 
 /// How a block was written in the post.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +93,24 @@ pub fn looks_like_command(s: &str) -> bool {
         let rest = t[4..].trim_start();
         return rest.is_empty() || looks_like_command(rest) || first_word(rest).starts_with('/');
     }
-    if matches!(w, "done" | "do" | "fi" | "else" | "then") {
+    if matches!(w, "done" | "do" | "fi" | "else" | "then" | "esac" | ";;") {
         return true;
+    }
+    // `case $fs in`
+    if w == "case" {
+        let ws: Vec<&str> = t.split_whitespace().collect();
+        return ws.len() >= 3
+            && ws[2] == "in"
+            && (ws[1].starts_with(['$', '"', '\''])
+                || ws[1].chars().all(|c| c.is_ascii_alphanumeric()));
+    }
+    // a shell function: `run_test() {`, `function run_test {`
+    if w.ends_with("()") || w.ends_with("(){") {
+        return w.len() > 3 && (t.ends_with('{') || t.ends_with("()") || t.ends_with('}'));
+    }
+    if w == "function" {
+        let ws: Vec<&str> = t.split_whitespace().collect();
+        return ws.len() >= 3 && (ws[2] == "{" || ws[2] == "()" || ws[1].ends_with("()"));
     }
     if matches!(w, "while" | "until" | "if" | "elif") {
         // a loop or test head: `while [ $i -lt 10 ]; do`, `if [ -d /mnt ]; then`
@@ -121,13 +138,26 @@ pub fn looks_like_command(s: &str) -> bool {
     }
     let p = Program::of(w);
     let known = p.is_known() || OTHER_WORKLOADS.contains(&w);
-    let pathy = w.starts_with("./") || (w.starts_with('/') && w.len() > 1 && !w.contains(':'));
+    // a device or a kernel file is never a program (`/dev/nvme1n1 /nvme xfs rw,…` is output)
+    let pathy = w.starts_with("./")
+        || (w.starts_with('/')
+            && w.len() > 1
+            && !w.contains(':')
+            && !["/dev/", "/proc/", "/sys/"]
+                .iter()
+                .any(|d| w.starts_with(d)));
     if !known && !pathy {
         return false;
     }
     let rest: Vec<&str> = t.split_whitespace().skip(1).collect();
     if rest.is_empty() {
         return matches!(p, Program::Sync | Program::Script(_)) || pathy;
+    }
+    // a sentence that starts with a program's name: `fs_mark itself shows a decrease in …`
+    let word = |w: &str| w.chars().all(|c| c.is_ascii_alphabetic() || c == '\'');
+    if rest.first().is_some_and(|w| word(w)) && rest.iter().take(5).filter(|w| word(w)).count() >= 3
+    {
+        return false;
     }
     if matches!(p, Program::Util | Program::Sync) && !rest.iter().any(|r| arg_like(r)) {
         return false;
@@ -150,6 +180,7 @@ fn arg_like(w: &str) -> bool {
         || w.ends_with(';')
         || w.chars().next().is_some_and(|c| c.is_ascii_digit())
         || w.starts_with('>')
+        || w.starts_with("<<")
         || w == "|"
         || w == "&&"
 }
@@ -160,8 +191,18 @@ pub fn find(lines: &[PostLine]) -> Commands {
         blocks: Vec::new(),
         command_lines: vec![false; lines.len()],
     };
+    // the shell functions defined so far: a line that calls one is a command
+    let mut funcs: Vec<String> = Vec::new();
+    let mut seen_blocks = 0;
     let mut k = 0;
     while k < lines.len() {
+        if out.blocks.len() != seen_blocks {
+            seen_blocks = out.blocks.len();
+            funcs.clear();
+            for b in &out.blocks {
+                defined_in(&b.nodes, &mut funcs);
+            }
+        }
         let l = &lines[k];
         let t = l.text.trim();
         if t.starts_with("#!/") && (t.contains("sh") || t.contains("bash")) {
@@ -178,10 +219,17 @@ pub fn find(lines: &[PostLine]) -> Commands {
             k = end;
             continue;
         }
-        let prompt = after_prompt(&l.text).filter(|c| looks_like_command(c) || prompt_command(c));
+        let prompt = after_prompt(&l.text).filter(|c| {
+            looks_like_command(c) || prompt_command(c) || calls(c, &funcs) || at_prompt(c)
+        });
         let (kind, first) = match prompt {
             Some(c) => (BlockKind::Prompt, c.to_string()),
-            None if looks_like_command(&l.text) => (BlockKind::Bare, l.text.trim().to_string()),
+            None if looks_like_command(&l.text)
+                || calls(&l.text, &funcs)
+                || defines(&l.text).is_some() =>
+            {
+                (BlockKind::Bare, l.text.trim().to_string())
+            }
             None => {
                 k += 1;
                 continue;
@@ -193,16 +241,30 @@ pub fn find(lines: &[PostLine]) -> Commands {
         let mut cur_n = l.n;
         let mut m = k;
         let mut open = 0i32;
+        // the delimiters of here-documents whose bodies come next
+        let mut pending: Vec<String> = Vec::new();
         loop {
             out.command_lines[m] = true;
-            let cont = cur.trim_end().ends_with('\\');
-            if cont {
-                let c = cur.trim_end().trim_end_matches('\\').to_string();
-                cur = c;
-            }
-            if !cont {
-                open += loop_balance(&cur);
+            let mut cont = false;
+            if !pending.is_empty() {
+                // a here-document's line, kept as written
+                if heredoc::ends(&cur, &pending[0]) {
+                    pending.remove(0);
+                }
                 logical.push((cur_n, std::mem::take(&mut cur)));
+            } else {
+                cont = cur.trim_end().ends_with('\\');
+                if cont {
+                    let c = cur.trim_end().trim_end_matches('\\').to_string();
+                    cur = c;
+                } else {
+                    open += loop_balance(&cur);
+                    pending = heredoc::openers(&cur)
+                        .into_iter()
+                        .map(|o| o.delim)
+                        .collect();
+                    logical.push((cur_n, std::mem::take(&mut cur)));
+                }
             }
             m += 1;
             if m >= lines.len() || lines[m].depth != l.depth {
@@ -211,18 +273,30 @@ pub fn find(lines: &[PostLine]) -> Commands {
                 }
                 break;
             }
+            if !pending.is_empty() {
+                cur = lines[m].text.clone();
+                cur_n = lines[m].n;
+                continue;
+            }
             let next = lines[m].text.trim();
             if cont {
                 cur.push(' ');
                 cur.push_str(next);
                 continue;
             }
-            if open > 0 && !next.is_empty() {
+            if open > 0 && (!next.is_empty() || shell_follows(lines, m, &funcs)) {
+                // an open loop or function goes on, past a blank line when shell follows it
                 cur = next.to_string();
                 cur_n = lines[m].n;
                 continue;
             }
-            if kind == BlockKind::Bare && !next.is_empty() && looks_like_command(next) {
+            if let Some(f) = logical.last().and_then(|(_, t)| defines(t)) {
+                funcs.push(f);
+            }
+            if kind == BlockKind::Bare
+                && !next.is_empty()
+                && (looks_like_command(next) || calls(next, &funcs) || defines(next).is_some())
+            {
                 cur = next.to_string();
                 cur_n = lines[m].n;
                 continue;
@@ -237,6 +311,11 @@ pub fn find(lines: &[PostLine]) -> Commands {
         });
         k = m;
     }
+    // functions defined in one block are called in the next
+    let mut defs = Vec::new();
+    for b in &mut out.blocks {
+        inline_calls(&mut b.nodes, &mut defs);
+    }
     // variables set in one block are used in the next (`$ DEV=/dev/vdb` then `$ mkfs $DEV`)
     let mut env = Vec::new();
     for b in &mut out.blocks {
@@ -244,6 +323,76 @@ pub fn find(lines: &[PostLine]) -> Commands {
     }
     inline_commands(lines, &mut out);
     out
+}
+
+/// The function a line defines: `run_test() {`, `run_test ()`, `function run_test {`.
+fn defines(text: &str) -> Option<String> {
+    let ws: Vec<&str> = text.split_whitespace().collect();
+    let name = match ws.as_slice() {
+        ["function", name, ..] => name.trim_end_matches("(){").trim_end_matches("()"),
+        [w, ..] if w.ends_with("()") || w.ends_with("(){") => {
+            w.trim_end_matches("(){").trim_end_matches("()")
+        }
+        [w, "()", ..] | [w, "(){", ..] => w,
+        _ => return None,
+    };
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')))
+    .then(|| name.to_string())
+}
+
+/// Whether the next line that is not blank after post index `m`, at its quote depth, is
+/// shell: a command, a call or definition of a function, a closing word, an indented line.
+fn shell_follows(lines: &[PostLine], m: usize, funcs: &[String]) -> bool {
+    let depth = lines[m].depth;
+    lines[m..]
+        .iter()
+        .take_while(|l| l.depth == depth)
+        .find(|l| !l.text.trim().is_empty())
+        .is_some_and(|l| {
+            let t = l.text.trim();
+            looks_like_command(t)
+                || calls(t, funcs)
+                || defines(t).is_some()
+                || matches!(first_word(t), "}" | "done" | "fi" | "esac" | ";;")
+                || l.text.starts_with([' ', '\t'])
+        })
+}
+
+/// Whether a line calls one of the functions the post defined (`run_test 0`).
+fn calls(text: &str, funcs: &[String]) -> bool {
+    let w = first_word(text).trim_end_matches(';');
+    !w.is_empty() && funcs.iter().any(|f| f == w)
+}
+
+/// The names of the functions nodes define, at any depth.
+fn defined_in(nodes: &[Node], out: &mut Vec<String>) {
+    for n in nodes {
+        match n {
+            Node::Func { name, body, .. } => {
+                out.push(name.clone());
+                defined_in(body, out);
+            }
+            Node::Loop(l) => defined_in(&l.body, out),
+            Node::Else { body, .. } | Node::Unread { body, .. } => defined_in(body, out),
+            Node::Cmd(_) | Node::Assign { .. } => {}
+        }
+    }
+}
+
+/// A known benchmark or tool after a prompt, with a word after it that is not a sentence's
+/// (`# fio randwrite.fio`: a job file the post wrote).
+fn at_prompt(c: &str) -> bool {
+    let ws: Vec<&str> = c.split_whitespace().collect();
+    ws.len() >= 2
+        && Program::of(ws[0]).is_known()
+        && !matches!(Program::of(ws[0]), Program::Util)
+        && !c.trim_end().ends_with(['.', '?', '!', ':'])
+        && ws[1..]
+            .iter()
+            .all(|w| !w.chars().next().is_some_and(char::is_uppercase))
 }
 
 /// A prompt followed by a path or script (`# ./dumb.sh 0`).
@@ -262,10 +411,33 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
     let mut has_cmd = false;
     let mut cur = String::new();
     let mut cur_n = 0;
+    let mut pending: Vec<String> = Vec::new();
+    let mut funcs: Vec<String> = Vec::new();
     while m < lines.len() && lines[m].depth == depth {
+        if !pending.is_empty() {
+            // a here-document's line, kept as written
+            if heredoc::ends(&lines[m].text, &pending[0]) {
+                pending.remove(0);
+            }
+            logical.push((lines[m].n, lines[m].text.clone()));
+            m += 1;
+            continue;
+        }
         let t = lines[m].text.trim();
         if t.is_empty() && cur.is_empty() {
-            if has_cmd && open <= 0 {
+            // a blank line ends the script, unless shell follows it: a function it
+            // defines, a call of one, another command
+            let next = lines[m..]
+                .iter()
+                .take_while(|l| l.depth == depth)
+                .map(|l| l.text.trim())
+                .find(|t| !t.is_empty());
+            let goes_on = next.is_some_and(|t| {
+                calls(t, &funcs)
+                    || defines(t).is_some()
+                    || (looks_like_command(t) && !t.starts_with("#"))
+            });
+            if has_cmd && open <= 0 && !goes_on {
                 break;
             }
             m += 1;
@@ -293,6 +465,11 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
         }
         cur.push_str(t);
         open += loop_balance(&cur);
+        funcs.extend(defines(&cur));
+        pending = heredoc::openers(&cur)
+            .into_iter()
+            .map(|o| o.delim)
+            .collect();
         if !cur.starts_with('#') {
             has_cmd = true;
         }
@@ -390,12 +567,7 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                 out.blocks.push(Block {
                     kind: BlockKind::Inline,
                     line: l.n,
-                    nodes: vec![Node::Cmd(Cmd {
-                        line: l.n,
-                        words: argv,
-                        timed: false,
-                        cond: None,
-                    })],
+                    nodes: vec![Node::Cmd(Cmd::new(l.n, argv))],
                     depth: l.depth,
                 });
             }

@@ -4,12 +4,17 @@
 //! `tools:` for programs fslab does not know. Its writers are [`super::yaml`] (the draft's
 //! text) and [`super::csv`] (the published CSV).
 
+use super::branches::place;
 use super::commands::{Block, BlockKind};
+use super::heredocs::{self, Rewrite};
+use super::naming::{
+    format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script, tool_name,
+    trim_float,
+};
 use super::numbers::Table;
 use super::programs::Program;
 use super::shell::{unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::{Note, NoteKind};
-use crate::spec::HARMLESS_DEV_PATHS;
 
 /// One matrix axis of the draft.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +34,13 @@ pub enum Action {
         command: String,
         parse: Option<&'static str>,
     },
+    /// A command given as its words: `sh -c` with a here-document (the format runs no
+    /// shell, so the post's here-document is kept in a `sh -c` script: [`super::heredocs`]).
+    Words {
+        name: String,
+        argv: Vec<String>,
+        parse: Option<&'static str>,
+    },
     Mount {
         device: String,
         options: Option<String>,
@@ -46,6 +58,8 @@ pub struct Step {
     pub action: Action,
     pub times: Option<u64>,
     pub repeat: Option<u64>,
+    /// `when: { axis: [values] }`: the points the step runs at (a `case` branch's).
+    pub when: Option<(String, Vec<String>)>,
     /// Comment after the step (`# line N: …`, `# guess: …`).
     pub comment: String,
 }
@@ -89,52 +103,13 @@ pub struct Experiment {
 /// The default size of a device whose size the post does not give.
 pub const DEFAULT_SIZE: &str = "4GiB";
 
-fn is_device(w: &str) -> bool {
-    let w = w.trim_end_matches([',', ';']);
-    (w.starts_with("/dev/")
-        && !HARMLESS_DEV_PATHS.contains(&w)
-        && w.len() > 5
-        && !w.starts_with("/dev/shm"))
-        || w.ends_with(".img")
-        || w.ends_with(".image")
-        || w.ends_with(".raw")
-}
-
-fn tool_name(program: &str) -> String {
-    let s: String = program
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let s = s.trim_matches('_').to_string();
-    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("tool_{s}")
-    } else {
-        s
-    }
-}
-
-fn parse_kind(p: &Program) -> Option<&'static str> {
-    match p {
-        Program::Mkfs(fs) if fs == "xfs" => Some("mkfs.xfs"),
-        Program::Mkfs(fs) if fs.starts_with("ext") => Some("mke2fs"),
-        Program::XfsInfo => Some("xfs_info"),
-        Program::Filefrag => Some("filefrag"),
-        Program::XfsBmap => Some("xfs_bmap"),
-        _ => None,
-    }
-}
-
 /// Commands of the experiment, each with its loops (outermost first).
 struct Located<'a> {
     cmd: &'a Cmd,
     loops: Vec<&'a Loop>,
     inline: bool,
+    /// Where a `case` branch's command runs.
+    when: Option<(String, Vec<String>)>,
 }
 
 /// Build the experiment from the blocks.
@@ -228,7 +203,11 @@ pub fn build(
                 ));
                 return;
             }
-            let key = c.text();
+            // the same command in two `case` branches is two steps
+            let key = match &c.case {
+                Some(k) => format!("{} [{} {}]", c.text(), k.line, k.head()),
+                None => c.text(),
+            };
             if let Some(first) = seen.iter().find(|s| s.1 == key) {
                 notes.push(Note::new(
                     c.line,
@@ -245,6 +224,7 @@ pub fn build(
                 cmd: c,
                 loops: loops.to_vec(),
                 inline,
+                when: None,
             });
         });
     }
@@ -469,6 +449,31 @@ pub fn build(
     }
     exp.matrix = axes;
 
+    // `case` branches: where each runs (`when:`), or not at all, or the draft cannot say
+    let arms: Vec<_> = located
+        .iter()
+        .map(|l| (l.cmd.case.as_ref(), l.cmd.line, l.cmd.text()))
+        .collect();
+    let placed = place(&arms, &rename, &exp.matrix, notes);
+    let located: Vec<Located> = located
+        .into_iter()
+        .zip(placed)
+        .filter_map(|(mut l, p)| {
+            p.map(|when| {
+                l.when = when;
+                l
+            })
+        })
+        .collect();
+    if located.is_empty() {
+        notes.push(Note::new(
+            0,
+            NoteKind::Unmapped,
+            "every command of the post is in a `case` branch the draft cannot place",
+        ));
+        return None;
+    }
+
     // the workload
     let workload_idx = located
         .iter()
@@ -494,7 +499,7 @@ pub fn build(
         })
         .unwrap_or(located.len() - 1);
 
-    let subst = |w: &str, loop_var: Option<&str>| -> String {
+    let subst_paths = |w: &str| -> String {
         let mut s = w.to_string();
         for d in &devices {
             if !d.path.is_empty() {
@@ -504,6 +509,10 @@ pub fn build(
         if let Some(mp) = &mount_point {
             s = replace_path(&s, mp, "{{mnt}}");
         }
+        s
+    };
+    let subst = |w: &str, loop_var: Option<&str>| -> String {
+        let mut s = subst_paths(w);
         for (v, name) in &rename {
             for form in [format!("${{{v}}}"), format!("${v}")] {
                 s = s.replace(&form, &format!("{{{{{name}}}}}"));
@@ -570,14 +579,23 @@ pub fn build(
                 ),
             ));
         }
-        let action = match &p {
+        let mut action = match &p {
             Program::Umount if idx != workload_idx => {
-                if mounted {
+                if mounted && exp.workload.is_some() {
+                    // after the workload: the teardown unmounts (a setup step would run
+                    // before the workload)
+                    notes.push(Note::new(
+                        c.line,
+                        NoteKind::Recognised,
+                        "umount after the workload: the draft's teardown",
+                    ));
+                } else if mounted {
                     exp.setup.push(Step {
                         line: c.line,
                         action: Action::Umount,
                         times: None,
                         repeat: None,
+                        when: None,
                         comment,
                     });
                     mounted = false;
@@ -673,6 +691,7 @@ pub fn build(
                             action: Action::Umount,
                             times: None,
                             repeat: None,
+                            when: None,
                             comment: format!(
                                 "line {}: guess: fsck runs on the unmounted filesystem",
                                 c.line
@@ -695,6 +714,7 @@ pub fn build(
                         action: Action::Mount { device: "data".into(), options: None },
                         times: None,
                         repeat: None,
+                        when: None,
                         comment: format!("line {}: guess: the post does not show the mount; {} runs on the filesystem", c.line, argv[0]),
                     });
                     mounted = true;
@@ -710,11 +730,82 @@ pub fn build(
                 }
             }
         };
+        if let (
+            Some(doc),
+            Action::Run {
+                name,
+                command,
+                parse,
+            },
+        ) = (&c.heredoc, &action)
+        {
+            // a here-document: the text the command reads, kept in a `sh -c` script
+            let body = |s: &str| {
+                if doc.quoted {
+                    subst_paths(s)
+                } else {
+                    subst(s, loop_var)
+                }
+            };
+            let fio = p == Program::Fio;
+            action = match heredocs::rewrite(c, doc, &argv, command, fio, &body, notes) {
+                Rewrite::Script {
+                    name: Some(write),
+                    argv,
+                } => Action::Words {
+                    name: write,
+                    argv,
+                    parse: None,
+                },
+                Rewrite::Script { name: None, argv } => Action::Words {
+                    name: name.clone(),
+                    argv,
+                    parse: *parse,
+                },
+                Rewrite::Job {
+                    name: write,
+                    argv,
+                    command,
+                } => {
+                    exp.setup.push(Step {
+                        line: c.line,
+                        action: Action::Words {
+                            name: write,
+                            argv,
+                            parse: None,
+                        },
+                        times: None,
+                        repeat: None,
+                        when: l.when.clone(),
+                        comment: format!(
+                            "line {}: the job of `{}` ({})",
+                            c.line,
+                            c.text(),
+                            heredocs::span(doc)
+                        ),
+                    });
+                    Action::Run {
+                        name: name.clone(),
+                        command,
+                        parse: *parse,
+                    }
+                }
+            };
+        }
+        let when = l.when.clone();
+        if idx == workload_idx {
+            if let Some((axis, values)) = &when {
+                let why = format!("guess: the post runs the workload only where {axis} is {}; the draft's workload runs at every point (a `workload_variants` entry per branch would keep the post's choice)", values.join(" or "));
+                comment.push_str(&format!("; {why}"));
+                notes.push(Note::new(c.line, NoteKind::Guess, &why));
+            }
+        }
         let step = Step {
             line: c.line,
             action,
             times,
             repeat,
+            when: if idx == workload_idx { None } else { when },
             comment,
         };
         if idx == workload_idx {
@@ -732,38 +823,13 @@ pub fn build(
             action: Action::Umount,
             times: None,
             repeat: None,
+            when: None,
             comment: "the draft unmounts what it mounted".into(),
         });
     }
     exp.tools = tools;
     exp.devices = devices;
     Some(exp)
-}
-
-/// `cat test.sh`, `chmod +x ./dumb.sh`, `vi run.sh`: the post showing its script.
-fn shows_a_script(c: &Cmd) -> bool {
-    let argv = c.argv();
-    matches!(
-        argv[0].as_str(),
-        "cat" | "chmod" | "vi" | "vim" | "nano" | "less" | "more" | "emacs"
-    ) && argv.iter().skip(1).any(|a| a.ends_with(".sh"))
-}
-
-fn positional_args(argv: &[String]) -> Vec<&String> {
-    let mut out = Vec::new();
-    let mut i = 1;
-    while i < argv.len() {
-        let a = &argv[i];
-        if a == "-o" || a == "-t" {
-            i += 2;
-            continue;
-        }
-        if !a.starts_with('-') {
-            out.push(a);
-        }
-        i += 1;
-    }
-    out
 }
 
 /// The axis name for a variable from how it is used: `-n parent=$i` → `parent`.
@@ -787,68 +853,4 @@ fn axis_name(located: &[Located], var: &str) -> Option<String> {
         }
     }
     (var.len() > 1 && !var.chars().all(|c| c.is_ascii_digit())).then(|| tool_name(var))
-}
-
-/// Replace a path where it is a whole path or a prefix of one.
-fn replace_path(s: &str, path: &str, with: &str) -> String {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find(path) {
-        let after = rest[i + path.len()..].chars().next();
-        let before = rest[..i].chars().last();
-        let ok_after = after.is_none_or(|c| matches!(c, '/' | ',' | ' ' | '"' | '\'' | ';'));
-        let ok_before = before.is_none_or(|c| !c.is_alphanumeric() && c != '/' && c != '.');
-        out.push_str(&rest[..i]);
-        if ok_after && ok_before {
-            out.push_str(with);
-        } else {
-            out.push_str(path);
-        }
-        rest = &rest[i + path.len()..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn format_size(bytes: u64) -> String {
-    const GIB: u64 = 1 << 30;
-    const MIB: u64 = 1 << 20;
-    if bytes % GIB == 0 {
-        format!("{}GiB", bytes / GIB)
-    } else if bytes % MIB == 0 {
-        format!("{}MiB", bytes / MIB)
-    } else {
-        // round up to whole MiB: the image must hold the filesystem
-        format!("{}MiB", bytes.div_ceil(MIB))
-    }
-}
-
-pub(super) fn trim_float(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_replaced_whole() {
-        assert_eq!(replace_path("/opt/foo", "/opt", "{{mnt}}"), "{{mnt}}/foo");
-        assert_eq!(replace_path("/optical", "/opt", "{{mnt}}"), "/optical");
-        assert_eq!(
-            replace_path("rtdev=/dev/pmem1s,extsize=8k", "/dev/pmem1s", "{{dev.rt}}"),
-            "rtdev={{dev.rt}},extsize=8k"
-        );
-        assert_eq!(replace_path("/dev/sdb1", "/dev/sdb", "X"), "/dev/sdb1");
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(format_size(5192704 * 4096), "20284MiB");
-        assert_eq!(format_size(2 << 30), "2GiB");
-    }
 }

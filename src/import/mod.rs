@@ -5,32 +5,40 @@
 //!
 //! - [`mail`]: headers, quoted-printable/base64, `>` quoting, quoted authors;
 //! - [`commands`]: prompts, scripts, continuations, commands named in sentences;
-//! - [`shell`]: a block read as shell (loops, `if`, `time`, variables); [`programs`]: what
-//!   each program is;
+//! - [`shell`]: a block read as shell (loops, `if`, `case`, functions, here-documents,
+//!   `time`, variables); [`programs`]: what each program is;
 //! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
 //!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema;
-//! - [`numbers`]: tables and numbers in sentences;
+//! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
+//!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
 //! - [`ranges`]: ranges, before/after changes and axes said in prose;
 //! - [`claims`]: comparison sentences → draft claims;
-//! - [`draft`]: the experiment (devices, matrix, steps, tools);
+//! - [`draft`]: the experiment (devices, matrix, steps, tools); [`branches`]: where a
+//!   `case` branch's steps run; [`heredocs`]: a here-document in the draft; `naming`:
+//!   device paths, tool names, sizes; `unread`: what the draft leaves out, said;
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
 pub mod blocks;
+pub mod branches;
 pub mod claims;
 pub mod commands;
 mod comparison;
 pub mod csv;
 pub mod draft;
+pub mod heredocs;
 pub mod mail;
+mod naming;
 pub mod numbers;
 pub mod output;
 pub mod params;
 pub mod programs;
 pub mod ranges;
+pub mod rowlabels;
 pub mod shell;
 pub mod sidebyside;
 pub mod units;
+mod unread;
 pub mod yaml;
 
 use commands::BlockKind;
@@ -261,6 +269,16 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
     }
     found.extend(blocks);
+    // a short label on the line above a `time` block or a fio line (`parent=0:`,
+    // `Without the patch:`) heads its rows
+    for f in found
+        .iter_mut()
+        .filter(|f| matches!(f.tool, "time" | "fio"))
+    {
+        if let Some(label) = rowlabels::heading(lines, f.first, &|i| taken[i]) {
+            rowlabels::apply(&mut f.rows, &label);
+        }
+    }
     let mut device_sizes = Vec::new();
     found.sort_by_key(|f| f.first);
     for f in &found {
@@ -362,6 +380,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             });
         }
     }
+    // the row each line's numbers were given (from its own colon or the line above)
+    let mut row_heads: Vec<Option<String>> = vec![None; lines.len()];
     for (k, l) in lines.iter().enumerate() {
         if taken[k] || mail::is_furniture(&l.text) || l.text.trim().is_empty() {
             continue;
@@ -392,7 +412,26 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                     && rest.contains(prose[0].printed.as_str())
                 {
                     prose[0].settings.push(("row".into(), head.to_string()));
+                    row_heads[k] = Some(head.to_string());
                 }
+            }
+        }
+        // `Without the patch:` / `a) without patch: (…)` on the line above a result line
+        if row_heads[k].is_none()
+            && !prose.is_empty()
+            && rowlabels::result_like(&l.text)
+            && !prose
+                .iter()
+                .any(|r| r.settings.iter().any(|s| s.0 == "row"))
+        {
+            let above = k
+                .checked_sub(1)
+                .filter(|&i| lines[i].depth == l.depth && !lines[i].text.trim().is_empty());
+            if let Some(label) = above.and_then(|i| {
+                rowlabels::short_label(&lines[i].text).or_else(|| row_heads[i].clone())
+            }) {
+                rowlabels::apply(&mut prose, &label);
+                row_heads[k] = Some(label);
             }
         }
         for f in ranges::read(l.n, &l.text, following) {
@@ -513,8 +552,9 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             BlockKind::Inline => "a command named in a sentence",
         };
         notes.push(Note::new(b.line, NoteKind::Recognised, what));
-        unmapped_loops(&b.nodes, &mut notes);
+        unread::loops_and_branches(&b.nodes, &mut notes);
     }
+    unread::uncalled_functions(&cmds.blocks, &mut notes);
     let line_numbers: Vec<usize> = lines.iter().map(|l| l.n).collect();
     let experiment = draft::build(
         &cmds.blocks,
@@ -654,42 +694,6 @@ fn loop_rows(nodes: &[Node], rows: &mut Vec<Row>) {
         if let Node::Loop(l) = n {
             rows.extend(params::loop_row(l));
             loop_rows(&l.body, rows);
-        }
-    }
-}
-
-/// Loops whose iterations could not be read, and `if` branches the draft does not keep.
-fn unmapped_loops(nodes: &[Node], notes: &mut Vec<Note>) {
-    for n in nodes {
-        match n {
-            Node::Loop(l) => {
-                if l.kind == shell::LoopKind::Unknown {
-                    notes.push(Note::new(
-                        l.line,
-                        NoteKind::Unmapped,
-                        &format!(
-                            "`{}`: a loop whose iterations could not be read; its commands run once in the draft",
-                            l.head
-                        ),
-                    ));
-                }
-                unmapped_loops(&l.body, notes);
-            }
-            Node::Else { line, head, body } => {
-                let mut cmds = Vec::new();
-                walk(body, &mut Vec::new(), &mut |c, _| {
-                    cmds.push(format!("`{}`", c.text()))
-                });
-                notes.push(Note::new(
-                    *line,
-                    NoteKind::Unmapped,
-                    &format!(
-                        "the `{head}` branch is not in the draft, which keeps the `then` branch ({})",
-                        if cmds.is_empty() { "no command".to_string() } else { cmds.join(", ") }
-                    ),
-                ));
-            }
-            _ => {}
         }
     }
 }

@@ -4,8 +4,9 @@
 //! not load).
 
 use super::claims::DraftClaim;
-use super::draft::{trim_float, Action, Experiment, Step};
+use super::draft::{Action, Experiment, Step};
 use super::mail::Headers;
+use super::naming::trim_float;
 
 fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
@@ -23,6 +24,28 @@ fn comment(s: &str) -> String {
     let one: String = s.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
     let cut: String = one.chars().take(160).collect();
     format!("# {cut}")
+}
+
+/// A command word: a script of several lines as a literal block (`|-`, each line under
+/// `indent`) when YAML can hold it so, else quoted.
+fn word(w: &str, indent: &str) -> String {
+    let plain = w.contains('\n')
+        && !w.starts_with([' ', '\n'])
+        && !w.ends_with(['\n', ' '])
+        && w.chars()
+            .all(|c| c == '\n' || (!c.is_control() && c != '\u{feff}'));
+    if !plain {
+        return q(w);
+    }
+    let mut s = String::from("|-");
+    for l in w.split('\n') {
+        s.push('\n');
+        if !l.is_empty() {
+            s.push_str(indent);
+            s.push_str(l);
+        }
+    }
+    s
 }
 
 fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
@@ -49,6 +72,16 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
                 out.push_str(&format!("{more}parse: {p}\n"));
             }
         }
+        Action::Words { name, argv, parse } => {
+            out.push_str(&format!("{lead}name: {}\n", q(name)));
+            out.push_str(&format!("{more}run:\n"));
+            for w in argv {
+                out.push_str(&format!("{more}  - {}\n", word(w, &format!("{more}    "))));
+            }
+            if let Some(p) = parse {
+                out.push_str(&format!("{more}parse: {p}\n"));
+            }
+        }
         Action::Mount { device, options } => match options {
             Some(o) => out.push_str(&format!(
                 "{lead}mount: {{ device: {}, options: {} }}\n",
@@ -61,6 +94,13 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
         Action::Sync => out.push_str(&format!("{lead}sync: true\n")),
         Action::DropCaches => out.push_str(&format!("{lead}drop_caches: true\n")),
         Action::Umount => out.push_str(&format!("{lead}umount: \"{{{{mnt}}}}\"\n")),
+    }
+    if let Some((axis, values)) = &s.when {
+        let vals: Vec<String> = values.iter().map(|v| scalar(v)).collect();
+        out.push_str(&format!(
+            "{more}when: {{ {axis}: [{}] }}\n",
+            vals.join(", ")
+        ));
     }
     if let Some(t) = s.times {
         out.push_str(&format!("{more}times: {t}\n"));

@@ -322,8 +322,17 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "xfs-inode-cluster-v5.txt",
         "xfs-dirent-filetype.txt",
         "xfs-parent-pointer-speedup.txt",
+        "xfs-pptr-benchme-reply.txt",
     ] {
         seeds.push(outside(f).into_bytes());
+    }
+    // and the posts with `case`, shell functions and here-documents
+    for p in [
+        super::import_shell::CASE_POST,
+        super::import_shell::FUNCTION_POST,
+        super::import_shell::HEREDOC_POST,
+    ] {
+        seeds.push(p.as_bytes().to_vec());
     }
     for round in 0..350 {
         let mut lines: Vec<Vec<u8>> = seeds[round % seeds.len()]
@@ -387,7 +396,7 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
 }
 
 /// Import a post given as text through the library; the draft must load and plan.
-fn draft_of(text: &str) -> (fslab::import::Draft, Experiment) {
+pub(crate) fn draft_of(text: &str) -> (fslab::import::Draft, Experiment) {
     let d = fslab::import::import(text.as_bytes(), Some("post.eml")).expect("imports");
     let yaml = d
         .yaml
@@ -399,7 +408,12 @@ fn draft_of(text: &str) -> (fslab::import::Draft, Experiment) {
     (d, e)
 }
 
-fn note_at(d: &fslab::import::Draft, line: usize, kind: fslab::import::NoteKind, has: &str) {
+pub(crate) fn note_at(
+    d: &fslab::import::Draft,
+    line: usize,
+    kind: fslab::import::NoteKind,
+    has: &str,
+) {
     assert!(
         d.notes
             .iter()
@@ -582,7 +596,7 @@ fn seed_001_dir_blocks() {
 }
 
 /// A post saved under `tests/fixtures/import/outside/`, without its `#|` header lines.
-fn outside(name: &str) -> String {
+pub(crate) fn outside(name: &str) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/import/outside")
         .join(name);
@@ -595,7 +609,7 @@ fn outside(name: &str) -> String {
 }
 
 /// Each (value, unit, printed) of `want` is a row of the import, on its line.
-fn has_rows(d: &fslab::import::Draft, want: &[(usize, f64, &str, &str)]) {
+pub(crate) fn has_rows(d: &fslab::import::Draft, want: &[(usize, f64, &str, &str)]) {
     for (line, v, unit, printed) in want {
         assert!(
             d.rows.iter().any(|r| r.line == *line

@@ -39,6 +39,7 @@ mod faults;
 mod fio_example;
 mod fuzz_spec;
 mod import;
+mod import_shell;
 mod k8s;
 mod kernel_build;
 mod kernels;

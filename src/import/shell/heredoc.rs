@@ -1,0 +1,223 @@
+//! Here-documents: `cat > job.fio <<EOF`, `<<-'EOF'`, `fio - << "END"`. The lines up to
+//! the delimiter are a text the command reads on its standard input (usually a file the
+//! script writes): never commands, never the post's numbers.
+
+/// A here-document fed to a command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HereDoc {
+    /// The delimiter (`EOF`).
+    pub delim: String,
+    /// `<<'EOF'` / `<<"EOF"` / `<<\EOF`: the shell expands nothing in the body.
+    pub quoted: bool,
+    /// The body's lines with their post line numbers, as written.
+    pub body: Vec<(usize, String)>,
+    /// Whether the delimiter line was found (else the body runs to the block's end).
+    pub closed: bool,
+}
+
+impl HereDoc {
+    /// The body with the indentation all its lines share removed (a mail indents the
+    /// whole script), one line each.
+    pub fn text(&self) -> Vec<String> {
+        let indent = self
+            .body
+            .iter()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(_, l)| l.len() - l.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        self.body
+            .iter()
+            .map(|(_, l)| l.get(indent..).unwrap_or(l.trim_start()).to_string())
+            .collect()
+    }
+}
+
+/// A here-document operator in a line: where it starts and ends in the line, its delimiter
+/// and whether the delimiter is quoted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opener {
+    pub start: usize,
+    pub end: usize,
+    pub delim: String,
+    pub quoted: bool,
+}
+
+/// The here-document operators of a shell line, outside quotes, in order (`<<<`, a here
+/// string, is not one; neither is `<<` inside `$((…))`).
+pub fn openers(line: &str) -> Vec<Opener> {
+    let b: Vec<(usize, char)> = line.char_indices().collect();
+    let mut out = Vec::new();
+    let mut q: Option<char> = None;
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k].1;
+        if let Some(o) = q {
+            if c == o {
+                q = None;
+            }
+            k += 1;
+            continue;
+        }
+        match c {
+            '\'' | '"' => q = Some(c),
+            '#' if k == 0 || b[k - 1].1.is_whitespace() => break,
+            '<' if b.get(k + 1).is_some_and(|x| x.1 == '<')
+                && b.get(k + 2).is_none_or(|x| x.1 != '<')
+                && (k == 0 || b[k - 1].1 != '<')
+                && !line[..b[k].0].contains("$((") =>
+            {
+                let start = b[k].0;
+                let mut j = k + 2;
+                if b.get(j).is_some_and(|x| x.1 == '-') {
+                    j += 1;
+                }
+                while b.get(j).is_some_and(|x| x.1 == ' ' || x.1 == '\t') {
+                    j += 1;
+                }
+                let mut delim = String::new();
+                let mut quoted = false;
+                let mut dq: Option<char> = None;
+                while let Some(&(_, ch)) = b.get(j) {
+                    match (dq, ch) {
+                        (None, '\'' | '"') => {
+                            dq = Some(ch);
+                            quoted = true;
+                        }
+                        (Some(o), ch) if ch == o => dq = None,
+                        (None, '\\') => quoted = true,
+                        (None, ch)
+                            if ch.is_whitespace()
+                                || matches!(ch, ';' | '|' | '&' | '<' | '>' | ')') =>
+                        {
+                            break
+                        }
+                        (_, ch) => delim.push(ch),
+                    }
+                    j += 1;
+                }
+                let end = b.get(j).map_or(line.len(), |x| x.0);
+                if !delim.is_empty() {
+                    out.push(Opener {
+                        start,
+                        end,
+                        delim,
+                        quoted,
+                    });
+                }
+                k = j;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Whether `line` ends the here-document of `delim` (`<<-` strips tabs; a mail may
+/// indent it further, so any leading white space is allowed).
+pub fn ends(line: &str, delim: &str) -> bool {
+    line.trim() == delim
+}
+
+/// The mark left in a line where a here-document's operator was: a word the parser
+/// attaches the `n`th body to.
+pub(super) fn marker(n: usize) -> String {
+    format!("\u{1}heredoc{n}")
+}
+
+/// The index of a here-document mark.
+pub(super) fn marker_index(w: &str) -> Option<usize> {
+    w.strip_prefix("\u{1}heredoc")?.parse().ok()
+}
+
+/// Take the here-documents out of a block's logical lines: each operator becomes a mark
+/// word, the body lines leave the block and become the [`HereDoc`]s, in order.
+pub(super) fn extract(logical: &[(usize, String)]) -> (Vec<(usize, String)>, Vec<HereDoc>) {
+    let mut lines = Vec::new();
+    let mut docs: Vec<HereDoc> = Vec::new();
+    let mut k = 0;
+    while k < logical.len() {
+        let (n, text) = &logical[k];
+        let ops = openers(text);
+        if ops.is_empty() {
+            lines.push((*n, text.clone()));
+            k += 1;
+            continue;
+        }
+        let mut t = String::new();
+        let mut at = 0;
+        for (j, op) in ops.iter().enumerate() {
+            t.push_str(&text[at..op.start]);
+            t.push(' ');
+            t.push_str(&marker(docs.len() + j));
+            t.push(' ');
+            at = op.end;
+        }
+        t.push_str(&text[at..]);
+        lines.push((*n, t));
+        k += 1;
+        // the bodies follow one after the other
+        for op in ops {
+            let mut doc = HereDoc {
+                delim: op.delim.clone(),
+                quoted: op.quoted,
+                body: Vec::new(),
+                closed: false,
+            };
+            while k < logical.len() {
+                let (bn, bt) = &logical[k];
+                k += 1;
+                if ends(bt, &op.delim) {
+                    doc.closed = true;
+                    break;
+                }
+                doc.body.push((*bn, bt.clone()));
+            }
+            docs.push(doc);
+        }
+    }
+    (lines, docs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{extract, openers};
+
+    #[test]
+    fn operators_and_bodies() {
+        let o = openers("cat > job.fio <<-'EOF'");
+        assert_eq!((o[0].delim.as_str(), o[0].quoted), ("EOF", true));
+        let o = openers("fio - << END");
+        assert_eq!((o[0].delim.as_str(), o[0].quoted), ("END", false));
+        assert!(openers("cat <<< \"$x\"").is_empty());
+        assert!(openers("echo '<<EOF'").is_empty());
+        assert!(openers("x=$((1 << 4))").is_empty());
+        let logical: Vec<(usize, String)> = [
+            "cat > job.fio <<EOF",
+            "[global]",
+            "bs=4k",
+            "",
+            "EOF",
+            "fio job.fio",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i + 10, l.to_string()))
+        .collect();
+        let (lines, docs) = extract(&logical);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[1], (15, "fio job.fio".to_string()));
+        assert_eq!(docs.len(), 1);
+        assert!(docs[0].closed);
+        assert_eq!(
+            docs[0].body,
+            [
+                (11, "[global]".to_string()),
+                (12, "bs=4k".to_string()),
+                (13, String::new())
+            ]
+        );
+    }
+}

@@ -1,0 +1,636 @@
+//! The small shell a post's command blocks are read with: words and quotes, `;`/`&&`
+//! lists, `for NAME in …`, `for ((i=0;i<N;i++))`, `for i in {A..B}` and `$(seq [A [S]] B)`,
+//! counting `while`/`until` loops (`i=0; while [ $i -lt 10 ]; do …; i=$((i+1)); done`),
+//! `if … then … [elif/else] fi` (the `then` branch is kept, its condition noted; the other
+//! branches are kept aside as [`Node::Else`]), `time CMD` and `time for …`, `NAME=value`
+//! assignments substituted into later commands, `case WORD in PAT) …;; esac` (each
+//! branch's commands carry their [`CaseArm`]), shell functions (inlined at each call with
+//! `$1`… substituted: `functions`), here-documents (`cat > job.fio <<EOF`: the body is
+//! the command's [`HereDoc`], never read as commands). Every command keeps the post line it
+//! starts on.
+
+mod case;
+mod functions;
+mod heads;
+pub mod heredoc;
+mod parse;
+
+use super::programs::Program;
+pub use case::{glob_matches, CaseArm};
+pub use functions::Call;
+pub use heredoc::HereDoc;
+use parse::{parse_list, tokenize};
+
+/// A loop's iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoopKind {
+    /// `for ((i=0;i<N;i++))`, `for i in $(seq N)`, a counting `while`, a list whose
+    /// variable the body never uses (`for i in 1 2 3; do time …`): N iterations.
+    Count(u64),
+    /// `for i in {A..B}`.
+    Range(i64, i64),
+    /// `for x in a b c`.
+    List(Vec<String>),
+    /// `while …`, or a loop head that could not be read.
+    Unknown,
+}
+
+/// One simple command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cmd {
+    /// The post line it starts on.
+    pub line: usize,
+    /// Words as written (quotes kept), variables set earlier substituted.
+    pub words: Vec<String>,
+    /// Under `time` (itself or an enclosing loop).
+    pub timed: bool,
+    /// Run only under a condition the draft does not keep: `line N: if [ -d /mnt ]`, or
+    /// the condition of an `if` itself.
+    pub cond: Option<String>,
+    /// The `case` branch it is in.
+    pub case: Option<CaseArm>,
+    /// The here-document on its standard input (`<<EOF`).
+    pub heredoc: Option<HereDoc>,
+    /// The call of the shell function whose body it comes from.
+    pub called: Option<Call>,
+}
+
+impl Cmd {
+    /// A command with nothing around it.
+    pub fn new(line: usize, words: Vec<String>) -> Cmd {
+        Cmd {
+            line,
+            words,
+            timed: false,
+            cond: None,
+            case: None,
+            heredoc: None,
+            called: None,
+        }
+    }
+
+    /// The program word (after `sudo`, `time`, `env X=y`).
+    pub fn program_index(&self) -> usize {
+        let mut i = 0;
+        while let Some(w) = self.words.get(i) {
+            if w == "sudo" || w == "time" || w == "env" || w == "nice" || w == "taskset" {
+                i += 1;
+                if w == "taskset" {
+                    i += 1;
+                }
+            } else if is_assignment(w) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        i.min(self.words.len().saturating_sub(1))
+    }
+
+    pub fn program(&self) -> Program {
+        self.words
+            .get(self.program_index())
+            .map_or(Program::Util, |w| Program::of(w))
+    }
+
+    /// The words from the program on, quotes removed.
+    pub fn argv(&self) -> Vec<String> {
+        self.words[self.program_index()..]
+            .iter()
+            .map(|w| unquote(w))
+            .collect()
+    }
+
+    /// The command from the program on, as written.
+    pub fn text(&self) -> String {
+        self.words[self.program_index()..].join(" ")
+    }
+}
+
+/// A command or a loop.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Cmd(Cmd),
+    Loop(Loop),
+    /// `NAME=value` on its own.
+    Assign {
+        line: usize,
+        name: String,
+        value: String,
+    },
+    /// The `elif`/`else` branch of an `if` (`head` names it): not part of the draft, which
+    /// keeps the `then` branch; reported, never dropped silently.
+    Else {
+        line: usize,
+        head: String,
+        body: Vec<Node>,
+    },
+    /// A shell function's definition (`name() { … }`, `function name { … }`); its body is
+    /// inlined at each call, the definition stays for the report of functions never called.
+    Func {
+        line: usize,
+        name: String,
+        body: Vec<Node>,
+    },
+    /// Shell the draft cannot express (a `case` it could not read, a variable set in a
+    /// `case` branch): reported with its line, never dropped silently.
+    Unread {
+        line: usize,
+        what: String,
+        body: Vec<Node>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loop {
+    pub line: usize,
+    pub var: String,
+    pub kind: LoopKind,
+    /// The loop head as written, for messages.
+    pub head: String,
+    pub body: Vec<Node>,
+    /// `time for …`: the whole loop is timed.
+    pub timed: bool,
+}
+
+pub(super) fn is_assignment(w: &str) -> bool {
+    match w.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// Remove shell quotes from one word.
+pub fn unquote(w: &str) -> String {
+    let mut out = String::new();
+    let mut q: Option<char> = None;
+    for c in w.chars() {
+        match (q, c) {
+            (None, '\'' | '"') => q = Some(c),
+            (Some(o), c) if c == o => q = None,
+            (_, c) => out.push(c),
+        }
+    }
+    out
+}
+
+/// How many constructs a line opens (`do`, `if`, `case`, a function's `{`) minus those it
+/// closes: a block goes on while it is positive.
+pub(super) fn loop_balance(s: &str) -> i32 {
+    if s.trim_start().starts_with('#') {
+        return 0;
+    }
+    let mut n = 0;
+    for w in s.split(|c: char| c.is_whitespace() || c == ';') {
+        match w {
+            "do" | "if" | "case" | "{" => n += 1,
+            "done" | "fi" | "esac" | "}" => n -= 1,
+            w if w.ends_with("(){") => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+/// Read a block of logical lines into nodes: here-documents taken out first, functions
+/// inlined at their calls, variables substituted.
+pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
+    let (lines, docs) = heredoc::extract(logical);
+    let toks = tokenize(&lines);
+    let mut i = 0;
+    let mut nodes = parse_list(&toks, &mut i, &[]);
+    attach_heredocs(&mut nodes, &docs);
+    functions::inline(&mut nodes, &mut Vec::new());
+    substitute(&mut nodes, &mut Vec::new());
+    nodes
+}
+
+/// Inline the calls of functions defined in an earlier block (`defs`, which gathers this
+/// block's definitions for the next): a script that defines `run_test`, a prompt that calls it.
+pub fn inline_calls(nodes: &mut Vec<Node>, defs: &mut Vec<(String, Vec<Node>)>) {
+    functions::inline(nodes, defs);
+}
+
+/// Give each command the here-document whose mark is among its words (the mark leaves).
+fn attach_heredocs(nodes: &mut [Node], docs: &[HereDoc]) {
+    for n in nodes {
+        match n {
+            Node::Cmd(c) => {
+                let mut kept = Vec::with_capacity(c.words.len());
+                for w in std::mem::take(&mut c.words) {
+                    match heredoc::marker_index(&w) {
+                        Some(k) => {
+                            if c.heredoc.is_none() {
+                                c.heredoc = docs.get(k).cloned();
+                            }
+                        }
+                        None => kept.push(w),
+                    }
+                }
+                if kept.is_empty() {
+                    // a here-document fed to nothing (`<<EOF` alone): `cat` reads it
+                    kept.push("cat".into());
+                }
+                c.words = kept;
+            }
+            Node::Loop(l) => attach_heredocs(&mut l.body, docs),
+            Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
+                attach_heredocs(body, docs)
+            }
+            Node::Assign { .. } => {}
+        }
+    }
+}
+
+/// Substitute variables set by assignments into the words that follow them.
+pub(super) fn substitute(nodes: &mut [Node], env: &mut Vec<(String, String)>) {
+    for n in nodes.iter_mut() {
+        match n {
+            Node::Assign { name, value, .. } => {
+                let v = subst_word(value, env);
+                env.retain(|(k, _)| k != name);
+                env.push((name.clone(), v));
+            }
+            Node::Cmd(c) => {
+                for w in &mut c.words {
+                    *w = subst_word(w, env);
+                }
+                if let Some(k) = &mut c.case {
+                    k.word = subst_word(&k.word, env);
+                }
+                if let Some(d) = c.heredoc.as_mut().filter(|d| !d.quoted) {
+                    for (_, l) in &mut d.body {
+                        *l = subst_word(l, env);
+                    }
+                }
+            }
+            Node::Loop(l) => {
+                if let LoopKind::List(items) = &mut l.kind {
+                    for it in items.iter_mut() {
+                        *it = subst_word(it, env);
+                    }
+                }
+                // the loop variable shadows
+                let saved = env.clone();
+                env.retain(|(k, _)| *k != l.var);
+                substitute(&mut l.body, env);
+                *env = saved;
+            }
+            Node::Else { body, .. } | Node::Unread { body, .. } => {
+                substitute(body, &mut env.clone())
+            }
+            // its body was inlined at each call, where it is substituted
+            Node::Func { .. } => {}
+        }
+    }
+}
+
+/// `$NAME` / `${NAME}` replaced when NAME was set.
+pub fn subst_word(w: &str, env: &[(String, String)]) -> String {
+    if !w.contains('$') || env.is_empty() {
+        return w.to_string();
+    }
+    let mut out = String::new();
+    let chars: Vec<char> = w.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '$' {
+            let (name, len) = var_at(&chars[i + 1..]);
+            if let Some((_, v)) = env.iter().find(|(k, _)| *k == name) {
+                out.push_str(v);
+                i += 1 + len;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The variable name after a `$` and how many characters it takes (`{x}` included).
+pub fn var_at(rest: &[char]) -> (String, usize) {
+    if rest.first() == Some(&'{') {
+        let name: String = rest[1..].iter().take_while(|c| **c != '}').collect();
+        let len = name.chars().count() + 2;
+        return (name, len);
+    }
+    if rest.first().is_some_and(|c| c.is_ascii_digit()) {
+        return (rest[0].to_string(), 1);
+    }
+    let name: String = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+        .collect();
+    let len = name.chars().count();
+    (name, len)
+}
+
+/// Every `$NAME` in a word.
+pub fn vars_in(w: &str) -> Vec<String> {
+    let chars: Vec<char> = w.chars().collect();
+    let mut out = Vec::new();
+    for (i, c) in chars.iter().enumerate() {
+        if *c == '$' {
+            let (name, _) = var_at(&chars[i + 1..]);
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Every command in nodes, depth first, with the loops around it (outermost first).
+pub fn walk<'a>(
+    nodes: &'a [Node],
+    loops: &mut Vec<&'a Loop>,
+    f: &mut dyn FnMut(&'a Cmd, &[&'a Loop]),
+) {
+    for n in nodes {
+        match n {
+            Node::Cmd(c) => f(c, loops),
+            Node::Loop(l) => {
+                loops.push(l);
+                walk(&l.body, loops, f);
+                loops.pop();
+            }
+            Node::Assign { .. } | Node::Else { .. } | Node::Func { .. } | Node::Unread { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_block, walk, LoopKind, Node};
+
+    fn block(s: &str) -> Vec<Node> {
+        let logical: Vec<(usize, String)> = s
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect();
+        parse_block(&logical)
+    }
+
+    fn first_loop(nodes: &[Node]) -> &super::Loop {
+        nodes
+            .iter()
+            .find_map(|n| match n {
+                Node::Loop(l) => Some(l),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no loop in {nodes:?}"))
+    }
+
+    #[test]
+    fn counting_while_loops_are_counts() {
+        for (text, n) in [
+            ("i=0\nwhile [ $i -lt 10 ]; do\n time fsstress -n 10 -d /mnt/x\n i=$((i+1))\ndone", 10),
+            ("i=1; while [ \"$i\" -le 5 ]; do time dd if=/dev/zero of=/mnt/f bs=1M count=1; ((i++)); done", 5),
+            ("n=0\nwhile (( n < 3 )); do\n  fio --name=a\n  let n++\ndone", 3),
+            ("i=2\nuntil [ $i -ge 8 ]; do sync; i=`expr $i + 1`; done", 6),
+        ] {
+            let nodes = block(text);
+            let l = first_loop(&nodes);
+            assert_eq!(l.kind, LoopKind::Count(n), "{text}");
+            // the increment is not a step
+            let mut cmds = Vec::new();
+            walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+            assert_eq!(cmds.len(), 1, "{text}: {cmds:?}");
+            assert!(!l.body.iter().any(|b| matches!(b, Node::Assign { .. })), "{text}");
+        }
+        // a while that is not a counter: its body is kept, its count unknown
+        let nodes = block("while read f; do filefrag -v $f; done < list");
+        let l = first_loop(&nodes);
+        assert_eq!(l.kind, LoopKind::Unknown);
+        assert_eq!(l.body.len(), 1);
+    }
+
+    #[test]
+    fn if_keeps_the_then_branch_with_its_condition() {
+        let nodes = block("if [ -d /mnt/test ]; then\n  umount /mnt/test\nelif mountpoint -q /mnt; then\n  echo no\nelse\n  mkdir -p /mnt/test\nfi\nmkfs.xfs -f /dev/sdb");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.cond.clone()))
+        });
+        assert_eq!(
+            cmds,
+            [
+                (
+                    2,
+                    "umount /mnt/test".to_string(),
+                    Some("line 1: if [ -d /mnt/test ]".to_string())
+                ),
+                (8, "mkfs.xfs -f /dev/sdb".to_string(), None),
+            ]
+        );
+        let elses: Vec<(usize, &str)> = nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Else { line, head, .. } => Some((*line, head.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(elses.len(), 2, "{nodes:?}");
+        assert_eq!(elses[1].0, 5);
+        assert!(elses[0].1.starts_with("elif mountpoint -q /mnt"));
+        // a condition that is a command is kept, marked
+        let nodes = block("if mkfs.ext4 -F /dev/sdb; then mount /dev/sdb /mnt; fi");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.text(), c.cond.is_some()))
+        });
+        assert_eq!(
+            cmds,
+            [
+                ("mkfs.ext4 -F /dev/sdb".to_string(), true),
+                ("mount /dev/sdb /mnt".to_string(), true)
+            ]
+        );
+    }
+
+    #[test]
+    fn seq_loops_and_lists_used_as_counters() {
+        for (text, kind) in [
+            (
+                "for i in $(seq 1 10); do touch /mnt/$i; done",
+                LoopKind::Range(1, 10),
+            ),
+            ("for i in `seq 5`; do sync; done", LoopKind::Count(5)),
+            ("for i in $(seq 0 2 8); do sync; done", LoopKind::Count(5)),
+            (
+                "for i in 1 2 3; do time fsstress -d /mnt/x; done",
+                LoopKind::Count(3),
+            ),
+            (
+                "for p in 0 1; do mkfs.xfs -n parent=$p /dev/sdb; done",
+                LoopKind::List(vec!["0".into(), "1".into()]),
+            ),
+        ] {
+            assert_eq!(first_loop(&block(text)).kind, kind, "{text}");
+        }
+    }
+    #[test]
+    fn case_branches_carry_their_patterns() {
+        let nodes = block("for fs in xfs ext4 btrfs; do\n  case $fs in\n  xfs)\n    mkfs.xfs -f /dev/sdb ;;\n  ext3|ext4) mkfs.$fs -F /dev/sdb;;\n  *) echo skip $fs\n  esac\n  mount /dev/sdb /mnt\ndone");
+        let l = first_loop(&nodes);
+        assert_eq!(
+            l.kind,
+            LoopKind::List(vec!["xfs".into(), "ext4".into(), "btrfs".into()])
+        );
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((
+                c.line,
+                c.text(),
+                c.case
+                    .as_ref()
+                    .map(|k| (k.word.clone(), k.patterns.clone(), k.earlier.len())),
+            ))
+        });
+        assert_eq!(
+            cmds,
+            [
+                (
+                    4,
+                    "mkfs.xfs -f /dev/sdb".to_string(),
+                    Some(("$fs".to_string(), vec!["xfs".to_string()], 0))
+                ),
+                (
+                    5,
+                    "mkfs.$fs -F /dev/sdb".to_string(),
+                    Some((
+                        "$fs".to_string(),
+                        vec!["ext3".to_string(), "ext4".to_string()],
+                        1
+                    ))
+                ),
+                (
+                    6,
+                    "echo skip $fs".to_string(),
+                    Some(("$fs".to_string(), vec!["*".to_string()], 3))
+                ),
+                (8, "mount /dev/sdb /mnt".to_string(), None),
+            ]
+        );
+        // a variable set in a branch is reported, not substituted with the last branch's value
+        let nodes = block(
+            "case $fs in\nxfs) MKFS=mkfs.xfs;;\next4) MKFS=mkfs.ext4;;\nesac\n$MKFS /dev/sdb",
+        );
+        assert!(nodes
+            .iter()
+            .any(|n| matches!(n, Node::Unread { line: 2, .. })));
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+        assert_eq!(cmds, ["$MKFS /dev/sdb"]);
+    }
+
+    #[test]
+    fn functions_are_inlined_at_their_calls() {
+        // calls that differ in one argument the body uses: a loop over its values
+        let nodes = block("run_test() {\n\tmkfs.xfs -f -n parent=$1 /dev/sdb\n\tmount /dev/sdb /mnt\n\ttime fsstress -d /mnt/foo -n $2\n\tumount /mnt\n}\n\nfunction unused {\n  sync\n}\n\nrun_test 0 1000\nrun_test 1 \"1000\"");
+        let l = first_loop(&nodes);
+        assert_eq!(
+            (l.line, l.var.as_str(), &l.kind),
+            (
+                12,
+                "run_test_1",
+                &LoopKind::List(vec!["0".into(), "1".into()])
+            )
+        );
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.timed, c.called.as_ref().map(|k| k.line)))
+        });
+        assert_eq!(cmds.len(), 4, "{cmds:?}");
+        assert_eq!(
+            cmds[0],
+            (
+                2,
+                "mkfs.xfs -f -n parent=$run_test_1 /dev/sdb".to_string(),
+                false,
+                Some(12)
+            )
+        );
+        assert_eq!(
+            cmds[2],
+            (
+                4,
+                "fsstress -d /mnt/foo -n 1000".to_string(),
+                true,
+                Some(12)
+            )
+        );
+        let funcs: Vec<&str> = nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Func { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(funcs, ["run_test", "unused"]);
+        // calls that differ in two arguments are inlined one after the other
+        let nodes = block("t() { mkfs.ext4 -b $1 -I $2 /dev/sdb; }\nt 1024 128\nt 4096 256");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, l| {
+            cmds.push((c.text(), l.len()))
+        });
+        assert_eq!(
+            cmds,
+            [
+                ("mkfs.ext4 -b 1024 -I 128 /dev/sdb".to_string(), 0),
+                ("mkfs.ext4 -b 4096 -I 256 /dev/sdb".to_string(), 0)
+            ]
+        );
+        // `local` variables of a function, bound from its arguments
+        let nodes =
+            block("mk() {\n  local dev=$1 bs=$2\n  mkfs.ext4 -F -b $bs $dev\n}\nmk /dev/sdb 1024");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+        assert_eq!(cmds, ["mkfs.ext4 -F -b 1024 /dev/sdb"]);
+        // one line, `function name()`, a call in a loop, a recursive function stops
+        let nodes = block("function go() { dd if=/dev/zero of=/mnt/f$1 bs=1M count=$2; }\nfor i in 1 2; do go $i 8; done\nf() { f; }\nf");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, l| {
+            cmds.push((c.text(), l.len()))
+        });
+        assert_eq!(
+            cmds[0],
+            ("dd if=/dev/zero of=/mnt/f$i bs=1M count=8".to_string(), 1)
+        );
+        assert_eq!(cmds.last().map(|c| c.0.as_str()), Some("f"));
+    }
+
+    #[test]
+    fn here_documents_are_the_command_input() {
+        let nodes = block("SIZE=1g\ncat > job.fio <<EOF\n[global]\nsize=$SIZE\n\n[randwrite]\nrw=randwrite\nEOF\nfio job.fio\nfio --output=x - <<-'END'\n\t[seq]\n\tsize=$SIZE\n\tEND\nsync");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.heredoc.clone()))
+        });
+        let texts: Vec<(usize, &str)> = cmds.iter().map(|c| (c.0, c.1.as_str())).collect();
+        assert_eq!(
+            texts,
+            [
+                (2, "cat > job.fio"),
+                (9, "fio job.fio"),
+                (10, "fio --output=x -"),
+                (14, "sync")
+            ]
+        );
+        let doc = cmds[0].2.as_ref().unwrap();
+        assert_eq!(
+            doc.text(),
+            ["[global]", "size=1g", "", "[randwrite]", "rw=randwrite"]
+        );
+        assert_eq!(doc.body[0].0, 3);
+        let doc = cmds[2].2.as_ref().unwrap();
+        assert!(doc.quoted && doc.closed);
+        assert_eq!(doc.text(), ["[seq]", "size=$SIZE"]);
+    }
+}
