@@ -3,7 +3,7 @@
 //! quoted in mails and documents. Each directory's SOURCE says where every fixture comes
 //! from. The values asserted are the ones a person reads off the fixture text.
 
-use fslab::parse::{e2fsck, ext, xfs, GeometryRow, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, xfs, GeometryRow, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -316,4 +316,84 @@ fn xfs_growfs_indented() {
     // Only the `# xfs_growfs …` command line is not geometry.
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     assert_eq!(out.warnings[0].line, 1);
+}
+
+// ---------------------------------------------------------------------- filefrag
+
+/// e2fsprogs 1.41's `filefrag -v`: `(B blocks, blocksize S)` and the table of first
+/// blocks and lengths, the expected column blank on the first row.
+#[test]
+fn filefrag_1_41_table() {
+    let r = filefrag::parse_report(&fixture("filefrag", "filefrag-1.41-v-forum")).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert!(!r.partial);
+    let f = &r.files[0];
+    assert_eq!(f.path, "geomat24-hw.html");
+    assert_eq!(f.fs_type.as_deref(), Some("ef53"));
+    assert_eq!(
+        (f.size_bytes, f.blocks, f.block_size),
+        (Some(53262), Some(14), Some(4096))
+    );
+    assert_eq!(
+        (f.extents_found, f.perfection, f.rows),
+        (Some(2), Some(1), 2)
+    );
+    assert_eq!(f.cylinder_groups, Some(448));
+    //    0       0  1580089              12 merged
+    let a = &r.rows[0];
+    assert_eq!(
+        (a.ext, a.logical_start, a.logical_end),
+        (Some(0), Some(0), Some(11))
+    );
+    assert_eq!(
+        (a.physical_start, a.physical_end),
+        (Some(1_580_089), Some(1_580_100))
+    );
+    assert_eq!((a.length, a.expected), (Some(12), None));
+    assert_eq!(a.tool_flags.as_deref(), Some("merged"));
+    assert_eq!(
+        (a.logical_bytes, a.physical_bytes, a.length_bytes),
+        (Some(0), Some(1_580_089 * 4096), Some(12 * 4096))
+    );
+    //    1      12  1580102  1580100      2 merged,eof
+    let b = &r.rows[1];
+    assert_eq!((b.logical_start, b.logical_end), (Some(12), Some(13)));
+    assert_eq!(
+        (b.physical_start, b.expected, b.length),
+        (Some(1_580_102), Some(1_580_100), Some(2))
+    );
+    assert_eq!(b.flags, "merged,eof");
+    assert_eq!(b.length_bytes, Some(2 * 4096));
+    // 12 + 2 blocks: the file's 14.
+    let blocks: u64 = r.rows.iter().map(|x| x.length.unwrap()).sum();
+    assert_eq!(Some(blocks), f.blocks);
+}
+
+/// e2fsprogs 1.40's FIBMAP output: the block size comes on the line before `File size
+/// of`, the table is `Discontinuity:` lines (warnings), the counts are kept.
+#[test]
+fn filefrag_1_40_fibmap() {
+    let r = filefrag::parse_report(&fixture("filefrag", "filefrag-1.40-v-swapfile-forum")).unwrap();
+    assert!(!r.partial);
+    assert_eq!(r.files.len(), 1);
+    let f = &r.files[0];
+    assert_eq!(f.path, "/swapfile");
+    assert_eq!(
+        (f.size_bytes, f.blocks),
+        (Some(2_147_483_648), Some(524_288))
+    );
+    assert_eq!(
+        (f.block_size, f.fibmap_block_size),
+        (Some(4096), Some(4096))
+    );
+    assert_eq!(
+        (f.first_block, f.last_block),
+        (Some(120_832), Some(1_570_599))
+    );
+    assert_eq!((f.extents_found, f.perfection), (Some(794), Some(17)));
+    assert_eq!((f.cylinder_groups, f.rows), (Some(67), 0));
+    assert!(r.rows.is_empty());
+    // The shell command, four `Discontinuity:` lines and the poster's `......`.
+    let lines: Vec<usize> = r.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 9, 10, 11, 12, 13], "{:?}", r.warnings);
 }
