@@ -3,7 +3,7 @@
 //! quoted in mails and documents. Each directory's SOURCE says where every fixture comes
 //! from. The values asserted are the ones a person reads off the fixture text.
 
-use fslab::parse::{e2fsck, ext, filefrag, xfs, GeometryRow, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, time, xfs, GeometryRow, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -396,4 +396,47 @@ fn filefrag_1_40_fibmap() {
     // The shell command, four `Discontinuity:` lines and the poster's `......`.
     let lines: Vec<usize> = r.warnings.iter().map(|w| w.line).collect();
     assert_eq!(lines, [1, 9, 10, 11, 12, 13], "{:?}", r.warnings);
+}
+
+// -------------------------------------------------------------------------- time
+
+/// BusyBox's `time` in a kernel patch's commit message: `real\t0m 16.62s`.
+#[test]
+fn time_busybox_in_a_patch_mail() {
+    let out = time::parse(&fixture("time", "busybox-zram-patch-mail")).unwrap();
+    assert!(!out.partial);
+    let got: Vec<(u64, &str, Option<f64>, Option<f64>, Option<f64>)> = out
+        .rows
+        .iter()
+        .map(|r| (r.line, r.format.as_str(), r.real_s, r.user_s, r.sys_s))
+        .collect();
+    let b = "busybox";
+    assert_eq!(
+        got,
+        [
+            (9, b, Some(16.62), Some(0.0), Some(5.98)),
+            (13, b, Some(15.38), Some(0.0), Some(5.31)),
+            (17, b, Some(15.58), Some(0.0), Some(5.49)),
+            (22, b, Some(1.36), Some(0.0), Some(1.13)),
+            (26, b, Some(1.36), Some(0.0), Some(1.11)),
+            (30, b, Some(1.39), Some(0.0), Some(1.16)),
+        ]
+    );
+    // The prose, the four commands, the two labels and the sign-off.
+    assert_eq!(out.warnings.len(), 9, "{:?}", out.warnings);
+}
+
+/// zsh's `time` is another format: an error naming the line, not a guess.
+#[test]
+fn time_of_zsh_is_an_error_naming_the_line() {
+    // Two lines of a blog post (rkj, 2011-07-05, parsing an OpenStreetMap dump), found
+    // through the code search index: zsh's default TIMEFMT, the total as m:ss.cc.
+    let text = "Parsing whole file ran for a little over 250 seconds:\n\n    ruby parse-osm.rb poland.osm poi.json  247.94s user 3.07s system 99% cpu 4:13.08 total\n";
+    match time::parse(text) {
+        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
+            assert_eq!(line, 3, "{message}");
+            assert!(message.contains("zsh"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
