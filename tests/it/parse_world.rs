@@ -405,7 +405,8 @@ fn filefrag_1_40_fibmap() {
 fn time_busybox_in_a_patch_mail() {
     let out = time::parse(&fixture("time", "busybox-zram-patch-mail")).unwrap();
     assert!(!out.partial);
-    let got: Vec<(u64, &str, Option<f64>, Option<f64>, Option<f64>)> = out
+    type Seen<'a> = (u64, &'a str, Option<f64>, Option<f64>, Option<f64>);
+    let got: Vec<Seen> = out
         .rows
         .iter()
         .map(|r| (r.line, r.format.as_str(), r.real_s, r.user_s, r.sys_s))
