@@ -3,7 +3,7 @@
 //! quoted in mails and documents. Each directory's SOURCE says where every fixture comes
 //! from. The values asserted are the ones a person reads off the fixture text.
 
-use fslab::parse::{e2fsck, ext, filefrag, time, xfs, GeometryRow, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, GeometryRow, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -440,4 +440,55 @@ fn time_of_zsh_is_an_error_naming_the_line() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+// ----------------------------------------------------------------------- fs_mark
+
+/// fs_mark 3.1's tables have no `App Overhead` column: the rows are read from the
+/// header, the overhead is None (not 0).
+#[test]
+fn fs_mark_3_1_without_app_overhead() {
+    let out = fsmark::parse(&fixture("fs_mark", "fs_mark-3.1-readme")).unwrap();
+    assert!(!out.partial);
+    assert_eq!(out.rows.len(), 2, "{:?}", out.warnings);
+    //      3         1000        10240       44.6
+    let a = &out.rows[0];
+    assert_eq!((a.fsuse_pct, a.count, a.size_bytes), (3, 1000, 10240));
+    assert_eq!((a.files_per_sec, a.app_overhead_us), (44.6, None));
+    assert_eq!(a.version.as_deref(), Some("3.1"));
+    assert_eq!((a.threads, a.io_size_bytes), (Some(1), Some(16384)));
+    assert_eq!(a.sync_method.as_deref(), Some("INBAND FSYNC"));
+    assert_eq!(a.creat_min_us, None);
+    //      3  1000  10240  43.5  24 111 17113  23 48 2937  14281 22811 219942  0 0 0  1 2 21  34 50 1180
+    let b = &out.rows[1];
+    assert_eq!(
+        (b.index, b.files_per_sec, b.app_overhead_us),
+        (1, 43.5, None)
+    );
+    assert_eq!(
+        (b.creat_min_us, b.creat_avg_us, b.creat_max_us),
+        (Some(24), Some(111), Some(17113))
+    );
+    assert_eq!(
+        (b.write_min_us, b.write_avg_us, b.write_max_us),
+        (Some(23), Some(48), Some(2937))
+    );
+    assert_eq!(
+        (b.fsync_min_us, b.fsync_avg_us, b.fsync_max_us),
+        (Some(14281), Some(22811), Some(219_942))
+    );
+    assert_eq!(
+        (b.sync_min_us, b.sync_avg_us, b.sync_max_us),
+        (Some(0), Some(0), Some(0))
+    );
+    assert_eq!(
+        (b.close_min_us, b.close_avg_us, b.close_max_us),
+        (Some(1), Some(2), Some(21))
+    );
+    assert_eq!(
+        (b.unlink_min_us, b.unlink_avg_us, b.unlink_max_us),
+        (Some(34), Some(50), Some(1180))
+    );
+    // The two shell prompts and the README's sentence between the runs.
+    assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
 }
