@@ -14,7 +14,9 @@
 //!
 //! * `kind` `pass`: the `Pass N: <name>` line and that pass's `Memory used` / `I/O`
 //!   lines (`-tt`) merged into one row. Passes are `1`…`5` plus e2fsck's sub-passes
-//!   (`1B`…`1E`, `3A`); a sub-pass that only prints statistics has no `name`.
+//!   (`1B`…`1E`, `3A`); a sub-pass that only prints statistics has no `name`. e2fsck
+//!   prints the statistics of 1B–1D as `Pass 1b:` … `Pass 1d:`: they join `1B` … `1D`.
+//!   After `Restarting e2fsck from the beginning...` the passes start new rows.
 //! * `kind` `peak`: `Peak memory: Memory used: …`.
 //! * `kind` `summary`: `DEV: USED/TOTAL files (P% non-contiguous), USED/TOTAL blocks`,
 //!   or `DEV: clean, USED/TOTAL files, USED/TOTAL blocks` (then `clean` is true and the
@@ -73,6 +75,8 @@ pub struct E2fsckRow {
 }
 
 const KIND: &str = "e2fsck";
+/// e2fsck/unix.c's message when a problem makes it start over from pass 1.
+const RESTART: &str = "Restarting e2fsck from the beginning...";
 
 /// Parse e2fsck output.
 pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
@@ -98,6 +102,7 @@ pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
             continue;
         }
         if let Some((pass, rest)) = pass_prefix(t) {
+            let pass = pass.as_str();
             passes_seen = true;
             let i = find_or_add_pass(&mut out.rows, run_start, pass);
             let Some(row) = out.rows.get_mut(i) else {
@@ -186,6 +191,17 @@ pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
             status.push(banner.to_string());
             continue;
         }
+        if t == RESTART {
+            // The passes run again from pass 1: their rows are new ones, the rows of the
+            // abandoned start stay as they were printed.
+            run_start = out.rows.len();
+            out.warnings.push(warning(
+                n,
+                line,
+                "e2fsck restarted: the passes that follow are new rows",
+            ));
+            continue;
+        }
         out.warnings.push(warning(
             n,
             line,
@@ -213,16 +229,19 @@ fn is_version(t: &str) -> bool {
     t.starts_with("e2fsck ") && t.ends_with(')') && t.split_whitespace().count() == 3
 }
 
-/// `Pass 3A: rest` → (`3A`, `rest`).
-fn pass_prefix(t: &str) -> Option<(&str, &str)> {
+/// `Pass 3A: rest` → (`3A`, `rest`). e2fsck names the sub-passes of pass 1 in capitals
+/// on their heading (`Pass 1B: Rescanning …`) and in lower case on their statistics
+/// (`Pass 1b: Memory used: …`, e2fsck/pass1b.c): the letter is returned in capitals, so
+/// both lines are one pass.
+fn pass_prefix(t: &str) -> Option<(String, &str)> {
     let rest = t.strip_prefix("Pass ")?;
     let (pass, rest) = rest.split_once(": ")?;
     let digits = pass.bytes().take_while(u8::is_ascii_digit).count();
     let suffix = pass.get(digits..)?;
-    if digits == 0 || suffix.len() > 1 || !suffix.bytes().all(|b| b.is_ascii_uppercase()) {
+    if digits == 0 || suffix.len() > 1 || !suffix.bytes().all(|b| b.is_ascii_alphabetic()) {
         return None;
     }
-    Some((pass, rest.trim()))
+    Some((pass.to_ascii_uppercase(), rest.trim()))
 }
 
 fn find_or_add_pass(rows: &mut Vec<E2fsckRow>, run_start: usize, pass: &str) -> usize {

@@ -48,7 +48,7 @@
 //! (× block size), `clusters` (× cluster size, else block size), `fragments` (×
 //! fragment size) and size suffixes (`k`/`kB` = 1024, `M`, `G`, `T`).
 
-use super::text::{apply_backspaces, numbered, parse_f64, parse_hex, snake, warning};
+use super::text::{apply_backspaces, numbered, parse_f64, parse_hex, parse_u64, snake, warning};
 use super::{GeometryRow, Kind, Output, ParseError};
 
 /// Parse `mke2fs` (`kind` = [`Kind::Mke2fs`]) or `dumpe2fs -h` ([`Kind::Dumpe2fs`]) output.
@@ -200,12 +200,24 @@ fn mke2fs_line(line: &str) -> Option<Mke2fsLine> {
     if line.starts_with("Creating regular file ") {
         return Some(Done);
     }
+    if let Some(rows) = huge_files(line) {
+        return Some(rows);
+    }
+    // `Multiple mount protection is enabled with update interval 5 seconds.`
+    if let Some(rest) =
+        line.strip_prefix("Multiple mount protection is enabled with update interval ")
+    {
+        let n = rest.strip_suffix(" seconds.")?;
+        parse_f64(n)?;
+        return Some(Rows(vec![kv("mmp_update_interval", n)]));
+    }
     if let Some((phase, state)) = line.split_once(':') {
         let known_phase = [
             "Discarding device blocks",
             "Allocating group tables",
             "Writing inode tables",
             "Copying files into the device",
+            "Zeroing journal device",
             "Writing superblocks and filesystem accounting information",
         ];
         if known_phase.contains(&phase) {
@@ -213,12 +225,15 @@ fn mke2fs_line(line: &str) -> Option<Mke2fsLine> {
             if phase.starts_with("Writing superblocks") {
                 return Some(if done { Finished } else { Unfinished });
             }
-            // Discarding can fail harmlessly (`failed - Operation not supported`).
-            return Some(if done || phase.starts_with("Discarding") {
-                Done
-            } else {
-                Unfinished
-            });
+            // Discarding can fail harmlessly (`failed - Operation not supported`); zeroing
+            // an external journal device prints its progress and no `done`.
+            return Some(
+                if done || phase.starts_with("Discarding") || phase.starts_with("Zeroing") {
+                    Done
+                } else {
+                    Unfinished
+                },
+            );
         }
         match phase {
             "Filesystem UUID" => return Some(Rows(vec![kv("filesystem_uuid", state.trim())])),
@@ -272,16 +287,42 @@ fn mke2fs_line(line: &str) -> Option<Mke2fsLine> {
     None
 }
 
+/// `Creating 477 huge file(s) with 1024 blocks each: done` or `Creating 1 huge file(s) :
+/// done` (mke2fs -T hugefiles, misc/mk_hugefiles.c): rows `huge_files` and, when printed,
+/// `huge_file_blocks`.
+fn huge_files(line: &str) -> Option<Mke2fsLine> {
+    let rest = line.strip_prefix("Creating ")?;
+    let (count, rest) = rest.split_once(" huge file(s)")?;
+    parse_u64(count)?;
+    let (what, state) = rest.split_once(':')?;
+    let mut rows = vec![kv("huge_files", count)];
+    let what: Vec<&str> = what.split_whitespace().collect();
+    match what.as_slice() {
+        [] => {}
+        ["with", blocks, "blocks", "each"] => {
+            parse_u64(blocks)?;
+            rows.push(kv("huge_file_blocks", *blocks));
+        }
+        _ => return None,
+    }
+    if !state.trim_end().ends_with("done") {
+        return Some(Mke2fsLine::Unfinished);
+    }
+    Some(Mke2fsLine::Rows(rows))
+}
+
 /// `dumpe2fs -h` output.
 pub fn parse_dumpe2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
     let mut out = Output::default();
     let mut first_text: Option<(usize, String)> = None;
     let mut groups: Option<(usize, usize)> = None; // (first line, count)
     let mut header_rows = 0usize;
+    let mut block = Block::None;
 
     for (n, line) in numbered(text) {
         let trimmed = line.trim();
         if trimmed.is_empty() {
+            block = Block::None;
             continue;
         }
         if let Some((_, count)) = groups.as_mut() {
@@ -308,19 +349,34 @@ pub fn parse_dumpe2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
                 continue;
             }
         }
+        if line.starts_with([' ', '\t']) {
+            if let Some(reason) = indented_line(&mut out, &mut block, trimmed) {
+                out.warnings.push(warning(n, line, reason));
+            }
+            continue;
+        }
         let Some((label, value)) = line.split_once(':') else {
+            block = Block::None;
             out.warnings
                 .push(warning(n, line, "not a `Label: value` line of dumpe2fs -h"));
             continue;
         };
         let key = snake(label);
-        if key.is_empty() || label.starts_with([' ', '\t']) || label.starts_with("dumpe2fs") {
+        if key.is_empty() || label.starts_with("dumpe2fs") {
+            block = Block::None;
             out.warnings
                 .push(warning(n, line, "not a `Label: value` line of dumpe2fs -h"));
             continue;
         }
         let value = value.trim();
         header_rows += 1;
+        block = match (key.as_str(), value.is_empty()) {
+            ("mmp_block", true) => Block::Mmp,
+            _ => Block::Value(out.rows.len()),
+        };
+        if block == Block::Mmp {
+            continue;
+        }
         push(&mut out, SUPERBLOCK, &key, value);
         let per_feature = match key.as_str() {
             "filesystem_features" => Some("feature:"),
@@ -383,6 +439,56 @@ pub fn parse_dumpe2fs(text: &str) -> Result<Output<GeometryRow>, ParseError> {
     out.partial = core.iter().any(|k| !has(&out.rows, k)) || journal_missing;
     fill_bytes(&mut out.rows);
     Ok(out)
+}
+
+/// What an indented line of `dumpe2fs -h` continues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// Nothing: an indented line here is not dumpe2fs's.
+    None,
+    /// The value of the row at this index: `Journal users:` prints one user a line, the
+    /// later ones indented to the value column (lib/e2p/ljs.c).
+    Value(usize),
+    /// `MMP_block:` and its indented `    mmp_magic: 0x4d4d50` lines (dumpe2fs on a
+    /// filesystem with `mmp`).
+    Mmp,
+}
+
+/// An indented line: one more value of a list (appended, `, `-separated), or a field of
+/// the `MMP_block:` section (a row of its own, key as printed: `mmp_check_interval`).
+/// Returns why the line was not read, if it was not.
+fn indented_line(
+    out: &mut Output<GeometryRow>,
+    block: &mut Block,
+    trimmed: &str,
+) -> Option<String> {
+    match *block {
+        Block::Mmp => {
+            let Some((label, value)) = trimmed.split_once(':') else {
+                return Some("not a `name: value` line of the MMP block".to_string());
+            };
+            let key = snake(label);
+            if key.is_empty() {
+                return Some("not a `name: value` line of the MMP block".to_string());
+            }
+            push(out, SUPERBLOCK, &key, value.trim());
+            None
+        }
+        Block::Value(i) => {
+            let key = out.rows.get(i).map(|r| r.key.clone()).unwrap_or_default();
+            if key != "journal_users" {
+                return Some(format!(
+                    "an indented line after `{key}`, which dumpe2fs prints on one line"
+                ));
+            }
+            if let Some(r) = out.rows.get_mut(i) {
+                r.value = format!("{}, {trimmed}", r.value);
+                r.number = None;
+            }
+            None
+        }
+        Block::None => Some("not a `Label: value` line of dumpe2fs -h".to_string()),
+    }
 }
 
 fn nothing(
@@ -484,11 +590,12 @@ fn implied_unit(key: &str) -> Option<&'static str> {
         | "journal_blocks"
         | "raid_stride"
         | "raid_stripe_width"
-        | "maximum_filesystem_blocks" => "blocks",
+        | "maximum_filesystem_blocks"
+        | "huge_file_blocks" => "blocks",
         "overhead_clusters" | "clusters_per_group" => "clusters",
         "fragments_per_group" => "fragments",
         "flex_block_group_size" | "block_groups" => "groups",
-        "check_interval" => "s",
+        "check_interval" | "mmp_update_interval" | "mmp_check_interval" => "s",
         "reserved_block_percent" => "%",
         _ => return None,
     })

@@ -1,4 +1,4 @@
-//! `filefrag -v` output (e2fsprogs 1.47) → [`MapRow`]s (and [`Extent`]s) and per-file
+//! `filefrag -v` output (e2fsprogs 1.40 to 1.47) → [`MapRow`]s (and [`Extent`]s) and per-file
 //! [`FilefragFile`] records.
 //!
 //! The text may hold any number of files (`filefrag -v a b c`, or `find … | xargs filefrag -v`):
@@ -26,6 +26,14 @@
 //! the [`MapRow`]s ([`parse_map`]): `ext`, both offset ranges and `length` in filefrag's
 //! unit, `expected:` (where filefrag expected the extent if the file were contiguous) and
 //! the flags as printed.
+//!
+//! Older e2fsprogs are read too: 1.41 to 1.42.7 print `File size of X is N (B blocks,
+//! blocksize S)` and a table ` ext logical physical expected length flags` of first
+//! blocks and lengths (`   1      12  1580102  1580100      2 merged,eof`; the expected
+//! column blank when there is none; `unknown` for `unknown_loc`); 1.40 prints `Checking
+//! X`, `Blocksize of file X is S` before `File size of X is N (B blocks)`, then `First
+//! block:`/`Last block:` and `Discontinuity:` lines but no table, and `Filesystem cylinder
+//! groups is approximately N`.
 //!
 //! `N extents found` is filefrag's count of *discontiguous* pieces, which can be lower than
 //! the number of rows: it is kept in [`FilefragFile::extents_found`]. Only decimal output is
@@ -149,6 +157,11 @@ struct State {
     closed: bool,
     recognised: usize,
     cylinder_groups: Option<u64>,
+    /// The current file's table is e2fsprogs 1.41's (` ext logical physical expected
+    /// length flags`): its rows are read by [`parse_row_141`].
+    table_141: bool,
+    /// e2fsprogs 1.40's `Blocksize of file X is N`, printed before `File size of X`.
+    pending_block_size: Option<(String, u64)>,
 }
 
 impl State {
@@ -167,7 +180,12 @@ impl State {
         }
         // Extent rows are by far the most common: try them first.
         if t.as_bytes()[0].is_ascii_digit() {
-            if let Some(row) = parse_row(t) {
+            let row = if self.table_141 {
+                parse_row_141(t)
+            } else {
+                parse_row(t)
+            };
+            if let Some(row) = row {
                 self.recognised += 1;
                 self.add_row(n, line, row);
                 return;
@@ -178,17 +196,30 @@ impl State {
             self.fs_type = Some(rest.trim().to_ascii_lowercase());
             return;
         }
-        if let Some(rest) = t.strip_prefix("Filesystem cylinder groups approximately") {
+        // `Filesystem cylinder groups approximately N` (1.42 on), `… is approximately N` before.
+        if let Some(rest) = t
+            .strip_prefix("Filesystem cylinder groups approximately")
+            .or_else(|| t.strip_prefix("Filesystem cylinder groups is approximately"))
+        {
             self.recognised += 1;
             self.cylinder_groups = rest.trim().parse().ok();
             return;
         }
         if let Some(rest) = t.strip_prefix("Blocksize of file ") {
-            if let Some((_, n)) = rest.rsplit_once(" is ") {
-                if let (Ok(v), Some(i)) = (n.trim().parse::<u64>(), self.current) {
-                    self.recognised += 1;
-                    self.report.files[i].fibmap_block_size = Some(v);
-                    return;
+            if let Some((path, n)) = rest.rsplit_once(" is ") {
+                match (n.trim().parse::<u64>(), self.current) {
+                    (Ok(v), Some(i)) if !self.closed => {
+                        self.recognised += 1;
+                        self.report.files[i].fibmap_block_size = Some(v);
+                        return;
+                    }
+                    // e2fsprogs 1.40 prints it before the file's `File size of` line.
+                    (Ok(v), _) if v > 0 => {
+                        self.recognised += 1;
+                        self.pending_block_size = Some((path.to_string(), v));
+                        return;
+                    }
+                    _ => {}
                 }
             }
         }
@@ -206,8 +237,10 @@ impl State {
                 }
             }
         }
-        if t.starts_with("ext:") && t.contains("logical_offset") {
+        let v141 = is_header_141(t);
+        if v141 || (t.starts_with("ext:") && t.contains("logical_offset")) {
             self.recognised += 1;
+            self.table_141 = v141;
             if self.current.is_none() || self.closed {
                 self.warn(n, line, "extent table header without a `File size of` line");
             }
@@ -216,6 +249,16 @@ impl State {
         if let Some(rest) = t.strip_prefix("File size of ") {
             if let Some(mut file) = parse_file_size(rest, self.fs_type.clone()) {
                 file.cylinder_groups = self.cylinder_groups;
+                if let Some((path, bs)) = self.pending_block_size.take() {
+                    if path == file.path {
+                        file.fibmap_block_size = Some(bs);
+                        if file.block_size.is_none() {
+                            // 1.40: `(B blocks)` counts blocks of this size.
+                            file.block_size = Some(bs);
+                            file.block_size_source = BlockSizeSource::Stated;
+                        }
+                    }
+                }
                 self.recognised += 1;
                 self.open_file(n, file);
                 return;
@@ -224,6 +267,13 @@ impl State {
         if let Some((path, found, perfection)) = parse_found(t) {
             self.recognised += 1;
             self.close_file(n, line, path, found, perfection);
+            return;
+        }
+        // e2fsprogs 1.40 -v names each file it is about to read.
+        if t.strip_prefix("Checking ").is_some_and(|p| !p.is_empty())
+            && self.current.is_none_or(|_| self.closed)
+        {
+            self.recognised += 1;
             return;
         }
         if t.starts_with("Discontinuity:") {
@@ -252,6 +302,7 @@ impl State {
         self.report.files.push(file);
         self.current = Some(self.report.files.len() - 1);
         self.closed = false;
+        self.table_141 = false;
     }
 
     fn add_row(&mut self, n: usize, line: &str, row: Row<'_>) {
@@ -354,28 +405,89 @@ impl State {
     }
 }
 
-/// `X is N (B blocks of S bytes)` with an optional ` -- pre-cached` tail.
+/// `X is N (B blocks of S bytes)` with an optional ` -- pre-cached` tail (1.42.8 on);
+/// `X is N (B blocks, blocksize S)` (1.41 to 1.42.7); `X is N (B blocks)` (1.40, whose
+/// block size is on the `Blocksize of file` line before it).
 fn parse_file_size(rest: &str, fs_type: Option<String>) -> Option<FilefragFile> {
     let rest = rest.strip_suffix(" -- pre-cached").unwrap_or(rest);
     let (path, tail) = rest.rsplit_once(" is ")?;
     let (size, paren) = tail.split_once(" (")?;
-    let inner = paren.strip_suffix(" bytes)")?;
+    let inner = paren.strip_suffix(')')?;
     let (blocks, unit) = inner.split_once(' ')?;
     let unit = unit
-        .strip_prefix("blocks of ")
-        .or_else(|| unit.strip_prefix("block of "))?;
-    let block_size: u64 = unit.parse().ok()?;
-    if block_size == 0 {
-        return None;
-    }
+        .strip_prefix("blocks")
+        .or_else(|| unit.strip_prefix("block"))?;
+    let block_size = if unit.is_empty() {
+        None
+    } else {
+        let s = unit
+            .strip_prefix(" of ")
+            .and_then(|u| u.strip_suffix(" bytes"))
+            .or_else(|| unit.strip_prefix(", blocksize "))?;
+        let block_size: u64 = s.parse().ok()?;
+        if block_size == 0 {
+            return None;
+        }
+        Some(block_size)
+    };
     Some(FilefragFile {
         path: path.to_string(),
         fs_type,
         size_bytes: Some(size.parse().ok()?),
         blocks: Some(blocks.parse().ok()?),
-        block_size: Some(block_size),
-        block_size_source: BlockSizeSource::Stated,
+        block_size,
+        block_size_source: if block_size.is_some() {
+            BlockSizeSource::Stated
+        } else {
+            BlockSizeSource::Unknown
+        },
         ..Default::default()
+    })
+}
+
+/// e2fsprogs 1.41's table header: ` ext logical physical expected length flags`.
+fn is_header_141(t: &str) -> bool {
+    let w: Vec<&str> = t.split_whitespace().collect();
+    w == ["ext", "logical", "physical", "expected", "length", "flags"]
+}
+
+/// A row of e2fsprogs 1.41's table: `%4d %*llu %*llu %*llu %6lu %s`, the expected column
+/// blank (`%*s`) when filefrag expected nothing: `ext logical physical [expected] length
+/// [flags]`. Flags are names, never numbers, so four numbers are without `expected` and
+/// five are with it. The table prints first blocks and lengths only: the last block of
+/// each range is `first + length - 1` (a length of 0 leaves the range at its first block).
+fn parse_row_141(t: &str) -> Option<Row<'_>> {
+    let base = t.as_ptr() as usize;
+    let toks: Vec<&str> = t.split_ascii_whitespace().collect();
+    let numbers = toks
+        .iter()
+        .take_while(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        .count();
+    let num = |i: usize| toks.get(i).and_then(|w| w.parse::<u64>().ok());
+    let (expected, length) = match numbers {
+        4 => (None, num(3)?),
+        5 => (Some(num(3)?), num(4)?),
+        _ => return None,
+    };
+    let flags = match toks.get(numbers) {
+        Some(first) => t.get(first.as_ptr() as usize - base..)?.trim_ascii(),
+        None => "",
+    };
+    if flags.contains([':', ' ']) {
+        return None;
+    }
+    let logical_first = num(1)?;
+    let physical_first = num(2)?;
+    let span = length.saturating_sub(1);
+    Some(Row {
+        index: num(0)?,
+        logical_first,
+        logical_last: logical_first.checked_add(span)?,
+        physical_first,
+        physical_last: physical_first.checked_add(span)?,
+        length,
+        expected,
+        flags,
     })
 }
 
@@ -494,7 +606,8 @@ fn flag_kinds(flags: &str) -> (bool, bool) {
     for f in flags.split(',') {
         match f {
             "inline" => inline = true,
-            "unknown_loc" | "hole" => no_location = true,
+            // `unknown` is 1.41's name for FIEMAP_EXTENT_UNKNOWN.
+            "unknown_loc" | "unknown" | "hole" => no_location = true,
             _ => {}
         }
     }

@@ -10,6 +10,9 @@
 //!      7         1000        20480      12346.3             8771
 //! ```
 //!
+//! fs_mark 3.1 and older print no `App Overhead` column (`app_overhead_us` is None) and
+//! `Version Version 3.1` (the version is `3.1`).
+//!
 //! With `-v` the header has six more groups, `CREAT (Min/Avg/Max)` … `UNLINK
 //! (Min/Avg/Max)`, three microsecond columns each; they fill the `creat_*` … `unlink_*`
 //! fields, which are None without `-v`. The columns are read from the header line, so
@@ -40,8 +43,9 @@ pub struct FsMarkRow {
     /// `Size`: bytes per file.
     pub size_bytes: u64,
     pub files_per_sec: f64,
-    /// `App Overhead`: microseconds spent outside file-writing system calls.
-    pub app_overhead_us: u64,
+    /// `App Overhead`: microseconds spent outside file-writing system calls. None when
+    /// the table has no such column (fs_mark 3.1 and older).
+    pub app_overhead_us: Option<u64>,
     pub creat_min_us: Option<u64>,
     pub creat_avg_us: Option<u64>,
     pub creat_max_us: Option<u64>,
@@ -95,7 +99,7 @@ pub fn parse(text: &str) -> Result<Output<FsMarkRow>, ParseError> {
     let mut out: Output<FsMarkRow> = Output::default();
     let mut header = Header::default();
     // Op name per group of three extra columns; None for an unknown group.
-    let mut ops: Option<Vec<Option<usize>>> = None;
+    let mut ops: Option<Table> = None;
     let mut expected_loops: Option<u64> = None;
     let mut rows_since_table = 0u64;
     let mut first_text: Option<(usize, &str)> = None;
@@ -178,7 +182,8 @@ fn comment(c: &str, h: &mut Header) {
             .and_then(|v| parse_u64(v));
         h.loops = if fill { None } else { Some(loops.unwrap_or(1)) };
     } else if let Some(rest) = c.strip_prefix("Version ") {
-        // `3.3, 1 thread(s) starting at …`
+        // `3.3, 1 thread(s) starting at …`; fs_mark 3.1 printed `Version Version 3.1, …`.
+        let rest = rest.strip_prefix("Version ").unwrap_or(rest);
         let mut parts = rest.splitn(2, ", ");
         h.version = parts.next().map(str::to_string);
         h.threads = parts
@@ -198,12 +203,34 @@ fn comment(c: &str, h: &mut Header) {
     }
 }
 
-/// The extra `NAME (Min/Avg/Max)` groups after `App Overhead`, as indexes into [`OPS`].
-fn table_header(t: &str, n: usize, line: &str, out: &mut Output<FsMarkRow>) -> Vec<Option<usize>> {
-    let Some((_, extra)) = t.split_once("App Overhead") else {
-        out.warnings
-            .push(warning(n, line, "table header without `App Overhead`"));
-        return Vec::new();
+/// The columns of a results table.
+struct Table {
+    /// `App Overhead` is a column (fs_mark 3.2 on; 3.1 printed none).
+    overhead: bool,
+    /// The `NAME (Min/Avg/Max)` groups after the fixed columns, as indexes into [`OPS`];
+    /// None for an unknown group.
+    groups: Vec<Option<usize>>,
+}
+
+/// The header line: whether it has `App Overhead`, and the extra `NAME (Min/Avg/Max)`
+/// groups after it (after `Files/sec` without it).
+fn table_header(t: &str, n: usize, line: &str, out: &mut Output<FsMarkRow>) -> Table {
+    let (overhead, extra) = match t.split_once("App Overhead") {
+        Some((_, extra)) => (true, extra),
+        None => match t.split_once("Files/sec") {
+            Some((_, extra)) => (false, extra),
+            None => {
+                out.warnings.push(warning(
+                    n,
+                    line,
+                    "table header without `Files/sec` and `App Overhead`",
+                ));
+                return Table {
+                    overhead: true,
+                    groups: Vec::new(),
+                };
+            }
+        },
     };
     let words: Vec<&str> = extra.split_whitespace().collect();
     let mut groups = Vec::new();
@@ -231,7 +258,7 @@ fn table_header(t: &str, n: usize, line: &str, out: &mut Output<FsMarkRow>) -> V
         groups.push(op);
         i += 2;
     }
-    groups
+    Table { overhead, groups }
 }
 
 /// Why a data line of fs_mark is not a row.
@@ -245,9 +272,11 @@ enum RowError {
     FilesPerSec,
 }
 
-fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, RowError> {
+fn data_row(t: &str, table: &Table, h: &Header) -> Result<FsMarkRow, RowError> {
     let cols: Vec<&str> = t.split_whitespace().collect();
-    let want = 5 + 3 * groups.len();
+    let fixed = if table.overhead { 5 } else { 4 };
+    let groups = &table.groups;
+    let want = fixed + 3 * groups.len();
     if cols.len() != want {
         return Err(RowError::Columns {
             got: cols.len(),
@@ -267,7 +296,11 @@ fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, 
             .get(3)
             .and_then(|c| parse_f64(c))
             .ok_or(RowError::FilesPerSec)?,
-        app_overhead_us: int(4, "App Overhead")?,
+        app_overhead_us: if table.overhead {
+            Some(int(4, "App Overhead")?)
+        } else {
+            None
+        },
         version: h.version.clone(),
         threads: h.threads,
         sync_method: h.sync_method.clone(),
@@ -277,7 +310,7 @@ fn data_row(t: &str, groups: &[Option<usize>], h: &Header) -> Result<FsMarkRow, 
     for (g, op) in groups.iter().enumerate() {
         let mut v = [None; 3];
         for (k, slot) in v.iter_mut().enumerate() {
-            let c = cols.get(5 + 3 * g + k).copied().unwrap_or("");
+            let c = cols.get(fixed + 3 * g + k).copied().unwrap_or("");
             *slot = Some(parse_u64(c).ok_or_else(|| RowError::NotWhole(c.to_string()))?);
         }
         let [min, avg, max] = v;

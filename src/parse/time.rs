@@ -3,6 +3,8 @@
 //! * bash's `time` keyword: `real    0m18.807s` / `user    0m2.169s` / `sys    0m54.013s`
 //!   (any spacing, `1h2m3.4s` forms, a decimal comma from the locale);
 //! * `time -p` (bash or GNU): `real 18.80` / `user 2.16` / `sys 54.01`;
+//! * BusyBox's `time` (QEMU and embedded test systems): `real\t0m 16.62s` / `user\t0m
+//!   0.00s` / `sys\t0m 5.98s`, `1h 2m 03s` from an hour on;
 //! * GNU `/usr/bin/time` default format, two lines:
 //!   `0.00user 0.17system 0:00.17elapsed 95%CPU (0avgtext+0avgdata 2652maxresident)k` /
 //!   `0inputs+0outputs (0major+353minor)pagefaults 0swaps`;
@@ -15,6 +17,8 @@
 //! without `user`/`sys` at the end of the text, a `-v` block without `Exit status`) is
 //! returned with `partial = true`; one that is cut short in the middle of the text gives
 //! a warning. Every other non-blank line is a warning, so feeding a whole mail works.
+//! Text without any of these is an error naming its first line, or the line of zsh's or
+//! BSD's `time` output when it holds one (those formats are not read).
 //! Lines of `-v` output with no field here (average sizes, socket messages, signals
 //! delivered, page size) are recognised and skipped.
 
@@ -29,8 +33,8 @@ pub struct TimeRow {
     pub index: u64,
     /// 1-based line where the block starts.
     pub line: u64,
-    /// `bash` (`0m1.234s`), `posix` (`time -p`), `gnu` (default `/usr/bin/time`),
-    /// `gnu-verbose` (`/usr/bin/time -v`).
+    /// `bash` (`0m1.234s`), `posix` (`time -p`), `busybox` (`0m 1.23s`), `gnu` (default
+    /// `/usr/bin/time`), `gnu-verbose` (`/usr/bin/time -v`).
     pub format: String,
     /// Wall clock seconds.
     pub real_s: Option<f64>,
@@ -164,13 +168,50 @@ pub fn parse(text: &str) -> Result<Output<TimeRow>, ParseError> {
     let end = text.lines().count();
     st.close(end, true);
     if st.out.rows.is_empty() {
-        return Err(ParseError::NothingRecognised {
-            kind: KIND,
-            expected:
-                "`real`/`user`/`sys` lines, GNU time's `…user …system …elapsed` or `-v` lines",
+        let foreign = numbered(text).find_map(|(n, l)| foreign_time(l.trim()).map(|w| (n, w)));
+        let first = numbered(text).find(|(_, l)| !l.trim().is_empty());
+        return Err(match (foreign, first) {
+            (Some((line, what)), _) => ParseError::Malformed {
+                kind: KIND,
+                line,
+                message: format!(
+                    "this is {what}, which fslab does not read; give bash's `time` (or `time -p`), BusyBox's or GNU /usr/bin/time's output"
+                ),
+            },
+            (None, Some((line, text))) => ParseError::Malformed {
+                kind: KIND,
+                line,
+                message: format!(
+                    "no `real`/`user`/`sys` lines, no GNU time lines; the text starts: {}",
+                    text.trim()
+                ),
+            },
+            (None, None) => ParseError::NothingRecognised {
+                kind: KIND,
+                expected:
+                    "`real`/`user`/`sys` lines, GNU time's `…user …system …elapsed` or `-v` lines",
+            },
         });
     }
     Ok(st.out)
+}
+
+/// Timing lines of shells and programs fslab does not read, named for the error:
+/// zsh's `CMD  0.00s user 0.00s system 84% cpu 0.003 total` and BSD's (macOS)
+/// `        0.00 real         0.00 user         0.00 sys`.
+fn foreign_time(t: &str) -> Option<&'static str> {
+    let w: Vec<&str> = t.split_whitespace().collect();
+    if let [.., u, "user", s, "system", p, "cpu", _, "total"] = w.as_slice() {
+        if u.ends_with('s') && s.ends_with('s') && p.ends_with('%') {
+            return Some("zsh's `time` (`… user … system …% cpu … total`)");
+        }
+    }
+    if let [r, "real", u, "user", s, "sys", ..] = w.as_slice() {
+        if [r, u, s].iter().all(|x| parse_f64(x).is_some()) {
+            return Some("BSD or macOS /usr/bin/time (`… real … user … sys`)");
+        }
+    }
+    None
 }
 
 /// `0m18.807s`, `1h2m3.5s`, `18.807s`, or `18.80` (`time -p`). Returns seconds and
@@ -195,18 +236,50 @@ fn shell_seconds(s: &str) -> Option<(f64, bool)> {
     }
 }
 
+/// BusyBox's `time` (its applet, and the `time` of its shells) prints each figure with a
+/// blank between the units: `0m 16.62s`, and `1h 2m 03s` from an hour on (miscutils/
+/// time.c: `%um %u.%02us`, `%uh %um %02us`). The parts, each a number with its unit,
+/// joined: `0m16.62s`.
+fn busybox_value(parts: &[&str]) -> Option<String> {
+    let [.., last] = parts else {
+        return None;
+    };
+    if parts.len() < 2 || parts.len() > 3 || !last.ends_with('s') {
+        return None;
+    }
+    let units_ok = parts
+        .iter()
+        .rev()
+        .skip(1)
+        .zip(["m", "h"])
+        .all(|(p, unit)| p.strip_suffix(unit).is_some_and(|d| parse_u64(d).is_some()));
+    units_ok.then(|| parts.concat())
+}
+
 fn shell_line(st: &mut State, n: usize, t: &str) -> bool {
     let mut parts = t.split_whitespace();
-    let (Some(name), Some(value), None) = (parts.next(), parts.next(), parts.next()) else {
+    let Some(name) = parts.next() else {
         return false;
     };
     if !matches!(name, "real" | "user" | "sys") {
         return false;
     }
-    let Some((secs, bash)) = shell_seconds(value) else {
+    let values: Vec<&str> = parts.collect();
+    let (value, busybox) = match values.as_slice() {
+        [v] => ((*v).to_string(), false),
+        more => match busybox_value(more) {
+            Some(v) => (v, true),
+            None => return false,
+        },
+    };
+    let Some((secs, bash)) = shell_seconds(&value) else {
         return false;
     };
-    let format = if bash { "bash" } else { "posix" };
+    let format = match (busybox, bash) {
+        (true, _) => "busybox",
+        (false, true) => "bash",
+        (false, false) => "posix",
+    };
     let continues = match &st.cur {
         Some((row, Open::Shell { real, user, sys })) if row.format == format => match name {
             "real" => false,

@@ -13,7 +13,8 @@
 //! ```
 //!
 //! * A line that starts with a section name (`meta-data`, `data`, `naming`, `log`,
-//!   `realtime`) opens that section; a line that starts with blanks and `=` continues it.
+//!   `realtime`), after any blanks (output quoted with an indent), opens that section; a
+//!   line that starts with blanks and `=` continues it.
 //!   Any `key=value` is accepted, so newer layouts (`exchange=`, `metadir=`, `parent=`,
 //!   `rgcount=`, `zoned=` …) parse without changes here.
 //! * The text right after a section's `=` and before its first `key=value` is the
@@ -125,7 +126,10 @@ pub fn parse(text: &str) -> Result<Output<GeometryRow>, ParseError> {
     Ok(out)
 }
 
+/// A section's first line. It may be indented as a whole (a mail or a web page quoting
+/// the output with leading blanks): the section name is looked for after them.
 fn section_header(line: &str) -> Option<(&'static str, &str)> {
+    let line = line.trim_start_matches([' ', '\t']);
     SECTIONS.iter().find_map(|&sec| {
         let rest = line.strip_prefix(sec)?;
         let rest = rest.trim_start_matches([' ', '\t']).strip_prefix('=')?;

@@ -51,6 +51,7 @@ mod parse_blockmaps_proptest;
 mod parse_file_records;
 mod parse_fixtures;
 mod parse_proptest;
+mod parse_world;
 mod published;
 mod reproduction;
 mod run_order;
