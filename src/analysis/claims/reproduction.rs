@@ -310,6 +310,9 @@ struct Section<'a> {
     /// The bundle whose environment heads the section (the largest scale).
     main: &'a Bundle,
     rerun: Option<&'a Bundle>,
+    /// In a series over scales, the bundle that `rerun` reruns (at its own scale), when it
+    /// is not `main`: the series is checked once with each.
+    rerun_of: Option<&'a Bundle>,
     /// Other scales of a scale check: (`var=value`, bundle), smallest first.
     scales: Vec<(String, &'a Bundle)>,
     verdicts: Vec<ClaimVerdict>,
@@ -366,6 +369,10 @@ fn sections<'a>(
             return Ok(vec![Section {
                 main: group[top],
                 rerun: rerun_at.map(|k| group[at[k].1[1]]),
+                rerun_of: rerun_at
+                    .map(|k| at[k].1[0])
+                    .filter(|&i| i != top)
+                    .map(|i| group[i]),
                 scales: firsts[..firsts.len() - 1]
                     .iter()
                     .map(|&i| {
@@ -396,6 +403,7 @@ fn sections<'a>(
         out.push(Section {
             main: group[pair[0]],
             rerun: pair.get(1).map(|&j| group[j]),
+            rerun_of: None,
             scales: Vec::new(),
             verdicts,
             agreed,
@@ -453,11 +461,21 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             m.experiment.title,
             bundle_name(b),
             scale_word(b),
-            rerun.map_or_else(|| "; no independent rerun: its decided tiers are not checked against a second run".to_string(), |r| format!(
-                "; its independent rerun: `{}`{} (a tier that differs between the two is *inconclusive*)",
-                bundle_name(r),
-                scale_word(r)
-            )),
+            match (rerun, sec.rerun_of) {
+                (None, _) => "; no independent rerun: its decided tiers are not checked against a second run".to_string(),
+                (Some(r), None) => format!(
+                    "; its independent rerun: `{}`{} (a tier that differs between the two is *inconclusive*)",
+                    bundle_name(r),
+                    scale_word(r)
+                ),
+                (Some(r), Some(of)) => format!(
+                    "; an independent rerun of `{}`{}: `{}`{} (the series over the scales is checked once with each; a tier that differs between the two is *inconclusive*)",
+                    bundle_name(of),
+                    scale_word(of),
+                    bundle_name(r),
+                    scale_word(r)
+                ),
+            },
             if sec.scales.is_empty() {
                 String::new()
             } else {
