@@ -3,7 +3,7 @@
 //! `when: { fs: [xfs] }`; or the word is a value the post sets, so the branch runs or
 //! not; or the draft cannot tell, and the branch is reported.
 
-use super::draft::Axis;
+use super::axis::Axis;
 use super::shell::{unquote, var_at, CaseArm};
 use super::{Note, NoteKind};
 
@@ -136,7 +136,7 @@ pub fn resolve(arm: &CaseArm, rename: &[(String, String)], axes: &[Axis]) -> Res
 #[cfg(test)]
 mod tests {
     use super::{resolve, Resolved};
-    use crate::import::draft::Axis;
+    use crate::import::axis::Axis;
     use crate::import::shell::CaseArm;
 
     #[test]

@@ -4,6 +4,7 @@
 //! `tools:` for programs fslab does not know. Its writers are [`super::yaml`] (the draft's
 //! text) and [`super::csv`] (the published CSV).
 
+pub use super::axis::Axis;
 use super::branches::place;
 use super::commands::{Block, BlockKind};
 use super::heredocs::{self, Rewrite};
@@ -15,16 +16,6 @@ use super::numbers::Table;
 use super::programs::Program;
 use super::shell::{unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::{Note, NoteKind};
-
-/// One matrix axis of the draft.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Axis {
-    pub name: String,
-    pub values: Vec<String>,
-    pub line: usize,
-    /// Where the values came from, for the comment.
-    pub why: String,
-}
 
 /// What a step does.
 #[derive(Debug, Clone, PartialEq)]

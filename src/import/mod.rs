@@ -19,6 +19,7 @@
 //!   device paths, tool names, sizes; `unread`: what the draft leaves out, said;
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
+pub mod axis;
 pub mod blocks;
 pub mod branches;
 pub mod claims;

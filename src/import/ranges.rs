@@ -10,7 +10,7 @@
 //!
 //! Candidates never enter the matrix by themselves: the draft lists them as comments.
 
-use super::draft::Axis;
+use super::axis::Axis;
 use super::numbers::{prose_numbers_before, token_quantity, ProseNumber};
 
 /// What a line says about two of its numbers.
