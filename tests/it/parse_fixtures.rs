@@ -12,12 +12,17 @@ fn dir() -> PathBuf {
 }
 
 fn fixture(tool: &str, name: &str) -> String {
-    let p = dir().join(tool).join(format!("{name}.txt"));
+    fixture_in(&dir(), tool, name)
+}
+
+/// `ROOT/TOOL/NAME.txt` as text (also the outside fixtures' reader, tests/it/parse_world.rs).
+pub(crate) fn fixture_in(root: &Path, tool: &str, name: &str) -> String {
+    let p = root.join(tool).join(format!("{name}.txt"));
     let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     String::from_utf8(bytes).expect("fixtures are UTF-8")
 }
 
-fn geo<'a>(rows: &'a [GeometryRow], section: &str, key: &str) -> &'a GeometryRow {
+pub(crate) fn geo<'a>(rows: &'a [GeometryRow], section: &str, key: &str) -> &'a GeometryRow {
     let found: Vec<_> = rows
         .iter()
         .filter(|r| r.section == section && r.key == key)

@@ -3,7 +3,8 @@
 //! quoted in mails and documents. Each directory's SOURCE says where every fixture comes
 //! from. The values asserted are the ones a person reads off the fixture text.
 
-use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, GeometryRow, Kind};
+use crate::parse_fixtures::{fixture_in, geo};
+use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -11,18 +12,7 @@ fn dir() -> PathBuf {
 }
 
 fn fixture(tool: &str, name: &str) -> String {
-    let p = dir().join(tool).join(format!("{name}.txt"));
-    let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    String::from_utf8(bytes).expect("fixtures are UTF-8")
-}
-
-fn geo<'a>(rows: &'a [GeometryRow], section: &str, key: &str) -> &'a GeometryRow {
-    let found: Vec<_> = rows
-        .iter()
-        .filter(|r| r.section == section && r.key == key)
-        .collect();
-    assert_eq!(found.len(), 1, "rows {section}/{key}: {found:?}");
-    found[0]
+    fixture_in(&dir(), tool, name)
 }
 
 /// Every fixture is named in its directory's SOURCE, with where it comes from.
