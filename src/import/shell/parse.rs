@@ -231,15 +231,19 @@ fn parse_for(toks: &[Tok], i: &mut usize, line: usize, timed: bool) -> Loop {
             kind = LoopKind::Count(items.len() as u64);
         }
     }
-    let mut l = Loop {
+    timed_loop(Loop {
         line,
         var,
         kind,
         head,
         body,
         timed,
-    };
-    if timed {
+    })
+}
+
+/// A loop under `time` times every command in its body.
+fn timed_loop(mut l: Loop) -> Loop {
+    if l.timed {
         mark_timed(&mut l.body);
     }
     l
@@ -322,18 +326,14 @@ fn parse_while(toks: &[Tok], i: &mut usize, line: usize, timed: bool, before: &[
         Some((v, c)) => (v, LoopKind::Count(c)),
         None => (String::new(), LoopKind::Unknown),
     };
-    let mut l = Loop {
+    timed_loop(Loop {
         line,
         var,
         kind,
         head,
         body,
         timed,
-    };
-    if timed {
-        mark_timed(&mut l.body);
-    }
-    l
+    })
 }
 
 /// `if COND; then A; elif COND2; then B; else C; fi`, at `if`: A's commands with their
