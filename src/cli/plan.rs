@@ -1,4 +1,6 @@
 use fslab::plan::{step_times, Phase};
+use fslab::run::target::guest_kernel;
+use fslab::run::target::uml::ubd;
 use fslab::spec::{MountSpec, Step};
 use std::process::ExitCode;
 
@@ -83,7 +85,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                     })
                     .collect();
                 serde_json::json!({
-                    "index": p.index, "id": p.id, "repeat": p.repeat,
+                    "index": p.index, "id": p.id, "repeat": p.repeat, "replicates": p.replicates,
                     "vars": p.vars.iter().map(|(k, v)| (k.clone(), v.to_json())).collect::<serde_json::Map<_, _>>(),
                     "devices": p.devices, "steps": phases,
                 })
@@ -107,21 +109,36 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             .collect();
         println!("overrides: {}", o.join(" "));
     }
-    let iterations: u32 = plan.points.iter().map(|p| p.repeat).sum();
+    let replicates: u32 = plan.points.iter().map(|p| p.replicates).sum();
+    let iterations: u32 = plan.points.iter().map(|p| p.repeat * p.replicates).sum();
     println!(
-        "{} points, {} timed iterations\n",
+        "{} points, {} replicates (fresh filesystems), {} timed iterations\n",
         plan.points.len(),
+        replicates,
         iterations
     );
     for p in &plan.points {
-        println!("point {} [{}]  repeat {}", p.index, p.id, p.repeat);
-        for d in &p.devices {
-            println!(
-                "  device {}: {} loop device on a sparse image ({:?} backing)",
-                d.name,
-                bytesize::ByteSize(d.size_bytes).display().iec(),
-                d.backing
-            );
+        println!(
+            "point {} [{}]  {} × repeat {}",
+            p.index,
+            p.id,
+            count(p.replicates, "replicate"),
+            p.repeat
+        );
+        let guest = guest_kernel(p);
+        for (i, d) in p.devices.iter().enumerate() {
+            let size = bytesize::ByteSize(d.size_bytes).display().iec();
+            match guest {
+                Some(k) => println!(
+                    "  device {}: {size} sparse image file, the {k} guest's {} (no host loop device)",
+                    d.name,
+                    ubd(i).display()
+                ),
+                None => println!(
+                    "  device {}: {size} loop device on a sparse image ({:?} backing)",
+                    d.name, d.backing
+                ),
+            }
             if let Some(m) = d.medium.filter(|m| m.params().is_some()) {
                 println!(
                     "    served through the {} disk model (FUSE; docs/media.md)",
@@ -142,4 +159,12 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         println!();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn count(n: u32, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }

@@ -163,6 +163,41 @@ fn plan_prints_commands_and_creates_nothing() {
     assert!(s.loops().is_empty());
 }
 
+/// `plan` counts replicates (the unit of every claim) and says that a guest point's
+/// devices are image files the guest sees as ubd disks, not host loop devices.
+#[test]
+fn plan_shows_replicates_and_a_guest_points_devices() {
+    let s = Scratch::new("plan-guest");
+    let exp = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/xfs-rt-truncate.yaml"
+    );
+    let o = s.run(&["plan", exp, "--profile", "converted"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("2 points, 10 replicates (fresh filesystems), 10 timed iterations"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "[kernel=uml-trixie,layout=rt,loop=processes,rtextsize=8k]  5 replicates × repeat 1"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("device data: 2.0 GiB sparse image file, the uml-trixie guest's /dev/ubda (no host loop device)")
+            && out.contains("device rt: 2.0 GiB sparse image file, the uml-trixie guest's /dev/ubdb"),
+        "{out}"
+    );
+    assert!(!out.contains("loop device on"), "{out}");
+    // A host point's devices are loop devices.
+    let o = s.run(&["plan", exp, "--profile", "quick"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("loop device on a sparse image"), "{out}");
+    assert!(!s.work().exists(), "plan created its work dir");
+}
+
 #[test]
 fn bad_files_fail_with_a_location_before_any_device_exists() {
     let s = Scratch::new("bad");

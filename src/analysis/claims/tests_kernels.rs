@@ -135,3 +135,80 @@ fn a_claim_that_pins_the_kernel_is_checked_once_as_written() {
     assert_eq!(one[0].measured, per[0].measured);
     assert_eq!(one[0].tier, per[0].tier);
 }
+
+/// A claim checked over a scale series (`scale_check`) is split by kernel too: each
+/// kernel's verdict rests on that kernel's points at every scale of the series, names its
+/// kernel and lists each scale it was measured at. The committed seed 003 guest bundles
+/// stand in for a series: the 6.12 bundle read at `files` = 250 and 500 (below the
+/// published 1000), beside the 6.1 bundle at 500.
+#[test]
+fn a_scale_series_gives_one_verdict_per_kernel_over_its_own_points() {
+    use super::per_kernel::check_over_scales_per_kernel;
+    use super::words::num;
+    use crate::spec::Value as SpecValue;
+    let exp =
+        crate::spec::Experiment::load(root().join("experiments/xfs-rt-truncate.yaml")).unwrap();
+    let at = |bundle: &str, files: i64| {
+        let b = Bundle::open(root().join("data/reruns").join(bundle)).unwrap();
+        let mut ev = Evidence::from_bundle(&b).unwrap();
+        ev.scale = exp.def.scale.clone();
+        ev.vars.insert("files".into(), SpecValue::Int(files));
+        ev
+    };
+    let series = [
+        at("003-uml-trixie", 250),
+        at("003-uml-trixie", 500),
+        at("003-uml-bookworm", 500),
+    ];
+    let refs: Vec<&Evidence> = series.iter().collect();
+    let claim = exp
+        .def
+        .claims
+        .iter()
+        .find(|c| c.id == "large-rtextsize-costs-little-one-process")
+        .unwrap();
+    let v = check_over_scales_per_kernel(claim, "files", &refs);
+    let kernels: Vec<Option<&str>> = v.iter().map(|x| x.kernel.as_deref()).collect();
+    assert_eq!(
+        kernels,
+        vec![Some("uml-trixie"), Some("uml-bookworm")],
+        "{v:?}"
+    );
+    let trixie = &v[0];
+    assert_eq!(
+        trixie.name(),
+        "large-rtextsize-costs-little-one-process @ kernel=uml-trixie"
+    );
+    for scale in ["files=250: ", "files=500: "] {
+        assert!(
+            trixie.details.iter().any(|d| d.starts_with(scale)),
+            "{scale}: {:?}",
+            trixie.details
+        );
+    }
+    // 6.12 converts the tail: its verdict is about scale, never the mechanism; 6.1 keeps
+    // it written, and no scale of the series changes that.
+    assert_ne!(trixie.not_applicable, Some(Inapplicable::MechanismAbsent));
+    assert_eq!(
+        v[1].not_applicable,
+        Some(Inapplicable::MechanismAbsent),
+        "{:?}",
+        v[1]
+    );
+    assert!(
+        v[1].reason.contains("took `kept_written`"),
+        "{}",
+        v[1].reason
+    );
+    // Each kernel's number is its own: computed on the 6.12 points alone, it is the
+    // number of the 6.12 bundle checked on its own.
+    let alone = check_claims(std::slice::from_ref(claim), &series[1]);
+    assert_eq!(alone.len(), 1);
+    let largest = trixie
+        .details
+        .iter()
+        .find(|d| d.starts_with("files=500: "))
+        .unwrap();
+    let m = alone[0].measured.unwrap();
+    assert!(largest.contains(&num(m)), "{largest} vs {m}");
+}

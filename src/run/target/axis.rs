@@ -24,8 +24,8 @@ pub const KERNEL_VAR: &str = "kernel";
 /// Its value for the host's own kernel.
 pub const HOST: &str = "host";
 
-/// The kernel a point names (None: the host's).
-fn kernel_of(point: &Point) -> Option<&str> {
+/// The guest kernel a point names in its `kernel` variable (None: the host's).
+pub fn guest_kernel(point: &Point) -> Option<&str> {
     match point.vars.get(KERNEL_VAR) {
         Some(Value::Str(s)) if s != HOST => Some(s.as_str()),
         _ => None,
@@ -38,7 +38,7 @@ fn kernel_of(point: &Point) -> Option<&str> {
 pub fn for_plan(plan: &Plan, mem_bytes: u64) -> Result<Option<KernelAxis>, GuestError> {
     let mut guests = BTreeMap::new();
     for p in &plan.points {
-        if let Some(name) = kernel_of(p) {
+        if let Some(name) = guest_kernel(p) {
             if !guests.contains_key(name) {
                 guests.insert(name.to_string(), UmlTarget::new(name, mem_bytes)?);
             }
@@ -55,7 +55,7 @@ pub struct KernelAxis {
 
 impl KernelAxis {
     fn guest(&self, point: &Point) -> Option<&UmlTarget> {
-        kernel_of(point).and_then(|k| self.guests.get(k))
+        guest_kernel(point).and_then(|k| self.guests.get(k))
     }
 
     fn target(&self, point: &Point) -> &dyn Target {
@@ -92,7 +92,7 @@ impl Target for KernelAxis {
             .iter()
             .map(|(n, g)| (n.as_str(), Box::new(g.guest_host()) as Box<dyn Host>))
             .collect();
-        crate::doctor::check_by(plan, &*host, &|p: &Point| match kernel_of(p)
+        crate::doctor::check_by(plan, &*host, &|p: &Point| match guest_kernel(p)
             .and_then(|k| guests.get(k))
         {
             Some(h) => &**h,

@@ -18,7 +18,7 @@ mod local;
 pub(super) mod mock;
 pub mod uml;
 
-pub use axis::{for_plan, KernelAxis, KERNEL_VAR};
+pub use axis::{for_plan, guest_kernel, KernelAxis, KERNEL_VAR};
 pub use local::LocalTarget;
 pub use uml::{GuestError, UmlTarget};
 

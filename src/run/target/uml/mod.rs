@@ -102,7 +102,7 @@ pub const MAX_DISKS: usize = 16;
 
 /// The guest's name for its `n`th disk: `/dev/ubda`, `/dev/ubdb`, … (`n` below
 /// [`MAX_DISKS`]).
-fn ubd(n: usize) -> PathBuf {
+pub fn ubd(n: usize) -> PathBuf {
     let letter = char::from(b'a' + (n % MAX_DISKS) as u8);
     PathBuf::from(format!("/dev/ubd{letter}"))
 }
