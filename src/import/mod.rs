@@ -12,7 +12,8 @@
 //! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
 //!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
-//! - [`ranges`]: ranges, before/after changes and axes said in prose;
+//! - [`ranges`]: ranges, before/after changes and axes said in prose; `sequences`: the
+//!   same commands run again with other arguments, as a matrix axis;
 //! - [`claims`]: comparison sentences → draft claims;
 //! - [`draft`]: the experiment (devices, matrix, steps, tools); [`branches`]: where a
 //!   `case` branch's steps run; [`heredocs`]: a here-document in the draft; `naming`:
@@ -36,6 +37,7 @@ pub mod params;
 pub mod programs;
 pub mod ranges;
 pub mod rowlabels;
+mod sequences;
 pub mod shell;
 pub mod sidebyside;
 pub mod units;
