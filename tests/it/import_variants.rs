@@ -265,3 +265,131 @@ fn runs_that_differ_in_several_arguments_are_an_axis_of_variants() {
     assert_eq!(vals, ["0", "1"]);
     assert!(format!("{:?}", e.def.setup).contains("mkfs.xfs -f -m crc={{crc}} {{dev.data}}"));
 }
+
+pub(crate) const FIO_JOB_POST: &str =
+    "Subject: [PATCH] ext4: avoid lock contention in random writes
+
+The job file:
+
+[global]
+ioengine=libaio
+direct=1
+bs=4k
+size=1g
+iodepth=32
+directory=/mnt/test
+
+[randwrite]
+rw=randwrite
+numjobs=16
+
+  # mkfs.ext4 -F /dev/nvme0n1
+  # mount /dev/nvme0n1 /mnt/test
+  # fio randwrite.fio
+
+Without the patch:
+randwrite: (groupid=0, jobs=16): err= 0: pid=4242: Mon Jun  3 10:00:00 2024
+  write: IOPS=412k, BW=1609MiB/s (1687MB/s)(16.0GiB/10183msec)
+    clat (usec): min=3, max=2212, avg=37.61, stdev=12.01
+
+With the patch:
+randwrite: (groupid=0, jobs=16): err= 0: pid=4250: Mon Jun  3 10:05:00 2024
+  write: IOPS=520k, BW=2031MiB/s (2130MB/s)(16.0GiB/8066msec)
+    clat (usec): min=3, max=1906, avg=29.80, stdev=9.12
+";
+
+/// A fio job file shown in the post (`[global]` and `[randwrite]` sections) and run as
+/// `fio randwrite.fio`: the draft's workload is fio with the job's options on its command
+/// line (global ones first, `--name=randwrite` and its own after), the directory as
+/// `{{mnt}}`; the job lines are neither shell nor the post's numbers. fio's results take
+/// the job's name and options and the label above them; the job header and the latency
+/// lines are fio's, not prose numbers.
+#[test]
+fn a_fio_job_file_gives_the_workload_options_and_labels_its_results() {
+    let (d, e) = draft_of(FIO_JOB_POST);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fio}} --ioengine=libaio --direct=1 --bs=4k --size=1g --iodepth=32 --directory={{mnt}} --name=randwrite --rw=randwrite --numjobs=16"),
+        "{w}"
+    );
+    assert!(e.def.vars.is_empty(), "{:?}", e.def.vars);
+    note_at(
+        &d,
+        5,
+        NoteKind::Recognised,
+        "a fio job file: its options are the options of `fio randwrite.fio` (line 19)",
+    );
+    let job = |printed: &str| {
+        d.rows
+            .iter()
+            .find(|r| r.printed == printed)
+            .map(|r| (r.line, r.value, r.unit.clone(), r.settings.clone()))
+            .unwrap_or_else(|| panic!("no row {printed}: {:#?}", d.rows))
+    };
+    let s = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let want = |row: &str| {
+        vec![
+            s("direction", "write"),
+            s("job", "randwrite"),
+            s("rw", "randwrite"),
+            s("bs", "4k"),
+            s("iodepth", "32"),
+            s("numjobs", "16"),
+            s("row", row),
+        ]
+    };
+    assert_eq!(
+        job("IOPS=412k"),
+        (23, 412000.0, "IOPS".into(), want("Without the patch"))
+    );
+    assert_eq!(
+        job("BW=2031MiB/s"),
+        (28, 2031.0, "MiB/s".into(), want("With the patch"))
+    );
+    // the job file's lines, the header and clat lines are no numbers of the post
+    let lines: Vec<usize> = d.rows.iter().map(|r| r.line).collect();
+    for l in [8, 9, 10, 22, 24, 27, 29] {
+        assert!(!lines.contains(&l), "line {l}: {:#?}", d.rows);
+    }
+    // a job file and no fio command: the draft runs fio with its options, a guess
+    let post = FIO_JOB_POST.replace("  # fio randwrite.fio\n", "");
+    let (d, e) = draft_of(&post);
+    assert!(format!("{:?}", e.def.workload.run).contains("{{fio}} --ioengine=libaio"));
+    note_at(&d, 5, NoteKind::Guess, "no fio command");
+}
+
+/// Ankit Jain's mail (linux-kernel, 2012), real: fio 2's `read : io=…, bw=618740 B/s,
+/// iops=151 , runt=169006msec` lines under `**Unpatched**` and `**Patched**` give rows of
+/// IOPS, bandwidth and runtime with the direction and the label; the `slat` lines are
+/// fio's. Values listed by hand from reading the post.
+#[test]
+fn outside_fio_2_output_with_emphasis_labels() {
+    let text = super::import::outside("aio-io-submit-fio2.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.txt")).expect("imports");
+    let got = |line: usize, q: &str| {
+        d.rows
+            .iter()
+            .find(|r| r.line == line && r.quantity == q && r.group == "fio")
+            .map(|r| (r.value, r.unit.clone(), r.settings.clone()))
+            .unwrap_or_else(|| panic!("no {q} at line {line}: {:#?}", d.rows))
+    };
+    let s = |k: &str, v: &str| (k.to_string(), v.to_string());
+    for (line, dir, row, iops, bw, runt) in [
+        (36, "read", "Unpatched", 151.0, 618740.0, 169006.0),
+        (39, "write", "Unpatched", 151.0, 622133.0, 169006.0),
+        (43, "read", "Patched", 123.0, 504885.0, 208627.0),
+        (46, "write", "Patched", 122.0, 500330.0, 208627.0),
+    ] {
+        let settings = vec![s("direction", dir), s("row", row)];
+        assert_eq!(got(line, "iops"), (iops, "IOPS".into(), settings.clone()));
+        assert_eq!(got(line, "bandwidth"), (bw, "B/s".into(), settings.clone()));
+        assert_eq!(got(line, "runtime"), (runt, "ms".into(), settings));
+    }
+    for l in [37, 40, 44, 47] {
+        assert!(
+            !d.rows.iter().any(|r| r.line == l),
+            "slat line {l}: {:#?}",
+            d.rows
+        );
+    }
+}
