@@ -144,7 +144,7 @@ pub fn job_files(lines: &[PostLine], skip: &dyn Fn(usize) -> bool) -> Vec<JobFil
             } else if t.is_empty() {
                 // a blank line goes on only to another section
                 let next = lines[m + 1..].iter().find(|l| !l.text.trim().is_empty());
-                if !next.is_some_and(|l| section(l.text.trim()).is_some()) {
+                if next.is_none_or(|l| section(l.text.trim()).is_none()) {
                     break;
                 }
             } else if t.starts_with([';', '#']) {
@@ -272,9 +272,12 @@ fn job_header(t: &str) -> Option<&str> {
     (!name.is_empty() && !name.contains(' ') && rest.contains("jobs=")).then_some(name)
 }
 
+/// One number of a direction line: quantity, value, unit, as printed.
+type Number = (&'static str, f64, String, String);
+
 /// fio 3's `read: IOPS=12.3k, BW=48.1MiB/s (…)` or fio 2's `read : io=…, bw=…, iops=…,
-/// runt=…`: the direction and its (quantity, value, unit, printed) numbers.
-fn direction_line(t: &str) -> Option<(&str, Vec<(&'static str, f64, String, String)>)> {
+/// runt=…`: the direction and its numbers.
+fn direction_line(t: &str) -> Option<(&str, Vec<Number>)> {
     let (dir, rest) = t.split_once(':')?;
     let dir = dir.trim();
     if !matches!(dir, "read" | "write" | "trim") {

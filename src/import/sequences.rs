@@ -42,7 +42,9 @@ pub fn repeated_runs(blocks: &mut [Block]) {
         Node::Cmd(c) => Some(c.clone()),
         _ => None,
     };
-    let mut best: Option<(usize, Vec<(usize, usize)>, Found)> = None;
+    // (how many commands it covers, the run's commands, where)
+    type Best = (usize, Vec<(usize, usize)>, Found);
+    let mut best: Option<Best> = None;
     for r in &runs {
         let cmds: Vec<Cmd> = r.iter().filter_map(|at| cmd(*at)).collect();
         if let Some(f) = find(&cmds) {
@@ -85,11 +87,16 @@ fn program(c: &Cmd) -> String {
         .unwrap_or_default()
 }
 
+/// The most commands a run of repeats is looked for in, and the longest run: a post is
+/// not a program to search.
+const MAX_COMMANDS: usize = 512;
+const MAX_PERIOD: usize = 64;
+
 fn find(cmds: &[Cmd]) -> Option<Found> {
-    let n = cmds.len();
+    let n = cmds.len().min(MAX_COMMANDS);
     let mut best: Option<Found> = None;
     for start in 0..n {
-        for period in 1..n - start {
+        for period in 1..(n - start).min(MAX_PERIOD + 1) {
             let like = |i: usize, j: usize| {
                 program(&cmds[i]) == program(&cmds[j]) && cmds[i].timed == cmds[j].timed
             };
