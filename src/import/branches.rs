@@ -41,6 +41,9 @@ pub fn place(
                 ));
                 Some(Some((axis, values)))
             }
+            // where no branch that sets its variable runs: no point, said by the
+            // command's per-branch message
+            Resolved::Never(_) if !arm.unless.is_empty() => None,
             Resolved::Never(why) => {
                 notes.push(Note::new(
                     *line,
@@ -60,6 +63,48 @@ pub fn place(
         });
     }
     out
+}
+
+/// The workload and its variants: when the timed command the draft takes as its workload
+/// (`workload`, an index into `cmds`) is in a `case` branch that runs only at some points,
+/// the timed commands of that `case`'s branches that run at some points, in order (the
+/// workload among them): one `workload_variants` entry each, with its `when:`. Empty when
+/// the workload runs at every point. Each of `cmds` is (timed, its branch, where it runs).
+pub fn workload_variants(cmds: &[(bool, Option<&CaseArm>, bool)], workload: usize) -> Vec<usize> {
+    let Some((true, Some(arm), true)) = cmds.get(workload).copied() else {
+        return Vec::new();
+    };
+    cmds.iter()
+        .enumerate()
+        .filter(|(_, (timed, a, when))| {
+            *timed && *when && a.is_some_and(|a| a.line == arm.line && a.word == arm.word)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The comment on the `workload:` the spec requires beside its variants: where it runs,
+/// which is nowhere when the variants' `when:` cover their axis.
+pub fn variants_default(whens: &[&When], axes: &[Axis]) -> String {
+    let Some(Some((axis, _))) = whens.first() else {
+        return String::new();
+    };
+    let taken: Vec<&String> = whens
+        .iter()
+        .filter_map(|w| w.as_ref().filter(|w| w.0 == *axis))
+        .flat_map(|w| w.1.iter())
+        .collect();
+    let left: Vec<&String> = axes
+        .iter()
+        .find(|a| a.name == *axis)
+        .map(|a| a.values.iter().filter(|v| !taken.contains(v)).collect())
+        .unwrap_or_default();
+    if left.is_empty() {
+        format!("; every point runs its branch's entry of `workload_variants` (their `when:` cover {axis}); this one is the default the format requires")
+    } else {
+        let left: Vec<&str> = left.iter().map(|s| s.as_str()).collect();
+        format!("; guess: the post times nothing where {axis} is {}; the draft runs this there (the other points run their `workload_variants` entry)", left.join(" or "))
+    }
 }
 
 /// What a branch's commands become.
@@ -154,6 +199,7 @@ mod tests {
             word: word.into(),
             patterns: pats.iter().map(|s| s.to_string()).collect(),
             earlier: earlier.iter().map(|s| s.to_string()).collect(),
+            unless: Vec::new(),
         };
         assert_eq!(
             resolve(&arm("\"$f\"", &["ext*"], &[]), &rename, &axes),

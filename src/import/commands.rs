@@ -8,7 +8,9 @@
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
 use super::shell::heredoc;
-use super::shell::{inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Node};
+use super::shell::{
+    inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Env, Node,
+};
 
 /// How a block was written in the post.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -317,10 +319,12 @@ pub fn find(lines: &[PostLine]) -> Commands {
         inline_calls(&mut b.nodes, &mut defs);
     }
     // variables set in one block are used in the next (`$ DEV=/dev/vdb` then `$ mkfs $DEV`)
-    let mut env = Vec::new();
+    let mut env = Env::default();
     for b in &mut out.blocks {
         substitute(&mut b.nodes, &mut env);
     }
+    // the same commands run again with other arguments: a loop over the runs
+    super::sequences::repeated_runs(&mut out.blocks);
     inline_commands(lines, &mut out);
     out
 }

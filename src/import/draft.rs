@@ -5,7 +5,7 @@
 //! text) and [`super::csv`] (the published CSV).
 
 pub use super::axis::Axis;
-use super::branches::place;
+use super::branches::{place, variants_default, workload_variants, When};
 use super::commands::{Block, BlockKind};
 use super::heredocs::{self, Rewrite};
 use super::naming::{
@@ -85,6 +85,9 @@ pub struct Experiment {
     pub vars: Vec<(String, String, String)>,
     pub setup: Vec<Step>,
     pub workload: Option<Step>,
+    /// The timed commands of a `case`'s branches, each with its `when:` (the workload's
+    /// branch among them): each point runs its branch's, as the post does.
+    pub workload_variants: Vec<Step>,
     pub capture: Vec<Step>,
     pub teardown: Vec<Step>,
     pub tools: Vec<Tool>,
@@ -194,11 +197,14 @@ pub fn build(
                 ));
                 return;
             }
-            // the same command in two `case` branches is two steps
-            let key = match &c.case {
+            // the same command in two `case` branches, or fed two texts, is two steps
+            let mut key = match &c.case {
                 Some(k) => format!("{} [{} {}]", c.text(), k.line, k.head()),
                 None => c.text(),
             };
+            if let Some(d) = &c.heredoc {
+                key.push_str(&format!(" <<{:?}", d.text()));
+            }
             if let Some(first) = seen.iter().find(|s| s.1 == key) {
                 notes.push(Note::new(
                     c.line,
@@ -211,6 +217,11 @@ pub fn build(
                 return;
             }
             seen.push((c.line, key));
+            if let Some(why) = &c.per_branch {
+                if !notes.iter().any(|n| n.line == c.line && n.what == *why) {
+                    notes.push(Note::new(c.line, NoteKind::Recognised, why));
+                }
+            }
             located.push(Located {
                 cmd: c,
                 loops: loops.to_vec(),
@@ -378,11 +389,21 @@ pub fn build(
                 }
                 let name = axis_name(&located, &lp.var).unwrap_or_else(|| lp.var.clone());
                 rename.push((lp.var.clone(), name.clone()));
+                let why = if lp.head.starts_with("guess:") {
+                    notes.push(Note::new(
+                        lp.line,
+                        NoteKind::Guess,
+                        &format!("matrix axis `{name}`: {}", lp.head),
+                    ));
+                    lp.head.clone()
+                } else {
+                    format!("`{}`", lp.head)
+                };
                 axes.push(Axis {
                     name,
                     values: values.clone(),
                     line: lp.line,
-                    why: format!("`{}`", lp.head),
+                    why,
                 });
             }
         }
@@ -489,6 +510,12 @@ pub fn build(
             })
         })
         .unwrap_or(located.len() - 1);
+    let flags: Vec<_> = located
+        .iter()
+        .map(|l| (l.cmd.timed, l.cmd.case.as_ref(), l.when.is_some()))
+        .collect();
+    let variants = workload_variants(&flags, workload_idx);
+    let timed_here = |idx: usize| idx == workload_idx || variants.contains(&idx);
 
     let subst_paths = |w: &str| -> String {
         let mut s = w.to_string();
@@ -537,7 +564,7 @@ pub fn build(
             _ => None,
         });
         let loop_var = times_loop.map(|lp| lp.var.as_str());
-        let repeat = if idx == workload_idx {
+        let repeat = if timed_here(idx) {
             count_loop
                 .filter(|lp| c.timed && !lp.timed)
                 .and_then(|lp| match lp.kind {
@@ -559,7 +586,7 @@ pub fn build(
             comment.push_str(&format!("; {why}"));
             notes.push(Note::new(c.line, NoteKind::Guess, &why));
         }
-        if c.timed && idx != workload_idx && located[workload_idx].cmd.timed {
+        if c.timed && !timed_here(idx) && located[workload_idx].cmd.timed {
             notes.push(Note::new(
                 c.line,
                 NoteKind::Unmapped,
@@ -571,7 +598,7 @@ pub fn build(
             ));
         }
         let mut action = match &p {
-            Program::Umount if idx != workload_idx => {
+            Program::Umount if !timed_here(idx) => {
                 if mounted && exp.workload.is_some() {
                     // after the workload: the teardown unmounts (a setup step would run
                     // before the workload)
@@ -784,9 +811,9 @@ pub fn build(
             };
         }
         let when = l.when.clone();
-        if idx == workload_idx {
+        if idx == workload_idx && variants.is_empty() {
             if let Some((axis, values)) = &when {
-                let why = format!("guess: the post runs the workload only where {axis} is {}; the draft's workload runs at every point (a `workload_variants` entry per branch would keep the post's choice)", values.join(" or "));
+                let why = format!("guess: the post runs the workload only where {axis} is {}; the draft's workload runs at every point", values.join(" or "));
                 comment.push_str(&format!("; {why}"));
                 notes.push(Note::new(c.line, NoteKind::Guess, &why));
             }
@@ -796,17 +823,31 @@ pub fn build(
             action,
             times,
             repeat,
-            when: if idx == workload_idx { None } else { when },
+            when: if timed_here(idx) { None } else { when.clone() },
             comment,
         };
+        if timed_here(idx) && !variants.is_empty() {
+            let mut v = step.clone();
+            v.when.clone_from(&when);
+            if let Some((axis, values)) = &when {
+                notes.push(Note::new(c.line, NoteKind::Recognised, &format!("a timed command in a `case` branch: a `workload_variants` entry with `when: {{ {axis}: [{}] }}`", values.join(", "))));
+            }
+            exp.workload_variants.push(v);
+        }
         if idx == workload_idx {
             exp.workload = Some(step);
+        } else if timed_here(idx) {
+            // a variant only
         } else if exp.workload.is_some() && !matches!(p, Program::Mkfs(_)) {
             // after the workload: captures (xfs_bmap, filefrag, xfs_info, …) and the rest
             exp.capture.push(step);
         } else {
             exp.setup.push(step);
         }
+    }
+    if let Some(w) = exp.workload.as_mut().filter(|_| !variants.is_empty()) {
+        let whens: Vec<&When> = exp.workload_variants.iter().map(|v| &v.when).collect();
+        w.comment.push_str(&variants_default(&whens, &exp.matrix));
     }
     if mounted {
         exp.teardown.push(Step {

@@ -93,10 +93,15 @@ pub fn rewrite(
             },
         )
     };
+    let kind = if doc.string {
+        "a here-string (`<<<`, written as a here-document: `sh` has no `<<<`)"
+    } else {
+        "a here-document"
+    };
     notes.push(Note::new(
         c.line,
         NoteKind::Recognised,
-        &format!("a here-document ({span}): {what}"),
+        &format!("{kind} ({span}): {what}"),
     ));
     out
 }

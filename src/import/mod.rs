@@ -8,11 +8,13 @@
 //! - [`shell`]: a block read as shell (loops, `if`, `case`, functions, here-documents,
 //!   `time`, variables); [`programs`]: what each program is;
 //! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
-//!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema;
+//!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema; [`fiojobs`]: fio
+//!   job files (their options the fio command's) and fio's normal output;
 //! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
 //!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
-//! - [`ranges`]: ranges, before/after changes and axes said in prose;
+//! - [`ranges`]: ranges, before/after changes and axes said in prose; `sequences`: the
+//!   same commands run again with other arguments, as a matrix axis;
 //! - [`claims`]: comparison sentences → draft claims;
 //! - [`draft`]: the experiment (devices, matrix, steps, tools); [`branches`]: where a
 //!   `case` branch's steps run; [`heredocs`]: a here-document in the draft; `naming`:
@@ -27,6 +29,7 @@ pub mod commands;
 mod comparison;
 pub mod csv;
 pub mod draft;
+pub mod fiojobs;
 pub mod heredocs;
 pub mod mail;
 mod naming;
@@ -36,6 +39,7 @@ pub mod params;
 pub mod programs;
 pub mod ranges;
 pub mod rowlabels;
+mod sequences;
 pub mod shell;
 pub mod sidebyside;
 pub mod units;
@@ -176,7 +180,11 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         ));
     }
     let lines = &post.lines;
-    let cmds = commands::find(lines);
+    let mut cmds = commands::find(lines);
+    // a fio job file shown in the post: its options are the fio command's
+    let in_heredoc = fiojobs::heredoc_lines(&cmds.blocks);
+    let jobs = fiojobs::job_files(lines, &|k| in_heredoc.contains(&lines[k].n));
+    fiojobs::apply(&jobs, lines, &mut cmds, &mut notes);
     let mut taken: Vec<bool> = cmds.command_lines.clone();
 
     // settings of script invocations: `# ./dumb.sh 0` binds $1=0, named like the axis
@@ -225,7 +233,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(output::e2fsck_passes(&post));
     found.extend(output::filefrag_lines(&post));
     found.extend(output::fio_json(&post));
-    found.extend(output::fio_text(&post));
+    found.extend(fiojobs::fio_text(&post, &jobs));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
     found.extend(sidebyside::blocks(&post));
     for f in &found {
@@ -272,11 +280,26 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(blocks);
     // a short label on the line above a `time` block or a fio line (`parent=0:`,
     // `Without the patch:`) heads its rows
+    // (fio's own lines above a result are passed over, a command above it is not: the
+    // text above the command that printed it is no label of fio's rows)
+    let fio_lines: Vec<usize> = found
+        .iter()
+        .filter(|f| f.tool == "fio")
+        .flat_map(|f| f.lines.iter().copied())
+        .collect();
     for f in found
         .iter_mut()
         .filter(|f| matches!(f.tool, "time" | "fio"))
     {
-        if let Some(label) = rowlabels::heading(lines, f.first, &|i| taken[i]) {
+        let fio = f.tool == "fio";
+        let skip = |i: usize| {
+            if fio {
+                fio_lines.contains(&i)
+            } else {
+                taken[i]
+            }
+        };
+        if let Some(label) = rowlabels::heading(lines, f.first, &skip) {
             rowlabels::apply(&mut f.rows, &label);
         }
     }

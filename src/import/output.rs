@@ -1,7 +1,7 @@
 //! Tool output pasted into a post, read with fslab's own parsers (`crate::parse`):
 //! `time` blocks (labelled by the sentence or the prompt before them), `mkfs.xfs` /
 //! `xfs_info` and `mke2fs` / `dumpe2fs` geometry, `e2fsck -tt` passes, debugfs
-//! `BLOCKS:` lists, `filefrag` and `fio` JSON. Each block is cut out of the post, parsed,
+//! `BLOCKS:` lists, `filefrag` and `fio` JSON (its normal output: `fiojobs`). Each block is cut out of the post, parsed,
 //! and its rows mapped back to the post's lines.
 
 use super::mail::{Post, PostLine};
@@ -685,60 +685,6 @@ pub fn fio_json(post: &Post) -> Vec<Found> {
     found
 }
 
-/// fio's normal output: `  read: IOPS=12.3k, BW=48.1MiB/s (50.4MB/s)(2886MiB/60001msec)`.
-pub fn fio_text(post: &Post) -> Vec<Found> {
-    let mut found = Vec::new();
-    for (k, l) in post.lines.iter().enumerate() {
-        let t = l.text.trim();
-        let Some((dir, rest)) = t.split_once(": IOPS=") else {
-            continue;
-        };
-        let dir = dir.trim();
-        if !matches!(dir, "read" | "write" | "trim") {
-            continue;
-        }
-        let mut rows = Vec::new();
-        let iops_s = rest.split(',').next().unwrap_or("");
-        let iops = match iops_s.strip_suffix('k') {
-            Some(v) => v.parse::<f64>().ok().map(|v| v * 1000.0),
-            None => iops_s.parse::<f64>().ok(),
-        };
-        let mk = |q: &str, v: f64, u: &str, p: &str| Row {
-            line: l.n,
-            group: "fio".into(),
-            quantity: q.into(),
-            settings: vec![("direction".into(), dir.into())],
-            value: v,
-            unit: u.into(),
-            printed: p.into(),
-            approx: false,
-            category: Category::Measurement,
-            stated_by: l.quoted_author.clone(),
-            note: "fio output".into(),
-        };
-        if let Some(v) = iops {
-            rows.push(mk("iops", v, "IOPS", &format!("IOPS={iops_s}")));
-        }
-        if let Some(bw) = rest
-            .split("BW=")
-            .nth(1)
-            .and_then(|b| b.split_whitespace().next())
-        {
-            if let Some((q, _)) = super::numbers::token_quantity(bw) {
-                rows.push(mk("bandwidth", q.value, &q.unit, &format!("BW={bw}")));
-            }
-        }
-        found.push(Found {
-            tool: "fio",
-            first: k,
-            rows,
-            lines: vec![k],
-            device_bytes: Vec::new(),
-        });
-    }
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -820,17 +766,5 @@ mod tests {
             (7.0, 7, "TOTAL: 7")
         );
         assert_eq!(total.settings, [("fs".to_string(), "ext3".to_string())]);
-    }
-
-    #[test]
-    fn fio_normal_output() {
-        let p =
-            post("Subject: x\n\n  read: IOPS=12.3k, BW=48.1MiB/s (50.4MB/s)(2886MiB/60001msec)\n");
-        let f = fio_text(&p);
-        assert_eq!(f[0].rows[0].value, 12300.0);
-        assert_eq!(
-            (f[0].rows[1].value, f[0].rows[1].unit.as_str()),
-            (48.1, "MiB/s")
-        );
     }
 }

@@ -118,7 +118,16 @@ const GENERIC: &[&str] = &[
 /// not a sentence, not a generic heading).
 pub fn short_label(text: &str) -> Option<String> {
     let t = text.trim();
-    let label = t.strip_suffix(':')?.trim();
+    // `**Unpatched**`, `*Patched*`: a label set off by emphasis needs no colon
+    let emphasis = ["**", "*", "__"].iter().find_map(|m| {
+        t.strip_prefix(m)?
+            .strip_suffix(m)
+            .filter(|l| !l.is_empty() && !l.contains('*'))
+    });
+    let label = match emphasis {
+        Some(l) => l.trim().trim_end_matches(':'),
+        None => t.strip_suffix(':')?.trim(),
+    };
     if label.is_empty() || label.contains(':') || label.ends_with(['.', ',']) {
         return None;
     }

@@ -270,6 +270,12 @@ pub fn yaml(
             y.push_str("  # guess: a placeholder; replace with the post's timed command\n  name: placeholder\n  run: \"true\"\n");
         }
     }
+    if !exp.workload_variants.is_empty() {
+        y.push_str(
+            "\n# the timed command of each `case` branch: a point runs the one whose `when:` holds",
+        );
+    }
+    section(&mut y, "workload_variants", &exp.workload_variants);
     section(&mut y, "capture", &exp.capture);
     section(&mut y, "teardown", &exp.teardown);
     if !claims.is_empty() {

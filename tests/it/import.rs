@@ -323,6 +323,7 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "xfs-dirent-filetype.txt",
         "xfs-parent-pointer-speedup.txt",
         "xfs-pptr-benchme-reply.txt",
+        "aio-io-submit-fio2.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }
@@ -331,6 +332,12 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         super::import_shell::CASE_POST,
         super::import_shell::FUNCTION_POST,
         super::import_shell::HEREDOC_POST,
+        super::import_variants::CASE_WORKLOAD_POST,
+        super::import_variants::BRANCH_VAR_POST,
+        super::import_variants::FLAGS_POST,
+        super::import_variants::HERESTRING_POST,
+        super::import_variants::RUNS_POST,
+        super::import_variants::FIO_JOB_POST,
     ] {
         seeds.push(p.as_bytes().to_vec());
     }

@@ -40,6 +40,7 @@ mod fio_example;
 mod fuzz_spec;
 mod import;
 mod import_shell;
+mod import_variants;
 mod k8s;
 mod kernel_build;
 mod kernels;

@@ -3,7 +3,7 @@
 
 /// The `case` branch a command is in: it runs only where the case's word matches one of
 /// `patterns` and none of the branches before it (`earlier`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CaseArm {
     /// The `case` line.
     pub line: usize,
@@ -15,6 +15,10 @@ pub struct CaseArm {
     pub patterns: Vec<String>,
     /// The patterns of the branches before it.
     pub earlier: Vec<String>,
+    /// Branches it excludes as well: a command after the `case` that uses a variable some
+    /// branches set runs once per such branch, and once, with the value from before the
+    /// `case`, where none of them runs (`patterns` `*`, `unless` those branches).
+    pub unless: Vec<CaseArm>,
 }
 
 impl CaseArm {
@@ -22,11 +26,18 @@ impl CaseArm {
     pub fn selects(&self, value: &str) -> bool {
         self.patterns.iter().any(|p| glob_matches(p, value))
             && !self.earlier.iter().any(|p| glob_matches(p, value))
+            && !self.unless.iter().any(|a| a.selects(value))
     }
 
-    /// The branch's head as written, for messages: `xfs|ext4)`.
+    /// The branch's head as written, for messages: `xfs|ext4)`; `none of ext3) ext4)` for
+    /// where none of the `unless` branches runs.
     pub fn head(&self) -> String {
-        format!("{})", self.patterns.join("|"))
+        if self.unless.is_empty() {
+            format!("{})", self.patterns.join("|"))
+        } else {
+            let heads: Vec<String> = self.unless.iter().map(CaseArm::head).collect();
+            format!("none of {}", heads.join(" "))
+        }
     }
 }
 
@@ -87,8 +98,24 @@ mod tests {
             word: "$fs".into(),
             patterns: vec!["*".into()],
             earlier: vec!["xfs".into(), "ext[34]".into()],
+            unless: Vec::new(),
         };
         assert!(arm.selects("btrfs"));
         assert!(!arm.selects("ext4"));
+        // where none of the branches `xfs)` and `*)` (after `ext[34])`) runs: ext3 and ext4
+        let xfs = CaseArm {
+            patterns: vec!["xfs".into()],
+            earlier: Vec::new(),
+            ..arm.clone()
+        };
+        let rest = CaseArm {
+            patterns: vec!["*".into()],
+            earlier: Vec::new(),
+            unless: vec![xfs, arm],
+            ..CaseArm::default()
+        };
+        assert!(rest.selects("ext3") && rest.selects("ext4"));
+        assert!(!rest.selects("xfs") && !rest.selects("btrfs"));
+        assert_eq!(rest.head(), "none of xfs) *)");
     }
 }

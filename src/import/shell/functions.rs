@@ -3,7 +3,7 @@
 //! the call's words, every command marked with the [`Call`] it comes from. A call inside a
 //! function resolves when that function is called, as the shell does.
 
-use super::{unquote, var_at, Node};
+use super::{unquote, var_at, variants, Node};
 
 /// The call of a shell function a command comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,7 +137,7 @@ fn calls_as_loop(run: &[super::Cmd], name: &str, body: &[Node]) -> Option<super:
         })
         .collect();
     let [k] = differ.as_slice() else {
-        return None;
+        return several_as_loop(run, name, body, &differ);
     };
     let n = k + 1;
     let uses = |w: &str| w.contains(&format!("${n}")) || w.contains(&format!("${{{n}}}"));
@@ -181,6 +181,63 @@ fn calls_as_loop(run: &[super::Cmd], name: &str, body: &[Node]) -> Option<super:
         body: b,
         timed: first.timed,
     })
+}
+
+/// Calls one after the other that differ in several arguments (`t 1024 128`,
+/// `t 4096 256`): a loop over variants named from those arguments, each call's body bound
+/// with its own arguments, a command the calls share once and one that differs per call
+/// (`variants::merge`).
+fn several_as_loop(
+    run: &[super::Cmd],
+    name: &str,
+    body: &[Node],
+    differ: &[usize],
+) -> Option<super::Loop> {
+    let first = run.first().filter(|_| differ.len() > 1)?;
+    let runs: Vec<Vec<String>> = run
+        .iter()
+        .map(|c| {
+            let args = &c.words[c.program_index() + 1..];
+            differ.iter().map(|k| unquote(&args[*k])).collect()
+        })
+        .collect();
+    let names = variants::names(&runs);
+    let bodies: Vec<Vec<Node>> = run
+        .iter()
+        .map(|c| {
+            let pi = c.program_index();
+            let call = Call {
+                name: name.to_string(),
+                line: c.line,
+                text: c.words[pi..].join(" "),
+            };
+            let mut b = body.to_vec();
+            bind(&mut b, &c.words[pi + 1..], &call, c);
+            b
+        })
+        .collect();
+    // some command of the body must differ between the calls
+    let merged =
+        variants::merge(&bodies, &names, first.line).filter(|m| m.len() > bodies[0].len())?;
+    let calls: Vec<String> = run
+        .iter()
+        .map(|c| {
+            format!(
+                "`{}` (line {})",
+                c.words[c.program_index()..].join(" "),
+                c.line
+            )
+        })
+        .collect();
+    Some(variants::variant_loop(
+        merged,
+        names,
+        first.line,
+        format!(
+            "guess: the calls {} differ in several arguments; each value names a call",
+            calls.join(", ")
+        ),
+    ))
 }
 
 fn count(nodes: &[Node]) -> usize {
@@ -237,7 +294,12 @@ fn bind(nodes: &mut [Node], args: &[String], call: &Call, at: &super::Cmd) {
                 l.timed |= at.timed;
                 bind(&mut l.body, args, call, at);
             }
-            Node::Assign { value, .. } => *value = unquote(&positional(value, args)),
+            Node::Assign { value, arm, .. } => {
+                *value = unquote(&positional(value, args));
+                if let Some(k) = arm {
+                    k.word = positional(&k.word, args);
+                }
+            }
             Node::Else { body, .. } | Node::Unread { body, .. } => bind(body, args, call, at),
             Node::Func { .. } => {}
         }

@@ -1,6 +1,10 @@
 //! Here-documents: `cat > job.fio <<EOF`, `<<-'EOF'`, `fio - << "END"`. The lines up to
 //! the delimiter are a text the command reads on its standard input (usually a file the
-//! script writes): never commands, never the post's numbers.
+//! script writes): never commands, never the post's numbers. A here-string
+//! (`debugfs -w /dev/sdb <<< "stats"`, `<<<$cmds`, `<<< $'a\nb'`) is the same: a one-line
+//! text on the command's input, kept as a [`HereDoc`] (`sh` has no `<<<`).
+
+use super::{unquote, Node};
 
 /// A here-document fed to a command.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +17,8 @@ pub struct HereDoc {
     pub body: Vec<(usize, String)>,
     /// Whether the delimiter line was found (else the body runs to the block's end).
     pub closed: bool,
+    /// Written as a here-string (`<<< WORD`): the body is the word, with a newline.
+    pub string: bool,
 }
 
 impl HereDoc {
@@ -165,6 +171,7 @@ pub(super) fn extract(logical: &[(usize, String)]) -> (Vec<(usize, String)>, Vec
                 quoted: op.quoted,
                 body: Vec::new(),
                 closed: false,
+                string: false,
             };
             while k < logical.len() {
                 let (bn, bt) = &logical[k];
@@ -179,6 +186,75 @@ pub(super) fn extract(logical: &[(usize, String)]) -> (Vec<(usize, String)>, Vec
         }
     }
     (lines, docs)
+}
+
+/// Turn each command's here-string (`<<< WORD`, `<<<WORD`) into its [`HereDoc`]: the word
+/// leaves the command and is the body, expanded later unless single-quoted.
+pub(super) fn herestrings(nodes: &mut [Node]) {
+    for n in nodes {
+        match n {
+            Node::Cmd(c) => {
+                let Some(k) = c.words.iter().position(|w| w.starts_with("<<<")) else {
+                    continue;
+                };
+                if c.heredoc.is_some() {
+                    continue;
+                }
+                let rest = c.words[k][3..].to_string();
+                let (word, take) = if rest.is_empty() {
+                    (c.words.get(k + 1).cloned().unwrap_or_default(), 2)
+                } else {
+                    (rest, 1)
+                };
+                let end = (k + take).min(c.words.len());
+                c.words.drain(k..end);
+                let (text, quoted) = match word.strip_prefix("$'") {
+                    Some(ansi) => (ansi_c(ansi.strip_suffix('\'').unwrap_or(ansi)), true),
+                    None => (unquote(&word), word.starts_with('\'')),
+                };
+                let delim = if text.contains("EOF") {
+                    "END_OF_STRING"
+                } else {
+                    "EOF"
+                };
+                c.heredoc = Some(HereDoc {
+                    delim: delim.into(),
+                    quoted,
+                    body: text.split('\n').map(|l| (c.line, l.to_string())).collect(),
+                    closed: true,
+                    string: true,
+                });
+            }
+            Node::Loop(l) => herestrings(&mut l.body),
+            Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
+                herestrings(body)
+            }
+            Node::Assign { .. } => {}
+        }
+    }
+}
+
+/// The text of bash's `$'…'`: `\n`, `\t`, `\\`, `\'` decoded, other escapes kept.
+fn ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(e @ ('\\' | '\'' | '"')) => out.push(e),
+            Some(e) => {
+                out.push('\\');
+                out.push(e);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -14,12 +14,15 @@ mod functions;
 mod heads;
 pub mod heredoc;
 mod parse;
+pub mod variants;
+mod vars;
 
 use super::programs::Program;
 pub use case::{glob_matches, CaseArm};
 pub use functions::Call;
 pub use heredoc::HereDoc;
 use parse::{parse_list, tokenize};
+pub use vars::{subst_word, substitute, var_at, vars_in, Env};
 
 /// A loop's iteration.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +56,9 @@ pub struct Cmd {
     pub heredoc: Option<HereDoc>,
     /// The call of the shell function whose body it comes from.
     pub called: Option<Call>,
+    /// Why it is one of several commands, one per `case` branch: it uses a variable the
+    /// branches set (`vars`).
+    pub per_branch: Option<String>,
 }
 
 impl Cmd {
@@ -66,6 +72,7 @@ impl Cmd {
             case: None,
             heredoc: None,
             called: None,
+            per_branch: None,
         }
     }
 
@@ -112,11 +119,12 @@ impl Cmd {
 pub enum Node {
     Cmd(Cmd),
     Loop(Loop),
-    /// `NAME=value` on its own.
+    /// `NAME=value` on its own; `arm`: set in that `case` branch.
     Assign {
         line: usize,
         name: String,
         value: String,
+        arm: Option<CaseArm>,
     },
     /// The `elif`/`else` branch of an `if` (`head` names it): not part of the draft, which
     /// keeps the `then` branch; reported, never dropped silently.
@@ -204,8 +212,9 @@ pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
     let mut i = 0;
     let mut nodes = parse_list(&toks, &mut i, &[]);
     attach_heredocs(&mut nodes, &docs);
+    heredoc::herestrings(&mut nodes);
     functions::inline(&mut nodes, &mut Vec::new());
-    substitute(&mut nodes, &mut Vec::new());
+    substitute(&mut nodes, &mut Env::default());
     nodes
 }
 
@@ -244,105 +253,6 @@ fn attach_heredocs(nodes: &mut [Node], docs: &[HereDoc]) {
             Node::Assign { .. } => {}
         }
     }
-}
-
-/// Substitute variables set by assignments into the words that follow them.
-pub(super) fn substitute(nodes: &mut [Node], env: &mut Vec<(String, String)>) {
-    for n in nodes.iter_mut() {
-        match n {
-            Node::Assign { name, value, .. } => {
-                let v = subst_word(value, env);
-                env.retain(|(k, _)| k != name);
-                env.push((name.clone(), v));
-            }
-            Node::Cmd(c) => {
-                for w in &mut c.words {
-                    *w = subst_word(w, env);
-                }
-                if let Some(k) = &mut c.case {
-                    k.word = subst_word(&k.word, env);
-                }
-                if let Some(d) = c.heredoc.as_mut().filter(|d| !d.quoted) {
-                    for (_, l) in &mut d.body {
-                        *l = subst_word(l, env);
-                    }
-                }
-            }
-            Node::Loop(l) => {
-                if let LoopKind::List(items) = &mut l.kind {
-                    for it in items.iter_mut() {
-                        *it = subst_word(it, env);
-                    }
-                }
-                // the loop variable shadows
-                let saved = env.clone();
-                env.retain(|(k, _)| *k != l.var);
-                substitute(&mut l.body, env);
-                *env = saved;
-            }
-            Node::Else { body, .. } | Node::Unread { body, .. } => {
-                substitute(body, &mut env.clone())
-            }
-            // its body was inlined at each call, where it is substituted
-            Node::Func { .. } => {}
-        }
-    }
-}
-
-/// `$NAME` / `${NAME}` replaced when NAME was set.
-pub fn subst_word(w: &str, env: &[(String, String)]) -> String {
-    if !w.contains('$') || env.is_empty() {
-        return w.to_string();
-    }
-    let mut out = String::new();
-    let chars: Vec<char> = w.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] == '$' {
-            let (name, len) = var_at(&chars[i + 1..]);
-            if let Some((_, v)) = env.iter().find(|(k, _)| *k == name) {
-                out.push_str(v);
-                i += 1 + len;
-                continue;
-            }
-        }
-        out.push(chars[i]);
-        i += 1;
-    }
-    out
-}
-
-/// The variable name after a `$` and how many characters it takes (`{x}` included).
-pub fn var_at(rest: &[char]) -> (String, usize) {
-    if rest.first() == Some(&'{') {
-        let name: String = rest[1..].iter().take_while(|c| **c != '}').collect();
-        let len = name.chars().count() + 2;
-        return (name, len);
-    }
-    if rest.first().is_some_and(|c| c.is_ascii_digit()) {
-        return (rest[0].to_string(), 1);
-    }
-    let name: String = rest
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
-        .collect();
-    let len = name.chars().count();
-    (name, len)
-}
-
-/// Every `$NAME` in a word.
-pub fn vars_in(w: &str) -> Vec<String> {
-    let chars: Vec<char> = w.chars().collect();
-    let mut out = Vec::new();
-    for (i, c) in chars.iter().enumerate() {
-        if *c == '$' {
-            let (name, _) = var_at(&chars[i + 1..]);
-            if !name.is_empty() {
-                out.push(name);
-            }
-        }
-    }
-    out
 }
 
 /// Every command in nodes, depth first, with the loops around it (outermost first).
@@ -518,16 +428,31 @@ mod tests {
                 (8, "mount /dev/sdb /mnt".to_string(), None),
             ]
         );
-        // a variable set in a branch is reported, not substituted with the last branch's value
+        // a variable set in branches: the command after the case once per branch, with
+        // that branch's value and its pattern (not the last branch's value everywhere);
+        // where no branch sets it, the value from before the case (unset: no program)
         let nodes = block(
-            "case $fs in\nxfs) MKFS=mkfs.xfs;;\next4) MKFS=mkfs.ext4;;\nesac\n$MKFS /dev/sdb",
+            "case $fs in\nxfs) MKFS=mkfs.xfs;;\next4) MKFS=mkfs.ext4; o=-F;;\nesac\n$MKFS $o /dev/sdb\no=-q\ncase $fs in\nxfs) o=-f;;\nesac\nsync $o",
         );
-        assert!(nodes
-            .iter()
-            .any(|n| matches!(n, Node::Unread { line: 2, .. })));
         let mut cmds = Vec::new();
-        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
-        assert_eq!(cmds, ["$MKFS /dev/sdb"]);
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((
+                c.line,
+                c.text(),
+                c.case.as_ref().map(|k| k.head()),
+                c.per_branch.is_some(),
+            ))
+        });
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            cmds,
+            [
+                (5, "mkfs.xfs /dev/sdb".to_string(), s("xfs)"), true),
+                (5, "mkfs.ext4 -F /dev/sdb".to_string(), s("ext4)"), true),
+                (10, "sync -f".to_string(), s("xfs)"), true),
+                (10, "sync -q".to_string(), s("none of xfs)"), true),
+            ]
+        );
     }
 
     #[test]
@@ -574,19 +499,43 @@ mod tests {
             })
             .collect();
         assert_eq!(funcs, ["run_test", "unused"]);
-        // calls that differ in two arguments are inlined one after the other
-        let nodes = block("t() { mkfs.ext4 -b $1 -I $2 /dev/sdb; }\nt 1024 128\nt 4096 256");
+        // calls that differ in two arguments: a loop over variants named from them, the
+        // command that differs once per call in a `case` branch, the shared one once
+        let nodes = block(
+            "t() { mkfs.ext4 -b $1 -I $2 /dev/sdb; time fs_mark -d /mnt/x; }\nt 1024 128\nt 4096 256",
+        );
+        let l = first_loop(&nodes);
+        assert_eq!(
+            (l.var.as_str(), &l.kind),
+            (
+                "variant",
+                &LoopKind::List(vec!["1024_128".into(), "4096_256".into()])
+            )
+        );
+        assert!(l.head.starts_with("guess: the calls `t 1024 128` (line 2)"));
         let mut cmds = Vec::new();
         walk(&nodes, &mut Vec::new(), &mut |c, l| {
-            cmds.push((c.text(), l.len()))
+            cmds.push((c.text(), l.len(), c.case.as_ref().map(|k| k.head())))
         });
         assert_eq!(
             cmds,
             [
-                ("mkfs.ext4 -b 1024 -I 128 /dev/sdb".to_string(), 0),
-                ("mkfs.ext4 -b 4096 -I 256 /dev/sdb".to_string(), 0)
+                (
+                    "mkfs.ext4 -b 1024 -I 128 /dev/sdb".to_string(),
+                    1,
+                    Some("1024_128)".to_string())
+                ),
+                (
+                    "mkfs.ext4 -b 4096 -I 256 /dev/sdb".to_string(),
+                    1,
+                    Some("4096_256)".to_string())
+                ),
+                ("fs_mark -d /mnt/x".to_string(), 1, None)
             ]
         );
+        // several arguments the body never uses: one after the other, as before
+        let nodes = block("t() { sync; }\nt 1 2\nt 3 4");
+        assert!(!nodes.iter().any(|n| matches!(n, Node::Loop(_))));
         // `local` variables of a function, bound from its arguments
         let nodes =
             block("mk() {\n  local dev=$1 bs=$2\n  mkfs.ext4 -F -b $bs $dev\n}\nmk /dev/sdb 1024");

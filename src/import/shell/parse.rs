@@ -193,6 +193,7 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
                     line,
                     name: name.to_string(),
                     value: unquote(value),
+                    arm: None,
                 });
             }
             continue;
@@ -271,7 +272,10 @@ fn uses_var(nodes: &[Node], var: &str) -> bool {
             .chain(c.case.as_ref().map(|k| &k.word))
             .any(|w| vars_in(w).iter().any(|v| v == var)),
         Node::Loop(l) => l.head.contains(&format!("${var}")) || uses_var(&l.body, var),
-        Node::Assign { value, .. } => vars_in(value).iter().any(|v| v == var),
+        Node::Assign { value, arm, .. } => vars_in(value)
+            .iter()
+            .chain(arm.as_ref().map(|k| vars_in(&k.word)).iter().flatten())
+            .any(|v| v == var),
         Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
             uses_var(body, var)
         }
@@ -310,7 +314,12 @@ fn parse_while(toks: &[Tok], i: &mut usize, line: usize, timed: bool, before: &[
     );
     let counted = while_count(&head_words, until).and_then(|(var, op, n)| {
         let start = before.iter().rev().find_map(|b| match b {
-            Node::Assign { name, value, .. } if *name == var => value.parse::<i64>().ok(),
+            Node::Assign {
+                name,
+                value,
+                arm: None,
+                ..
+            } if *name == var => value.parse::<i64>().ok(),
             _ => None,
         })?;
         let inc = body.iter().position(|b| is_increment(b, &var))?;
@@ -478,6 +487,7 @@ fn parse_case(toks: &[Tok], i: &mut usize, line: usize) -> Vec<Node> {
             word: word.clone(),
             patterns: patterns.clone(),
             earlier: earlier.clone(),
+            unless: Vec::new(),
         };
         earlier.extend(patterns);
         out.extend(set_case(body, &arm));
@@ -485,8 +495,8 @@ fn parse_case(toks: &[Tok], i: &mut usize, line: usize) -> Vec<Node> {
     out
 }
 
-/// The branch's nodes with their [`CaseArm`]; an assignment in a branch is
-/// [`Node::Unread`] (the draft sets no variable per branch).
+/// The branch's nodes with their [`CaseArm`], its assignments too (a command after the
+/// `case` that uses the variable runs once per branch: `substitute`).
 fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
     let mut out = Vec::new();
     for n in nodes {
@@ -499,15 +509,13 @@ fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
                 l.body = set_case(l.body, arm);
                 out.push(Node::Loop(l));
             }
-            Node::Assign { line, name, value } => out.push(Node::Unread {
+            Node::Assign {
+                line, name, value, ..
+            } => out.push(Node::Assign {
                 line,
-                what: format!(
-                    "`{name}={value}` in the `{}` branch of `case {}` (line {}): the draft sets no variable per branch, so ${name} is not set from it",
-                    arm.head(),
-                    arm.word,
-                    arm.line
-                ),
-                body: Vec::new(),
+                name,
+                value,
+                arm: Some(arm.clone()),
             }),
             other => out.push(other),
         }

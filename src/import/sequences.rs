@@ -1,0 +1,307 @@
+//! The same commands run again with other arguments, one after the other at prompts or in
+//! a script (`mkfs.xfs -b size=1k /dev/sdb; mount …; time fs_mark …; umount …` then
+//! `mkfs.xfs -b size=4k -n size=8k /dev/sdb; mount …; time fs_mark …`): the runs are the
+//! points of a matrix axis. One word changed (`parent=0` / `parent=1`) gives a loop over
+//! its values, named from it (`parent`); several changed together give a loop over
+//! `variant`, whose values name the runs (`shell::variants`), the commands that differ one
+//! per run in a `case` branch. Either way the loop's head says `guess:` and where the runs
+//! are. A final run may leave out trailing `umount`/`sync` commands.
+
+use super::commands::{Block, BlockKind};
+use super::programs::Program;
+use super::shell::variants::{merge, names, variant_loop};
+use super::shell::{unquote, Cmd, Loop, LoopKind, Node};
+
+/// Find the longest run of repeated commands in the blocks and make it a loop.
+pub fn repeated_runs(blocks: &mut [Block]) {
+    // the blocks' top-level commands in order, split where another construct stands
+    let mut runs: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+    for (bi, b) in blocks.iter().enumerate() {
+        if b.kind == BlockKind::Inline {
+            continue;
+        }
+        for (ni, n) in b.nodes.iter().enumerate() {
+            match n {
+                // a script's runs (`./t.sh 0`, `./t.sh 1`) are its arguments' matrix
+                Node::Cmd(c)
+                    if c.case.is_none()
+                        && c.cond.is_none()
+                        && !matches!(c.program(), Program::Script(_))
+                        && !matches!(c.argv()[0].as_str(), "sh" | "bash") =>
+                {
+                    if let Some(r) = runs.last_mut() {
+                        r.push((bi, ni));
+                    }
+                }
+                Node::Assign { .. } | Node::Func { .. } => {}
+                _ => runs.push(Vec::new()),
+            }
+        }
+    }
+    let cmd = |(bi, ni): (usize, usize)| match &blocks[bi].nodes[ni] {
+        Node::Cmd(c) => Some(c.clone()),
+        _ => None,
+    };
+    // (how many commands it covers, the run's commands, where)
+    type Best = (usize, Vec<(usize, usize)>, Found);
+    let mut best: Option<Best> = None;
+    for r in &runs {
+        let cmds: Vec<Cmd> = r.iter().filter_map(|at| cmd(*at)).collect();
+        if let Some(f) = find(&cmds) {
+            let cover = f.end - f.start;
+            if best.as_ref().is_none_or(|b| cover > b.0) {
+                best = Some((cover, r.clone(), f));
+            }
+        }
+    }
+    let Some((_, at, f)) = best else {
+        return;
+    };
+    let cmds: Vec<Cmd> = at.iter().filter_map(|a| cmd(*a)).collect();
+    let Some(l) = build(&cmds, &f) else {
+        return;
+    };
+    // the loop where the first run starts; the runs' commands leave
+    let region = &at[f.start..f.end];
+    for &(bi, ni) in region.iter().skip(1).rev() {
+        blocks[bi].nodes.remove(ni);
+    }
+    let (bi, ni) = region[0];
+    blocks[bi].nodes[ni] = Node::Loop(l);
+}
+
+/// Runs found in a list of commands: `start..end` holds `count` runs of `period`
+/// commands (the last may lack trailing `umount`/`sync`).
+#[derive(Debug, Clone, PartialEq)]
+struct Found {
+    start: usize,
+    end: usize,
+    period: usize,
+    count: usize,
+}
+
+fn program(c: &Cmd) -> String {
+    c.words
+        .get(c.program_index())
+        .map(|w| unquote(w))
+        .unwrap_or_default()
+}
+
+/// The most commands a run of repeats is looked for in, and the longest run: a post is
+/// not a program to search.
+const MAX_COMMANDS: usize = 512;
+const MAX_PERIOD: usize = 64;
+
+fn find(cmds: &[Cmd]) -> Option<Found> {
+    let n = cmds.len().min(MAX_COMMANDS);
+    let mut best: Option<Found> = None;
+    for start in 0..n {
+        for period in 1..(n - start).min(MAX_PERIOD + 1) {
+            let like = |i: usize, j: usize| {
+                program(&cmds[i]) == program(&cmds[j]) && cmds[i].timed == cmds[j].timed
+            };
+            let mut count = 1;
+            let mut end = start + period;
+            loop {
+                let next = start + count * period;
+                let full = (0..period).all(|i| next + i < n && like(start + i, next + i));
+                if full {
+                    count += 1;
+                    end = next + period;
+                    continue;
+                }
+                // a last run without its trailing umount/sync
+                let have = (0..period)
+                    .take_while(|i| next + i < n && like(start + i, next + i))
+                    .count();
+                let rest_is_teardown = (have..period)
+                    .all(|i| matches!(cmds[start + i].program(), Program::Umount | Program::Sync));
+                if have > 0 && have < period && rest_is_teardown {
+                    count += 1;
+                    end = next + have;
+                }
+                break;
+            }
+            if count < 2 {
+                continue;
+            }
+            let seg = |k: usize, i: usize| start + k * period + i;
+            let differs = (0..period).any(|i| {
+                (1..count)
+                    .any(|k| seg(k, i) < end && cmds[seg(k, i)].words != cmds[seg(0, i)].words)
+            });
+            let timed = (0..period)
+                .any(|i| cmds[start + i].timed || cmds[start + i].program().is_benchmark());
+            if !differs || !timed {
+                continue;
+            }
+            let f = Found {
+                start,
+                end,
+                period,
+                count,
+            };
+            if best
+                .as_ref()
+                .is_none_or(|b| f.end - f.start > b.end - b.start)
+            {
+                best = Some(f);
+            }
+        }
+    }
+    best
+}
+
+/// The loop the runs make.
+fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
+    let at = |k: usize, i: usize| {
+        let j = f.start + k * f.period + i;
+        // a last run without its trailing umount: the first run's
+        cmds.get(j)
+            .filter(|_| j < f.end)
+            .unwrap_or(&cmds[f.start + i])
+    };
+    let lines: Vec<String> = (0..f.count)
+        .map(|k| format!("line {}", at(k, 0).line))
+        .collect();
+    let where_ = format!(
+        "the post runs the same {} commands {} times ({}), with other arguments",
+        f.period,
+        f.count,
+        lines.join(", ")
+    );
+    let differ: Vec<usize> = (0..f.period)
+        .filter(|i| (1..f.count).any(|k| at(k, *i).words != at(0, *i).words))
+        .collect();
+    // one word of one command changed: a loop over its values
+    if let [i] = differ.as_slice() {
+        let first = at(0, *i);
+        let same_len = (0..f.count).all(|k| at(k, *i).words.len() == first.words.len());
+        let words: Vec<usize> = (0..first.words.len())
+            .filter(|w| same_len && (1..f.count).any(|k| at(k, *i).words[*w] != first.words[*w]))
+            .collect();
+        if let [w] = words.as_slice() {
+            let vals: Vec<String> = (0..f.count)
+                .map(|k| unquote(&at(k, *i).words[*w]))
+                .collect();
+            let key = vals[0]
+                .split_once('=')
+                .map(|(k, _)| k.to_string())
+                .filter(|k| {
+                    vals.iter().all(|v| v.starts_with(&format!("{k}=")))
+                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && !k.is_empty()
+                });
+            let flag = first.words[..*w]
+                .last()
+                .map(|p| p.trim_start_matches('-').replace('-', "_"))
+                .filter(|p| {
+                    first.words[*w - 1].starts_with('-')
+                        && !p.is_empty()
+                        && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+            let var = key.clone().or(flag).unwrap_or_else(|| "value".into());
+            let mut values: Vec<String> = Vec::new();
+            for v in &vals {
+                let v = match &key {
+                    Some(k) => v[k.len() + 1..].to_string(),
+                    None => v.clone(),
+                };
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+            let mut body: Vec<Node> = (0..f.period).map(|j| Node::Cmd(at(0, j).clone())).collect();
+            if let Node::Cmd(c) = &mut body[*i] {
+                c.words[*w] = match &key {
+                    Some(k) => format!("{k}=${var}"),
+                    None => format!("${var}"),
+                };
+            }
+            return Some(Loop {
+                line: first.line,
+                var,
+                kind: LoopKind::List(values),
+                head: format!("guess: {where_}: `{}` changes", first.words[*w]),
+                body,
+                timed: false,
+            });
+        }
+    }
+    // several changed: a loop over the runs, named from the words only each has
+    let runs: Vec<Vec<String>> = (0..f.count)
+        .map(|k| {
+            differ
+                .iter()
+                .flat_map(|i| at(k, *i).words.iter().skip(1).cloned())
+                .collect()
+        })
+        .collect();
+    let names = names(&runs);
+    let bodies: Vec<Vec<Node>> = (0..f.count)
+        .map(|k| (0..f.period).map(|i| Node::Cmd(at(k, i).clone())).collect())
+        .collect();
+    let line = at(0, 0).line;
+    let body = merge(&bodies, &names, line)?;
+    Some(variant_loop(
+        body,
+        names,
+        line,
+        format!("guess: {where_}; each value names a run"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{find, Found};
+    use crate::import::shell::Cmd;
+
+    fn cmds(s: &[&str]) -> Vec<Cmd> {
+        s.iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let mut c = Cmd::new(i + 1, l.split(' ').map(String::from).collect());
+                c.timed = l.starts_with("time ");
+                c
+            })
+            .collect()
+    }
+
+    #[test]
+    fn runs_of_the_same_programs() {
+        let c = cmds(&[
+            "umount /mnt",
+            "mkfs.xfs -b size=1k /dev/sdb",
+            "mount /dev/sdb /mnt",
+            "time fs_mark -d /mnt/x",
+            "umount /mnt",
+            "mkfs.xfs -b size=4k -n size=8k /dev/sdb",
+            "mount /dev/sdb /mnt",
+            "time fs_mark -d /mnt/x",
+        ]);
+        assert_eq!(
+            find(&c),
+            // the umount before the first mkfs starts the runs as well
+            Some(Found {
+                start: 0,
+                end: 8,
+                period: 4,
+                count: 2
+            })
+        );
+        // the same commands again, nothing changed: no axis
+        let c = cmds(&[
+            "mkfs.xfs /dev/sdb",
+            "time sync",
+            "mkfs.xfs /dev/sdb",
+            "time sync",
+        ]);
+        assert_eq!(find(&c), None);
+        // nothing timed: no experiment's runs
+        let c = cmds(&[
+            "mkfs.xfs -b size=1k /dev/sdb",
+            "mkfs.xfs -b size=4k /dev/sdb",
+        ]);
+        assert_eq!(find(&c), None);
+    }
+}
