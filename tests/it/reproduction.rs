@@ -26,7 +26,7 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 12] = [
+const ORDER: [&str; 14] = [
     "000-n10k",
     "000",
     "000-b",
@@ -39,6 +39,8 @@ const ORDER: [&str; 12] = [
     "003-b",
     "003-uml-bookworm",
     "003-uml-trixie",
+    "003-converted",
+    "003-converted-b",
 ];
 
 /// The command that regenerates REPRODUCTION.md.
