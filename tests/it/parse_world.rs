@@ -4,7 +4,7 @@
 //! from. The values asserted are the ones a person reads off the fixture text.
 
 use crate::parse_fixtures::{fixture_in, geo};
-use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, xfs_bmap, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -481,4 +481,190 @@ fn fs_mark_3_1_without_app_overhead() {
     );
     // The two shell prompts and the README's sentence between the runs.
     assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+}
+
+// ---------------------------------------------------------------------- xfs_bmap
+
+/// `(logical_start, logical_end, physical_start, flags)` of every row, holes included
+/// (physical None).
+fn map_rows(
+    r: &fslab::parse::map::MapReport<xfs_bmap::BmapFile>,
+    file: u64,
+) -> Vec<(u64, u64, Option<u64>, String)> {
+    r.rows
+        .iter()
+        .filter(|x| x.file == file)
+        .map(|x| {
+            (
+                x.logical_start.unwrap(),
+                x.logical_end.unwrap(),
+                x.physical_start,
+                x.flags.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `xfs_bmap -vp` of an fallocated file and of a reflinked pair: octal 010000 is
+/// unwritten, 100000 shared; the rewritten block of the clone is not shared.
+#[test]
+fn xfs_bmap_unwritten_and_shared_extents() {
+    let r = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "unwritten-reflink-vp")).unwrap();
+    assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+    let paths: Vec<_> = r.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["mnt/unwritten", "mnt/orig", "mnt/clone"]);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        map_rows(&r, 0),
+        [
+            (0, 127, Some(832), s("")),
+            (128, 2047, Some(960), s("unwritten")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&r, 1),
+        [
+            (0, 127, Some(8640), s("shared")),
+            (128, 135, Some(8768), s("")),
+            (136, 511, Some(8776), s("shared")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&r, 2),
+        [
+            (0, 127, Some(8640), s("shared")),
+            (128, 135, Some(9664), s("")),
+            (136, 511, Some(8776), s("shared")),
+        ]
+    );
+    // `falloc 0 1m`: 1 MiB in all, 64 KiB of it written.
+    let f = &r.files[0];
+    assert_eq!((f.total, f.total_bytes), (2048, Some(1 << 20)));
+    assert_eq!(r.rows[0].length_bytes, Some(64 << 10));
+    assert_eq!(r.rows[1].physical_bytes, Some(960 * 512));
+    assert_eq!(r.rows[1].tool_flags.as_deref(), Some("010000"));
+    assert_eq!(r.files[2].total_bytes, Some(256 << 10));
+    // `fiemap -v` of the same files says the same in FIEMAP flags.
+    let fm = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "xfs-unwritten-reflink-fiemap-v"))
+        .unwrap();
+    assert!(fm.warnings.is_empty() && !fm.partial, "{:?}", fm.warnings);
+    assert_eq!(
+        map_rows(&fm, 0),
+        [
+            (0, 127, Some(832), s("")),
+            (128, 2047, Some(960), s("last,unwritten")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&fm, 1),
+        [
+            (0, 127, Some(8640), s("shared")),
+            (128, 135, Some(9664), s("")),
+            (136, 511, Some(8776), s("last,shared")),
+        ]
+    );
+}
+
+/// Files in allocation groups 0, 1 and 2 of a 512 MiB XFS (4 AGs of 128 MiB = 262144
+/// basic blocks): the AG columns are read, and each data row's block number is its AG's
+/// start plus its AG offset.
+#[test]
+fn xfs_bmap_three_allocation_groups() {
+    let r = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "three-ags-v")).unwrap();
+    assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+    assert_eq!(r.files.len(), 3);
+    let data: Vec<_> = r.rows.iter().filter(|x| !x.has_flag("hole")).collect();
+    assert_eq!(data.len(), 6);
+    for x in &data {
+        assert_eq!(
+            x.physical_start,
+            Some(x.ag.unwrap() * 262_144 + x.ag_offset_start.unwrap()),
+            "{x:?}"
+        );
+    }
+    let ags: Vec<_> = data.iter().map(|x| x.ag.unwrap()).collect();
+    assert_eq!(ags, [0, 0, 1, 1, 2, 2]);
+    //    0: [0..63]:         655552..655615    2 (131264..131327)    64
+    let d3 = data[4];
+    assert_eq!(
+        (d3.ag_offset_start, d3.ag_offset_end, d3.length),
+        (Some(131_264), Some(131_327), Some(64))
+    );
+    assert!(r.files.iter().all(|f| f.ags == Some(1) && f.holes == 1));
+    assert!(r
+        .files
+        .iter()
+        .all(|f| f.hole_total == 960 && f.total == 128));
+}
+
+/// A file of 27 rows (14 extents, 13 holes): two-digit extent numbers, plain and -vp
+/// alike, and fiemap the same.
+#[test]
+fn xfs_bmap_many_extents_every_form_agrees() {
+    let vp = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "many-extents-vp")).unwrap();
+    let plain = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "many-extents-plain")).unwrap();
+    let fm = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "xfs-many-fiemap")).unwrap();
+    for r in [&vp, &plain, &fm] {
+        assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+        assert_eq!(r.rows.len(), 27);
+        let f = &r.files[0];
+        assert_eq!((f.data_rows, f.holes), (14, 13));
+        assert_eq!(
+            (f.total, f.hole_total, f.end),
+            (14 * 128, 13 * 128, Some(3456))
+        );
+        let ext: Vec<u64> = r.rows.iter().map(|x| x.ext.unwrap()).collect();
+        assert_eq!(ext, (0..27).collect::<Vec<_>>());
+        // Every other 64 KiB: data at even rows, holes at odd ones.
+        for (i, x) in r.rows.iter().enumerate() {
+            assert_eq!(x.logical_start, Some(i as u64 * 128));
+            assert_eq!(x.has_flag("hole"), i % 2 == 1, "{x:?}");
+        }
+    }
+    let strip = |v: Vec<(u64, u64, Option<u64>, String)>| {
+        v.into_iter()
+            .map(|(a, b, c, _)| (a, b, c))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(map_rows(&vp, 0)), strip(map_rows(&plain, 0)));
+    assert_eq!(strip(map_rows(&vp, 0)), strip(map_rows(&fm, 0)));
+    //   26: [3328..3455]:    5312..5439        0 (5312..5439)       128 000000
+    let last = vp.rows.last().unwrap();
+    assert_eq!(
+        (last.physical_start, last.physical_end),
+        (Some(5312), Some(5439))
+    );
+    assert_eq!(vp.rows[24].physical_start, Some(5952));
+}
+
+/// xfs_bmap on ext4 prints one line and exits 0: an error quoting it, not an empty map.
+#[test]
+fn xfs_bmap_on_ext4_is_an_error_quoting_the_tool() {
+    match xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "ext4-foreign")) {
+        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
+            assert_eq!(line, 1);
+            assert!(message.contains("foreign file active"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------- xfs_io fiemap
+
+/// ext2's indirect-block files: the kernel flags their extents merged (0x1000).
+#[test]
+fn fiemap_ext2_indirect_blocks_are_merged() {
+    let r = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "ext2-indirect-fiemap-v")).unwrap();
+    assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        map_rows(&r, 0),
+        [
+            (0, 31, Some(1572), s("merged")),
+            (32, 127, Some(2658), s("merged")),
+            (128, 2047, None, s("hole")),
+            (2048, 2175, Some(10178), s("last,merged")),
+        ]
+    );
+    assert_eq!(r.files[0].total_bytes, Some(128 * 1024));
 }
