@@ -651,6 +651,53 @@ fn xfs_bmap_on_ext4_is_an_error_quoting_the_tool() {
 
 // ---------------------------------------------------------------------- xfs_io fiemap
 
+/// ext4 through `xfs_io -c "fiemap -v"`: unwritten extents (0x800), holes, and an
+/// inline-data file whose one extent is shorter than a basic block. xfs_io prints that
+/// extent's ends wrapped (`[0..18446744073709551615]: 590..589`): a warning naming it,
+/// no row with a made-up length, and the listing is not cut.
+#[test]
+fn fiemap_ext4_unwritten_holes_and_inline_data() {
+    let r = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "ext4-fiemap-v")).unwrap();
+    assert!(!r.partial);
+    let paths: Vec<_> = r.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["e4/unwritten", "e4/holes", "e4/inline"]);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        map_rows(&r, 0),
+        [
+            (0, 127, Some(32770), s("")),
+            (128, 1023, Some(32898), s("unwritten")),
+            (1024, 1039, Some(33794), s("")),
+            (1040, 2047, Some(33810), s("last,unwritten")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&r, 1),
+        [
+            (0, 127, Some(20482), s("")),
+            (128, 2047, None, s("hole")),
+            (2048, 2175, Some(22530), s("")),
+            (2176, 8191, None, s("hole")),
+            (8192, 8447, Some(24578), s("last")),
+        ]
+    );
+    assert_eq!(r.files[2].rows, 0);
+    assert_eq!(r.files[2].total_bytes, Some(0));
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert_eq!(w.line, 16);
+    assert!(w.reason.contains("shorter than one 512-byte unit"), "{w:?}");
+    // The plain listing of e4/holes has the same rows, without flags.
+    let plain = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "ext4-holes-fiemap")).unwrap();
+    assert!(plain.warnings.is_empty() && !plain.partial);
+    let no_flags = |v: Vec<(u64, u64, Option<u64>, String)>| {
+        v.into_iter()
+            .map(|(a, b, c, _)| (a, b, c))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(no_flags(map_rows(&plain, 0)), no_flags(map_rows(&r, 1)));
+}
+
 /// ext2's indirect-block files: the kernel flags their extents merged (0x1000).
 #[test]
 fn fiemap_ext2_indirect_blocks_are_merged() {
