@@ -4,7 +4,7 @@
 //! from. The values asserted are the ones a person reads off the fixture text.
 
 use crate::parse_fixtures::{fixture_in, geo};
-use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, xfs_bmap, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, fio, fsmark, time, xfs, xfs_bmap, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -714,4 +714,161 @@ fn fiemap_ext2_indirect_blocks_are_merged() {
         ]
     );
     assert_eq!(r.files[0].total_bytes, Some(128 * 1024));
+}
+
+// --------------------------------------------------------------------------- fio
+
+/// fio 2.0.15's terse v3 line (no disk-util fields): KiB, KiB/s, µs.
+#[test]
+fn fio_2_0_terse_v3() {
+    let out = fio::parse_terse(&fixture("fio", "fio-2.0.15-terse-cloudbench")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let dirs: Vec<_> = out.rows.iter().map(|r| r.direction.as_str()).collect();
+    assert_eq!(dirs, ["read", "write"]);
+    let (r, w) = (&out.rows[0], &out.rows[1]);
+    assert_eq!(r.fio_version.as_deref(), Some("fio-2.0.15"));
+    assert_eq!(r.jobname, "cloudbench-test");
+    // 3;fio-2.0.15;cloudbench-test;0;0;506416;25319;1582;20001;0;0;0.000000;0.000000;3;26586;420.649806;529.499685;…
+    assert_eq!(r.io_bytes, 506_416 * 1024);
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (25_319.0 * 1024.0, 1582.0, 20_001)
+    );
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(3_000.0), Some(26_586_000.0))
+    );
+    assert!((r.clat_mean_ns.unwrap() - 420_649.806).abs() < 1e-6);
+    assert!((r.lat_mean_ns.unwrap() - 420_892.105).abs() < 1e-6);
+    assert_eq!(r.clat_percentiles.len(), 17);
+    assert_eq!(r.clat_percentiles["clat_p50_ns"], 334_000.0);
+    assert_eq!(r.clat_percentiles["clat_p99_99_ns"], 14_272_000.0);
+    // …;501760;25086;1567;20001;0;0;0.000000;0.000000;119;18453;205.181728;…
+    assert_eq!(w.io_bytes, 501_760 * 1024);
+    assert_eq!((w.iops, w.clat_min_ns), (1567.0, Some(119_000.0)));
+    assert_eq!(w.clat_percentiles["clat_p99_99_ns"], 14_144_000.0);
+}
+
+/// fio's normal output is no format of these parsers: both say so rather than read it.
+#[test]
+fn fio_normal_output_is_not_json_or_terse() {
+    for name in ["fio-2.0.15-normal-cloudbench", "fio-3.33-normal"] {
+        let text = fixture("fio", name);
+        assert!(
+            matches!(
+                fio::parse_json(&text),
+                Err(fslab::parse::ParseError::NothingRecognised { .. })
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(
+                fio::parse_terse(&text),
+                Err(fslab::parse::ParseError::NothingRecognised { .. })
+            ),
+            "{name}"
+        );
+    }
+}
+
+/// (job, jobname, groupid, direction, io_bytes, total_ios) of a row.
+type FioJob<'a> = (u64, &'a str, i64, &'a str, u64, Option<u64>);
+
+/// The rows of fio-3.33's two jobs as [`FioJob`]s.
+fn fio_jobs(rows: &[fio::FioRow]) -> Vec<FioJob<'_>> {
+    rows.iter()
+        .map(|r| {
+            (
+                r.job,
+                r.jobname.as_str(),
+                r.groupid,
+                r.direction.as_str(),
+                r.io_bytes,
+                r.total_ios,
+            )
+        })
+        .collect()
+}
+
+const FIO_333_JOBS: [FioJob<'static>; 3] = [
+    (0, "randrw", 0, "read", 5_840_896, Some(1426)),
+    (0, "randrw", 0, "write", 2_547_712, Some(622)),
+    (1, "seqwrite", 1, "write", 16_777_216, Some(4096)),
+];
+
+/// fio 3.33's json and json+ (ns latencies, bytes) of a randrw job and a two-process
+/// group_reporting job; options are the job's over the global ones.
+#[test]
+fn fio_3_33_json_and_json_plus() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.33-json")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(fio_jobs(&out.rows), FIO_333_JOBS);
+    let r = &out.rows[0];
+    assert_eq!(r.fio_version.as_deref(), Some("fio-3.33"));
+    assert_eq!((r.bw_bytes_per_s, r.runtime_ms), (57_263_686.0, 102));
+    assert_eq!(r.clat_mean_ns, Some(48_293.921_459));
+    assert_eq!(r.clat_percentiles["clat_p99_ns"], 126_464.0);
+    assert_eq!(r.lat_max_ns, Some(7_482_567.0));
+    assert_eq!(
+        (
+            r.rw.as_deref(),
+            r.bs.as_deref(),
+            r.ioengine.as_deref(),
+            r.numjobs.as_deref()
+        ),
+        (Some("randrw"), Some("4k"), Some("psync"), None)
+    );
+    let s = &out.rows[2];
+    assert_eq!(
+        (s.rw.as_deref(), s.numjobs.as_deref(), s.direct.as_deref()),
+        (Some("write"), Some("2"), Some("1"))
+    );
+    assert_eq!(s.bw_bytes_per_s, 108_240_103.0);
+
+    let plus = fio::parse_json(&fixture("fio", "fio-3.33-jsonplus")).unwrap();
+    assert!(plus.warnings.is_empty(), "{:?}", plus.warnings);
+    assert_eq!(fio_jobs(&plus.rows), FIO_333_JOBS);
+    assert_eq!(plus.rows[0].clat_percentiles["clat_p99_ns"], 7_962_624.0);
+    assert_eq!(plus.rows[2].clat_mean_ns, Some(122_930.072_51));
+}
+
+/// fio 3.33's terse v3: the seqwrite group wrote only; terse v5 is refused by name.
+#[test]
+fn fio_3_33_terse() {
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = fio_jobs(&out.rows)
+        .into_iter()
+        .map(|(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    let want: Vec<_> = FIO_333_JOBS
+        .iter()
+        .map(|&(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    assert_eq!(got, want);
+    // 3;fio-3.33;randrw;0;0;5704;6481;1620;880;0;0;0.000000;0.000000;16;15109;434.148961;…
+    let r = &out.rows[0];
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (6481.0 * 1024.0, 1620.0, 880)
+    );
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(16_000.0), Some(15_109_000.0))
+    );
+    assert_eq!(r.clat_percentiles["clat_p1_ns"], 17_000.0);
+    // The seqwrite line's write part: 16384;54072;13518;303 … clat 16;19477.
+    let s = &out.rows[2];
+    assert_eq!(
+        (s.iops, s.runtime_ms, s.clat_max_ns),
+        (13_518.0, 303, Some(19_477_000.0))
+    );
+    assert_eq!(s.clat_percentiles["clat_p1_ns"], 18_000.0);
+    match fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5")) {
+        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
+            assert_eq!(line, 1);
+            assert!(message.contains("terse version 5"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
