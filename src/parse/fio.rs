@@ -6,7 +6,10 @@
 //! bytes and bytes/s for sizes and bandwidth, nanoseconds for latencies, milliseconds
 //! for the runtime. JSON of fio ≥ 3 gives latencies in ns (`clat_ns`, `slat_ns`,
 //! `lat_ns`); fio 2's JSON (`clat`, `slat`, `lat`) and the terse format give µs, which are
-//! multiplied by 1000 (exact). Terse sizes are KiB (× 1024).
+//! multiplied by 1000 (exact). Terse sizes are KiB (× 1024). fio's JSON `io_bytes` was
+//! KiB until fio 2.21 (fio commit c12d597a, "stat: correct json 'io_bytes' output"), which
+//! made it bytes and added `io_kbytes`: without `io_kbytes` beside it, `io_bytes` is KiB
+//! (× 1024).
 //!
 //! Completion-latency percentiles become columns `clat_p<percent>_ns`, the percent
 //! written with `_` for its point and without trailing zeros (`99.900000` →
@@ -174,11 +177,14 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             .ok_or_else(|| malformed(KIND, skipped + 1, format!("job {i} has no jobname")))?;
         for dir in ["read", "write", "trim"] {
             let Some(d) = job.get(dir) else { continue };
-            let io_bytes = d
-                .get("io_bytes")
-                .and_then(u)
-                .or_else(|| d.get("io_kbytes").and_then(u).map(|k| k * 1024))
-                .unwrap_or(0);
+            // fio < 2.21 printed KiB as `io_bytes`, and no `io_kbytes`.
+            let kib = d.get("io_kbytes").and_then(u);
+            let io_bytes = match (d.get("io_bytes").and_then(u), kib) {
+                (Some(b), Some(_)) => b,
+                (Some(k), None) => k.saturating_mul(1024),
+                (None, Some(k)) => k.saturating_mul(1024),
+                (None, None) => 0,
+            };
             let total_ios = d.get("total_ios").and_then(u);
             if io_bytes == 0 && total_ios.unwrap_or(0) == 0 {
                 continue;

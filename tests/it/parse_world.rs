@@ -718,6 +718,43 @@ fn fiemap_ext2_indirect_blocks_are_merged() {
 
 // --------------------------------------------------------------------------- fio
 
+/// fio 2.2.10's JSON: `io_bytes` is KiB there (fio made it bytes in 2.21), latencies
+/// are µs, and the unused percentile slots are `"0.00" : 0`, not a 0th percentile.
+#[test]
+fn fio_2_json_kib_and_microseconds() {
+    let out = fio::parse_json(&fixture("fio", "fio-2.2.10-json-perfkit-doc")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    // read and trim did nothing.
+    assert_eq!(out.rows.len(), 1, "{:?}", out.rows);
+    let w = &out.rows[0];
+    assert_eq!(
+        (w.jobname.as_str(), w.direction.as_str()),
+        ("test", "write")
+    );
+    assert_eq!(w.fio_version.as_deref(), Some("fio-2.2.10"));
+    assert_eq!(w.total_ios, Some(9_374_944));
+    // "io_bytes" : 37500272, in KiB: 4 KiB for each of the 9374944 writes (read as
+    // bytes it would be 4 bytes a write).
+    assert_eq!(w.io_bytes, 37_500_272 * 1024);
+    let per_io = w.io_bytes as f64 / w.total_ios.unwrap() as f64;
+    assert!((per_io - 4096.0).abs() < 1.0, "{per_io}");
+    // "bw" : 62499 (KiB/s) over "runtime" : 600008 ms is the same amount.
+    assert_eq!(w.bw_bytes_per_s, 62_499.0 * 1024.0);
+    assert_eq!((w.iops, w.runtime_ms), (15_624.70, 600_008));
+    assert_eq!(
+        (w.slat_min_ns, w.slat_max_ns),
+        (Some(17_000.0), Some(9_602_000.0))
+    );
+    // "mean" : 32.18 and 8151.19 µs.
+    assert!((w.slat_mean_ns.unwrap() - 32_180.0).abs() < 1e-6);
+    assert!((w.clat_mean_ns.unwrap() - 8_151_190.0).abs() < 1e-6);
+    assert_eq!(w.lat_max_ns, Some(261_142_000.0));
+    let p = &w.clat_percentiles;
+    assert_eq!(p["clat_p1_ns"], 1_752_000.0);
+    assert_eq!(p["clat_p99_ns"], 8_640_000.0);
+    assert_eq!(p["clat_p99_99_ns"], 150_528_000.0);
+}
+
 /// fio 2.0.15's terse v3 line (no disk-util fields): KiB, KiB/s, µs.
 #[test]
 fn fio_2_0_terse_v3() {
