@@ -14,7 +14,8 @@
 //! Completion-latency percentiles become columns `clat_p<percent>_ns`, the percent
 //! written with `_` for its point and without trailing zeros (`99.900000` →
 //! `clat_p99_9_ns`): whatever list fio printed (`--percentile_list`), each value as fio
-//! gave it. json+'s histogram bins are not kept. A job's options are its own
+//! gave it. The unused slots fio 2 prints (`"0.00" : 0` in JSON, `0%=0` in terse) are
+//! not percentiles and give no column. json+'s histogram bins are not kept. A job's options are its own
 //! `job options` over the file's `global options`.
 
 use super::{Output, ParseError, Warning};
@@ -243,6 +244,10 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
                 .and_then(Value::as_object)
             {
                 for (k, v) in p {
+                    // fio 2 fills the unused slots of its list with `"0.00" : 0`.
+                    if !k.trim().parse::<f64>().is_ok_and(|p| p > 0.0) {
+                        continue;
+                    }
                     if let Some(x) = f(v) {
                         row.clat_percentiles.insert(percentile_column(k), x * scale);
                     }

@@ -750,6 +750,8 @@ fn fio_2_json_kib_and_microseconds() {
     assert!((w.clat_mean_ns.unwrap() - 8_151_190.0).abs() < 1e-6);
     assert_eq!(w.lat_max_ns, Some(261_142_000.0));
     let p = &w.clat_percentiles;
+    assert_eq!(p.len(), 17, "{p:?}");
+    assert!(!p.contains_key("clat_p0_ns"));
     assert_eq!(p["clat_p1_ns"], 1_752_000.0);
     assert_eq!(p["clat_p99_ns"], 8_640_000.0);
     assert_eq!(p["clat_p99_99_ns"], 150_528_000.0);
