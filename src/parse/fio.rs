@@ -143,13 +143,33 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             });
         }
     }
-    let doc: Value = serde_json::from_str(&text[start..]).map_err(|e| {
-        malformed(
-            KIND,
-            skipped + e.line(),
-            format!("not fio's JSON: {e} (column {})", e.column()),
-        )
-    })?;
+    // `--output-format=normal,json` prints the normal results after the document: read
+    // the first JSON value, and the lines after it are warnings.
+    let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    let doc: Value = match values.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            return Err(malformed(
+                KIND,
+                skipped + e.line(),
+                format!("not fio's JSON: {e} (column {})", e.column()),
+            ))
+        }
+        None => {
+            return Err(malformed(KIND, skipped + 1, "no JSON document after `{`"));
+        }
+    };
+    let end = start + values.byte_offset();
+    let after_line = text[..end].lines().count();
+    for (n, line) in text[end..].lines().enumerate() {
+        if !line.trim().is_empty() {
+            out.warnings.push(Warning {
+                line: after_line + n,
+                text: line.to_string(),
+                reason: "printed by fio after its JSON (`--output-format=normal,json`)".into(),
+            });
+        }
+    }
     let version = doc
         .get("fio version")
         .and_then(Value::as_str)

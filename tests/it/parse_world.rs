@@ -871,6 +871,25 @@ fn fio_3_33_json_and_json_plus() {
     assert_eq!(plus.rows[2].clat_mean_ns, Some(122_930.072_51));
 }
 
+/// `--output-format=normal,json`: fio prints its header, the JSON, then the normal
+/// results. The document's rows are read; the text around it is warnings.
+#[test]
+fn fio_3_33_normal_and_json_together() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.33-normal-json")).unwrap();
+    assert_eq!(fio_jobs(&out.rows), FIO_333_JOBS);
+    assert_eq!(out.rows[0].bw_bytes_per_s, 10_999_804.0);
+    assert_eq!(out.rows[2].runtime_ms, 117);
+    // 5 lines before the document, 53 after it.
+    assert_eq!(out.warnings.len(), 5 + 53);
+    assert_eq!(out.warnings[0].line, 1);
+    let after = &out.warnings[5];
+    assert_eq!(after.line, 542);
+    assert!(
+        after.text.starts_with("randrw: (groupid=0, jobs=1)"),
+        "{after:?}"
+    );
+}
+
 /// fio 3.33's terse v3: the seqwrite group wrote only; terse v5 is refused by name.
 #[test]
 fn fio_3_33_terse() {
