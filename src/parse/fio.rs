@@ -1,6 +1,7 @@
 //! fio results: `--output-format=json` (and `json+`) and the terse format v3 that old
 //! mails contain (`--output-format=terse --terse-version=3`, or `--minimal`). One
-//! [`FioRow`] per job and data direction (`read`, `write`, `trim`) that did any I/O.
+//! [`FioRow`] per job and data direction (`read`, `write`, `trim`, or `mixed` with
+//! `unified_rw_reporting`) that did any I/O.
 //!
 //! Units are fio's own where fio states them, and one unit per column otherwise:
 //! bytes and bytes/s for sizes and bandwidth, nanoseconds for latencies, milliseconds
@@ -34,7 +35,7 @@ pub struct FioRow {
     pub groupid: i64,
     /// fio's error code for the job (0: none).
     pub error: i64,
-    /// `read`, `write` or `trim`.
+    /// `read`, `write`, `trim`, or `mixed` (`unified_rw_reporting`).
     pub direction: String,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
@@ -196,7 +197,7 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             .and_then(Value::as_str)
             .map(str::to_string)
             .ok_or_else(|| malformed(KIND, skipped + 1, format!("job {i} has no jobname")))?;
-        for dir in ["read", "write", "trim"] {
+        for dir in ["read", "write", "trim", "mixed"] {
             let Some(d) = job.get(dir) else { continue };
             // fio < 2.21 printed KiB as `io_bytes`, and no `io_kbytes`.
             let kib = d.get("io_kbytes").and_then(u);

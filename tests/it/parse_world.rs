@@ -930,3 +930,14 @@ fn fio_3_33_terse() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `unified_rw_reporting=1`: the job's only direction is `mixed`; it is a row, not a
+/// job silently without one.
+#[test]
+fn fio_3_33_unified_rw_reporting_is_mixed() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.33-unified-rw-json")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = fio_jobs(&out.rows);
+    // --size=1m in 4 KiB blocks.
+    assert_eq!(got, [(0, "mixedjob", 0, "mixed", 1 << 20, Some(256))]);
+}
