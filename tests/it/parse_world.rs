@@ -4,7 +4,7 @@
 //! from. The values asserted are the ones a person reads off the fixture text.
 
 use crate::parse_fixtures::{fixture_in, geo};
-use fslab::parse::{e2fsck, ext, filefrag, fio, fsmark, time, xfs, xfs_bmap, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, fio, fsmark, perf_stat, time, xfs, xfs_bmap, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -940,4 +940,79 @@ fn fio_3_33_unified_rw_reporting_is_mixed() {
     let got: Vec<_> = fio_jobs(&out.rows);
     // --size=1m in 4 KiB blocks.
     assert_eq!(got, [(0, "mixedjob", 0, "mixed", 1 << 20, Some(256))]);
+}
+
+// -------------------------------------------------------------------- perf stat
+
+/// perf 6.x CSV on a hybrid CPU: `cpu_atom` events counted, `cpu_core` ones
+/// `<not counted>`, `:u` modifiers kept in the event name; the TopdownL1 metric lines
+/// have no counter value and are warnings, not rows.
+#[test]
+fn perf_stat_hybrid_csv_with_topdown_metrics() {
+    use perf_stat::CounterStatus;
+    let out = perf_stat::parse(&fixture("perf_stat", "perf-6.x-hybrid-topdown-csv-mail")).unwrap();
+    let events: Vec<_> = out.rows.iter().map(|r| r.event.as_str()).collect();
+    assert_eq!(
+        events,
+        [
+            "task-clock:u",
+            "context-switches:u",
+            "cpu-migrations:u",
+            "page-faults:u",
+            "cpu_atom/cycles/u",
+            "cpu_core/cycles/u",
+            "cpu_atom/instructions/u",
+            "cpu_core/instructions/u",
+            "cpu_atom/branches/u",
+            "cpu_core/branches/u",
+            "cpu_atom/branch-misses/u",
+            "cpu_core/branch-misses/u",
+        ]
+    );
+    // 0.65,msec,task-clock:u,648266,100.00,0.534,CPUs utilized
+    let t = &out.rows[0];
+    assert_eq!((t.value, t.unit.as_deref()), (Some(0.65), Some("msec")));
+    assert_eq!((t.run_time_ns, t.run_pct), (Some(648_266), Some(100.0)));
+    assert_eq!(
+        (t.metric_value, t.metric_unit.as_deref()),
+        (Some(0.534), Some("CPUs utilized"))
+    );
+    // 775564,,cpu_atom/cycles/u,276334,42.00,1.196,GHz
+    let c = &out.rows[4];
+    assert_eq!((c.value, c.unit.as_deref()), (Some(775_564.0), None));
+    assert_eq!((c.run_time_ns, c.run_pct), (Some(276_334), Some(42.0)));
+    assert_eq!(
+        (c.metric_value, c.metric_unit.as_deref()),
+        (Some(1.196), Some("GHz"))
+    );
+    // <not counted>,,cpu_core/cycles/u,0,0.00,,
+    let n = &out.rows[5];
+    assert_eq!((n.status, n.value), (CounterStatus::NotCounted, None));
+    assert_eq!(
+        (n.run_time_ns, n.run_pct, n.metric_value),
+        (Some(0), Some(0.0), None)
+    );
+    let not_counted = out
+        .rows
+        .iter()
+        .filter(|r| r.status == CounterStatus::NotCounted)
+        .count();
+    assert_eq!(not_counted, 4);
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.time_s.is_none() && r.cpu.is_none()));
+    // The prompt, `perf.data` (ls's output) and the six metric lines.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2, 15, 16, 17, 18, 19, 20], "{:?}", out.warnings);
+}
+
+/// perf's human format is not `-x` output: an error, not numbers read from
+/// `76,337,010`.
+#[test]
+fn perf_stat_human_format_is_refused() {
+    assert!(matches!(
+        perf_stat::parse(&fixture("perf_stat", "perf-human-hybrid-slots-mail")),
+        Err(fslab::parse::ParseError::NothingRecognised { .. })
+    ));
 }
