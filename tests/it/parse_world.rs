@@ -1007,6 +1007,70 @@ fn perf_stat_hybrid_csv_with_topdown_metrics() {
     assert_eq!(lines, [1, 2, 15, 16, 17, 18, 19, 20], "{:?}", out.warnings);
 }
 
+/// `-x, --per-socket` and `-I 1000 -x, --per-socket`: with an interval the time stamp
+/// comes before the socket. Each field is read from its place; the metric-only lines
+/// (the bug the mail fixes, and the fixed form) are warnings, never rows of shifted
+/// fields.
+#[test]
+fn perf_stat_per_socket_with_and_without_interval() {
+    let out = perf_stat::parse(&fixture("perf_stat", "perf-per-socket-interval-csv-mail")).unwrap();
+    // 8 lines before the patch, 3 in interval mode, 8 after the patch.
+    assert_eq!(out.rows.len(), 19, "{:?}", out.rows);
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.cpu.as_deref() == Some("S0") && r.cpus == Some(1)));
+    let timed: Vec<_> = out.rows.iter().filter(|r| r.time_s.is_some()).collect();
+    let events: Vec<_> = timed.iter().map(|r| r.event.as_str()).collect();
+    assert_eq!(events, ["cpu-clock", "context-switches", "instructions"]);
+    // 0.001813453,S0,1,2,,context-switches,1868028,100.00,1.070,K/sec
+    let cs = timed[1];
+    assert_eq!((cs.time_s, cs.value), (Some(0.001813453), Some(2.0)));
+    assert_eq!(
+        (cs.unit.as_deref(), cs.run_time_ns),
+        (None, Some(1_868_028))
+    );
+    assert_eq!(
+        (cs.metric_value, cs.metric_unit.as_deref()),
+        (Some(1.070), Some("K/sec"))
+    );
+    // 0.001813453,S0,1,1.87,msec,cpu-clock,1872052,100.00,0.002,CPUs utilized
+    assert_eq!(
+        (timed[0].value, timed[0].unit.as_deref()),
+        (Some(1.87), Some("msec"))
+    );
+    // S0,1,875807,,cycles,1769826,100.00,0.491,GHz
+    let cycles = &out.rows[4];
+    assert_eq!(
+        (cycles.event.as_str(), cycles.value),
+        ("cycles", Some(875_807.0))
+    );
+    assert_eq!(cycles.metric_unit.as_deref(), Some("GHz"));
+    // No row is made of a time stamp, a socket or a count taken for an event.
+    let known = [
+        "cpu-clock",
+        "context-switches",
+        "cpu-migrations",
+        "page-faults",
+        "cycles",
+        "stalled-cycles-frontend",
+        "stalled-cycles-backend",
+        "instructions",
+    ];
+    assert!(
+        out.rows.iter().all(|r| known.contains(&r.event.as_str())),
+        "{:?}",
+        out.rows
+    );
+    let metric_lines: Vec<_> = out
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains(",stalled cycles per insn"))
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(metric_lines, [14, 28, 79]);
+}
+
 /// perf's human format is not `-x` output: an error, not numbers read from
 /// `76,337,010`.
 #[test]
