@@ -170,6 +170,64 @@ fn e2fsck_restart_gives_new_pass_rows() {
     assert!(!out.partial);
 }
 
+/// e2fsck -v prints its statistics block instead of the `DEV: used/total files` line:
+/// the block is the summary row (e2fsprogs 1.47, `out of N`, singular forms).
+#[test]
+fn e2fsck_v_statistics_are_the_summary_1_47() {
+    let out = e2fsck::parse(&fixture("e2fsck", "e2fsprogs-tests-f_extent_htree")).unwrap();
+    assert!(!out.partial, "{:?}", out.rows);
+    let passes: Vec<_> = out
+        .rows
+        .iter()
+        .filter(|r| r.kind == "pass")
+        .map(|r| r.pass.clone().unwrap())
+        .collect();
+    assert_eq!(passes, ["1", "2", "3", "3A", "4", "5"]);
+    let s: Vec<_> = out.rows.iter().filter(|r| r.kind == "summary").collect();
+    assert_eq!(s.len(), 1, "{:?}", out.rows);
+    let s = s[0];
+    //          352 inodes used (29.53%, out of 1192)
+    assert_eq!((s.files_used, s.files_total), (Some(352), Some(1192)));
+    //          778 blocks used (65.38%, out of 1190)
+    assert_eq!((s.blocks_used, s.blocks_total), (Some(778), Some(1190)));
+    //            0 non-contiguous files (0.0%) / 1 non-contiguous directory (0.3%)
+    assert_eq!(
+        (s.noncontiguous_files, s.noncontiguous_dirs),
+        (Some(0), Some(1))
+    );
+    // Only the file and directory shares are printed, not the total the summary line
+    // has: no number is made up for it.
+    assert_eq!(s.noncontiguous_pct, None);
+    assert_eq!(s.device, None);
+    assert_eq!(s.status.as_deref(), Some("FILE SYSTEM WAS MODIFIED"));
+    // The block's inventory lines are recognised; only the test suite's own line is left.
+    let w: Vec<_> = out.warnings.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(w, ["Exit status is 0"]);
+}
+
+/// e2fsck 1.41's -v block: `%8u` columns, no `out of N`, a `--------` rule. The totals
+/// it does not print stay None.
+#[test]
+fn e2fsck_v_statistics_1_41() {
+    let out = e2fsck::parse(&fixture("e2fsck", "e2fsck-1.41.14-v-forum")).unwrap();
+    assert!(!out.partial);
+    assert_eq!(out.rows.iter().filter(|r| r.kind == "pass").count(), 5);
+    let s = out.rows.last().unwrap();
+    assert_eq!(s.kind, "summary");
+    //   228363 inodes used (2.03%)
+    assert_eq!((s.files_used, s.files_total), (Some(228_363), None));
+    //  1791776 blocks used (3.99%)
+    assert_eq!((s.blocks_used, s.blocks_total), (Some(1_791_776), None));
+    assert_eq!(
+        (s.noncontiguous_files, s.noncontiguous_dirs),
+        (Some(143), Some(282))
+    );
+    assert_eq!(s.status, None);
+    // The shell prompt and fsck's own banner; nothing of the block.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2], "{:?}", out.warnings);
+}
+
 // ---------------------------------------------------------------------- dumpe2fs
 
 /// `MMP_block:` and its indented fields are rows, not warnings.
