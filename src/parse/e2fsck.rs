@@ -36,9 +36,11 @@
 //! * `kind` `total`: the `Memory used` and `I/O` lines without a prefix (`-t`).
 //!
 //! Memory is in KiB as e2fsck prints it: `224k/0k (88k/137k)` is malloc arena / mmap
-//! (in use / free); old e2fsck (and builds without mallinfo) print one figure, kept in
-//! `memory_kib`. Times are real/user/sys seconds (`elapsed time:` builds give only
-//! `real_s`). I/O is in MiB and MiB/s.
+//! (in use / free); builds without mallinfo (and e2fsck ≥ 1.45.6 past 2 GiB) print one
+//! figure, `1234k`, kept in `memory_kib`. Before 1.45.6 such builds printed that figure
+//! in bytes without a unit (`Memory used: 1263616, time: …`, e2fsck/util.c): it is kept
+//! in `memory_bytes`, never converted. Times are real/user/sys seconds (`elapsed
+//! time:` builds give only `real_s`). I/O is in MiB and MiB/s.
 //!
 //! The problems e2fsck reports (`Entry 'f7' in /d (12) has deleted/unused inode…`,
 //! `Fix? no`) are not statistics: each is a warning with its line number. Output that
@@ -62,6 +64,8 @@ pub struct E2fsckRow {
     /// `Checking inodes, blocks, and sizes` …
     pub name: Option<String>,
     pub memory_kib: Option<u64>,
+    /// Old builds without mallinfo: `Memory used: N,` in bytes (no `k`).
+    pub memory_bytes: Option<u64>,
     pub memory_mmap_kib: Option<u64>,
     pub memory_in_use_kib: Option<u64>,
     pub memory_free_kib: Option<u64>,
@@ -325,7 +329,7 @@ fn kib(s: &str) -> Option<u64> {
 }
 
 /// ` 224k/0k (88k/137k), time:  0.00/ 0.00/ 0.00` or ` 1234k, time: …` or
-/// `…, elapsed time: 0.003`.
+/// ` 1263616, time: …` (bytes) or `…, elapsed time: 0.003`.
 fn memory(row: &mut E2fsckRow, s: &str) -> bool {
     let (mem, time) = match s.split_once(", ") {
         Some((m, t)) => (m.trim(), Some(t.trim())),
@@ -349,9 +353,15 @@ fn memory(row: &mut E2fsckRow, s: &str) -> bool {
         {
             return false;
         }
-    } else {
+    } else if mem.ends_with('k') {
         row.memory_kib = kib(mem);
         if row.memory_kib.is_none() {
+            return false;
+        }
+    } else {
+        // e2fsck/util.c before 1.45.6 without mallinfo: `Memory used: %lu, ` (bytes).
+        row.memory_bytes = parse_u64(mem);
+        if row.memory_bytes.is_none() {
             return false;
         }
     }
@@ -552,7 +562,8 @@ mod tests {
 
     #[test]
     fn old_single_figure_memory() {
-        // e2fsprogs 1.41 (2008) style.
+        // One figure in KiB: builds without mallinfo since 1.45.6, and any build past
+        // 2 GiB (e2fsck/util.c, `Memory used: %lluk, `).
         let out = parse(
             "Pass 1: Checking inodes, blocks, and sizes\nPass 1: Memory used: 4080k, time: 170.66/ 51.16/  2.90\nPass 1: I/O read: 4196MB, write: 0MB, rate: 24.59MB/s\n/dev/sdb1: 45600011/61054976 files (0.0% non-contiguous), 236328453/244190000 blocks\nMemory used: 5000k, time: 300.00/ 60.00/ 5.00\nI/O read: 5000MB, write: 0MB, rate: 16.67MB/s\n",
         )
@@ -567,6 +578,21 @@ mod tests {
         assert_eq!(out.rows[1].files_used, Some(45_600_011));
         assert_eq!(out.rows[2].kind, "total");
         assert_eq!(out.rows[2].read_mib, Some(5000));
+    }
+
+    /// Before 1.45.6 a build without mallinfo printed sbrk's growth in bytes, with no
+    /// unit: `Memory used: %lu, ` (e2fsck/util.c at 70eabde9). It is kept as bytes, and a
+    /// figure that is neither form is a warning.
+    #[test]
+    fn memory_in_bytes_of_builds_without_mallinfo() {
+        let out = parse("Pass 1: Checking inodes, blocks, and sizes\nPass 1: Memory used: 1263616, time:  0.11/ 0.02/ 0.00\n/dev/x: 11/64 files (0.0% non-contiguous), 20/256 blocks\nMemory used: 1271808, elapsed time:  0.140\nPass 9: Memory used: 12x4, time: 1.00/ 1.00/ 1.00\n").unwrap();
+        let p = &out.rows[0];
+        assert_eq!((p.memory_bytes, p.memory_kib), (Some(1_263_616), None));
+        assert_eq!((p.real_s, p.user_s), (Some(0.11), Some(0.02)));
+        let t = out.rows.iter().find(|r| r.kind == "total").unwrap();
+        assert_eq!((t.memory_bytes, t.real_s), (Some(1_271_808), Some(0.14)));
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert_eq!(out.warnings[0].line, 5);
     }
 
     #[test]
