@@ -23,12 +23,24 @@
 //!   non-contiguous share is unknown). Status banners printed before it
 //!   (`***** FILE SYSTEM WAS MODIFIED *****`, `WARNING: Filesystem still has errors`)
 //!   go into its `status`.
+//!   With `-v` e2fsck prints its statistics block instead of that line; the block is the
+//!   `summary` row (no `device`, since the block does not name it):
+//!   `352 inodes used (29.53%, out of 1192)` gives `files_used` / `files_total`,
+//!   `778 blocks used (65.38%, out of 1190)` `blocks_used` / `blocks_total` (e2fsck
+//!   before 1.42 prints no `out of N`: the totals stay None), and the
+//!   `non-contiguous files` / `directories` counts `noncontiguous_files` /
+//!   `noncontiguous_dirs`. The block's other lines (indirect-block and extent-depth
+//!   histograms, bad blocks, large files, counts by file type, the `----` rule and the
+//!   `N files` total) are inventory, not check statistics: they are recognised and
+//!   kept out of the warnings, and give no column.
 //! * `kind` `total`: the `Memory used` and `I/O` lines without a prefix (`-t`).
 //!
 //! Memory is in KiB as e2fsck prints it: `224k/0k (88k/137k)` is malloc arena / mmap
-//! (in use / free); old e2fsck (and builds without mallinfo) print one figure, kept in
-//! `memory_kib`. Times are real/user/sys seconds (`elapsed time:` builds give only
-//! `real_s`). I/O is in MiB and MiB/s.
+//! (in use / free); builds without mallinfo (and e2fsck ≥ 1.45.6 past 2 GiB) print one
+//! figure, `1234k`, kept in `memory_kib`. Before 1.45.6 such builds printed that figure
+//! in bytes without a unit (`Memory used: 1263616, time: …`, e2fsck/util.c): it is kept
+//! in `memory_bytes`, never converted. Times are real/user/sys seconds (`elapsed
+//! time:` builds give only `real_s`). I/O is in MiB and MiB/s.
 //!
 //! The problems e2fsck reports (`Entry 'f7' in /d (12) has deleted/unused inode…`,
 //! `Fix? no`) are not statistics: each is a warning with its line number. Output that
@@ -52,6 +64,8 @@ pub struct E2fsckRow {
     /// `Checking inodes, blocks, and sizes` …
     pub name: Option<String>,
     pub memory_kib: Option<u64>,
+    /// Old builds without mallinfo: `Memory used: N,` in bytes (no `k`).
+    pub memory_bytes: Option<u64>,
     pub memory_mmap_kib: Option<u64>,
     pub memory_in_use_kib: Option<u64>,
     pub memory_free_kib: Option<u64>,
@@ -68,6 +82,10 @@ pub struct E2fsckRow {
     pub noncontiguous_pct: Option<f64>,
     pub blocks_used: Option<u64>,
     pub blocks_total: Option<u64>,
+    /// Summary of `-v`: `N non-contiguous files (P%)`.
+    pub noncontiguous_files: Option<u64>,
+    /// Summary of `-v`: `N non-contiguous directories (P%)`.
+    pub noncontiguous_dirs: Option<u64>,
     /// Summary: true for the `clean, …` line of a check that was skipped.
     pub clean: Option<bool>,
     /// Summary: status banners printed just before it, `; `-separated.
@@ -89,6 +107,8 @@ pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
     let mut pass_stats_seen = false;
     let mut summary_seen = false;
     let mut total_seen = false;
+    // Inside e2fsck -v's statistics block (after its `inodes used` line).
+    let mut in_verbose = false;
 
     for (n, line) in numbered(text) {
         let t = line.trim();
@@ -177,6 +197,43 @@ pub fn parse(text: &str) -> Result<Output<E2fsckRow>, ParseError> {
             }
             continue;
         }
+        if let Some(stat) = verbose_stat(t) {
+            match stat {
+                Verbose::Inodes { used, total } => {
+                    out.rows.push(E2fsckRow {
+                        kind: "summary".into(),
+                        files_used: Some(used),
+                        files_total: total,
+                        status: (!status.is_empty()).then(|| status.join("; ")),
+                        ..Default::default()
+                    });
+                    status.clear();
+                    summary_seen = true;
+                    in_verbose = true;
+                    run_start = out.rows.len();
+                }
+                other if in_verbose => {
+                    if let Some(row) = out.rows.last_mut() {
+                        match other {
+                            Verbose::NoncontiguousFiles(n) => row.noncontiguous_files = Some(n),
+                            Verbose::NoncontiguousDirs(n) => row.noncontiguous_dirs = Some(n),
+                            Verbose::Blocks { used, total } => {
+                                row.blocks_used = Some(used);
+                                row.blocks_total = total;
+                            }
+                            Verbose::Inventory | Verbose::Inodes { .. } => {}
+                        }
+                    }
+                }
+                _ => out.warnings.push(warning(
+                    n,
+                    line,
+                    "a line of e2fsck's -v statistics outside its block",
+                )),
+            }
+            continue;
+        }
+        in_verbose = false;
         if let Some(row) = summary(t) {
             out.rows.push(E2fsckRow {
                 status: (!status.is_empty()).then(|| status.join("; ")),
@@ -272,7 +329,7 @@ fn kib(s: &str) -> Option<u64> {
 }
 
 /// ` 224k/0k (88k/137k), time:  0.00/ 0.00/ 0.00` or ` 1234k, time: …` or
-/// `…, elapsed time: 0.003`.
+/// ` 1263616, time: …` (bytes) or `…, elapsed time: 0.003`.
 fn memory(row: &mut E2fsckRow, s: &str) -> bool {
     let (mem, time) = match s.split_once(", ") {
         Some((m, t)) => (m.trim(), Some(t.trim())),
@@ -296,9 +353,15 @@ fn memory(row: &mut E2fsckRow, s: &str) -> bool {
         {
             return false;
         }
-    } else {
+    } else if mem.ends_with('k') {
         row.memory_kib = kib(mem);
         if row.memory_kib.is_none() {
+            return false;
+        }
+    } else {
+        // e2fsck/util.c before 1.45.6 without mallinfo: `Memory used: %lu, ` (bytes).
+        row.memory_bytes = parse_u64(mem);
+        if row.memory_bytes.is_none() {
             return false;
         }
     }
@@ -344,6 +407,104 @@ fn io_line(row: &mut E2fsckRow, s: &str) -> bool {
     row.write_mib = write;
     row.rate_mib_s = rate;
     read.is_some() && write.is_some() && rate.is_some()
+}
+
+/// A line of e2fsck -v's statistics block (e2fsck/unix.c `show_stats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verbose {
+    /// `352 inodes used (29.53%, out of 1192)`, or `302885 inodes used (12.93%)`.
+    Inodes {
+        used: u64,
+        total: Option<u64>,
+    },
+    NoncontiguousFiles(u64),
+    NoncontiguousDirs(u64),
+    /// `778 blocks used (65.38%, out of 1190)`.
+    Blocks {
+        used: u64,
+        total: Option<u64>,
+    },
+    /// A line of the block that gives no column.
+    Inventory,
+}
+
+/// `(29.53%, out of 1192)` → Some(Some(1192)); `(12.93%)` → Some(None).
+fn used_share(s: &str) -> Option<Option<u64>> {
+    let inner = s.strip_prefix('(')?.strip_suffix(')')?;
+    let (pct, total) = match inner.split_once(", out of ") {
+        Some((p, t)) => (p, Some(parse_u64(t)?)),
+        None => (inner, None),
+    };
+    parse_f64(pct.strip_suffix('%')?)?;
+    Some(total)
+}
+
+fn verbose_stat(t: &str) -> Option<Verbose> {
+    if t.starts_with("# of inodes with ind/dind/tind blocks: ")
+        || t.starts_with("Extent depth histogram: ")
+    {
+        return Some(Verbose::Inventory);
+    }
+    if t.len() >= 8 && t.bytes().all(|b| b == b'-') {
+        return Some(Verbose::Inventory);
+    }
+    let (count, rest) = t.split_once(' ')?;
+    let count = parse_u64(count)?;
+    let rest = rest.trim_start();
+    let pct = |rest: &str, what: &[&str]| -> Option<Option<u64>> {
+        let r = what.iter().find_map(|w| rest.strip_prefix(w))?;
+        used_share(r.trim())
+    };
+    if let Some(total) = pct(rest, &["inodes used ", "inode used "]) {
+        return Some(Verbose::Inodes { used: count, total });
+    }
+    if let Some(total) = pct(rest, &["blocks used ", "block used "]) {
+        return Some(Verbose::Blocks { used: count, total });
+    }
+    if pct(rest, &["non-contiguous files ", "non-contiguous file "]).is_some() {
+        return Some(Verbose::NoncontiguousFiles(count));
+    }
+    if pct(
+        rest,
+        &["non-contiguous directories ", "non-contiguous directory "],
+    )
+    .is_some()
+    {
+        return Some(Verbose::NoncontiguousDirs(count));
+    }
+    const INVENTORY: [&str; 18] = [
+        "bad block",
+        "bad blocks",
+        "large file",
+        "large files",
+        "regular file",
+        "regular files",
+        "directory",
+        "directories",
+        "character device file",
+        "character device files",
+        "block device file",
+        "block device files",
+        "fifo",
+        "fifos",
+        "link",
+        "links",
+        "socket",
+        "sockets",
+    ];
+    if INVENTORY.contains(&rest) || rest == "file" || rest == "files" {
+        return Some(Verbose::Inventory);
+    }
+    // `35619 symbolic links (29086 fast symbolic links)`
+    let symlinks = ["symbolic links (", "symbolic link ("]
+        .iter()
+        .find_map(|p| rest.strip_prefix(p))
+        .and_then(|r| r.strip_suffix(')'))
+        .and_then(|r| r.split_once(' '))
+        .is_some_and(|(n, what)| {
+            parse_u64(n).is_some() && matches!(what, "fast symbolic links" | "fast symbolic link")
+        });
+    symlinks.then_some(Verbose::Inventory)
 }
 
 fn fraction(s: &str) -> Option<(u64, u64)> {
@@ -401,7 +562,8 @@ mod tests {
 
     #[test]
     fn old_single_figure_memory() {
-        // e2fsprogs 1.41 (2008) style.
+        // One figure in KiB: builds without mallinfo since 1.45.6, and any build past
+        // 2 GiB (e2fsck/util.c, `Memory used: %lluk, `).
         let out = parse(
             "Pass 1: Checking inodes, blocks, and sizes\nPass 1: Memory used: 4080k, time: 170.66/ 51.16/  2.90\nPass 1: I/O read: 4196MB, write: 0MB, rate: 24.59MB/s\n/dev/sdb1: 45600011/61054976 files (0.0% non-contiguous), 236328453/244190000 blocks\nMemory used: 5000k, time: 300.00/ 60.00/ 5.00\nI/O read: 5000MB, write: 0MB, rate: 16.67MB/s\n",
         )
@@ -416,6 +578,21 @@ mod tests {
         assert_eq!(out.rows[1].files_used, Some(45_600_011));
         assert_eq!(out.rows[2].kind, "total");
         assert_eq!(out.rows[2].read_mib, Some(5000));
+    }
+
+    /// Before 1.45.6 a build without mallinfo printed sbrk's growth in bytes, with no
+    /// unit: `Memory used: %lu, ` (e2fsck/util.c at 70eabde9). It is kept as bytes, and a
+    /// figure that is neither form is a warning.
+    #[test]
+    fn memory_in_bytes_of_builds_without_mallinfo() {
+        let out = parse("Pass 1: Checking inodes, blocks, and sizes\nPass 1: Memory used: 1263616, time:  0.11/ 0.02/ 0.00\n/dev/x: 11/64 files (0.0% non-contiguous), 20/256 blocks\nMemory used: 1271808, elapsed time:  0.140\nPass 9: Memory used: 12x4, time: 1.00/ 1.00/ 1.00\n").unwrap();
+        let p = &out.rows[0];
+        assert_eq!((p.memory_bytes, p.memory_kib), (Some(1_263_616), None));
+        assert_eq!((p.real_s, p.user_s), (Some(0.11), Some(0.02)));
+        let t = out.rows.iter().find(|r| r.kind == "total").unwrap();
+        assert_eq!((t.memory_bytes, t.real_s), (Some(1_271_808), Some(0.14)));
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        assert_eq!(out.warnings[0].line, 5);
     }
 
     #[test]

@@ -1,17 +1,22 @@
 //! fio results: `--output-format=json` (and `json+`) and the terse format v3 that old
 //! mails contain (`--output-format=terse --terse-version=3`, or `--minimal`). One
-//! [`FioRow`] per job and data direction (`read`, `write`, `trim`) that did any I/O.
+//! [`FioRow`] per job and data direction (`read`, `write`, `trim`, or `mixed` with
+//! `unified_rw_reporting`) that did any I/O.
 //!
 //! Units are fio's own where fio states them, and one unit per column otherwise:
 //! bytes and bytes/s for sizes and bandwidth, nanoseconds for latencies, milliseconds
 //! for the runtime. JSON of fio ≥ 3 gives latencies in ns (`clat_ns`, `slat_ns`,
 //! `lat_ns`); fio 2's JSON (`clat`, `slat`, `lat`) and the terse format give µs, which are
-//! multiplied by 1000 (exact). Terse sizes are KiB (× 1024).
+//! multiplied by 1000 (exact). Terse sizes are KiB (× 1024). fio's JSON `io_bytes` was
+//! KiB until fio 2.21 (fio commit c12d597a, "stat: correct json 'io_bytes' output"), which
+//! made it bytes and added `io_kbytes`: without `io_kbytes` beside it, `io_bytes` is KiB
+//! (× 1024).
 //!
 //! Completion-latency percentiles become columns `clat_p<percent>_ns`, the percent
 //! written with `_` for its point and without trailing zeros (`99.900000` →
 //! `clat_p99_9_ns`): whatever list fio printed (`--percentile_list`), each value as fio
-//! gave it. json+'s histogram bins are not kept. A job's options are its own
+//! gave it. The unused slots fio 2 prints (`"0.00" : 0` in JSON, `0%=0` in terse) are
+//! not percentiles and give no column. json+'s histogram bins are not kept. A job's options are its own
 //! `job options` over the file's `global options`.
 
 use super::{Output, ParseError, Warning};
@@ -30,7 +35,7 @@ pub struct FioRow {
     pub groupid: i64,
     /// fio's error code for the job (0: none).
     pub error: i64,
-    /// `read`, `write` or `trim`.
+    /// `read`, `write`, `trim`, or `mixed` (`unified_rw_reporting`).
     pub direction: String,
     pub iops: f64,
     pub bw_bytes_per_s: f64,
@@ -139,13 +144,33 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             });
         }
     }
-    let doc: Value = serde_json::from_str(&text[start..]).map_err(|e| {
-        malformed(
-            KIND,
-            skipped + e.line(),
-            format!("not fio's JSON: {e} (column {})", e.column()),
-        )
-    })?;
+    // `--output-format=normal,json` prints the normal results after the document: read
+    // the first JSON value, and the lines after it are warnings.
+    let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    let doc: Value = match values.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            return Err(malformed(
+                KIND,
+                skipped + e.line(),
+                format!("not fio's JSON: {e} (column {})", e.column()),
+            ))
+        }
+        None => {
+            return Err(malformed(KIND, skipped + 1, "no JSON document after `{`"));
+        }
+    };
+    let end = start + values.byte_offset();
+    let after_line = text[..end].lines().count();
+    for (n, line) in text[end..].lines().enumerate() {
+        if !line.trim().is_empty() {
+            out.warnings.push(Warning {
+                line: after_line + n,
+                text: line.to_string(),
+                reason: "printed by fio after its JSON (`--output-format=normal,json`)".into(),
+            });
+        }
+    }
     let version = doc
         .get("fio version")
         .and_then(Value::as_str)
@@ -172,13 +197,16 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             .and_then(Value::as_str)
             .map(str::to_string)
             .ok_or_else(|| malformed(KIND, skipped + 1, format!("job {i} has no jobname")))?;
-        for dir in ["read", "write", "trim"] {
+        for dir in ["read", "write", "trim", "mixed"] {
             let Some(d) = job.get(dir) else { continue };
-            let io_bytes = d
-                .get("io_bytes")
-                .and_then(u)
-                .or_else(|| d.get("io_kbytes").and_then(u).map(|k| k * 1024))
-                .unwrap_or(0);
+            // fio < 2.21 printed KiB as `io_bytes`, and no `io_kbytes`.
+            let kib = d.get("io_kbytes").and_then(u);
+            let io_bytes = match (d.get("io_bytes").and_then(u), kib) {
+                (Some(b), Some(_)) => b,
+                (Some(k), None) => k.saturating_mul(1024),
+                (None, Some(k)) => k.saturating_mul(1024),
+                (None, None) => 0,
+            };
             let total_ios = d.get("total_ios").and_then(u);
             if io_bytes == 0 && total_ios.unwrap_or(0) == 0 {
                 continue;
@@ -237,6 +265,10 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
                 .and_then(Value::as_object)
             {
                 for (k, v) in p {
+                    // fio 2 fills the unused slots of its list with `"0.00" : 0`.
+                    if !k.trim().parse::<f64>().is_ok_and(|p| p > 0.0) {
+                        continue;
+                    }
                     if let Some(x) = f(v) {
                         row.clat_percentiles.insert(percentile_column(k), x * scale);
                     }

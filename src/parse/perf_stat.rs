@@ -14,6 +14,13 @@
 //!   (`CPU3`) or the aggregate's id and its number of CPUs (`S0,2`, `S0-D0,2`,
 //!   `S0-D0-C1,2`).
 //!
+//! - `-I` with `-A` or an aggregation: the time stamp, then the CPU or aggregate.
+//!
+//! Every field must read as what its place holds (a number where a count is, an event
+//! name that is not a number), so a line of another layout is a warning, not a row of
+//! shifted fields. perf's metric-only lines (`,,,,,87.9,%  tma_bad_speculation`, and
+//! `S0,1,,,,,,,1.27,stalled cycles per insn`) carry no counter: they are warnings.
+//!
 //! The separator is `,` unless a line splits into these fields only with `;`, tab or
 //! `|` (`-x ';'`). `<not supported>` and `<not counted>` counters are rows with no value
 //! and that status. Lines that are not counter lines (the workload's own stderr,
@@ -83,65 +90,117 @@ fn is_aggregate(s: &str) -> bool {
     })
 }
 
-fn parse_line(line: &str, sep: char) -> Option<PerfStatRow> {
-    let f: Vec<&str> = line.split(sep).collect();
-    let mut i = 0;
-    let mut cpu = None;
-    let mut cpus = None;
-    let mut time_s = None;
-    if f.first().is_some_and(|c| c.starts_with("CPU")) {
-        cpu = Some(f[0].to_string());
-        i = 1;
-    } else if f.first().is_some_and(|c| is_aggregate(c)) {
-        cpu = Some(f[0].to_string());
-        cpus = f.get(1).and_then(|n| n.trim().parse().ok());
-        cpus?;
-        i = 2;
-    }
-    let rest = &f[i..];
-    // value, unit, event, [variance%], run time, run %, metric value, metric unit; with
-    // -I the time stamp comes first.
-    let (rest, variance) = match rest.len() {
-        n if n >= 8 && rest[3].trim().ends_with('%') => (rest, true),
-        n if n >= 8 && is_num(rest[0]) && value_field(rest[1]).is_some() => {
-            time_s = rest[0].trim().parse().ok();
-            (&rest[1..], false)
+/// What comes before the value: the `-I` time stamp, then the CPU (`-A`) or the
+/// aggregate and its number of CPUs (`--per-socket` …), each optional.
+struct Prefix {
+    time_s: Option<f64>,
+    cpu: Option<String>,
+    cpus: Option<u64>,
+    /// Fields taken.
+    len: usize,
+}
+
+/// The prefixes `f` can start with, most specific first.
+fn prefixes(f: &[&str]) -> Vec<Prefix> {
+    let mut out = Vec::new();
+    for timed in [false, true] {
+        let t = if timed {
+            match f.first().and_then(|s| s.trim().parse::<f64>().ok()) {
+                Some(t) => Some(t),
+                None => continue,
+            }
+        } else {
+            None
+        };
+        let i = usize::from(timed);
+        let Some(first) = f.get(i).map(|s| s.trim()) else {
+            continue;
+        };
+        if is_cpu(first) {
+            out.push(Prefix {
+                time_s: t,
+                cpu: Some(first.to_string()),
+                cpus: None,
+                len: i + 1,
+            });
+        } else if is_aggregate(first) {
+            if let Some(n) = f.get(i + 1).and_then(|n| n.trim().parse().ok()) {
+                out.push(Prefix {
+                    time_s: t,
+                    cpu: Some(first.to_string()),
+                    cpus: Some(n),
+                    len: i + 2,
+                });
+            }
         }
-        n if n >= 6 => (rest, false),
-        _ => return None,
-    };
-    let (value, status) = value_field(rest[0])?;
-    let event = rest[2].trim();
-    if event.is_empty() {
+        out.push(Prefix {
+            time_s: t,
+            cpu: None,
+            cpus: None,
+            len: i,
+        });
+    }
+    out
+}
+
+/// `CPU3`.
+fn is_cpu(s: &str) -> bool {
+    s.strip_prefix("CPU")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The counter fields after the prefix: value, unit, event, [variance%], run time,
+/// run %, and (newer perf) metric value and metric unit. Every field must read as what
+/// it is, so that a line of another layout is not taken for this one.
+fn counter(prefix: Prefix, rest: &[&str]) -> Option<PerfStatRow> {
+    let variance = rest.get(3).is_some_and(|v| {
+        v.trim()
+            .strip_suffix('%')
+            .is_some_and(|x| x.parse::<f64>().is_ok())
+    });
+    let k = if variance { 4 } else { 3 };
+    if !(k + 2..=k + 4).contains(&rest.len()) || rest.len() == k + 3 {
         return None;
     }
-    let k = if variance { 4 } else { 3 };
-    let variance_pct = if variance {
-        rest[3].trim().trim_end_matches('%').parse().ok()
-    } else {
-        None
-    };
-    let run_time_ns = rest.get(k).and_then(|s| s.trim().parse().ok());
-    let run_pct = rest.get(k + 1).and_then(|s| s.trim().parse().ok());
-    if rest
-        .get(k)
-        .is_some_and(|s| !s.trim().is_empty() && run_time_ns.is_none())
-    {
+    let (value, status) = value_field(rest[0])?;
+    let unit = opt(rest[1]);
+    let event = rest[2].trim();
+    if event.is_empty() || is_num(event) || unit.as_deref().is_some_and(is_num) {
+        return None;
+    }
+    let num_or_empty = |s: &str| s.trim().is_empty() || is_num(s);
+    let run = rest[k].trim();
+    if !(run.is_empty() || run.parse::<u64>().is_ok()) || !num_or_empty(rest[k + 1]) {
+        return None;
+    }
+    if rest.get(k + 2).is_some_and(|m| !num_or_empty(m)) {
         return None;
     }
     Some(PerfStatRow {
-        time_s,
-        cpu,
-        cpus,
+        time_s: prefix.time_s,
+        cpu: prefix.cpu,
+        cpus: prefix.cpus,
         event: event.to_string(),
         value,
-        unit: opt(rest[1]),
+        unit,
         status,
-        variance_pct,
-        run_time_ns,
-        run_pct,
+        variance_pct: if variance {
+            rest[3].trim().trim_end_matches('%').parse().ok()
+        } else {
+            None
+        },
+        run_time_ns: run.parse().ok(),
+        run_pct: rest[k + 1].trim().parse().ok(),
         metric_value: rest.get(k + 2).and_then(|s| s.trim().parse().ok()),
         metric_unit: rest.get(k + 3).and_then(|s| opt(s)),
+    })
+}
+
+fn parse_line(line: &str, sep: char) -> Option<PerfStatRow> {
+    let f: Vec<&str> = line.split(sep).collect();
+    prefixes(&f).into_iter().find_map(|p| {
+        let rest = f.get(p.len..)?;
+        counter(p, rest)
     })
 }
 
@@ -165,7 +224,7 @@ pub fn parse(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
                 reason: if t.starts_with('#') {
                     "a comment".into()
                 } else {
-                    "not a `perf stat -x` counter line (perhaps the workload's own output)".into()
+                    "not a `perf stat -x` counter line (a metric line without a counter, or the workload's own output)".into()
                 },
             }),
         }
@@ -202,6 +261,15 @@ mod tests {
         assert_eq!(r[0].cpu.as_deref(), Some("S0-D0-C1"));
         assert_eq!(r[0].cpus, Some(2));
         assert_eq!(r[0].event, "task-clock");
+        // -I with -A: the time stamp, then the CPU.
+        let r = parse("     1.001034215,CPU3,123,,cycles,1000,100.00,,\n")
+            .unwrap()
+            .rows;
+        assert_eq!(
+            (r[0].time_s, r[0].cpu.as_deref(), r[0].value),
+            (Some(1.001034215), Some("CPU3"), Some(123.0))
+        );
+        assert_eq!(r[0].event, "cycles");
         let r = parse("<not counted>,,cycles,0,0.00,,\n").unwrap().rows;
         assert_eq!(r[0].status, CounterStatus::NotCounted);
         assert!(parse("100+0 records in\n").is_err());

@@ -246,6 +246,16 @@ fn parse_map(text: &str, tool: Tool) -> Result<MapReport<BmapFile>, ParseError> 
         if let Some(ext) = extent_line(t) {
             let p = match ext {
                 Ok(p) => p,
+                Err(LineError::ShorterThanAUnit(number)) => {
+                    // A whole line, not a cut one: the extent is only not in the rows.
+                    out.warnings.push(warning(
+                        n,
+                        line,
+                        LineError::ShorterThanAUnit(number).to_string(),
+                    ));
+                    last_number = Some(number);
+                    continue;
+                }
                 Err(reason) => {
                     out.warnings.push(warning(n, line, reason.to_string()));
                     last_failed_extent = true;
@@ -450,6 +460,25 @@ fn range(s: &str) -> Option<(u64, u64)> {
     (a <= b).then_some((a, b))
 }
 
+/// `[a..b]: c..d` of an extent shorter than a basic block: xfs_io's ends
+/// `(start + length) / 512 - 1` are one below the starts (wrapping to u64::MAX at 0), and
+/// its TOTAL, when printed, is 0.
+fn sub_unit(logical: &str, tokens: &[&str]) -> bool {
+    let below = |s: &str| {
+        s.split_once("..")
+            .and_then(|(a, b)| Some((parse_u64(a)?, parse_u64(b)?)))
+            .is_some_and(|(a, b)| b == a.wrapping_sub(1))
+    };
+    let Some((physical, mut rest)) = tokens.split_first() else {
+        return false;
+    };
+    // xfs_bmap -v: AG and (AG-OFFSET) before TOTAL.
+    if rest.get(1).is_some_and(|t| t.starts_with('(')) {
+        rest = &rest[2..];
+    }
+    below(logical) && below(physical) && rest.first().is_none_or(|total| *total == "0")
+}
+
 /// What an extent line of xfs_bmap lacks.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum LineError {
@@ -467,6 +496,13 @@ enum LineError {
     BadTotal(String),
     #[error("extra columns")]
     ExtraColumns,
+    /// xfs_io prints an extent's ends as `(offset + length) / 512 - 1`: an extent shorter
+    /// than 512 bytes (ext4 inline data, FIEMAP flag 0x200) comes out as
+    /// `[0..18446744073709551615]: 590..589 0`. Its length is not in the text.
+    #[error(
+        "extent {0} is shorter than one 512-byte unit (its ends wrapped below its starts); its length is not printed"
+    )]
+    ShorterThanAUnit(u64),
 }
 
 /// `N: [a..b]: REST`. None when the line does not start like an extent line;
@@ -486,8 +522,11 @@ fn extent_rest(number: u64, rest: &str) -> Result<Line, LineError> {
         .strip_prefix('[')
         .and_then(|r| r.split_once("]:"))
         .ok_or(LineError::NoFileRange)?;
-    let logical = range(logical).ok_or_else(|| LineError::BadFileRange(logical.to_string()))?;
     let mut tok = rest.split_whitespace();
+    if sub_unit(logical, &tok.clone().collect::<Vec<_>>()) {
+        return Err(LineError::ShorterThanAUnit(number));
+    }
+    let logical = range(logical).ok_or_else(|| LineError::BadFileRange(logical.to_string()))?;
     let physical = match tok.next() {
         Some("hole") => Physical::Hole,
         Some("delalloc") => Physical::Delalloc,

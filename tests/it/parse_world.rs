@@ -4,7 +4,7 @@
 //! from. The values asserted are the ones a person reads off the fixture text.
 
 use crate::parse_fixtures::{fixture_in, geo};
-use fslab::parse::{e2fsck, ext, filefrag, fsmark, time, xfs, Kind};
+use fslab::parse::{e2fsck, ext, filefrag, fio, fsmark, perf_stat, time, xfs, xfs_bmap, Kind};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -168,6 +168,64 @@ fn e2fsck_restart_gives_new_pass_rows() {
         (Some(21), Some(7520), Some(2352))
     );
     assert!(!out.partial);
+}
+
+/// e2fsck -v prints its statistics block instead of the `DEV: used/total files` line:
+/// the block is the summary row (e2fsprogs 1.47, `out of N`, singular forms).
+#[test]
+fn e2fsck_v_statistics_are_the_summary_1_47() {
+    let out = e2fsck::parse(&fixture("e2fsck", "e2fsprogs-tests-f_extent_htree")).unwrap();
+    assert!(!out.partial, "{:?}", out.rows);
+    let passes: Vec<_> = out
+        .rows
+        .iter()
+        .filter(|r| r.kind == "pass")
+        .map(|r| r.pass.clone().unwrap())
+        .collect();
+    assert_eq!(passes, ["1", "2", "3", "3A", "4", "5"]);
+    let s: Vec<_> = out.rows.iter().filter(|r| r.kind == "summary").collect();
+    assert_eq!(s.len(), 1, "{:?}", out.rows);
+    let s = s[0];
+    //          352 inodes used (29.53%, out of 1192)
+    assert_eq!((s.files_used, s.files_total), (Some(352), Some(1192)));
+    //          778 blocks used (65.38%, out of 1190)
+    assert_eq!((s.blocks_used, s.blocks_total), (Some(778), Some(1190)));
+    //            0 non-contiguous files (0.0%) / 1 non-contiguous directory (0.3%)
+    assert_eq!(
+        (s.noncontiguous_files, s.noncontiguous_dirs),
+        (Some(0), Some(1))
+    );
+    // Only the file and directory shares are printed, not the total the summary line
+    // has: no number is made up for it.
+    assert_eq!(s.noncontiguous_pct, None);
+    assert_eq!(s.device, None);
+    assert_eq!(s.status.as_deref(), Some("FILE SYSTEM WAS MODIFIED"));
+    // The block's inventory lines are recognised; only the test suite's own line is left.
+    let w: Vec<_> = out.warnings.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(w, ["Exit status is 0"]);
+}
+
+/// e2fsck 1.41's -v block: `%8u` columns, no `out of N`, a `--------` rule. The totals
+/// it does not print stay None.
+#[test]
+fn e2fsck_v_statistics_1_41() {
+    let out = e2fsck::parse(&fixture("e2fsck", "e2fsck-1.41.14-v-forum")).unwrap();
+    assert!(!out.partial);
+    assert_eq!(out.rows.iter().filter(|r| r.kind == "pass").count(), 5);
+    let s = out.rows.last().unwrap();
+    assert_eq!(s.kind, "summary");
+    //   228363 inodes used (2.03%)
+    assert_eq!((s.files_used, s.files_total), (Some(228_363), None));
+    //  1791776 blocks used (3.99%)
+    assert_eq!((s.blocks_used, s.blocks_total), (Some(1_791_776), None));
+    assert_eq!(
+        (s.noncontiguous_files, s.noncontiguous_dirs),
+        (Some(143), Some(282))
+    );
+    assert_eq!(s.status, None);
+    // The shell prompt and fsck's own banner; nothing of the block.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2], "{:?}", out.warnings);
 }
 
 // ---------------------------------------------------------------------- dumpe2fs
@@ -481,4 +539,602 @@ fn fs_mark_3_1_without_app_overhead() {
     );
     // The two shell prompts and the README's sentence between the runs.
     assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+}
+
+// ---------------------------------------------------------------------- xfs_bmap
+
+/// `(logical_start, logical_end, physical_start, flags)` of every row, holes included
+/// (physical None).
+fn map_rows(
+    r: &fslab::parse::map::MapReport<xfs_bmap::BmapFile>,
+    file: u64,
+) -> Vec<(u64, u64, Option<u64>, String)> {
+    r.rows
+        .iter()
+        .filter(|x| x.file == file)
+        .map(|x| {
+            (
+                x.logical_start.unwrap(),
+                x.logical_end.unwrap(),
+                x.physical_start,
+                x.flags.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `xfs_bmap -vp` of an fallocated file and of a reflinked pair: octal 010000 is
+/// unwritten, 100000 shared; the rewritten block of the clone is not shared.
+#[test]
+fn xfs_bmap_unwritten_and_shared_extents() {
+    let r = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "unwritten-reflink-vp")).unwrap();
+    assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+    let paths: Vec<_> = r.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["mnt/unwritten", "mnt/orig", "mnt/clone"]);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        map_rows(&r, 0),
+        [
+            (0, 127, Some(832), s("")),
+            (128, 2047, Some(960), s("unwritten")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&r, 1),
+        [
+            (0, 127, Some(8640), s("shared")),
+            (128, 135, Some(8768), s("")),
+            (136, 511, Some(8776), s("shared")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&r, 2),
+        [
+            (0, 127, Some(8640), s("shared")),
+            (128, 135, Some(9664), s("")),
+            (136, 511, Some(8776), s("shared")),
+        ]
+    );
+    // `falloc 0 1m`: 1 MiB in all, 64 KiB of it written.
+    let f = &r.files[0];
+    assert_eq!((f.total, f.total_bytes), (2048, Some(1 << 20)));
+    assert_eq!(r.rows[0].length_bytes, Some(64 << 10));
+    assert_eq!(r.rows[1].physical_bytes, Some(960 * 512));
+    assert_eq!(r.rows[1].tool_flags.as_deref(), Some("010000"));
+    assert_eq!(r.files[2].total_bytes, Some(256 << 10));
+    // `fiemap -v` of the same files says the same in FIEMAP flags.
+    let fm = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "xfs-unwritten-reflink-fiemap-v"))
+        .unwrap();
+    assert!(fm.warnings.is_empty() && !fm.partial, "{:?}", fm.warnings);
+    assert_eq!(
+        map_rows(&fm, 0),
+        [
+            (0, 127, Some(832), s("")),
+            (128, 2047, Some(960), s("last,unwritten")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&fm, 1),
+        [
+            (0, 127, Some(8640), s("shared")),
+            (128, 135, Some(9664), s("")),
+            (136, 511, Some(8776), s("last,shared")),
+        ]
+    );
+}
+
+/// Files in allocation groups 0, 1 and 2 of a 512 MiB XFS (4 AGs of 128 MiB = 262144
+/// basic blocks): the AG columns are read, and each data row's block number is its AG's
+/// start plus its AG offset.
+#[test]
+fn xfs_bmap_three_allocation_groups() {
+    let r = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "three-ags-v")).unwrap();
+    assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+    assert_eq!(r.files.len(), 3);
+    let data: Vec<_> = r.rows.iter().filter(|x| !x.has_flag("hole")).collect();
+    assert_eq!(data.len(), 6);
+    for x in &data {
+        assert_eq!(
+            x.physical_start,
+            Some(x.ag.unwrap() * 262_144 + x.ag_offset_start.unwrap()),
+            "{x:?}"
+        );
+    }
+    let ags: Vec<_> = data.iter().map(|x| x.ag.unwrap()).collect();
+    assert_eq!(ags, [0, 0, 1, 1, 2, 2]);
+    //    0: [0..63]:         655552..655615    2 (131264..131327)    64
+    let d3 = data[4];
+    assert_eq!(
+        (d3.ag_offset_start, d3.ag_offset_end, d3.length),
+        (Some(131_264), Some(131_327), Some(64))
+    );
+    assert!(r.files.iter().all(|f| f.ags == Some(1) && f.holes == 1));
+    assert!(r
+        .files
+        .iter()
+        .all(|f| f.hole_total == 960 && f.total == 128));
+}
+
+/// A file of 27 rows (14 extents, 13 holes): two-digit extent numbers, plain and -vp
+/// alike, and fiemap the same.
+#[test]
+fn xfs_bmap_many_extents_every_form_agrees() {
+    let vp = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "many-extents-vp")).unwrap();
+    let plain = xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "many-extents-plain")).unwrap();
+    let fm = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "xfs-many-fiemap")).unwrap();
+    for r in [&vp, &plain, &fm] {
+        assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+        assert_eq!(r.rows.len(), 27);
+        let f = &r.files[0];
+        assert_eq!((f.data_rows, f.holes), (14, 13));
+        assert_eq!(
+            (f.total, f.hole_total, f.end),
+            (14 * 128, 13 * 128, Some(3456))
+        );
+        let ext: Vec<u64> = r.rows.iter().map(|x| x.ext.unwrap()).collect();
+        assert_eq!(ext, (0..27).collect::<Vec<_>>());
+        // Every other 64 KiB: data at even rows, holes at odd ones.
+        for (i, x) in r.rows.iter().enumerate() {
+            assert_eq!(x.logical_start, Some(i as u64 * 128));
+            assert_eq!(x.has_flag("hole"), i % 2 == 1, "{x:?}");
+        }
+    }
+    let strip = |v: Vec<(u64, u64, Option<u64>, String)>| {
+        v.into_iter()
+            .map(|(a, b, c, _)| (a, b, c))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(map_rows(&vp, 0)), strip(map_rows(&plain, 0)));
+    assert_eq!(strip(map_rows(&vp, 0)), strip(map_rows(&fm, 0)));
+    //   26: [3328..3455]:    5312..5439        0 (5312..5439)       128 000000
+    let last = vp.rows.last().unwrap();
+    assert_eq!(
+        (last.physical_start, last.physical_end),
+        (Some(5312), Some(5439))
+    );
+    assert_eq!(vp.rows[24].physical_start, Some(5952));
+}
+
+/// xfs_bmap on ext4 prints one line and exits 0: an error quoting it, not an empty map.
+#[test]
+fn xfs_bmap_on_ext4_is_an_error_quoting_the_tool() {
+    match xfs_bmap::parse_bmap_report(&fixture("xfs_bmap", "ext4-foreign")) {
+        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
+            assert_eq!(line, 1);
+            assert!(message.contains("foreign file active"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------- xfs_io fiemap
+
+/// ext4 through `xfs_io -c "fiemap -v"`: unwritten extents (0x800), holes, and an
+/// inline-data file whose one extent is shorter than a basic block. xfs_io prints that
+/// extent's ends wrapped (`[0..18446744073709551615]: 590..589`): a warning naming it,
+/// no row with a made-up length, and the listing is not cut.
+#[test]
+fn fiemap_ext4_unwritten_holes_and_inline_data() {
+    let r = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "ext4-fiemap-v")).unwrap();
+    assert!(!r.partial);
+    let paths: Vec<_> = r.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["e4/unwritten", "e4/holes", "e4/inline"]);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        map_rows(&r, 0),
+        [
+            (0, 127, Some(32770), s("")),
+            (128, 1023, Some(32898), s("unwritten")),
+            (1024, 1039, Some(33794), s("")),
+            (1040, 2047, Some(33810), s("last,unwritten")),
+        ]
+    );
+    assert_eq!(
+        map_rows(&r, 1),
+        [
+            (0, 127, Some(20482), s("")),
+            (128, 2047, None, s("hole")),
+            (2048, 2175, Some(22530), s("")),
+            (2176, 8191, None, s("hole")),
+            (8192, 8447, Some(24578), s("last")),
+        ]
+    );
+    assert_eq!(r.files[2].rows, 0);
+    assert_eq!(r.files[2].total_bytes, Some(0));
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert_eq!(w.line, 16);
+    assert!(w.reason.contains("shorter than one 512-byte unit"), "{w:?}");
+    // The plain listing of e4/holes has the same rows, without flags.
+    let plain = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "ext4-holes-fiemap")).unwrap();
+    assert!(plain.warnings.is_empty() && !plain.partial);
+    let no_flags = |v: Vec<(u64, u64, Option<u64>, String)>| {
+        v.into_iter()
+            .map(|(a, b, c, _)| (a, b, c))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(no_flags(map_rows(&plain, 0)), no_flags(map_rows(&r, 1)));
+}
+
+/// ext2's indirect-block files: the kernel flags their extents merged (0x1000).
+#[test]
+fn fiemap_ext2_indirect_blocks_are_merged() {
+    let r = xfs_bmap::parse_fiemap_report(&fixture("xfs_io", "ext2-indirect-fiemap-v")).unwrap();
+    assert!(r.warnings.is_empty() && !r.partial, "{:?}", r.warnings);
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        map_rows(&r, 0),
+        [
+            (0, 31, Some(1572), s("merged")),
+            (32, 127, Some(2658), s("merged")),
+            (128, 2047, None, s("hole")),
+            (2048, 2175, Some(10178), s("last,merged")),
+        ]
+    );
+    assert_eq!(r.files[0].total_bytes, Some(128 * 1024));
+}
+
+// --------------------------------------------------------------------------- fio
+
+/// fio 2.2.10's JSON: `io_bytes` is KiB there (fio made it bytes in 2.21), latencies
+/// are µs, and the unused percentile slots are `"0.00" : 0`, not a 0th percentile.
+#[test]
+fn fio_2_json_kib_and_microseconds() {
+    let out = fio::parse_json(&fixture("fio", "fio-2.2.10-json-perfkit-doc")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    // read and trim did nothing.
+    assert_eq!(out.rows.len(), 1, "{:?}", out.rows);
+    let w = &out.rows[0];
+    assert_eq!(
+        (w.jobname.as_str(), w.direction.as_str()),
+        ("test", "write")
+    );
+    assert_eq!(w.fio_version.as_deref(), Some("fio-2.2.10"));
+    assert_eq!(w.total_ios, Some(9_374_944));
+    // "io_bytes" : 37500272, in KiB: 4 KiB for each of the 9374944 writes (read as
+    // bytes it would be 4 bytes a write).
+    assert_eq!(w.io_bytes, 37_500_272 * 1024);
+    let per_io = w.io_bytes as f64 / w.total_ios.unwrap() as f64;
+    assert!((per_io - 4096.0).abs() < 1.0, "{per_io}");
+    // "bw" : 62499 (KiB/s) over "runtime" : 600008 ms is the same amount.
+    assert_eq!(w.bw_bytes_per_s, 62_499.0 * 1024.0);
+    assert_eq!((w.iops, w.runtime_ms), (15_624.70, 600_008));
+    assert_eq!(
+        (w.slat_min_ns, w.slat_max_ns),
+        (Some(17_000.0), Some(9_602_000.0))
+    );
+    // "mean" : 32.18 and 8151.19 µs.
+    assert!((w.slat_mean_ns.unwrap() - 32_180.0).abs() < 1e-6);
+    assert!((w.clat_mean_ns.unwrap() - 8_151_190.0).abs() < 1e-6);
+    assert_eq!(w.lat_max_ns, Some(261_142_000.0));
+    let p = &w.clat_percentiles;
+    assert_eq!(p.len(), 17, "{p:?}");
+    assert!(!p.contains_key("clat_p0_ns"));
+    assert_eq!(p["clat_p1_ns"], 1_752_000.0);
+    assert_eq!(p["clat_p99_ns"], 8_640_000.0);
+    assert_eq!(p["clat_p99_99_ns"], 150_528_000.0);
+}
+
+/// fio 2.0.15's terse v3 line (no disk-util fields): KiB, KiB/s, µs.
+#[test]
+fn fio_2_0_terse_v3() {
+    let out = fio::parse_terse(&fixture("fio", "fio-2.0.15-terse-cloudbench")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let dirs: Vec<_> = out.rows.iter().map(|r| r.direction.as_str()).collect();
+    assert_eq!(dirs, ["read", "write"]);
+    let (r, w) = (&out.rows[0], &out.rows[1]);
+    assert_eq!(r.fio_version.as_deref(), Some("fio-2.0.15"));
+    assert_eq!(r.jobname, "cloudbench-test");
+    // 3;fio-2.0.15;cloudbench-test;0;0;506416;25319;1582;20001;0;0;0.000000;0.000000;3;26586;420.649806;529.499685;…
+    assert_eq!(r.io_bytes, 506_416 * 1024);
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (25_319.0 * 1024.0, 1582.0, 20_001)
+    );
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(3_000.0), Some(26_586_000.0))
+    );
+    assert!((r.clat_mean_ns.unwrap() - 420_649.806).abs() < 1e-6);
+    assert!((r.lat_mean_ns.unwrap() - 420_892.105).abs() < 1e-6);
+    assert_eq!(r.clat_percentiles.len(), 17);
+    assert_eq!(r.clat_percentiles["clat_p50_ns"], 334_000.0);
+    assert_eq!(r.clat_percentiles["clat_p99_99_ns"], 14_272_000.0);
+    // …;501760;25086;1567;20001;0;0;0.000000;0.000000;119;18453;205.181728;…
+    assert_eq!(w.io_bytes, 501_760 * 1024);
+    assert_eq!((w.iops, w.clat_min_ns), (1567.0, Some(119_000.0)));
+    assert_eq!(w.clat_percentiles["clat_p99_99_ns"], 14_144_000.0);
+}
+
+/// fio's normal output is no format of these parsers: both say so rather than read it.
+#[test]
+fn fio_normal_output_is_not_json_or_terse() {
+    for name in ["fio-2.0.15-normal-cloudbench", "fio-3.33-normal"] {
+        let text = fixture("fio", name);
+        assert!(
+            matches!(
+                fio::parse_json(&text),
+                Err(fslab::parse::ParseError::NothingRecognised { .. })
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(
+                fio::parse_terse(&text),
+                Err(fslab::parse::ParseError::NothingRecognised { .. })
+            ),
+            "{name}"
+        );
+    }
+}
+
+/// (job, jobname, groupid, direction, io_bytes, total_ios) of a row.
+type FioJob<'a> = (u64, &'a str, i64, &'a str, u64, Option<u64>);
+
+/// The rows of fio-3.33's two jobs as [`FioJob`]s.
+fn fio_jobs(rows: &[fio::FioRow]) -> Vec<FioJob<'_>> {
+    rows.iter()
+        .map(|r| {
+            (
+                r.job,
+                r.jobname.as_str(),
+                r.groupid,
+                r.direction.as_str(),
+                r.io_bytes,
+                r.total_ios,
+            )
+        })
+        .collect()
+}
+
+const FIO_333_JOBS: [FioJob<'static>; 3] = [
+    (0, "randrw", 0, "read", 5_840_896, Some(1426)),
+    (0, "randrw", 0, "write", 2_547_712, Some(622)),
+    (1, "seqwrite", 1, "write", 16_777_216, Some(4096)),
+];
+
+/// fio 3.33's json and json+ (ns latencies, bytes) of a randrw job and a two-process
+/// group_reporting job; options are the job's over the global ones.
+#[test]
+fn fio_3_33_json_and_json_plus() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.33-json")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(fio_jobs(&out.rows), FIO_333_JOBS);
+    let r = &out.rows[0];
+    assert_eq!(r.fio_version.as_deref(), Some("fio-3.33"));
+    assert_eq!((r.bw_bytes_per_s, r.runtime_ms), (57_263_686.0, 102));
+    assert_eq!(r.clat_mean_ns, Some(48_293.921_459));
+    assert_eq!(r.clat_percentiles["clat_p99_ns"], 126_464.0);
+    assert_eq!(r.lat_max_ns, Some(7_482_567.0));
+    assert_eq!(
+        (
+            r.rw.as_deref(),
+            r.bs.as_deref(),
+            r.ioengine.as_deref(),
+            r.numjobs.as_deref()
+        ),
+        (Some("randrw"), Some("4k"), Some("psync"), None)
+    );
+    let s = &out.rows[2];
+    assert_eq!(
+        (s.rw.as_deref(), s.numjobs.as_deref(), s.direct.as_deref()),
+        (Some("write"), Some("2"), Some("1"))
+    );
+    assert_eq!(s.bw_bytes_per_s, 108_240_103.0);
+
+    let plus = fio::parse_json(&fixture("fio", "fio-3.33-jsonplus")).unwrap();
+    assert!(plus.warnings.is_empty(), "{:?}", plus.warnings);
+    assert_eq!(fio_jobs(&plus.rows), FIO_333_JOBS);
+    assert_eq!(plus.rows[0].clat_percentiles["clat_p99_ns"], 7_962_624.0);
+    assert_eq!(plus.rows[2].clat_mean_ns, Some(122_930.072_51));
+}
+
+/// `--output-format=normal,json`: fio prints its header, the JSON, then the normal
+/// results. The document's rows are read; the text around it is warnings.
+#[test]
+fn fio_3_33_normal_and_json_together() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.33-normal-json")).unwrap();
+    assert_eq!(fio_jobs(&out.rows), FIO_333_JOBS);
+    assert_eq!(out.rows[0].bw_bytes_per_s, 10_999_804.0);
+    assert_eq!(out.rows[2].runtime_ms, 117);
+    // 5 lines before the document, 53 after it.
+    assert_eq!(out.warnings.len(), 5 + 53);
+    assert_eq!(out.warnings[0].line, 1);
+    let after = &out.warnings[5];
+    assert_eq!(after.line, 542);
+    assert!(
+        after.text.starts_with("randrw: (groupid=0, jobs=1)"),
+        "{after:?}"
+    );
+}
+
+/// fio 3.33's terse v3: the seqwrite group wrote only; terse v5 is refused by name.
+#[test]
+fn fio_3_33_terse() {
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = fio_jobs(&out.rows)
+        .into_iter()
+        .map(|(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    let want: Vec<_> = FIO_333_JOBS
+        .iter()
+        .map(|&(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    assert_eq!(got, want);
+    // 3;fio-3.33;randrw;0;0;5704;6481;1620;880;0;0;0.000000;0.000000;16;15109;434.148961;…
+    let r = &out.rows[0];
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (6481.0 * 1024.0, 1620.0, 880)
+    );
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(16_000.0), Some(15_109_000.0))
+    );
+    assert_eq!(r.clat_percentiles["clat_p1_ns"], 17_000.0);
+    // The seqwrite line's write part: 16384;54072;13518;303 … clat 16;19477.
+    let s = &out.rows[2];
+    assert_eq!(
+        (s.iops, s.runtime_ms, s.clat_max_ns),
+        (13_518.0, 303, Some(19_477_000.0))
+    );
+    assert_eq!(s.clat_percentiles["clat_p1_ns"], 18_000.0);
+    match fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5")) {
+        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
+            assert_eq!(line, 1);
+            assert!(message.contains("terse version 5"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `unified_rw_reporting=1`: the job's only direction is `mixed`; it is a row, not a
+/// job silently without one.
+#[test]
+fn fio_3_33_unified_rw_reporting_is_mixed() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.33-unified-rw-json")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = fio_jobs(&out.rows);
+    // --size=1m in 4 KiB blocks.
+    assert_eq!(got, [(0, "mixedjob", 0, "mixed", 1 << 20, Some(256))]);
+}
+
+// -------------------------------------------------------------------- perf stat
+
+/// perf 6.x CSV on a hybrid CPU: `cpu_atom` events counted, `cpu_core` ones
+/// `<not counted>`, `:u` modifiers kept in the event name; the TopdownL1 metric lines
+/// have no counter value and are warnings, not rows.
+#[test]
+fn perf_stat_hybrid_csv_with_topdown_metrics() {
+    use perf_stat::CounterStatus;
+    let out = perf_stat::parse(&fixture("perf_stat", "perf-6.x-hybrid-topdown-csv-mail")).unwrap();
+    let events: Vec<_> = out.rows.iter().map(|r| r.event.as_str()).collect();
+    assert_eq!(
+        events,
+        [
+            "task-clock:u",
+            "context-switches:u",
+            "cpu-migrations:u",
+            "page-faults:u",
+            "cpu_atom/cycles/u",
+            "cpu_core/cycles/u",
+            "cpu_atom/instructions/u",
+            "cpu_core/instructions/u",
+            "cpu_atom/branches/u",
+            "cpu_core/branches/u",
+            "cpu_atom/branch-misses/u",
+            "cpu_core/branch-misses/u",
+        ]
+    );
+    // 0.65,msec,task-clock:u,648266,100.00,0.534,CPUs utilized
+    let t = &out.rows[0];
+    assert_eq!((t.value, t.unit.as_deref()), (Some(0.65), Some("msec")));
+    assert_eq!((t.run_time_ns, t.run_pct), (Some(648_266), Some(100.0)));
+    assert_eq!(
+        (t.metric_value, t.metric_unit.as_deref()),
+        (Some(0.534), Some("CPUs utilized"))
+    );
+    // 775564,,cpu_atom/cycles/u,276334,42.00,1.196,GHz
+    let c = &out.rows[4];
+    assert_eq!((c.value, c.unit.as_deref()), (Some(775_564.0), None));
+    assert_eq!((c.run_time_ns, c.run_pct), (Some(276_334), Some(42.0)));
+    assert_eq!(
+        (c.metric_value, c.metric_unit.as_deref()),
+        (Some(1.196), Some("GHz"))
+    );
+    // <not counted>,,cpu_core/cycles/u,0,0.00,,
+    let n = &out.rows[5];
+    assert_eq!((n.status, n.value), (CounterStatus::NotCounted, None));
+    assert_eq!(
+        (n.run_time_ns, n.run_pct, n.metric_value),
+        (Some(0), Some(0.0), None)
+    );
+    let not_counted = out
+        .rows
+        .iter()
+        .filter(|r| r.status == CounterStatus::NotCounted)
+        .count();
+    assert_eq!(not_counted, 4);
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.time_s.is_none() && r.cpu.is_none()));
+    // The prompt, `perf.data` (ls's output) and the six metric lines.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2, 15, 16, 17, 18, 19, 20], "{:?}", out.warnings);
+}
+
+/// `-x, --per-socket` and `-I 1000 -x, --per-socket`: with an interval the time stamp
+/// comes before the socket. Each field is read from its place; the metric-only lines
+/// (the bug the mail fixes, and the fixed form) are warnings, never rows of shifted
+/// fields.
+#[test]
+fn perf_stat_per_socket_with_and_without_interval() {
+    let out = perf_stat::parse(&fixture("perf_stat", "perf-per-socket-interval-csv-mail")).unwrap();
+    // 8 lines before the patch, 3 in interval mode, 8 after the patch.
+    assert_eq!(out.rows.len(), 19, "{:?}", out.rows);
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.cpu.as_deref() == Some("S0") && r.cpus == Some(1)));
+    let timed: Vec<_> = out.rows.iter().filter(|r| r.time_s.is_some()).collect();
+    let events: Vec<_> = timed.iter().map(|r| r.event.as_str()).collect();
+    assert_eq!(events, ["cpu-clock", "context-switches", "instructions"]);
+    // 0.001813453,S0,1,2,,context-switches,1868028,100.00,1.070,K/sec
+    let cs = timed[1];
+    assert_eq!((cs.time_s, cs.value), (Some(0.001813453), Some(2.0)));
+    assert_eq!(
+        (cs.unit.as_deref(), cs.run_time_ns),
+        (None, Some(1_868_028))
+    );
+    assert_eq!(
+        (cs.metric_value, cs.metric_unit.as_deref()),
+        (Some(1.070), Some("K/sec"))
+    );
+    // 0.001813453,S0,1,1.87,msec,cpu-clock,1872052,100.00,0.002,CPUs utilized
+    assert_eq!(
+        (timed[0].value, timed[0].unit.as_deref()),
+        (Some(1.87), Some("msec"))
+    );
+    // S0,1,875807,,cycles,1769826,100.00,0.491,GHz
+    let cycles = &out.rows[4];
+    assert_eq!(
+        (cycles.event.as_str(), cycles.value),
+        ("cycles", Some(875_807.0))
+    );
+    assert_eq!(cycles.metric_unit.as_deref(), Some("GHz"));
+    // No row is made of a time stamp, a socket or a count taken for an event.
+    let known = [
+        "cpu-clock",
+        "context-switches",
+        "cpu-migrations",
+        "page-faults",
+        "cycles",
+        "stalled-cycles-frontend",
+        "stalled-cycles-backend",
+        "instructions",
+    ];
+    assert!(
+        out.rows.iter().all(|r| known.contains(&r.event.as_str())),
+        "{:?}",
+        out.rows
+    );
+    let metric_lines: Vec<_> = out
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains(",stalled cycles per insn"))
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(metric_lines, [14, 28, 79]);
+}
+
+/// perf's human format is not `-x` output: an error, not numbers read from
+/// `76,337,010`.
+#[test]
+fn perf_stat_human_format_is_refused() {
+    assert!(matches!(
+        perf_stat::parse(&fixture("perf_stat", "perf-human-hybrid-slots-mail")),
+        Err(fslab::parse::ParseError::NothingRecognised { .. })
+    ));
 }
