@@ -252,7 +252,7 @@ fn seed_000_parent_0_and_1_are_made_with_the_same_exchange() {
 fn a_second_rerun_is_compared_claim_by_claim() {
     let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
     for second in ORDER.iter().filter(|n| n.ends_with("-b")) {
-        let first_name = second.split('-').next().unwrap();
+        let first_name = second.strip_suffix("-b").unwrap();
         // Alone, or inside a series over scales whose top is another bundle (seed 000's
         // top is n = 100,000): then the heading names the bundle the rerun reruns.
         assert!(
@@ -325,4 +325,42 @@ fn seed_000_link_claims_need_the_spill_regime_measured_in_the_bundle() {
     let c = get("log-items-elided-first-run");
     assert!(c.recipe.contains("name=attri_elided"), "{c:?}");
     assert!(c.measured.is_some_and(|m| m > 0.5), "{c:?}");
+}
+
+/// Issue 29's acceptance for seed 003: on the kernel here that converts the truncated tail
+/// to unwritten (6.12 in a guest), the post's two convert claims get verdicts measured
+/// over 5 replicates a side of the post's own loop, each naming the guest and the path.
+#[test]
+fn seed_003_convert_claims_are_measured_over_replicates_in_the_converting_guest() {
+    for name in ["003-converted", "003-converted-b"] {
+        let b = open(name);
+        let v = verdicts("xfs-rt-truncate", &b);
+        for id in ["convert-unwritten-flat", "large-rtextsize-costs-little"] {
+            let c: Vec<&ClaimVerdict> = v.iter().filter(|c| c.id == id).collect();
+            assert_eq!(c.len(), 1, "{name} {id}: {c:?}");
+            let c = c[0];
+            assert_eq!(c.kernel.as_deref(), Some("uml-trixie"), "{c:?}");
+            assert_ne!(c.tier, Tier::NotApplicable, "{name} {id}: {}", c.reason);
+            assert!(c.interval.is_some(), "{name} {id}: {c:?}");
+            let r = c.replication.as_ref().unwrap();
+            assert_eq!(r.unit, SampleUnit::Replicate, "{c:?}");
+            assert_eq!(r.replicates, (5, 5), "{c:?}");
+            assert!(
+                c.substitutions.iter().any(|s| {
+                    s.starts_with(
+                    "points with kernel=uml-trixie measured in a User-Mode Linux guest: kernel 6.12"
+                )
+                }),
+                "{:?}",
+                c.substitutions
+            );
+            assert!(
+                c.details
+                    .iter()
+                    .any(|d| d.starts_with("truncate path `converted` at every selected point")),
+                "{:?}",
+                c.details
+            );
+        }
+    }
 }
