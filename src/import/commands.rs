@@ -222,7 +222,11 @@ pub fn find(lines: &[PostLine]) -> Commands {
             continue;
         }
         let prompt = after_prompt(&l.text).filter(|c| {
-            looks_like_command(c) || prompt_command(c) || calls(c, &funcs) || at_prompt(c)
+            looks_like_command(c)
+                || prompt_command(c)
+                || calls(c, &funcs)
+                || at_prompt(c)
+                || unknown_at_prompt(c)
         });
         let (kind, first) = match prompt {
             Some(c) => (BlockKind::Prompt, c.to_string()),
@@ -397,6 +401,30 @@ fn at_prompt(c: &str) -> bool {
         && ws[1..]
             .iter()
             .all(|w| !w.chars().next().is_some_and(char::is_uppercase))
+}
+
+/// A program fslab does not know, after a prompt, run with arguments (`# sfdisk
+/// /dev/sdb`, `$ frobnicate --fast /mnt`): kept, so that the draft names it as a
+/// `tools:` entry the doctor checks, never dropped. A prompt's `#` is also a heading's
+/// or a comment's, so the name must read as a program's (lower case, no sentence
+/// punctuation at the end), the word after it as an argument, and at most one plain word
+/// may follow (`# see /proc/meminfo for details` is prose).
+fn unknown_at_prompt(c: &str) -> bool {
+    let ws: Vec<&str> = c.split_whitespace().collect();
+    let Some((&name, args)) = ws.split_first() else {
+        return false;
+    };
+    let program_name = name.len() >= 2
+        && name.starts_with(|ch: char| ch.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "._+-".contains(ch));
+    let plain = |w: &str| w.chars().all(|ch| ch.is_alphabetic() || ch == '\'');
+    program_name
+        && !matches!(Program::of(name), Program::Util)
+        && args.first().is_some_and(|w| arg_like(w))
+        && args.iter().filter(|w| plain(w)).count() <= 1
+        && !c.trim_end().ends_with(['.', '?', '!', ':'])
 }
 
 /// A prompt followed by a path or script (`# ./dumb.sh 0`).

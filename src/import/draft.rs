@@ -310,6 +310,16 @@ pub fn build(
             }
         }
     }
+    // Any other device a command writes or reads (`sfdisk /dev/sdb`, `dd of=/dev/sdc`): a
+    // device of its own, so that the step names `{{dev.X}}`, never a real path.
+    for l in &located {
+        for w in l.cmd.argv().iter().skip(1) {
+            let p = w.split_once('=').map_or(w.as_str(), |(_, v)| v);
+            if is_device(p) {
+                add_device(p, None, l.cmd.line, &mut devices);
+            }
+        }
+    }
     let mkfs_present = located
         .iter()
         .any(|l| matches!(l.cmd.program(), Program::Mkfs(_)));

@@ -350,3 +350,42 @@ fn outside_reply_quoting_scripts_and_a_function() {
         [s("row", "create"), s("column", "real")]
     );
 }
+
+/// A program fslab does not know, run at a prompt with arguments, is kept: it becomes a
+/// `tools:` entry (which `fslab doctor` reports when missing) and its step, never dropped.
+/// A heading or a comment after `#` stays prose.
+#[test]
+fn an_unknown_program_at_a_prompt_is_a_tool_never_dropped() {
+    let (d, e) = draft_of(
+        "Subject: unknown tools\n\nI ran:\n\n# sfdisk /dev/sdb\n# mkfs.xfs -f /dev/sdb1\n\
+         # mount /dev/sdb1 /mnt\n$ frobnicate --fast /mnt\n\n\
+         # Results\n# see /proc/meminfo for details\n\nand it took 5s.\n",
+    );
+    let tools: Vec<&String> = e.def.tools.keys().collect();
+    assert!(
+        tools.iter().any(|t| t.as_str() == "sfdisk")
+            && tools.iter().any(|t| t.as_str() == "frobnicate"),
+        "{tools:?}"
+    );
+    assert!(
+        !tools
+            .iter()
+            .any(|t| ["see", "results"].contains(&t.as_str())),
+        "{tools:?}"
+    );
+    let steps: Vec<String> = e
+        .def
+        .setup
+        .iter()
+        .chain(std::iter::once(&e.def.workload))
+        .filter_map(|s| s.run.as_ref().map(|r| format!("{r:?}")))
+        .collect();
+    assert!(steps.iter().any(|r| r.contains("{{sfdisk}}")), "{steps:?}");
+    assert!(
+        steps
+            .iter()
+            .any(|r| r.contains("{{frobnicate}} --fast {{mnt}}")),
+        "{steps:?}"
+    );
+    note_at(&d, 5, NoteKind::Recognised, "`sfdisk`");
+}
