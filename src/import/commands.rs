@@ -5,35 +5,13 @@
 //! `for i in {1..N}`, `time CMD`, `NAME=value` assignments (substituted into later
 //! commands). Every command keeps its line in the post.
 
+pub use super::block::{Block, BlockKind};
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
 use super::shell::heredoc;
 use super::shell::{
     inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Env, Node,
 };
-
-/// How a block was written in the post.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockKind {
-    /// After `#!/bin/sh`.
-    Script,
-    /// After a shell prompt.
-    Prompt,
-    /// Command lines without a prompt.
-    Bare,
-    /// Named in a sentence.
-    Inline,
-}
-
-/// A block of commands.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    pub kind: BlockKind,
-    pub line: usize,
-    pub nodes: Vec<Node>,
-    /// Quote depth of its lines.
-    pub depth: usize,
-}
 
 /// All commands of a post, and which of its lines they took.
 #[derive(Debug, Clone, Default)]

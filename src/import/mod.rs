@@ -22,6 +22,7 @@
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
 pub mod axis;
+pub mod block;
 pub mod blocks;
 pub mod branches;
 pub mod claims;

@@ -7,7 +7,7 @@
 //! per run in a `case` branch. Either way the loop's head says `guess:` and where the runs
 //! are. A final run may leave out trailing `umount`/`sync` commands.
 
-use super::commands::{Block, BlockKind};
+use super::block::{Block, BlockKind};
 use super::programs::Program;
 use super::shell::variants::{merge, names, variant_loop};
 use super::shell::{unquote, Cmd, Loop, LoopKind, Node};
