@@ -70,7 +70,8 @@ done
 # directory; nothing is installed) with tests/fixtures/kernel-build/: a config fragment,
 # an mbox and a diff. Once per machine: the same inputs again are a cache hit (instant).
 # A fresh machine adds the build: 43 min here on 2 cores shared with other builds (load
-# 9-19; 12 CPU-minutes), about 8 min expected on an idle 2-core machine (docs/kernels.md).
+# 9-19; 12 CPU-minutes), 17.5 min at load 6-9, about 8 min expected on an idle 2-core
+# machine (docs/kernels.md).
 echo "fslab: the test kernel uml-fslab-test (fslab kernels build; a cache hit once built)"
 (cd "$(dirname "$0")/.." && F=tests/fixtures/kernel-build && cargo run --quiet --bin fslab -- \
   kernels build uml-fslab-test --source linux-source-6.12 --config "$F/fragment.config" \
