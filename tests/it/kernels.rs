@@ -105,7 +105,11 @@ fn uml_bookworm_installs_with_provenance_lists_and_boots() {
     }
     let console = std::fs::File::create(s.root.join("console.log")).unwrap();
     // `timeout` only guards against a hung guest; the test does not time anything.
+    // On a host whose XSAVE area is larger than the kernel's FP buffer (AVX-512, AMX),
+    // the kernel needs fslab's ptrace shim, as every guest fslab boots gets it.
+    let shim = fslab::run::target::uml::xstate::for_this_host().unwrap();
     let status = Command::new("timeout")
+        .envs(shim.iter().map(|s| s.env()))
         .arg("300")
         .arg(&binary)
         .args([

@@ -20,6 +20,7 @@
 pub mod agent;
 mod guest;
 pub mod protocol;
+pub mod xstate;
 
 use super::{Builtin, IoTrace, Replicate, Resources, Session, Target};
 use crate::devices::trace::TraceText;
@@ -88,6 +89,11 @@ pub enum GuestError {
     TooManyDisks(usize),
     #[error("fslab cannot find its own program for the guest's agent: {0}")]
     NoAgent(std::io::Error),
+    #[error(
+        "this host's XSAVE area is {host_bytes} bytes (AVX-512 or AMX), more than a UML kernel's {} byte FP buffer, so its guests need fslab's ptrace shim, which could not be compiled: {why}; install a C compiler (`apt-get install gcc`; scripts/install-deps.sh does)",
+        xstate::UML_FP_BYTES
+    )]
+    Shim { host_bytes: u32, why: String },
 }
 
 impl GuestError {
@@ -123,6 +129,8 @@ pub struct UmlTarget {
     /// Host directories the guest's steps read: the agent's (also `{{fslab}}`'s) and the
     /// provisioned tools' (mounted back when the guest's `/tmp` or `/run` hides them).
     host_dirs: Vec<PathBuf>,
+    /// The ptrace shim the kernel process preloads on this host, if it needs one.
+    shim: Option<xstate::Shim>,
     probed: OnceLock<Probed>,
 }
 
@@ -190,11 +198,13 @@ impl UmlTarget {
             .chain([crate::tools::tools_dir()])
             .filter(|p| p.is_absolute())
             .collect();
+        let shim = xstate::for_this_host()?;
         Ok(UmlTarget {
             kernel,
             mem_bytes,
             agent,
             host_dirs,
+            shim,
             probed: OnceLock::new(),
         })
     }
@@ -210,9 +220,15 @@ impl UmlTarget {
         console: &Path,
         disks: &[PathBuf],
     ) -> Result<Guest, GuestError> {
+        let kernel_env: Vec<(String, String)> = self
+            .kernel
+            .kernel_env()
+            .into_iter()
+            .chain(self.shim.iter().map(xstate::Shim::env))
+            .collect();
         Guest::boot(&Boot {
             kernel: &self.kernel.binary(),
-            kernel_env: &self.kernel.kernel_env(),
+            kernel_env: &kernel_env,
             mem_bytes: self.mem_bytes,
             disks,
             dir: devs.dir(),
@@ -289,7 +305,11 @@ impl UmlTarget {
             memory_bytes: self.mem_bytes,
             boot_s: self.probed.get().map(|x| x.boot.as_secs_f64()),
             provenance: serde_json::to_value(p).unwrap_or_default(),
-            caveats: UML_CAVEATS.iter().map(|c| c.to_string()).collect(),
+            caveats: UML_CAVEATS
+                .iter()
+                .map(|c| c.to_string())
+                .chain(self.shim.iter().map(xstate::Shim::caveat))
+                .collect(),
         }
     }
 }
