@@ -32,15 +32,85 @@ pub struct Needs {
     pub attr_forks: Option<AttrForks>,
     /// The path the kernel took to truncate inside an allocation unit (an XFS realtime
     /// extent), as the `truncate_path` table records it per point and replicate (`parse:
-    /// truncate-path`): every point the check selects must have taken this one.
+    /// truncate-path`): every point the check selects must have taken this one, or, for
+    /// a ratio that compares two paths, each side its own.
     #[serde(default)]
-    pub truncate_path: Option<TruncatePathNeed>,
+    pub truncate_path: Option<TruncatePathNeeds>,
     /// The claim's number rests on how long fsync/flush takes on the medium. A guest's
     /// flushes never reach the host's disk (User-Mode Linux's ubd opens its images
     /// without O_DIRECT), so in a bundle whose points ran in a guest the claim cannot be
     /// checked.
     #[serde(default)]
     pub flush_latency: bool,
+}
+
+/// `needs: { truncate_path: … }`: one path for every point the check selects
+/// (`truncate_path: converted`), or one per side of a ratio that compares two paths
+/// (`truncate_path: { numerator: zeroed, denominator: converted }`).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum TruncatePathNeeds {
+    Every(TruncatePathNeed),
+    Sides {
+        numerator: TruncatePathNeed,
+        denominator: TruncatePathNeed,
+    },
+}
+
+impl TruncatePathNeeds {
+    /// The path the points of the check's selection `side` (`select`, `numerator`,
+    /// `denominator`, as [`Check::selections`] names them) must have taken; None for a
+    /// side a per-side need does not name.
+    pub fn for_side(self, side: &str) -> Option<TruncatePathNeed> {
+        match (self, side) {
+            (TruncatePathNeeds::Every(p), _) => Some(p),
+            (TruncatePathNeeds::Sides { numerator, .. }, "numerator") => Some(numerator),
+            (TruncatePathNeeds::Sides { denominator, .. }, "denominator") => Some(denominator),
+            (TruncatePathNeeds::Sides { .. }, _) => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TruncatePathNeeds {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{self, IntoDeserializer, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TruncatePathNeeds;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a truncate path (`unmapped`, `kept_written`, `zeroed`, `converted`) or `{ numerator: PATH, denominator: PATH }`",
+                )
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                TruncatePathNeed::deserialize(v.into_deserializer()).map(TruncatePathNeeds::Every)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let (mut numerator, mut denominator) = (None, None);
+                while let Some(k) = m.next_key::<String>()? {
+                    match k.as_str() {
+                        "numerator" => numerator = Some(m.next_value()?),
+                        "denominator" => denominator = Some(m.next_value()?),
+                        other => {
+                            return Err(de::Error::unknown_field(
+                                other,
+                                &["numerator", "denominator"],
+                            ))
+                        }
+                    }
+                }
+                match (numerator, denominator) {
+                    (Some(numerator), Some(denominator)) => Ok(TruncatePathNeeds::Sides {
+                        numerator,
+                        denominator,
+                    }),
+                    (None, _) => Err(de::Error::missing_field("numerator")),
+                    (_, None) => Err(de::Error::missing_field("denominator")),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `needs: { truncate_path: … }`: one of the paths `parse::truncate_path` tells apart.
@@ -802,4 +872,46 @@ pub struct PublishedLayout {
     pub dataset: String,
     #[serde(default)]
     pub select: Selection,
+}
+
+#[cfg(test)]
+mod tests_needs {
+    use super::{Needs, TruncatePathNeed, TruncatePathNeeds};
+
+    #[test]
+    fn a_truncate_path_need_is_one_path_or_one_per_side() {
+        let one: Needs = serde_yaml::from_str("truncate_path: converted").unwrap();
+        assert_eq!(
+            one.truncate_path,
+            Some(TruncatePathNeeds::Every(TruncatePathNeed::Converted))
+        );
+        let sides: Needs =
+            serde_yaml::from_str("truncate_path: { numerator: zeroed, denominator: converted }")
+                .unwrap();
+        let sides = sides.truncate_path.unwrap();
+        assert_eq!(sides.for_side("numerator"), Some(TruncatePathNeed::Zeroed));
+        assert_eq!(
+            sides.for_side("denominator"),
+            Some(TruncatePathNeed::Converted)
+        );
+        assert_eq!(sides.for_side("select"), None);
+        for (bad, says) in [
+            ("truncate_path: zero", "unknown variant `zero`"),
+            (
+                "truncate_path: { numerator: zeroed }",
+                "missing field `denominator`",
+            ),
+            (
+                "truncate_path: { numerator: zeroed, denominator: converted, other: x }",
+                "unknown field `other`",
+            ),
+            (
+                "truncate_path: [zeroed]",
+                "or `{ numerator: PATH, denominator: PATH }`",
+            ),
+        ] {
+            let e = serde_yaml::from_str::<Needs>(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 }

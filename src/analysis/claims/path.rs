@@ -6,7 +6,7 @@ use super::error::MeasureError;
 use super::evidence::Evidence;
 use super::select::{sel_label, select, table};
 use crate::analysis::str_values;
-use crate::spec::claim::{Selection, TruncatePathNeed};
+use crate::spec::claim::{Selection, TruncatePathNeed, TruncatePathNeeds};
 use indexmap::IndexMap;
 
 /// What the selected points took, per point: its paths (with how many replicates each)
@@ -126,4 +126,28 @@ pub(super) fn found(
         if by_point.len() == 1 { "" } else { "s" },
         if replicates == 1 { "" } else { "s" }
     )))
+}
+
+/// [`found`] for each path the claim needs, on the sides of its check that need it (one
+/// path for every side, or one per side of a ratio that compares two paths), in the
+/// check's order of sides.
+pub(super) fn found_per_side(
+    ev: &Evidence,
+    needs: TruncatePathNeeds,
+    sides: &[(&'static str, &Selection)],
+) -> Vec<Result<PathFound, MeasureError>> {
+    let mut by_path: IndexMap<&'static str, (TruncatePathNeed, Vec<&Selection>)> = IndexMap::new();
+    for (side, sel) in sides {
+        if let Some(want) = needs.for_side(side) {
+            by_path
+                .entry(want.name())
+                .or_insert_with(|| (want, Vec::new()))
+                .1
+                .push(sel);
+        }
+    }
+    by_path
+        .into_values()
+        .map(|(want, sels)| found(ev, want, &sels))
+        .collect()
 }

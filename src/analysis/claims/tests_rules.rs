@@ -405,13 +405,13 @@ fn cpu_time_split_claims_are_untestable_in_a_uml_guest() {
 /// makes it `mechanism not shown`.
 #[test]
 fn truncate_path_needs_the_path_at_every_selected_replicate() {
-    use crate::spec::claim::TruncatePathNeed;
+    use crate::spec::claim::{TruncatePathNeed, TruncatePathNeeds};
     let mut ev = replicated_evidence(5);
     let mut c = claim(
         "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { min: 1.1 }\n",
     );
     c.needs = Some(Needs {
-        truncate_path: Some(TruncatePathNeed::Converted),
+        truncate_path: Some(TruncatePathNeeds::Every(TruncatePathNeed::Converted)),
         ..Needs::default()
     });
     let v = check_claim(&c, &ev);
@@ -504,6 +504,95 @@ fn truncate_path_needs_the_path_at_every_selected_replicate() {
     assert!(
         v.reason
             .contains("cannot tell which path ran: parent=1 took `unknown` (1 replicate"),
+        "{}",
+        v.reason
+    );
+}
+
+/// `needs: { truncate_path: { numerator: …, denominator: … } }`: a ratio that compares two
+/// paths needs each side's points to have taken that side's path; a swap, or one path
+/// asked of both sides, makes it `mechanism absent`, naming the side's point.
+#[test]
+fn per_side_truncate_paths_need_each_side_its_own() {
+    use crate::spec::claim::{TruncatePathNeed, TruncatePathNeeds};
+    let mut ev = replicated_evidence(5);
+    let mut c = claim(
+        "kind: ratio\nnumerator: { parent: 1 }\ndenominator: { parent: 0 }\nexpect: { min: 1.1 }\n",
+    );
+    let sides = TruncatePathNeeds::Sides {
+        numerator: TruncatePathNeed::Zeroed,
+        denominator: TruncatePathNeed::Converted,
+    };
+    c.needs = Some(Needs {
+        truncate_path: Some(sides),
+        ..Needs::default()
+    });
+    let table = |one: &str, zero: &str| {
+        let mut cols: (Vec<String>, Vec<i64>, Vec<i64>, Vec<String>) = Default::default();
+        for p in [0i64, 1] {
+            for r in 1..=5i64 {
+                cols.0.push(format!("parent={p}"));
+                cols.1.push(p);
+                cols.2.push(r);
+                cols.3.push(if p == 1 { one } else { zero }.to_string());
+            }
+        }
+        let n = cols.0.len();
+        df!(
+            "point_id" => cols.0,
+            "point_index" => cols.1.clone(),
+            "parent" => cols.1,
+            "replicate" => cols.2,
+            "truncate_path" => cols.3,
+            "reason" => vec!["why"; n],
+            "evidence" => vec!["/mnt/0 (4096 bytes)"; n],
+        )
+        .unwrap()
+    };
+    ev.tables
+        .insert("truncate_path".into(), table("zeroed", "converted"));
+    let v = check_claim(&c, &ev);
+    assert_eq!(v.not_applicable, None, "{v:?}");
+    for path in ["zeroed", "converted"] {
+        assert!(
+            v.details.iter().any(|d| d.contains(&format!(
+                "truncate path `{path}` at every selected point (1 point, 5 replicates"
+            ))),
+            "{:?}",
+            v.details
+        );
+    }
+    ev.tables
+        .insert("truncate_path".into(), table("converted", "zeroed"));
+    let v = check_claim(&c, &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismAbsent),
+        "{v:?}"
+    );
+    assert!(
+        v.reason
+            .contains("about the `zeroed` truncate path, and parent=1 took `converted`")
+            && v.reason
+                .contains("about the `converted` truncate path, and parent=0 took `zeroed`"),
+        "{}",
+        v.reason
+    );
+    ev.tables
+        .insert("truncate_path".into(), table("zeroed", "converted"));
+    c.needs = Some(Needs {
+        truncate_path: Some(TruncatePathNeeds::Every(TruncatePathNeed::Zeroed)),
+        ..Needs::default()
+    });
+    let v = check_claim(&c, &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismAbsent),
+        "{v:?}"
+    );
+    assert!(
+        v.reason
+            .contains("about the `zeroed` truncate path, and parent=0 took `converted`"),
         "{}",
         v.reason
     );

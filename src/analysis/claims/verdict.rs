@@ -273,8 +273,10 @@ pub(super) fn check_claim_at(
         return finish(v, extra);
     }
     if let Some(want) = claim.needs.as_ref().and_then(|n| n.truncate_path) {
-        if let Ok(PathFound::Taken(said)) = super::path::found(ev, want, &sides(&check)) {
-            v.details.push(said);
+        for found in super::path::found_per_side(ev, want, &check.selections()) {
+            if let Ok(PathFound::Taken(said)) = found {
+                v.details.push(said);
+            }
         }
     }
     let substituted = !subs.is_empty();
@@ -316,11 +318,6 @@ pub(super) fn check_claim_at(
     v.not_applicable = None;
     v.reason = why;
     finish(v, extra)
-}
-
-/// The selections of a check's measured side.
-fn sides(check: &Check) -> Vec<&crate::spec::claim::Selection> {
-    check.selections().into_iter().map(|(_, s)| s).collect()
 }
 
 /// Why a claim cannot be checked on a bundle whose points ran in a User-Mode Linux
@@ -418,10 +415,12 @@ fn mechanism_absent(
         }
     }
     if let Some(want) = needs.truncate_path {
-        match super::path::found(ev, want, &sides(check)) {
-            Ok(PathFound::Taken(_)) => {}
-            Ok(PathFound::Other(why)) => absent.push(why),
-            Err(e) => unshown.push(format!("the truncate path cannot be told: {e}")),
+        for found in super::path::found_per_side(ev, want, &check.selections()) {
+            match found {
+                Ok(PathFound::Taken(_)) => {}
+                Ok(PathFound::Other(why)) => absent.push(why),
+                Err(e) => unshown.push(format!("the truncate path cannot be told: {e}")),
+            }
         }
     }
     if !absent.is_empty() {

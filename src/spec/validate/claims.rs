@@ -2,7 +2,9 @@
 //! offending key, with what would be right).
 
 use super::Locator;
-use crate::spec::claim::{parse_check, Check, Cond, ScaleSpec, Selection, KERNEL_AXIS as KERNEL};
+use crate::spec::claim::{
+    parse_check, Check, Cond, ScaleSpec, Selection, TruncatePathNeeds, KERNEL_AXIS as KERNEL,
+};
 use crate::spec::{Claim, ExperimentDef, SpecError, Value as SpecValue};
 use indexmap::IndexMap;
 use std::ops::Range;
@@ -83,6 +85,29 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
         let message = match parse_check(raw) {
             Ok(check) => {
                 check_kernel_pins(def, claim, &check, item.clone(), loc)?;
+                if let Some(TruncatePathNeeds::Sides { .. }) =
+                    claim.needs.as_ref().and_then(|n| n.truncate_path)
+                {
+                    if !check.selections().iter().any(|(s, _)| *s == "numerator") {
+                        let pos = item
+                            .clone()
+                            .and_then(|r| loc.block(r, "needs"))
+                            .and_then(|r| loc.key_in(r, "truncate_path"))
+                            .unwrap_or_else(at_start);
+                        let mut e = loc.at_pos(
+                            pos,
+                            format!(
+                                "claim `{}`: `needs: truncate_path` names a path per side (`numerator`, `denominator`), and its `{}` check has no such sides",
+                                claim.id,
+                                check.kind()
+                            ),
+                        );
+                        e.help = Some(
+                            "give one path for every selected point (`truncate_path: converted`), or use a `ratio` check whose numerator and denominator took the two paths".into(),
+                        );
+                        return Err(e);
+                    }
+                }
                 continue;
             }
             Err(e) => e.to_string(),
