@@ -6,6 +6,7 @@
 //! commands). Every command keeps its line in the post.
 
 pub use super::block::{Block, BlockKind};
+use super::fiolat;
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
 use super::shell::heredoc;
@@ -115,6 +116,10 @@ pub fn looks_like_command(s: &str) -> bool {
     }
     if w == "sudo" {
         return looks_like_command(&t[4..]);
+    }
+    // fio's fsync latencies (`sync (nsec): min=74, max=578, …`) are output
+    if fiolat::detail(t).is_some() {
+        return false;
     }
     let p = Program::of(w);
     let known = p.is_known() || OTHER_WORKLOADS.contains(&w);
