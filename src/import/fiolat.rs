@@ -188,10 +188,15 @@ fn samples(quantity: &str, unit: &str, rest: &str) -> Detail {
     }
 }
 
+/// A percentile entry that is not `P th=[V]`: its text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("fio percentile `{0}` is not `P th=[V]`")]
+pub struct BadPercentile(pub String);
+
 /// A line of a percentile block (`|  1.00th=[  273],  5.00th=[  285],`): each percentile
 /// (`1.00`), its value in `unit`, its text. None when the line is not one (the block
 /// ended), Err when it is but an entry cannot be read.
-pub fn percentiles(t: &str, unit: &str) -> Option<Result<Vec<Num>, String>> {
+pub fn percentiles(t: &str, unit: &str) -> Option<Result<Vec<Num>, BadPercentile>> {
     let rest = t.trim().strip_prefix('|')?;
     let mut out = Vec::new();
     for piece in rest.split(',') {
@@ -206,7 +211,7 @@ pub fn percentiles(t: &str, unit: &str) -> Option<Result<Vec<Num>, String>> {
             Some((p.to_string(), number(v)?))
         });
         let Some((p, v)) = entry else {
-            return Some(Err(format!("fio percentile `{printed}` is not `P th=[V]`")));
+            return Some(Err(BadPercentile(printed.to_string())));
         };
         out.push(Num {
             stat: p,
