@@ -22,7 +22,9 @@ fn post(script: &str) -> String {
 }
 
 /// The matrix's axes and values, the setup's `run:` and the workload's, and its repeat.
-fn shape(e: &fslab::Experiment) -> (Vec<(String, Vec<String>)>, Vec<String>, String, String) {
+type Axes = Vec<(String, Vec<String>)>;
+
+fn shape(e: &fslab::Experiment) -> (Axes, Vec<String>, String, String) {
     let m = e
         .def
         .matrix
@@ -110,4 +112,72 @@ fn repeated_runs_inside_a_case_branch() {
     assert!(mkfs[0].contains("\"xfs\""), "{mkfs:?}");
     assert!(mkfs[1].contains("mkfs.ext4 -F {{dev.data}}") && mkfs[1].contains("\"ext4\""));
     note_at(&d, 9, NoteKind::Guess, "matrix axis `crc`");
+}
+
+const HERESTRING_LINES_POST: &str = "Subject: [PATCH] ext4: keep the superblock's mount options
+
+Set the options, then the run:
+
+# mkfs.ext4 -F /dev/sdb
+# debugfs -w /dev/sdb <<< \"set_super_value mount_opts nodelalloc
+ssv s_max_mnt_count 20
+dirty\"
+# mount /dev/sdb /mnt
+# time fs_mark -d /mnt/fsm -n 10000 -s 4096
+
+real\t0m2.310s
+user\t0m0.120s
+sys\t0m1.020s
+
+And the script that checks it afterwards:
+
+\t#!/bin/sh
+\tfor i in 1 2; do
+\t\tdebugfs /dev/sdb <<< 'stat <2>
+\t\tls -l /
+\t\tstats'; done
+\tumount /mnt
+";
+
+/// `cmd <<< "…"` whose quoted text goes on over lines, at a prompt and in an indented
+/// script inside a loop (`<<< '…'; done`): the text up to the closing quote is the
+/// command's input, written as a here-document (without the mail's indentation), never
+/// commands (`ls -l /`, `dirty`) or numbers (`20`); the lines after it are read again.
+#[test]
+fn here_strings_that_span_lines_are_the_command_input() {
+    let (d, e) = draft_of(HERESTRING_LINES_POST);
+    let setup = format!("{:?}", e.def.setup);
+    assert!(
+        setup.contains("debugfs -w {{dev.data}} <<'EOF'\\nset_super_value mount_opts nodelalloc\\nssv s_max_mnt_count 20\\ndirty\\nEOF"),
+        "{setup}"
+    );
+    assert!(setup.contains("mount: Some(Device(\"data\"))"), "{setup}");
+    let capture = format!("{:?}", e.def.capture);
+    assert!(
+        capture.contains("debugfs {{dev.data}} <<'EOF'\\nstat <2>\\n\\tls -l /\\n\\tstats\\nEOF"),
+        "{capture}"
+    );
+    assert!(!capture.contains("<<<") && !setup.contains("<<<"));
+    // the loop closed after the quote: the umount is the draft's teardown
+    assert!(format!("{:?}", e.def.teardown).contains("umount"));
+    note_at(&d, 6, NoteKind::Recognised, "a here-string");
+    note_at(&d, 6, NoteKind::Recognised, "(lines 6–8)");
+    note_at(&d, 20, NoteKind::Recognised, "(lines 20–22)");
+    for l in [7, 8, 20, 21, 22] {
+        assert!(
+            !d.rows.iter().any(|r| r.line == l),
+            "line {l}: {:#?}",
+            d.rows
+        );
+    }
+    assert!(!e.def.tools.contains_key("dirty") && !e.def.tools.contains_key("ssv"));
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{fs_mark}} -d {{mnt}}/fsm -n 10000 -s 4096"),
+        "{w}"
+    );
+    assert!(d
+        .rows
+        .iter()
+        .any(|r| r.printed == "0m2.310s" && r.line == 12));
 }
