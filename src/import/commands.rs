@@ -6,6 +6,7 @@
 //! commands). Every command keeps its line in the post.
 
 pub use super::block::{Block, BlockKind};
+use super::fiolat;
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
 use super::shell::heredoc;
@@ -115,6 +116,10 @@ pub fn looks_like_command(s: &str) -> bool {
     }
     if w == "sudo" {
         return looks_like_command(&t[4..]);
+    }
+    // fio's fsync latencies (`sync (nsec): min=74, max=578, …`) are output
+    if fiolat::detail(t).is_some() {
+        return false;
     }
     let p = Program::of(w);
     let known = p.is_known() || OTHER_WORKLOADS.contains(&w);
@@ -233,6 +238,8 @@ pub fn find(lines: &[PostLine]) -> Commands {
             if !pending.is_empty() {
                 // a here-document's line, kept as written
                 if heredoc::ends(&cur, &pending[0]) {
+                    // after a here-string's closing quote: the command goes on (`; done`)
+                    open += heredoc::after_close(&cur, &pending[0]).map_or(0, loop_balance);
                     pending.remove(0);
                 }
                 logical.push((cur_n, std::mem::take(&mut cur)));
@@ -258,7 +265,7 @@ pub fn find(lines: &[PostLine]) -> Commands {
                 break;
             }
             if !pending.is_empty() {
-                cur = lines[m].text.clone();
+                cur = string_line(&lines[m].text, &pending[0], &l.text);
                 cur_n = lines[m].n;
                 continue;
             }
@@ -405,6 +412,22 @@ fn unknown_at_prompt(c: &str) -> bool {
         && !c.trim_end().ends_with(['.', '?', '!', ':'])
 }
 
+/// A line of the body of `delim`: as written; in a here-string that spans lines without
+/// the indentation of the block's first line `head` (a mail's, not the text's).
+fn string_line(text: &str, delim: &str, head: &str) -> String {
+    if !delim.starts_with(heredoc::STRING) {
+        return text.to_string();
+    }
+    let indent = head.len() - head.trim_start().len();
+    let cut = text
+        .char_indices()
+        .take_while(|(i, c)| *i < indent && c.is_whitespace())
+        .map(|(i, c)| i + c.len_utf8())
+        .last()
+        .unwrap_or(0);
+    text[cut..].to_string()
+}
+
 /// A prompt followed by a path or script (`# ./dumb.sh 0`).
 fn prompt_command(c: &str) -> bool {
     let w = first_word(c);
@@ -426,10 +449,12 @@ fn script_lines(lines: &[PostLine], start: usize) -> (usize, Vec<(usize, String)
     while m < lines.len() && lines[m].depth == depth {
         if !pending.is_empty() {
             // a here-document's line, kept as written
-            if heredoc::ends(&lines[m].text, &pending[0]) {
+            let text = string_line(&lines[m].text, &pending[0], &lines[start].text);
+            if heredoc::ends(&text, &pending[0]) {
+                open += heredoc::after_close(&text, &pending[0]).map_or(0, loop_balance);
                 pending.remove(0);
             }
-            logical.push((lines[m].n, lines[m].text.clone()));
+            logical.push((lines[m].n, text));
             m += 1;
             continue;
         }

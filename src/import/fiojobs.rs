@@ -5,9 +5,12 @@
 //! fio 3's `write: IOPS=412k, BW=1609MiB/s (…)` and fio 2's `write: io=…, bw=…, iops=…,
 //! runt=…`, under its job's header (`randwrite: (groupid=0, jobs=16): err= 0: …`), whose
 //! name labels the rows (`job`), with the job's `rw`, `bs`, `iodepth` and `numjobs` when
-//! the post shows its job file. The header and fio's summary lines are output, not prose.
+//! the post shows its job file; the latency, percentile and sample lines under a direction
+//! line (`fiolat`) are rows of it too. The header and fio's summary lines are output, not
+//! prose.
 
 use super::commands::{Block, BlockKind, Commands};
+use super::fiolat::{self, Detail};
 use super::mail::{Post, PostLine};
 use super::numbers::token_quantity;
 use super::output::Found;
@@ -36,19 +39,23 @@ const FIO_KEYS: &[&str] = &[
 ];
 
 /// The lines fio prints under a direction line.
+/// (White space collapsed: a mail client may send fio's runs of spaces as non-breaking
+/// ones.) The latency and sample lines are read by `fiolat`; those it cannot read are
+/// still fio's.
 const FIO_DETAIL: &[&str] = &[
     "slat (",
     "clat (",
+    "clat prio",
     "lat (",
     "clat percentiles",
     "bw (",
-    "iops        :",
-    "cpu          :",
+    "iops :",
+    "cpu :",
     "IO depths",
-    "submit    :",
-    "complete  :",
+    "submit :",
+    "complete :",
     "issued",
-    "latency   :",
+    "latency :",
 ];
 
 /// The job options copied onto the rows of a job's results.
@@ -280,7 +287,7 @@ type Number = (&'static str, f64, String, String);
 fn direction_line(t: &str) -> Option<(&str, Vec<Number>)> {
     let (dir, rest) = t.split_once(':')?;
     let dir = dir.trim();
-    if !matches!(dir, "read" | "write" | "trim") {
+    if !matches!(dir, "read" | "write" | "trim" | "mixed") {
         return None;
     }
     let rest = rest.trim();
@@ -332,31 +339,160 @@ fn direction_line(t: &str) -> Option<(&str, Vec<Number>)> {
 
 /// fio's normal output (fio 3 and fio 2): one [`Found`] per direction line, its rows
 /// labelled with the direction and, under a job header, the job (and the job file's
-/// options when the post shows it); the header and summary lines are taken with it.
-pub fn fio_text(post: &Post, jobs: &[JobFile]) -> Vec<Found> {
+/// options when the post shows it); the latency, percentile and sample lines under it
+/// (`fiolat`) add their rows to it, each with its `statistic` or `percentile`; the header,
+/// fio's other lines and summary lines are taken with it. What fio printed that is not
+/// read (the latency distribution, a line whose numbers cannot be read) is said in `notes`.
+pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Found> {
     let lines = &post.lines;
     let mut found: Vec<Found> = Vec::new();
     let mut job: Option<String> = None;
     let mut extra: Vec<usize> = Vec::new();
     let mut summary = false;
+    // the direction line the lines below it belong to: its `found` index and settings
+    let mut cur: Option<(usize, Vec<(String, String)>)> = None;
+    // inside a percentile block: its quantity and unit
+    let mut pct: Option<(String, String)> = None;
+    let mut prev_dist = false;
     for (k, l) in lines.iter().enumerate() {
         let t = l.text.trim();
-        let indented = l.text.starts_with([' ', '\t']);
+        let indented = l.text.starts_with(char::is_whitespace);
+        let row = |q: &str, n: &fiolat::Num, settings: &[(String, String)], key: &str| Row {
+            line: l.n,
+            group: "fio".into(),
+            quantity: q.into(),
+            settings: settings
+                .iter()
+                .cloned()
+                .chain([(key.to_string(), n.stat.clone())])
+                .collect(),
+            value: n.value,
+            unit: n.unit.clone(),
+            printed: n.printed.clone(),
+            approx: false,
+            category: Category::Measurement,
+            stated_by: l.quoted_author.clone(),
+            note: "fio output".into(),
+        };
+        if let Some((q, u)) = pct.clone() {
+            match fiolat::percentiles(t, &u) {
+                Some(Ok(nums)) => {
+                    match &cur {
+                        Some((fi, settings)) => {
+                            let f = &mut found[*fi];
+                            f.rows
+                                .extend(nums.iter().map(|n| row(&q, n, settings, "percentile")));
+                            f.lines.push(k);
+                        }
+                        None => extra.push(k),
+                    }
+                    continue;
+                }
+                Some(Err(why)) => {
+                    notes.push(Note::new(
+                        l.n,
+                        NoteKind::Unmapped,
+                        &format!("{why}: not read"),
+                    ));
+                    extra.push(k);
+                    continue;
+                }
+                None => pct = None,
+            }
+        }
+        let dist = prev_dist;
+        prev_dist = false;
         if let Some(name) = job_header(t) {
             job = Some(name.to_string());
+            cur = None;
             extra.push(k);
             continue;
         }
-        if FIO_DETAIL.iter().any(|d| t.starts_with(d)) {
-            // latencies, percentiles, cpu, depths: fio's, not the post's numbers
+        if preamble(t) {
+            extra.push(k);
+            continue;
+        }
+        if t.starts_with("fsync/fdatasync/sync_file_range:") {
+            // the job's fsync latencies: no direction's
+            if let Some((_, settings)) = &mut cur {
+                settings.retain(|(k, _)| k != "direction");
+            }
+            extra.push(k);
+            continue;
+        }
+        if let Some(d) = fiolat::detail(t) {
+            let what = t.split(':').next().unwrap_or(t).trim().to_string();
+            match d {
+                Detail::Stats { quantity, nums } | Detail::Samples { quantity, nums } => match &cur
+                {
+                    Some((fi, settings)) => {
+                        let f = &mut found[*fi];
+                        f.rows.extend(
+                            nums.iter()
+                                .map(|n| row(&quantity, n, settings, "statistic")),
+                        );
+                        f.lines.push(k);
+                    }
+                    None => {
+                        notes.push(Note::new(
+                                l.n,
+                                NoteKind::Unmapped,
+                                &format!("fio's `{what}` line has no `read:`/`write:` line above it: not read"),
+                            ));
+                        extra.push(k);
+                    }
+                },
+                Detail::PercentileHead { quantity, unit } => {
+                    if cur.is_none() {
+                        notes.push(Note::new(
+                            l.n,
+                            NoteKind::Unmapped,
+                            &format!(
+                                "fio's `{what}` have no `read:`/`write:` line above them: not read"
+                            ),
+                        ));
+                    }
+                    pct = Some((quantity, unit));
+                    match &cur {
+                        Some((fi, _)) => found[*fi].lines.push(k),
+                        None => extra.push(k),
+                    }
+                }
+                Detail::Distribution { .. } => {
+                    if !dist {
+                        notes.push(Note::new(
+                            l.n,
+                            NoteKind::Unmapped,
+                            &format!("fio's latency distribution (`{what} : N=P%`, the share of I/Os per latency bucket) is not read"),
+                        ));
+                    }
+                    prev_dist = true;
+                    extra.push(k);
+                }
+                Detail::Unread(why) => {
+                    notes.push(Note::new(
+                        l.n,
+                        NoteKind::Unmapped,
+                        &format!("{why}: not read"),
+                    ));
+                    extra.push(k);
+                }
+            }
+            continue;
+        }
+        let norm = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        if FIO_DETAIL.iter().any(|d| norm.starts_with(d)) {
+            // cpu, depths: fio's, not the post's numbers
             extra.push(k);
             continue;
         }
         if t.starts_with("Run status group") || t.starts_with("Disk stats (read/write)") {
             summary = true;
+            cur = None;
             extra.push(k);
             continue;
         }
+        cur = None;
         if !indented {
             job = None;
             summary = false;
@@ -401,11 +537,26 @@ pub fn fio_text(post: &Post, jobs: &[JobFile]) -> Vec<Found> {
             lines: taken,
             device_bytes: Vec::new(),
         });
+        cur = Some((found.len() - 1, settings));
     }
     if let Some(last) = found.last_mut() {
         last.lines.extend(extra);
     }
     found
+}
+
+/// fio's lines before its results: the job line (`randrw: (g=0): rw=randrw, bs=…`), the
+/// version (`fio-3.12`), `Starting 3 processes`, laying out files, the status line
+/// (`Jobs: 1 (f=1): [w(1)][100.0%][w=1047KiB/s][w=2095 IOPS][eta 00m:00s]`).
+fn preamble(t: &str) -> bool {
+    let version = t
+        .strip_prefix("fio-")
+        .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()) && !v.contains(' '));
+    version
+        || (t.contains(": (g=") && t.contains("rw="))
+        || (t.starts_with("Starting ") && (t.contains(" process") || t.contains(" thread")))
+        || (t.starts_with("Jobs: ") && t.contains("(f="))
+        || t.contains(": Laying out IO file")
 }
 
 #[cfg(test)]
@@ -420,7 +571,7 @@ mod tests {
                 .as_bytes(),
         )
         .unwrap();
-        let f = fio_text(&p, &[]);
+        let f = fio_text(&p, &[], &mut Vec::new());
         assert_eq!(f[0].rows[0].value, 12300.0);
         assert_eq!(
             (f[0].rows[1].value, f[0].rows[1].unit.as_str()),

@@ -9,7 +9,8 @@
 //!   `time`, variables); [`programs`]: what each program is;
 //! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
 //!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema; [`fiojobs`]: fio
-//!   job files (their options the fio command's) and fio's normal output;
+//!   job files (their options the fio command's) and fio's normal output ([`fiolat`]:
+//!   its latency, percentile and sample lines);
 //! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
 //!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
@@ -31,6 +32,7 @@ mod comparison;
 pub mod csv;
 pub mod draft;
 pub mod fiojobs;
+pub mod fiolat;
 pub mod heredocs;
 pub mod mail;
 mod naming;
@@ -234,7 +236,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(output::e2fsck_passes(&post));
     found.extend(output::filefrag_lines(&post));
     found.extend(output::fio_json(&post));
-    found.extend(fiojobs::fio_text(&post, &jobs));
+    found.extend(fiojobs::fio_text(&post, &jobs, &mut notes));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
     found.extend(sidebyside::blocks(&post));
     for f in &found {

@@ -5,48 +5,105 @@
 //! its values, named from it (`parent`); several changed together give a loop over
 //! `variant`, whose values name the runs (`shell::variants`), the commands that differ one
 //! per run in a `case` branch. Either way the loop's head says `guess:` and where the runs
-//! are. A final run may leave out trailing `umount`/`sync` commands.
+//! are. A final run may leave out trailing `umount`/`sync` commands. Runs are looked for
+//! among the top-level commands, inside each loop's body (and so in a function's body,
+//! inlined where it is called) and inside one `case` branch; the loop stands where the
+//! first run did.
 
 use super::block::{Block, BlockKind};
 use super::programs::Program;
 use super::shell::variants::{merge, names, variant_loop};
-use super::shell::{unquote, Cmd, Loop, LoopKind, Node};
+use super::shell::{unquote, CaseArm, Cmd, Loop, LoopKind, Node};
 
-/// Find the longest run of repeated commands in the blocks and make it a loop.
+/// Where a command stands: its block, the loops it is in (each an index in the list
+/// above it), its index in its list.
+type At = (usize, Vec<usize>, usize);
+
+/// Whether a command can be one of a run's: not under an `if`, not a script's run
+/// (`./t.sh 0`, `./t.sh 1` are its arguments' matrix), not a shell.
+fn eligible(c: &Cmd) -> bool {
+    c.cond.is_none()
+        && !matches!(c.program(), Program::Script(_))
+        && !matches!(c.argv()[0].as_str(), "sh" | "bash")
+}
+
+/// The commands of `nodes` one after the other (split where another construct stands,
+/// and where the `case` branch changes), and those of each loop body on their own,
+/// however deep.
+fn gather(
+    nodes: &[Node],
+    bi: usize,
+    path: &[usize],
+    runs: &mut Vec<Vec<At>>,
+    arm: &mut Option<CaseArm>,
+) {
+    for (ni, n) in nodes.iter().enumerate() {
+        match n {
+            Node::Cmd(c) if eligible(c) => {
+                if c.case != *arm {
+                    runs.push(Vec::new());
+                    arm.clone_from(&c.case);
+                }
+                if let Some(r) = runs.last_mut() {
+                    r.push((bi, path.to_vec(), ni));
+                }
+            }
+            Node::Assign { .. } | Node::Func { .. } => {}
+            Node::Loop(l) => {
+                runs.push(Vec::new());
+                let mut inner = path.to_vec();
+                inner.push(ni);
+                gather(&l.body, bi, &inner, runs, &mut None);
+                runs.push(Vec::new());
+            }
+            _ => runs.push(Vec::new()),
+        }
+    }
+}
+
+/// The list of nodes a command's place names.
+fn list<'a>(blocks: &'a [Block], bi: usize, path: &[usize]) -> &'a [Node] {
+    let mut nodes: &[Node] = &blocks[bi].nodes;
+    for &p in path {
+        if let Node::Loop(l) = &nodes[p] {
+            nodes = &l.body;
+        }
+    }
+    nodes
+}
+
+fn list_mut<'a>(blocks: &'a mut [Block], bi: usize, path: &[usize]) -> &'a mut Vec<Node> {
+    let mut nodes: &mut Vec<Node> = &mut blocks[bi].nodes;
+    for &p in path {
+        nodes = match &mut nodes[p] {
+            Node::Loop(l) => &mut l.body,
+            _ => unreachable!("a path names loops"),
+        };
+    }
+    nodes
+}
+
+/// Find the longest run of repeated commands in the blocks, among their top-level
+/// commands, inside a loop's body (a function's body is inlined where it is called) or
+/// inside one `case` branch, and make it a loop where it stands.
 pub fn repeated_runs(blocks: &mut [Block]) {
-    // the blocks' top-level commands in order, split where another construct stands
-    let mut runs: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+    let mut runs: Vec<Vec<At>> = vec![Vec::new()];
+    let mut arm = None;
     for (bi, b) in blocks.iter().enumerate() {
         if b.kind == BlockKind::Inline {
             continue;
         }
-        for (ni, n) in b.nodes.iter().enumerate() {
-            match n {
-                // a script's runs (`./t.sh 0`, `./t.sh 1`) are its arguments' matrix
-                Node::Cmd(c)
-                    if c.case.is_none()
-                        && c.cond.is_none()
-                        && !matches!(c.program(), Program::Script(_))
-                        && !matches!(c.argv()[0].as_str(), "sh" | "bash") =>
-                {
-                    if let Some(r) = runs.last_mut() {
-                        r.push((bi, ni));
-                    }
-                }
-                Node::Assign { .. } | Node::Func { .. } => {}
-                _ => runs.push(Vec::new()),
-            }
-        }
+        gather(&b.nodes, bi, &[], &mut runs, &mut arm);
     }
-    let cmd = |(bi, ni): (usize, usize)| match &blocks[bi].nodes[ni] {
+    let cmd = |blocks: &[Block], (bi, path, ni): &At| match &list(blocks, *bi, path)[*ni] {
         Node::Cmd(c) => Some(c.clone()),
         _ => None,
     };
     // (how many commands it covers, the run's commands, where)
-    type Best = (usize, Vec<(usize, usize)>, Found);
+    type Best = (usize, Vec<At>, Found);
     let mut best: Option<Best> = None;
     for r in &runs {
-        let cmds: Vec<Cmd> = r.iter().filter_map(|at| cmd(*at)).collect();
+        let cmds: Vec<Cmd> = r.iter().filter_map(|at| cmd(blocks, at)).collect();
         if let Some(f) = find(&cmds) {
             let cover = f.end - f.start;
             if best.as_ref().is_none_or(|b| cover > b.0) {
@@ -57,17 +114,17 @@ pub fn repeated_runs(blocks: &mut [Block]) {
     let Some((_, at, f)) = best else {
         return;
     };
-    let cmds: Vec<Cmd> = at.iter().filter_map(|a| cmd(*a)).collect();
+    let cmds: Vec<Cmd> = at.iter().filter_map(|a| cmd(blocks, a)).collect();
     let Some(l) = build(&cmds, &f) else {
         return;
     };
     // the loop where the first run starts; the runs' commands leave
     let region = &at[f.start..f.end];
-    for &(bi, ni) in region.iter().skip(1).rev() {
-        blocks[bi].nodes.remove(ni);
+    for (bi, path, ni) in region.iter().skip(1).rev() {
+        list_mut(blocks, *bi, path).remove(*ni);
     }
-    let (bi, ni) = region[0];
-    blocks[bi].nodes[ni] = Node::Loop(l);
+    let (bi, path, ni) = &region[0];
+    list_mut(blocks, *bi, path)[*ni] = Node::Loop(l);
 }
 
 /// Runs found in a list of commands: `start..end` holds `count` runs of `period`
@@ -184,13 +241,16 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
             let vals: Vec<String> = (0..f.count)
                 .map(|k| unquote(&at(k, *i).words[*w]))
                 .collect();
+            // `parent=0`, `--bs=512`: the words before `=` (the option's dashes kept in
+            // the command, not in the axis's name)
             let key = vals[0]
                 .split_once('=')
                 .map(|(k, _)| k.to_string())
                 .filter(|k| {
+                    let name = k.trim_start_matches('-');
                     vals.iter().all(|v| v.starts_with(&format!("{k}=")))
-                        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && !k.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && !name.is_empty()
                 });
             let flag = first.words[..*w]
                 .last()
@@ -200,7 +260,11 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
                         && !p.is_empty()
                         && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 });
-            let var = key.clone().or(flag).unwrap_or_else(|| "value".into());
+            let var = key
+                .as_deref()
+                .map(|k| k.trim_start_matches('-').to_string())
+                .or(flag)
+                .unwrap_or_else(|| "value".into());
             let mut values: Vec<String> = Vec::new();
             for v in &vals {
                 let v = match &key {
@@ -228,6 +292,11 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
             });
         }
     }
+    // several changed: a loop over the runs, named from the words only each has; not in
+    // a `case` branch (a command is in one branch: the variants' would take its place)
+    if cmds[f.start..f.end].iter().any(|c| c.case.is_some()) {
+        return None;
+    }
     // several changed: a loop over the runs, named from the words only each has
     let runs: Vec<Vec<String>> = (0..f.count)
         .map(|k| {
@@ -253,8 +322,9 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
 
 #[cfg(test)]
 mod tests {
-    use super::{find, Found};
+    use super::{build, find, Found};
     use crate::import::shell::Cmd;
+    use crate::import::shell::{LoopKind, Node};
 
     fn cmds(s: &[&str]) -> Vec<Cmd> {
         s.iter()
@@ -303,5 +373,21 @@ mod tests {
             "mkfs.xfs -b size=4k /dev/sdb",
         ]);
         assert_eq!(find(&c), None);
+    }
+
+    #[test]
+    fn an_option_with_dashes_names_the_axis_without_them() {
+        let c = cmds(&[
+            "time fio --filename=/dev/sdb --bs=512 --name=j",
+            "time fio --filename=/dev/sdb --bs=4K --name=j",
+        ]);
+        let f = find(&c).unwrap();
+        let l = build(&c, &f).unwrap();
+        assert_eq!(l.var, "bs");
+        assert_eq!(l.kind, LoopKind::List(vec!["512".into(), "4K".into()]));
+        let Node::Cmd(body) = &l.body[0] else {
+            panic!("{:?}", l.body)
+        };
+        assert_eq!(body.words[3], "--bs=$bs");
     }
 }

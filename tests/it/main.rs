@@ -39,6 +39,8 @@ mod faults;
 mod fio_example;
 mod fuzz_spec;
 mod import;
+mod import_fio;
+mod import_nested;
 mod import_shell;
 mod import_variants;
 mod k8s;

@@ -1,8 +1,10 @@
 //! Here-documents: `cat > job.fio <<EOF`, `<<-'EOF'`, `fio - << "END"`. The lines up to
 //! the delimiter are a text the command reads on its standard input (usually a file the
 //! script writes): never commands, never the post's numbers. A here-string
-//! (`debugfs -w /dev/sdb <<< "stats"`, `<<<$cmds`, `<<< $'a\nb'`) is the same: a one-line
-//! text on the command's input, kept as a [`HereDoc`] (`sh` has no `<<<`).
+//! (`debugfs -w /dev/sdb <<< "stats"`, `<<<$cmds`, `<<< $'a\nb'`) is the same: a text on
+//! the command's input, kept as a [`HereDoc`] (`sh` has no `<<<`); a quoted one that does
+//! not close on its line goes on to the line holding its closing quote, like a
+//! here-document's body.
 
 use super::{unquote, Node};
 
@@ -47,10 +49,40 @@ pub struct Opener {
     pub end: usize,
     pub delim: String,
     pub quoted: bool,
+    /// A here-string whose quoted text goes on past the line (`<<< "stats`): where its
+    /// text starts in the line; `delim` is then [`STRING`] and the quote (see [`ends`]).
+    pub text_from: Option<usize>,
 }
 
-/// The here-document operators of a shell line, outside quotes, in order (`<<<`, a here
-/// string, is not one; neither is `<<` inside `$((…))`).
+/// The start of the `delim` of a here-string whose quoted text spans lines: `STRING` and
+/// its opening quote (`"`, `'` or `$'`).
+pub const STRING: &str = "\u{2}here-string";
+
+/// Where the quoted text opened by `quote` (`"`, `'`, `$'`) closes in `s`: the index of
+/// the closing quote (a `\` escapes the next character in `"…"` and `$'…'`).
+pub fn closing(s: &str, quote: &str) -> Option<usize> {
+    let q = if quote == "\"" { '"' } else { '\'' };
+    let escapes = quote != "'";
+    let mut it = s.char_indices();
+    while let Some((i, c)) = it.next() {
+        if escapes && c == '\\' {
+            it.next();
+        } else if c == q {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The rest of the line after the closing quote of a here-string that spans lines (`; done`).
+pub fn after_close<'a>(line: &'a str, delim: &str) -> Option<&'a str> {
+    let quote = delim.strip_prefix(STRING)?;
+    closing(line, quote).map(|i| &line[i + 1..])
+}
+
+/// The here-document operators of a shell line, outside quotes, in order (`<<` inside
+/// `$((…))` is not one); a here-string (`<<<`) only when its quoted text does not close on
+/// the line (its body then runs to the line of its closing quote).
 pub fn openers(line: &str) -> Vec<Opener> {
     let b: Vec<(usize, char)> = line.char_indices().collect();
     let mut out = Vec::new();
@@ -68,6 +100,38 @@ pub fn openers(line: &str) -> Vec<Opener> {
         match c {
             '\'' | '"' => q = Some(c),
             '#' if k == 0 || b[k - 1].1.is_whitespace() => break,
+            '<' if line[b[k].0..].starts_with("<<<") => {
+                // a here-string: a quoted text that does not close on this line goes on
+                // over the next lines
+                let at = b[k].0;
+                let rest = &line[at + 3..];
+                let word = rest.trim_start();
+                let wat = at + 3 + (rest.len() - word.len());
+                let quote = ["$'", "\"", "'"].into_iter().find(|q| word.starts_with(q));
+                let Some(quote) = quote else {
+                    k += 3;
+                    continue;
+                };
+                let from = wat + quote.len();
+                match closing(&line[from..], quote) {
+                    Some(c) => {
+                        // closed on the line: read with the command's words
+                        let end = from + c + 1;
+                        k = b.iter().position(|x| x.0 >= end).unwrap_or(b.len());
+                        continue;
+                    }
+                    None => {
+                        out.push(Opener {
+                            start: at,
+                            end: line.len(),
+                            delim: format!("{STRING}{quote}"),
+                            quoted: quote != "\"",
+                            text_from: Some(from),
+                        });
+                        break;
+                    }
+                }
+            }
             '<' if b.get(k + 1).is_some_and(|x| x.1 == '<')
                 && b.get(k + 2).is_none_or(|x| x.1 != '<')
                 && (k == 0 || b[k - 1].1 != '<')
@@ -109,6 +173,7 @@ pub fn openers(line: &str) -> Vec<Opener> {
                         end,
                         delim,
                         quoted,
+                        text_from: None,
                     });
                 }
                 k = j;
@@ -124,7 +189,11 @@ pub fn openers(line: &str) -> Vec<Opener> {
 /// Whether `line` ends the here-document of `delim` (`<<-` strips tabs; a mail may
 /// indent it further, so any leading white space is allowed).
 pub fn ends(line: &str, delim: &str) -> bool {
-    line.trim() == delim
+    match delim.strip_prefix(STRING) {
+        // a here-string: the line holding its closing quote
+        Some(quote) => closing(line, quote).is_some(),
+        None => line.trim() == delim,
+    }
 }
 
 /// The mark left in a line where a here-document's operator was: a word the parser
@@ -162,10 +231,18 @@ pub(super) fn extract(logical: &[(usize, String)]) -> (Vec<(usize, String)>, Vec
             at = op.end;
         }
         t.push_str(&text[at..]);
-        lines.push((*n, t));
+        let line = *n;
         k += 1;
         // the bodies follow one after the other
         for op in ops {
+            if let Some(from) = op.text_from {
+                let (doc, rest) = string_body(&text[from..], line, &op.delim, logical, &mut k);
+                // what follows the closing quote is the command's (`| grep x`, `; done`)
+                t.push(' ');
+                t.push_str(&rest);
+                docs.push(doc);
+                continue;
+            }
             let mut doc = HereDoc {
                 delim: op.delim.clone(),
                 quoted: op.quoted,
@@ -184,8 +261,60 @@ pub(super) fn extract(logical: &[(usize, String)]) -> (Vec<(usize, String)>, Vec
             }
             docs.push(doc);
         }
+        lines.push((line, t));
     }
     (lines, docs)
+}
+
+/// The text of a here-string that spans lines: `first` (after the opening quote on line
+/// `line`), then the lines from `logical[*k]` up to the closing quote; the text after
+/// the quote is returned for the command.
+fn string_body(
+    first: &str,
+    line: usize,
+    delim: &str,
+    logical: &[(usize, String)],
+    k: &mut usize,
+) -> (HereDoc, String) {
+    let quote = delim.strip_prefix(STRING).unwrap_or("\"");
+    let mut body = vec![(line, first.to_string())];
+    let mut closed = false;
+    let mut rest = String::new();
+    while *k < logical.len() {
+        let (bn, bt) = &logical[*k];
+        *k += 1;
+        if let Some(c) = closing(bt, quote) {
+            body.push((*bn, bt[..c].to_string()));
+            rest = bt[c + 1..].to_string();
+            closed = true;
+            break;
+        }
+        body.push((*bn, bt.clone()));
+    }
+    if quote == "$'" {
+        body = body
+            .into_iter()
+            .flat_map(|(n, l)| {
+                ansi_c(&l)
+                    .split('\n')
+                    .map(|p| (n, p.to_string()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    let delim = if body.iter().any(|(_, l)| l.contains("EOF")) {
+        "END_OF_STRING"
+    } else {
+        "EOF"
+    };
+    let doc = HereDoc {
+        delim: delim.into(),
+        quoted: quote != "\"",
+        body,
+        closed,
+        string: true,
+    };
+    (doc, rest)
 }
 
 /// Turn each command's here-string (`<<< WORD`, `<<<WORD`) into its [`HereDoc`]: the word
@@ -259,7 +388,7 @@ fn ansi_c(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{extract, openers};
+    use super::{after_close, ends, extract, openers};
 
     #[test]
     fn operators_and_bodies() {
@@ -268,6 +397,30 @@ mod tests {
         let o = openers("fio - << END");
         assert_eq!((o[0].delim.as_str(), o[0].quoted), ("END", false));
         assert!(openers("cat <<< \"$x\"").is_empty());
+        // a here-string that does not close on its line
+        let o = openers("debugfs /dev/sdb <<< \"stat <2>");
+        assert_eq!((o[0].text_from, o[0].quoted), (Some(22), false));
+        assert!(ends("ls -l /\"; done", &o[0].delim));
+        assert!(!ends("ls -l /", &o[0].delim));
+        assert_eq!(after_close("ls -l /\"; done", &o[0].delim), Some("; done"));
+        let logical: Vec<(usize, String)> =
+            ["xfs_io <<< $'open f", "pwrite 0 4k\\nfsync' -x", "sync"]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.to_string()))
+                .collect();
+        let (lines, docs) = extract(&logical);
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].1.starts_with("xfs_io ") && lines[0].1.ends_with(" -x"));
+        assert_eq!(
+            docs[0].body,
+            [
+                (1, "open f".to_string()),
+                (2, "pwrite 0 4k".to_string()),
+                (2, "fsync".to_string())
+            ]
+        );
+        assert!(docs[0].string && docs[0].closed && docs[0].quoted);
         assert!(openers("echo '<<EOF'").is_empty());
         assert!(openers("x=$((1 << 4))").is_empty());
         let logical: Vec<(usize, String)> = [

@@ -1,0 +1,238 @@
+//! `fslab import` on fio's normal output beyond its `read:`/`write:` lines: the latency
+//! statistics (`slat`, `clat`, `lat`, the fsync section's `sync`), the percentile blocks
+//! and the statistics of the samples (`bw`, `iops`), each number a row with its job,
+//! direction, statistic or percentile, its unit as printed and its line; the latency
+//! distribution is reported, not read. Checked on a real mail (fio 3.12, sent
+//! quoted-printable with non-breaking spaces) and on fio 2 and fio 3 outputs.
+
+use super::import::{note_at, outside};
+use fslab::import::{NoteKind, Row};
+
+fn s(k: &str, v: &str) -> (String, String) {
+    (k.to_string(), v.to_string())
+}
+
+/// The row at `line` whose `printed` is `printed` (and quantity `q`): value, unit, settings.
+fn row(rows: &[Row], line: usize, q: &str, printed: &str) -> (f64, String, Vec<(String, String)>) {
+    rows.iter()
+        .find(|r| r.line == line && r.quantity == q && r.printed == printed)
+        .map(|r| (r.value, r.unit.clone(), r.settings.clone()))
+        .unwrap_or_else(|| {
+            panic!(
+                "no {q} `{printed}` at line {line}: {:#?}",
+                rows.iter()
+                    .filter(|r| r.line == line)
+                    .map(|r| (&r.quantity, &r.printed))
+                    .collect::<Vec<_>>()
+            )
+        })
+}
+
+/// Adriano Silva's mail to linux-bcache (26 May 2022), real: two runs of fio 3.12 pasted
+/// from a terminal, its runs of spaces sent as non-breaking spaces in quoted-printable.
+/// Every latency, percentile and sample number is a row of job `journal-test`, direction
+/// `write`, with its statistic or percentile, in the unit fio printed (`nsec` → `ns`,
+/// `usec` → `us`; `1238.6k` is 1238600); the fsync section's `sync` rows have no
+/// direction; the latency distribution is a message, not rows; fio's own lines before the
+/// results (`Jobs: 1 (f=1): [w(1)][100.0%][w=1047KiB/s]…`) and `sync (nsec):` are neither
+/// prose numbers nor commands. Values listed by hand from reading the post.
+#[test]
+fn outside_fio_3_latencies_percentiles_and_samples() {
+    let text = outside("bcache-fio3-nvme-percentiles.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.eml")).expect("imports");
+    let base = vec![s("direction", "write"), s("job", "journal-test")];
+    let with = |k: &str, v: &str| {
+        let mut b = base.clone();
+        b.push(s(k, v));
+        b
+    };
+    let r = |line, q, p| row(&d.rows, line, q, p);
+    // the direction line, as before
+    assert_eq!(
+        r(42, "iops", "IOPS=2087"),
+        (2087.0, "IOPS".into(), base.clone())
+    );
+    // latencies: each statistic in the unit printed
+    assert_eq!(
+        r(44, "slat", "min=3338"),
+        (3338.0, "ns".into(), with("statistic", "min"))
+    );
+    assert_eq!(
+        r(46, "clat", "avg=453.85"),
+        (453.85, "us".into(), with("statistic", "avg"))
+    );
+    assert_eq!(
+        r(48, "lat", "stdev=27.79"),
+        (27.79, "us".into(), with("statistic", "stdev"))
+    );
+    assert_eq!(
+        r(117, "clat", "max=1238.6k"),
+        (1238600.0, "ns".into(), with("statistic", "max"))
+    );
+    // the percentile block, wrapped over five lines (and quoted-printable soft breaks)
+    let pct: Vec<(usize, String, f64)> = d
+        .rows
+        .iter()
+        .filter(|r| r.quantity == "clat_percentile" && r.line < 100)
+        .map(|r| {
+            let p = r.settings.iter().find(|s| s.0 == "percentile").unwrap();
+            (r.line, p.1.clone(), r.value)
+        })
+        .collect();
+    assert_eq!(pct.len(), 17, "{pct:?}");
+    assert_eq!(pct[0], (51, "1.00".into(), 404.0));
+    assert_eq!(pct[12], (57, "99.00".into(), 494.0));
+    assert_eq!(pct[16], (59, "99.99".into(), 914.0));
+    assert_eq!(
+        r(59, "clat_percentile", "99.99th=[\u{a0} 914]"),
+        (914.0, "us".into(), with("percentile", "99.99"))
+    );
+    // the sample statistics
+    assert_eq!(
+        r(60, "bandwidth_samples", "avg=1044.22"),
+        (1044.22, "KiB/s".into(), with("statistic", "avg"))
+    );
+    assert_eq!(
+        r(60, "bandwidth_samples", "per=100.00%"),
+        (100.0, "percent".into(), with("statistic", "per"))
+    );
+    assert_eq!(
+        r(62, "iops_samples", "min= 2066"),
+        (2066.0, "IOPS".into(), with("statistic", "min"))
+    );
+    assert_eq!(
+        r(134, "iops_samples", "samples=9"),
+        (9.0, String::new(), with("statistic", "samples"))
+    );
+    // the fsync section: the job's, no direction's
+    assert_eq!(
+        r(67, "sync", "avg=279.19"),
+        (
+            279.19,
+            "ns".into(),
+            vec![s("job", "journal-test"), s("statistic", "avg")]
+        )
+    );
+    assert!(d
+        .rows
+        .iter()
+        .any(|r| r.quantity == "sync_percentile" && r.line == 70));
+    // the distribution: said, not read
+    note_at(&d, 64, NoteKind::Unmapped, "latency distribution");
+    for l in [64, 65, 136, 137, 138, 139] {
+        assert!(!d.rows.iter().any(|r| r.line == l), "line {l}");
+    }
+    // fio's lines before its results are no prose numbers; `sync (nsec)` is no command
+    for l in [35, 36, 37, 38, 39, 106, 108, 110] {
+        assert!(
+            !d.rows.iter().any(|r| r.line == l),
+            "line {l}: {:#?}",
+            d.rows.iter().filter(|r| r.line == l).collect::<Vec<_>>()
+        );
+    }
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(!yaml.contains("sync (nsec)"), "{yaml}");
+    assert!(!d
+        .notes
+        .iter()
+        .any(|n| n.line == 67 && n.what.contains("step")));
+}
+
+/// fio 2.0.15's normal output (cloudbench's test, real): `clat (usec): min=560 , …` with
+/// fio 2's spaces, its percentile block, `bw (KB/s)  :` and the distribution lines.
+#[test]
+fn fio_2_latencies_and_percentiles() {
+    let out = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/world/fio/fio-2.0.15-normal-cloudbench.txt"),
+    )
+    .unwrap();
+    let post = format!("Subject: fio 2 numbers\n\nThe run:\n\n{out}");
+    let d = fslab::import::import(post.as_bytes(), Some("post.txt")).expect("imports");
+    let job =
+        |dir: &str, k: &str, v: &str| vec![s("direction", dir), s("job", "16k-1-read"), s(k, v)];
+    // post lines: four before the output's
+    let r = |line, q, p| row(&d.rows, line, q, p);
+    assert_eq!(
+        r(11, "clat", "min=560"),
+        (560.0, "us".into(), job("read", "statistic", "min"))
+    );
+    assert_eq!(
+        r(12, "lat", "avg=711.35"),
+        (711.35, "us".into(), job("read", "statistic", "avg"))
+    );
+    assert_eq!(
+        r(18, "clat_percentile", "99.99th=[ 3280]"),
+        (3280.0, "us".into(), job("read", "percentile", "99.99"))
+    );
+    assert_eq!(
+        r(19, "bandwidth_samples", "avg=7745.68"),
+        (7745.68, "KB/s".into(), job("read", "statistic", "avg"))
+    );
+    assert_eq!(
+        r(21, "clat", "max=6044"),
+        (6044.0, "us".into(), job("write", "statistic", "max"))
+    );
+    assert_eq!(
+        r(24, "clat_percentile", "1.00th=[ 1128]"),
+        (1128.0, "us".into(), job("write", "percentile", "1.00"))
+    );
+    let pct = d
+        .rows
+        .iter()
+        .filter(|r| r.quantity == "clat_percentile")
+        .count();
+    assert_eq!(pct, 34);
+    note_at(&d, 30, NoteKind::Unmapped, "latency distribution");
+    assert!(!d.rows.iter().any(|r| r.line == 30 || r.line == 31));
+}
+
+/// fio 3.33's normal output (made here): two jobs, reads and writes, `clat (usec)` and
+/// `lat (usec)` per direction, percentiles under each.
+#[test]
+fn fio_3_latencies_of_two_jobs_and_directions() {
+    let out = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/world/fio/fio-3.33-normal.txt"),
+    )
+    .unwrap();
+    let post = format!("Subject: fio 3 numbers\n\nThe run:\n\n{out}");
+    let d = fslab::import::import(post.as_bytes(), Some("post.txt")).expect("imports");
+    let r = |line, q, p| row(&d.rows, line, q, p);
+    let set =
+        |job: &str, dir: &str, k: &str, v: &str| vec![s("direction", dir), s("job", job), s(k, v)];
+    assert_eq!(
+        r(16, "clat", "stdev=999.65"),
+        (
+            999.65,
+            "us".into(),
+            set("randrw", "read", "statistic", "stdev")
+        )
+    );
+    assert_eq!(
+        r(23, "clat_percentile", "99.99th=[10421]"),
+        (
+            10421.0,
+            "us".into(),
+            set("randrw", "read", "percentile", "99.99")
+        )
+    );
+    assert_eq!(
+        r(26, "lat", "max=11978"),
+        (
+            11978.0,
+            "us".into(),
+            set("randrw", "write", "statistic", "max")
+        )
+    );
+    assert_eq!(
+        r(48, "clat_percentile", "50.00th=[   58]"),
+        (
+            58.0,
+            "us".into(),
+            set("seqwrite", "write", "percentile", "50.00")
+        )
+    );
+    let n = |q: &str| d.rows.iter().filter(|r| r.quantity == q).count();
+    assert_eq!((n("clat"), n("lat"), n("clat_percentile")), (12, 12, 51));
+}
