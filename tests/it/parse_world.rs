@@ -868,6 +868,13 @@ fn fio_normal_output_is_not_json_or_terse() {
     }
 }
 
+/// `got` is `want` up to the rounding of a decimal × 1000 (µs printed, ns kept).
+#[track_caller]
+fn near(got: Option<f64>, want: f64) {
+    let g = got.unwrap_or_else(|| panic!("no value, want {want}"));
+    assert!((g - want).abs() < 1e-6, "{g} != {want}");
+}
+
 /// (job, jobname, groupid, direction, io_bytes, total_ios) of a row.
 type FioJob<'a> = (u64, &'a str, i64, &'a str, u64, Option<u64>);
 
@@ -948,7 +955,7 @@ fn fio_3_33_normal_and_json_together() {
     );
 }
 
-/// fio 3.33's terse v3: the seqwrite group wrote only; terse v5 is refused by name.
+/// fio 3.33's terse v3: the seqwrite group wrote only.
 #[test]
 fn fio_3_33_terse() {
     let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse")).unwrap();
@@ -980,13 +987,171 @@ fn fio_3_33_terse() {
         (13_518.0, 303, Some(19_477_000.0))
     );
     assert_eq!(s.clat_percentiles["clat_p1_ns"], 18_000.0);
-    match fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5")) {
-        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
-            assert_eq!(line, 1);
-            assert!(message.contains("terse version 5"), "{message}");
-        }
-        other => panic!("{other:?}"),
-    }
+}
+
+/// Terse version 5 (`--terse-version=5`) of the same job file: every direction has 6
+/// more fields (bandwidth samples; IOPS min, max, mean, stddev, samples), and a trim
+/// block follows write. Each row's numbers are the ones its own block prints.
+#[test]
+fn fio_3_33_terse_v5() {
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = fio_jobs(&out.rows)
+        .into_iter()
+        .map(|(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    let want: Vec<_> = FIO_333_JOBS
+        .iter()
+        .map(|&(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    assert_eq!(got, want);
+    // 5;fio-3.33;randrw;0;0;5704;62000;15500;92;0;0;0.000000;0.000000;11;6317;45.794795;364.534812;…
+    let r = &out.rows[0];
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (62_000.0 * 1024.0, 15_500.0, 92)
+    );
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(11_000.0), Some(6_317_000.0))
+    );
+    near(r.clat_mean_ns, 45_794.795);
+    assert_eq!(r.clat_percentiles["clat_p1_ns"], 11_000.0);
+    assert_eq!(r.clat_percentiles["clat_p99_99_ns"], 6_324_000.0);
+    near(r.lat_stddev_ns, 364_543.962);
+    // The write block starts 47 fields later: 2488;27043;6760;92;0;0;…;12;2628;39.264667;…
+    let w = &out.rows[1];
+    assert_eq!(
+        (w.bw_bytes_per_s, w.iops, w.runtime_ms),
+        (27_043.0 * 1024.0, 6760.0, 92)
+    );
+    assert_eq!(
+        (w.clat_min_ns, w.clat_max_ns),
+        (Some(12_000.0), Some(2_628_000.0))
+    );
+    assert_eq!(w.clat_percentiles["clat_p1_ns"], 13_000.0);
+    near(w.lat_mean_ns, 39_382.195);
+    // seqwrite: read and trim are all zeros; write 16384;41689;10422;393 … clat 12;11000.
+    let s = &out.rows[2];
+    assert_eq!((s.iops, s.runtime_ms), (10_422.0, 393));
+    assert_eq!(
+        (s.clat_min_ns, s.clat_max_ns),
+        (Some(12_000.0), Some(11_000_000.0))
+    );
+    assert_eq!(s.clat_percentiles["clat_p99_99_ns"], 10_944_000.0);
+    assert_eq!(s.lat_max_ns, Some(11_001_000.0));
+}
+
+/// Terse version 4 from a blktests report (fio-3.36): read, write and a trim block of
+/// zeros, error 28, no disk utilisation fields after the latency buckets.
+#[test]
+fn fio_3_36_terse_v4_from_a_mail() {
+    let out = fio::parse_terse(&fixture("fio", "fio-3.36-terse-v4-blktests-mail")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let dirs: Vec<_> = out.rows.iter().map(|r| r.direction.as_str()).collect();
+    assert_eq!(dirs, ["read", "write"]);
+    let (r, w) = (&out.rows[0], &out.rows[1]);
+    assert_eq!(r.fio_version.as_deref(), Some("fio-3.36"));
+    assert_eq!((r.jobname.as_str(), r.groupid, r.error), ("verify", 0, 28));
+    // 700416;364610;91152;1921;3;110;9.283027;2.078678;2;1234;159.304360;28.925367;
+    assert_eq!(r.io_bytes, 700_416 * 1024);
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (364_610.0 * 1024.0, 91_152.0, 1921)
+    );
+    assert_eq!(
+        (r.slat_min_ns, r.slat_max_ns),
+        (Some(3_000.0), Some(110_000.0))
+    );
+    near(r.slat_mean_ns, 9_283.027);
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(2_000.0), Some(1_234_000.0))
+    );
+    near(r.clat_stddev_ns, 28_925.367);
+    assert_eq!(r.clat_percentiles.len(), 17);
+    assert_eq!(r.clat_percentiles["clat_p1_ns"], 23_000.0);
+    assert_eq!(r.clat_percentiles["clat_p50_ns"], 160_000.0);
+    assert_eq!(r.clat_percentiles["clat_p99_99_ns"], 428_000.0);
+    // 10;1243;168.587388;28.998837
+    assert_eq!(
+        (r.lat_min_ns, r.lat_max_ns),
+        (Some(10_000.0), Some(1_243_000.0))
+    );
+    near(r.lat_mean_ns, 168_587.388);
+    // 700416;191789;47951;3652;4;5023;17.928978;27.794189;1;5446;303.143928;124.069601;
+    assert_eq!(w.io_bytes, 700_416 * 1024);
+    assert_eq!(
+        (w.bw_bytes_per_s, w.iops, w.runtime_ms),
+        (191_789.0 * 1024.0, 47_951.0, 3652)
+    );
+    assert_eq!(
+        (w.slat_min_ns, w.slat_max_ns),
+        (Some(4_000.0), Some(5_023_000.0))
+    );
+    assert_eq!(
+        (w.clat_min_ns, w.clat_max_ns),
+        (Some(1_000.0), Some(5_446_000.0))
+    );
+    assert_eq!(w.clat_percentiles["clat_p1_ns"], 59_000.0);
+    assert_eq!(w.clat_percentiles["clat_p99_99_ns"], 1_011_000.0);
+    assert_eq!(
+        (w.lat_min_ns, w.lat_max_ns),
+        (Some(17_000.0), Some(5_452_000.0))
+    );
+    near(w.lat_stddev_ns, 125_717.726);
+}
+
+/// `unified_rw_reporting`: with `1`, fio ≥ 3.27 prints one block, `mixed`; with
+/// `both`, the separate directions and then `mixed`. The block count comes from where
+/// the CPU usage (`…%`) starts, so the CPU fields are never read as a direction.
+#[test]
+fn fio_3_33_terse_unified_rw_reporting() {
+    let dirs = |name: &str| {
+        let out = fio::parse_terse(&fixture("fio", name)).unwrap();
+        assert!(out.warnings.is_empty(), "{name}: {:?}", out.warnings);
+        out.rows
+            .iter()
+            .map(|r| (r.direction.clone(), r.io_bytes, r.runtime_ms))
+            .collect::<Vec<_>>()
+    };
+    let s = |d: &str, kib: u64, ms: u64| (d.to_string(), kib * 1024, ms);
+    // 3;fio-3.33;mixed;0;0;8192;182044;45511;45;… then 4.545455%;4.545455%;13;0;11
+    assert_eq!(
+        dirs("fio-3.33-terse-v3-unified-mixed"),
+        [s("mixed", 8192, 45)]
+    );
+    // 3976;265066;66266;15 | 4216;281066;70266;15 | 8192;546133;136533;15
+    assert_eq!(
+        dirs("fio-3.33-terse-v3-unified-both"),
+        [
+            s("read", 3976, 15),
+            s("write", 4216, 15),
+            s("mixed", 8192, 15)
+        ]
+    );
+    // v4: read, write, trim (zeros: no row), mixed.
+    assert_eq!(
+        dirs("fio-3.33-terse-v4-unified-both"),
+        [
+            s("read", 3976, 14),
+            s("write", 4216, 14),
+            s("mixed", 8192, 14)
+        ]
+    );
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse-v4-unified-both")).unwrap();
+    // The mixed block: 8192;585142;146285;14;0;0;0.000000;0.000000;0;161;1.747214;3.883591
+    let m = &out.rows[2];
+    assert_eq!((m.iops, m.clat_max_ns), (146_285.0, Some(161_000.0)));
+    assert_eq!(m.clat_percentiles["clat_p99_99_ns"], 162_000.0);
+    // v5: 5;fio-3.33;mixed;0;0;8192;512000;128000;16;…;0.000000%;26.666667%;18;0;12
+    assert_eq!(
+        dirs("fio-3.33-terse-v5-unified-mixed"),
+        [s("mixed", 8192, 16)]
+    );
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5-unified-mixed")).unwrap();
+    assert_eq!(out.rows[0].clat_max_ns, Some(813_000.0));
+    near(out.rows[0].lat_mean_ns, 2_417.727);
 }
 
 /// `unified_rw_reporting=1`: the job's only direction is `mixed`; it is a row, not a
