@@ -1294,12 +1294,580 @@ fn perf_stat_per_socket_with_and_without_interval() {
     assert_eq!(metric_lines, [14, 28, 79]);
 }
 
-/// perf's human format is not `-x` output: an error, not numbers read from
-/// `76,337,010`.
+/// perf's human format is not `-x` output: the CSV kind refuses it (not numbers read
+/// from `76,337,010`); the human kind reads it.
 #[test]
-fn perf_stat_human_format_is_refused() {
+fn perf_stat_human_hybrid_slots() {
+    use perf_stat::CounterStatus::{Counted, NotCounted, NotSupported};
+    let text = fixture("perf_stat", "perf-human-hybrid-slots-mail");
     assert!(matches!(
-        perf_stat::parse(&fixture("perf_stat", "perf-human-hybrid-slots-mail")),
+        perf_stat::parse(&text),
         Err(fslab::parse::ParseError::NothingRecognised { .. })
     ));
+    let out = perf_stat::parse_human(&text).unwrap();
+    let rows: Vec<_> = out
+        .rows
+        .iter()
+        .map(|r| (r.event.as_str(), r.value, r.status))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("cpu_core/instructions/", None, NotCounted),
+            ("cpu_core/slots/", None, NotCounted),
+            ("cpu_core/topdown-retiring/", None, NotSupported),
+            ("seconds time elapsed", Some(1.002871801), Counted),
+            ("cpu_core/slots/", Some(76_337_010.0), Counted),
+            ("cpu_core/instructions/", Some(10_416_809.0), Counted),
+            ("cpu_core/topdown-retiring/", Some(11_692_372.0), Counted),
+            ("seconds time elapsed", Some(1.002805453), Counted),
+        ]
+    );
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.unit.is_none() || r.unit.as_deref() == Some("s")));
+    // The two command lines and the prose between the outputs.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 11, 12, 14, 15, 17, 19, 21]);
+}
+
+/// perf of 2009 (2.6.31): `task-clock-msecs` with 6 decimals and no unit column, no
+/// thousands separators, two blocks in one mail.
+#[test]
+fn perf_stat_human_2_6_31_mail() {
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-2.6.31-task-clock-msecs-mail")).unwrap();
+    assert_eq!(out.rows.len(), 18, "{:?}", out.warnings);
+    let t = &out.rows[0];
+    // 7188177.405648  task-clock-msecs         #     23.926 CPUs
+    assert_eq!(
+        (t.event.as_str(), t.value, t.unit.as_deref()),
+        ("task-clock-msecs", Some(7_188_177.405_648), None)
+    );
+    assert_eq!(
+        (t.metric_value, t.metric_unit.as_deref()),
+        (Some(23.926), Some("CPUs"))
+    );
+    // 5900210219604  cycles                   #    820.821 M/sec
+    let c = &out.rows[4];
+    assert_eq!(
+        (c.event.as_str(), c.value),
+        ("cycles", Some(5_900_210_219_604.0))
+    );
+    assert_eq!(
+        (c.metric_value, c.metric_unit.as_deref()),
+        (Some(820.821), Some("M/sec"))
+    );
+    assert_eq!(out.rows[5].metric_unit.as_deref(), Some("IPC"));
+    let e = &out.rows[8];
+    assert_eq!(
+        (e.event.as_str(), e.value, e.unit.as_deref()),
+        ("seconds time elapsed", Some(300.431591843), Some("s"))
+    );
+    // Without Patch: 28498113  page-faults
+    let f = &out.rows[12];
+    assert_eq!(
+        (f.event.as_str(), f.value),
+        ("page-faults", Some(28_498_113.0))
+    );
+    assert_eq!(out.rows[17].value, Some(300.485365680));
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.runs.is_none() && r.variance_pct.is_none()));
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 16]);
+}
+
+/// perf 6.4-era on Skylake: multiplexed and `<not counted>` counters, an event name
+/// wider than its column, and TopdownL1's metric-only lines (warnings, as in the CSV).
+#[test]
+fn perf_stat_human_6_x_topdown_mail() {
+    use perf_stat::CounterStatus;
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-6.x-skippable-topdown-mail")).unwrap();
+    // 14 counters and 3 times in each of the two outputs.
+    assert_eq!(out.rows.len(), 34, "{:?}", out.warnings);
+    let r = &out.rows;
+    // 1.26 msec task-clock:u                     #    0.389 CPUs utilized
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].unit.as_deref()),
+        ("task-clock:u", Some(1.26), Some("msec"))
+    );
+    assert_eq!(
+        (r[0].metric_value, r[0].metric_unit.as_deref(), r[0].run_pct),
+        (Some(0.389), Some("CPUs utilized"), None)
+    );
+    // 264,719      cycles:u                         #    0.210 GHz                         (78.34%)
+    assert_eq!(
+        (r[4].event.as_str(), r[4].value, r[4].unit.as_deref()),
+        ("cycles:u", Some(264_719.0), None)
+    );
+    assert_eq!(
+        (r[4].metric_value, r[4].run_pct),
+        (Some(0.210), Some(78.34))
+    );
+    // 2,526      branch-misses:u                  #    8.95% of all branches
+    assert_eq!(
+        (r[7].value, r[7].metric_value, r[7].metric_unit.as_deref()),
+        (Some(2526.0), Some(8.95), Some("of all branches"))
+    );
+    // <not counted>      CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u        (0.00%)
+    assert_eq!(
+        (
+            r[10].event.as_str(),
+            r[10].status,
+            r[10].value,
+            r[10].run_pct
+        ),
+        (
+            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u",
+            CounterStatus::NotCounted,
+            None,
+            Some(0.0)
+        )
+    );
+    let times: Vec<_> = r[14..17]
+        .iter()
+        .map(|r| (r.event.as_str(), r.value))
+        .collect();
+    assert_eq!(
+        times,
+        [
+            ("seconds time elapsed", Some(0.003238907)),
+            ("seconds user", Some(0.0)),
+            ("seconds sys", Some(0.003412)),
+        ]
+    );
+    // 1,232.99 msec task-clock:u
+    assert_eq!(r[17].value, Some(1232.99));
+    // 1,640,825,583      instructions:u                   #    2.09  insn per cycle              (60.01%)
+    assert_eq!(
+        (
+            r[22].value,
+            r[22].metric_value,
+            r[22].metric_unit.as_deref(),
+            r[22].run_pct
+        ),
+        (
+            Some(1_640_825_583.0),
+            Some(2.09),
+            Some("insn per cycle"),
+            Some(60.01)
+        )
+    );
+    // 5,373,764      CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u #    4.358 M/sec     (39.98%)
+    let wide = &r[27];
+    assert_eq!(
+        (
+            wide.event.as_str(),
+            wide.value,
+            wide.metric_value,
+            wide.run_pct
+        ),
+        (
+            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u",
+            Some(5_373_764.0),
+            Some(4.358),
+            Some(39.98)
+        )
+    );
+    assert_eq!(r[30].event, "UOPS_ISSUED.ANY:u");
+    assert_eq!(r[33].value, Some(0.959892));
+    let tma: Vec<usize> = out
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains("tma_"))
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(tma, [54, 55, 56, 57]);
+    // Nothing else of the prose or of perf bench's output is a row.
+    assert!(out
+        .warnings
+        .iter()
+        .all(|w| !w.text.contains("Performance counter")));
+    assert_eq!(out.warnings.len(), 4 + 17, "{:#?}", out.warnings);
+}
+
+/// `--repeat 10`: the `(10 runs)` header, each counter's variance and the trailer's
+/// `11.1575 +- 0.0207 seconds time elapsed  ( +-  0.19% )`.
+#[test]
+fn perf_stat_human_repeat_10_mail() {
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-6.x-repeat-10-mail")).unwrap();
+    assert_eq!(out.rows.len(), 16, "{:?}", out.warnings);
+    assert!(out.rows.iter().all(|r| r.runs == Some(10)));
+    let r = &out.rows;
+    // 814,886,355      cycles:u                  #    0.073 GHz                      ( +-  1.79% )
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].variance_pct),
+        ("cycles:u", Some(814_886_355.0), Some(1.79))
+    );
+    assert_eq!((r[0].metric_value, r[0].run_pct), (Some(0.073), None));
+    // 11,112.19 msec task-clock:u              #    0.996 CPUs utilized            ( +-  0.18% )
+    assert_eq!(
+        (r[2].value, r[2].unit.as_deref(), r[2].variance_pct),
+        (Some(11_112.19), Some("msec"), Some(0.18))
+    );
+    assert_eq!(
+        (r[3].event.as_str(), r[3].value, r[3].variance_pct),
+        ("seconds time elapsed", Some(11.1575), Some(0.19))
+    );
+    // The fourth block: 849,621,311 cycles ( +-  0.50% ); 11.0716 +- 0.0149 … ( +-  0.13% )
+    assert_eq!(
+        (r[12].value, r[12].variance_pct),
+        (Some(849_621_311.0), Some(0.5))
+    );
+    assert_eq!(
+        (r[15].value, r[15].variance_pct),
+        (Some(11.0716), Some(0.13))
+    );
+    // The titles and their underlines.
+    assert_eq!(out.warnings.len(), 8);
+}
+
+/// A German locale: `.` groups thousands and `,` is the decimal point, in the values,
+/// the metrics, the share counted and the trailer.
+#[test]
+fn perf_stat_human_german_locale() {
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-de-locale-zig-qoi-readme")).unwrap();
+    assert_eq!(out.rows.len(), 13, "{:?}", out.warnings);
+    let r = &out.rows;
+    // 9.665,11 msec task-clock:u              #    0,997 CPUs utilized
+    assert_eq!(
+        (r[0].value, r[0].unit.as_deref(), r[0].metric_value),
+        (Some(9665.11), Some("msec"), Some(0.997))
+    );
+    // 21.066      page-faults:u             #    0,002 M/sec
+    assert_eq!(
+        (r[3].event.as_str(), r[3].value),
+        ("page-faults:u", Some(21_066.0))
+    );
+    // 29.757.225.002      cycles:u                  #    3,079 GHz                      (83,33%)
+    assert_eq!(
+        (r[4].value, r[4].metric_value, r[4].run_pct),
+        (Some(29_757_225_002.0), Some(3.079), Some(83.33))
+    );
+    // 317.453.390      stalled-cycles-frontend:u #    1,07% frontend cycles idle     (83,33%)
+    assert_eq!(
+        (
+            r[5].event.as_str(),
+            r[5].value,
+            r[5].metric_value,
+            r[5].metric_unit.as_deref()
+        ),
+        (
+            "stalled-cycles-frontend:u",
+            Some(317_453_390.0),
+            Some(1.07),
+            Some("frontend cycles idle")
+        )
+    );
+    // 18.947.655.057      branches:u                # 1960,417 M/sec                    (83,31%)
+    assert_eq!(
+        (r[8].value, r[8].metric_value),
+        (Some(18_947_655_057.0), Some(1960.417))
+    );
+    let times: Vec<_> = r[10..]
+        .iter()
+        .map(|r| (r.event.as_str(), r.value))
+        .collect();
+    assert_eq!(
+        times,
+        [
+            ("seconds time elapsed", Some(9.693303129)),
+            ("seconds user", Some(9.553127)),
+            ("seconds sys", Some(0.112001)),
+        ]
+    );
+    // The prompt, the benchmark's two lines and the second metric of instructions.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2, 3, 15]);
+}
+
+/// A Swiss locale: thousands grouped with `’` (U+2019), the decimal point `.`; the
+/// program's own `39` and `36` are not counters.
+#[test]
+fn perf_stat_human_apostrophe_grouping() {
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-apostrophe-grouping-lab-report"))
+        .unwrap();
+    assert_eq!(out.rows.len(), 26, "{:?}", out.warnings);
+    let r = &out.rows;
+    // 0      context-switches:u               #      0.0 cs/sec  cs_per_second
+    assert_eq!(
+        (r[0].value, r[0].metric_value, r[0].metric_unit.as_deref()),
+        (Some(0.0), Some(0.0), Some("cs/sec  cs_per_second"))
+    );
+    // 408.18 msec task-clock:u                     #      8.1 CPUs  CPUs_utilized
+    assert_eq!(
+        (r[3].value, r[3].unit.as_deref()),
+        (Some(408.18), Some("msec"))
+    );
+    // 51’850      L1-dcache-load-misses:u          #      4.6 %  l1d_miss_rate            (37.68%)
+    assert_eq!(
+        (
+            r[4].event.as_str(),
+            r[4].value,
+            r[4].metric_value,
+            r[4].metric_unit.as_deref(),
+            r[4].run_pct
+        ),
+        (
+            "L1-dcache-load-misses:u",
+            Some(51_850.0),
+            Some(4.6),
+            Some("%  l1d_miss_rate"),
+            Some(37.68)
+        )
+    );
+    // 1’605’971’741      cpu-cycles:u
+    assert_eq!(
+        (r[8].event.as_str(), r[8].value),
+        ("cpu-cycles:u", Some(1_605_971_741.0))
+    );
+    assert_eq!(r[10].value, Some(0.041198934));
+    // Second run: 2’438’371’896      instructions:u
+    assert_eq!(r[22].value, Some(2_438_371_896.0));
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2, 3, 4, 25]);
+}
+
+/// perf 6.1 on this machine: the default events with dd's own lines, `-r 3`, `-I`
+/// with `-A`, `--per-socket`, `--per-core`.
+#[test]
+fn perf_stat_human_6_1_layouts() {
+    use perf_stat::CounterStatus;
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-default-dd")).unwrap();
+    assert_eq!(out.rows.len(), 11);
+    assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+    let r = &out.rows;
+    assert_eq!((r[0].value, r[0].metric_value), (Some(4.83), Some(0.950)));
+    assert_eq!(
+        (r[3].event.as_str(), r[3].value, r[3].metric_unit.as_deref()),
+        ("page-faults", Some(81.0), Some("K/sec"))
+    );
+    assert_eq!(
+        (r[4].event.as_str(), r[4].status),
+        ("cycles", CounterStatus::NotSupported)
+    );
+    assert_eq!(
+        (r[10].event.as_str(), r[10].value),
+        ("seconds sys", Some(0.0))
+    );
+
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-repeat-3"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 9);
+    assert!(r.iter().all(|r| r.runs == Some(3)));
+    // 1      context-switches                 #  211.098 /sec                     ( +- 57.74% )
+    assert_eq!(
+        (r[1].value, r[1].metric_value, r[1].variance_pct),
+        (Some(1.0), Some(211.098), Some(57.74))
+    );
+    assert_eq!(r[2].variance_pct, None);
+    // 0.00364 +- 0.00128 seconds time elapsed  ( +- 35.25% )
+    assert_eq!(
+        (r[8].value, r[8].variance_pct),
+        (Some(0.00364), Some(35.25))
+    );
+
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-interval-per-cpu")).unwrap();
+    assert_eq!(out.rows.len(), 18);
+    assert_eq!(out.warnings.len(), 1);
+    let r = &out.rows;
+    // 0.100322006 CPU1                   100.41 msec task-clock
+    assert_eq!(
+        (r[1].time_s, r[1].cpu.as_deref(), r[1].cpus, r[1].value),
+        (Some(0.100322006), Some("CPU1"), None, Some(100.41))
+    );
+    // 0.200894737 CPU1                       44      context-switches
+    assert_eq!(
+        (
+            r[9].time_s,
+            r[9].cpu.as_deref(),
+            r[9].event.as_str(),
+            r[9].value
+        ),
+        (
+            Some(0.200894737),
+            Some("CPU1"),
+            "context-switches",
+            Some(44.0)
+        )
+    );
+    assert_eq!(
+        (r[17].status, r[17].time_s),
+        (CounterStatus::NotSupported, Some(0.251041165))
+    );
+
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-per-socket"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 4);
+    // S0        2               4413      page-faults
+    assert_eq!(
+        (
+            r[2].cpu.as_deref(),
+            r[2].cpus,
+            r[2].event.as_str(),
+            r[2].value
+        ),
+        (Some("S0"), Some(2), "page-faults", Some(4413.0))
+    );
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-per-core"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 5);
+    // S0-D0-C1           1                141      context-switches
+    assert_eq!(
+        (
+            r[3].cpu.as_deref(),
+            r[3].cpus,
+            r[3].value,
+            r[3].metric_unit.as_deref()
+        ),
+        (Some("S0-D0-C1"), Some(1), Some(141.0), Some("K/sec"))
+    );
+}
+
+/// `-G` and `--for-each-cgroup`: the cgroup follows the event, in the human format
+/// (where perf 6.1 pads counted and not counted events differently) and in the CSV
+/// (also with `-r` and with `-I -A`).
+#[test]
+fn perf_stat_cgroups_human_and_csv() {
+    use perf_stat::CounterStatus;
+    for name in ["perf-6.1-human-cgroup", "perf-6.1-human-for-each-cgroup"] {
+        let out = perf_stat::parse_human(&fixture("perf_stat", name)).unwrap();
+        assert!(out.warnings.is_empty(), "{name}: {:?}", out.warnings);
+        let r: Vec<_> = out
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.unit.as_deref(),
+                    r.event.as_str(),
+                    r.cgroup.as_deref(),
+                    r.status,
+                )
+            })
+            .collect();
+        assert_eq!(
+            r,
+            [
+                (
+                    Some("msec"),
+                    "task-clock",
+                    Some("/"),
+                    CounterStatus::Counted
+                ),
+                (
+                    None,
+                    "context-switches",
+                    Some("/"),
+                    CounterStatus::NotCounted
+                ),
+                (
+                    Some("s"),
+                    "seconds time elapsed",
+                    None,
+                    CounterStatus::Counted
+                ),
+            ],
+            "{name}"
+        );
+    }
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-cgroup"))
+        .unwrap()
+        .rows;
+    assert_eq!((r[0].value, r[0].metric_value), (Some(402.39), Some(2.0)));
+
+    // 402.32,msec,task-clock,/,418096127,100.00,2.000,CPUs utilized
+    let out = perf_stat::parse(&fixture("perf_stat", "perf-6.1-csv-cgroup")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let t = &out.rows[0];
+    assert_eq!(
+        (
+            t.value,
+            t.event.as_str(),
+            t.cgroup.as_deref(),
+            t.run_time_ns,
+            t.run_pct
+        ),
+        (
+            Some(402.32),
+            "task-clock",
+            Some("/"),
+            Some(418_096_127),
+            Some(100.0)
+        )
+    );
+    assert_eq!(
+        (t.metric_value, t.metric_unit.as_deref()),
+        (Some(2.0), Some("CPUs utilized"))
+    );
+    assert_eq!(
+        (out.rows[1].status, out.rows[1].cgroup.as_deref()),
+        (CounterStatus::NotCounted, Some("/"))
+    );
+
+    // 32,,context-switches,/,5.80%,1670,100.00,158.310,/sec
+    let r = perf_stat::parse(&fixture("perf_stat", "perf-6.1-csv-cgroup-repeat-3"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 3);
+    assert_eq!(
+        (
+            r[1].value,
+            r[1].cgroup.as_deref(),
+            r[1].variance_pct,
+            r[1].run_time_ns
+        ),
+        (Some(32.0), Some("/"), Some(5.80), Some(1670))
+    );
+    assert_eq!(
+        (r[1].metric_value, r[1].metric_unit.as_deref()),
+        (Some(158.310), Some("/sec"))
+    );
+    assert_eq!(
+        (r[0].variance_pct, r[0].run_time_ns),
+        (Some(0.02), Some(203_847_766))
+    );
+
+    // 0.151009408,CPU1,<not counted>,msec,task-clock,/,0,100.00,,
+    let r = perf_stat::parse(&fixture(
+        "perf_stat",
+        "perf-6.1-csv-cgroup-interval-per-cpu",
+    ))
+    .unwrap()
+    .rows;
+    assert_eq!(r.len(), 4);
+    assert_eq!(
+        (
+            r[3].time_s,
+            r[3].cpu.as_deref(),
+            r[3].unit.as_deref(),
+            r[3].cgroup.as_deref()
+        ),
+        (Some(0.151009408), Some("CPU1"), Some("msec"), Some("/"))
+    );
+    assert_eq!(
+        (r[3].status, r[3].run_time_ns),
+        (CounterStatus::NotCounted, Some(0))
+    );
+
+    let r = perf_stat::parse(&fixture("perf_stat", "perf-6.1-csv-for-each-cgroup"))
+        .unwrap()
+        .rows;
+    assert_eq!(
+        (r[0].value, r[0].cgroup.as_deref(), r[0].run_time_ns),
+        (Some(202.38), Some("/"), Some(219_850_104))
+    );
+    // Without a cgroup column there is no cgroup.
+    let r = perf_stat::parse(&fixture("perf_stat", "perf-6.x-hybrid-topdown-csv-mail"))
+        .unwrap()
+        .rows;
+    assert!(r.iter().all(|r| r.cgroup.is_none()));
 }
