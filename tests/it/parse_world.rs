@@ -1526,6 +1526,49 @@ fn perf_stat_human_repeat_10_mail() {
     assert_eq!(out.warnings.len(), 8);
 }
 
+/// perf 4.x's `task-clock (msec)`, in a mail that wrapped each counter line before its
+/// variance: the variance on the next line belongs to the row above.
+#[test]
+fn perf_stat_human_4_x_wrapped_mail() {
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-4.x-msec-wrapped-mail")).unwrap();
+    // The two labels.
+    assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
+    let r = &out.rows;
+    assert_eq!(r.len(), 12);
+    // 7269.033478      task-clock (msec)         #    0.998 CPUs utilized
+    //       ( +-  0.06% )
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].unit.as_deref()),
+        ("task-clock", Some(7269.033478), Some("msec"))
+    );
+    assert_eq!(
+        (r[0].metric_value, r[0].variance_pct),
+        (Some(0.998), Some(0.06))
+    );
+    // 165,132,201      branch-misses             #    1.69% of all branches
+    //       ( +-  0.12% )
+    assert_eq!(
+        (r[4].value, r[4].metric_value, r[4].variance_pct),
+        (Some(165_132_201.0), Some(1.69), Some(0.12))
+    );
+    assert_eq!(r[2].metric_unit.as_deref(), Some("insns per cycle"));
+    // 7.287011656 seconds time elapsed /  ( +-  0.10% )
+    assert_eq!(
+        (r[5].value, r[5].variance_pct),
+        (Some(7.287011656), Some(0.10))
+    );
+    // After: 31,107,548,846 cycles ( +-  0.12% ); 7.389068145 … ( +-  0.13% )
+    assert_eq!(
+        (r[7].value, r[7].variance_pct),
+        (Some(31_107_548_846.0), Some(0.12))
+    );
+    assert_eq!(
+        (r[11].value, r[11].variance_pct),
+        (Some(7.389068145), Some(0.13))
+    );
+    assert!(r.iter().all(|r| r.runs == Some(10) && r.run_pct.is_none()));
+}
+
 /// A German locale: `.` groups thousands and `,` is the decimal point, in the values,
 /// the metrics, the share counted and the trailer.
 #[test]

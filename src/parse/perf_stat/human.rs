@@ -34,6 +34,11 @@
 //! or the second when the first is a unit perf prints (`msec`, `ns`, `Joules`, …) or
 //! when the second starts in the column where this block's events start; with a cgroup
 //! the names are unit, event, cgroup. A line whose names fit none of these is a warning.
+//! perf 3.14 to 4.x print task-clock's unit after the event (`task-clock (msec)`).
+//!
+//! Mails: quote marks (`> `) are not part of a line; a tab in the gap before a name
+//! turns the column check off; a line holding only the variance or the share counted,
+//! right under a row that printed none, is that row's (a mail wrapped the line).
 //!
 //! The trailer's times are rows with unit `s`: `seconds time elapsed` (with `-r`, its
 //! variance), `seconds user`, `seconds sys`. The header's `(N runs)` fills
@@ -43,6 +48,7 @@
 //! same stream.
 
 use super::csv::{is_aggregate, is_cpu};
+use super::number::{counter_value, plain_num, time_stamp};
 use super::{CounterStatus, PerfStatRow};
 use crate::parse::{Output, ParseError, Warning};
 use std::collections::HashMap;
@@ -55,9 +61,6 @@ const KIND: &str = "perf-stat-human";
 const UNITS: [&str; 10] = [
     "msec", "ns", "us", "Joules", "MiB", "MB", "KiB", "GiB", "Watts", "Bytes",
 ];
-
-/// Thousands separators of the locales perf may print in.
-const GROUPING: [char; 6] = [',', '.', '\'', '\u{a0}', '\u{202f}', '\u{2019}'];
 
 /// A whitespace-separated token and its byte offset in the line. Only ASCII whitespace
 /// separates: the no-break spaces of some locales group digits inside a value.
@@ -96,102 +99,6 @@ fn tokens(line: &str) -> Vec<Tok<'_>> {
         });
     }
     out
-}
-
-/// A number printed without grouping (`%f`, metrics, the trailer): digits with at most
-/// one decimal point, `.` or `,`. Returns it and the decimal point it used.
-fn plain_num(s: &str) -> Option<(f64, Option<char>)> {
-    let (int, frac, dec) = match s.find(['.', ',']) {
-        Some(p) => (&s[..p], &s[p + 1..], s[p..].chars().next()),
-        None => (s, "", None),
-    };
-    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
-    if !digits(int) || (dec.is_some() && !digits(frac)) {
-        return None;
-    }
-    let v = if dec.is_some() {
-        format!("{int}.{frac}").parse().ok()?
-    } else {
-        int.parse().ok()?
-    };
-    Some((v, dec))
-}
-
-/// `int` grouped by `g` (1-3 digits, then groups of 3), or ungrouped digits.
-fn grouped_digits(int: &str, g: Option<char>) -> Option<String> {
-    let groups: Vec<&str> = match g {
-        Some(g) => int.split(g).collect(),
-        None => vec![int],
-    };
-    let ok = groups.iter().enumerate().all(|(i, d)| {
-        let n = d.chars().count();
-        d.bytes().all(|b| b.is_ascii_digit())
-            && if g.is_none() {
-                n >= 1
-            } else if i == 0 {
-                (1..=3).contains(&n)
-            } else {
-                n == 3
-            }
-    });
-    ok.then(|| groups.concat())
-}
-
-/// A counter value as perf prints it (`%'.0f`, `%'.2f`, old `%.6f`): see the module
-/// documentation. `Ok((value, decimal point used))`; `Err` says why it is not read.
-fn counter_value(s: &str, doc_decimal: Option<char>) -> Result<(f64, Option<char>), String> {
-    if !s.starts_with(|c: char| c.is_ascii_digit())
-        || !s
-            .chars()
-            .all(|c| c.is_ascii_digit() || GROUPING.contains(&c))
-    {
-        return Err(format!("`{s}` is not a number"));
-    }
-    let Some((p, last)) = s.char_indices().rfind(|(_, c)| !c.is_ascii_digit()) else {
-        return s
-            .parse()
-            .map(|v| (v, None))
-            .map_err(|_| format!("`{s}` is not a number"));
-    };
-    let tail = &s[p + last.len_utf8()..];
-    let head = &s[..p];
-    let mut before: Vec<char> = head.chars().filter(|c| !c.is_ascii_digit()).collect();
-    before.dedup();
-    if tail.len() == 3 && before.iter().all(|c| *c == last) {
-        // Grouping only: counts are printed without decimals.
-        if doc_decimal == Some(last) {
-            return Err(format!(
-                "`{s}`: `{last}` groups thousands here, but the document's decimal point is `{last}`"
-            ));
-        }
-        return grouped_digits(s, Some(last))
-            .and_then(|d| d.parse().ok())
-            .map(|v| (v, None))
-            .ok_or_else(|| format!("`{s}` is not grouped in thousands"));
-    }
-    if !matches!(last, '.' | ',') || tail.is_empty() || before.contains(&last) || before.len() > 1 {
-        return Err(format!("`{s}` is not a number perf prints"));
-    }
-    if let Some(d) = doc_decimal.filter(|d| *d != last) {
-        return Err(format!(
-            "`{s}`: `{last}` would be the decimal point, but the document's is `{d}`"
-        ));
-    }
-    let int = grouped_digits(head, before.first().copied())
-        .ok_or_else(|| format!("`{s}` is not grouped in thousands"))?;
-    format!("{int}.{tail}")
-        .parse()
-        .map(|v| (v, Some(last)))
-        .map_err(|_| format!("`{s}` is not a number"))
-}
-
-/// The `-I` time stamp: `%lu.%09lu`, always with `.`.
-fn time_stamp(s: &str) -> Option<f64> {
-    let (a, b) = s.split_once('.')?;
-    (!a.is_empty() && a.bytes().all(|c| c.is_ascii_digit()) && b.len() == 9)
-        .then(|| plain_num(s).map(|(v, _)| v))
-        .flatten()
-        .filter(|_| b.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// What comes after the counter's names: the metric, the variance, the share counted.
@@ -269,7 +176,11 @@ struct Counter<'a> {
     /// Byte offset where the value ends (names are placed relative to it).
     value_end: usize,
     names: Vec<Tok<'a>>,
+    /// perf 3.14 to 4.x print task-clock's unit after the event: `task-clock (msec)`.
+    unit_after: Option<&'a str>,
     tail: Tail,
+    /// The line (without a mail's quote marks), for the whitespace before a name.
+    line: &'a str,
 }
 
 /// The prefixes a line can start with, most specific first: (time stamp, CPU or
@@ -324,9 +235,19 @@ fn counter_after<'a>(line: &'a str, t: &[Tok<'a>], p: &Prefix) -> Option<Counter
     };
     let value_end = t[next - 1].end();
     let mut names: Vec<Tok<'a>> = Vec::new();
+    let mut unit_after = None;
     let mut k = next;
     while let Some(x) = t.get(k) {
         let s = x.text;
+        if let Some(u) = s
+            .strip_prefix('(')
+            .and_then(|u| u.strip_suffix(')'))
+            .filter(|u| UNITS.contains(u) && !names.is_empty() && unit_after.is_none())
+        {
+            unit_after = Some(u);
+            k += 1;
+            continue;
+        }
         if s.starts_with('#') || s.starts_with('(') || (s.starts_with('[') && s.ends_with("%]")) {
             break;
         }
@@ -355,7 +276,9 @@ fn counter_after<'a>(line: &'a str, t: &[Tok<'a>], p: &Prefix) -> Option<Counter
         status,
         value_end,
         names,
+        unit_after,
         tail,
+        line,
     })
 }
 
@@ -364,38 +287,55 @@ fn counter(line: &str) -> Option<Counter<'_>> {
     prefixes(&t).iter().find_map(|p| counter_after(line, &t, p))
 }
 
+/// Why a counter line's names are not read (the text of the warning).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum NamesError {
+    #[error("cannot tell the unit, event and cgroup apart in `{0}`")]
+    Ambiguous(String),
+    #[error("the event `{0}` is a number")]
+    NumericEvent(String),
+    #[error("`{event}` is not in the column of the events ({at} characters after the value, not {want})")]
+    OffColumn {
+        event: String,
+        at: usize,
+        want: usize,
+    },
+}
+
+/// A counter's unit, event and cgroup.
+type Names = (Option<String>, String, Option<String>);
+
 /// The unit, event and cgroup among a counter's names; `event_at` is where this block's
 /// events start, relative to the end of the value.
-fn names(
-    c: &Counter<'_>,
-    event_at: Option<usize>,
-) -> Result<(Option<String>, String, Option<String>), String> {
+fn names(c: &Counter<'_>, event_at: Option<usize>) -> Result<Names, NamesError> {
     let n = &c.names;
     let off = |t: &Tok<'_>| t.at - c.value_end;
+    // A tab (a mail that turned spaces into tabs) moves the columns: no column check.
+    let tabbed = |t: &Tok<'_>| c.line[c.value_end..t.at].contains('\t');
+    let event_at = event_at.filter(|_| !n.iter().any(tabbed));
     let is_unit = |t: &Tok<'_>, e: &Tok<'_>| UNITS.contains(&t.text) || event_at == Some(off(e));
     let s = |t: &Tok<'_>| t.text.to_string();
     let (unit, event, cgroup) = match n.len() {
+        1 if c.unit_after.is_some() => (c.unit_after.map(str::to_string), &n[0], None),
+        2 if c.unit_after.is_some() => (c.unit_after.map(str::to_string), &n[0], Some(s(&n[1]))),
         1 => (None, &n[0], None),
         2 if is_unit(&n[0], &n[1]) => (Some(s(&n[0])), &n[1], None),
         2 if event_at == Some(off(&n[0])) => (None, &n[0], Some(s(&n[1]))),
         3 if is_unit(&n[0], &n[1]) => (Some(s(&n[0])), &n[1], Some(s(&n[2]))),
         _ => {
             let all: Vec<&str> = n.iter().map(|t| t.text).collect();
-            return Err(format!(
-                "cannot tell the unit, event and cgroup apart in `{}`",
-                all.join(" ")
-            ));
+            return Err(NamesError::Ambiguous(all.join(" ")));
         }
     };
     if plain_num(event.text).is_some() || counter_value(event.text, None).is_ok() {
-        return Err(format!("the event `{}` is a number", event.text));
+        return Err(NamesError::NumericEvent(event.text.into()));
     }
     if let Some(e) = event_at.filter(|e| *e != off(event)) {
-        return Err(format!(
-            "`{}` is not in the column of the events ({} characters after the value, not {e})",
-            event.text,
-            off(event)
-        ));
+        return Err(NamesError::OffColumn {
+            event: event.text.into(),
+            at: off(event),
+            want: e,
+        });
     }
     Ok((unit, s(event), cgroup))
 }
@@ -403,9 +343,13 @@ fn names(
 /// One line of the document, classified.
 enum Line<'a> {
     Blank,
-    Header { runs: Option<u64> },
+    Header {
+        runs: Option<u64>,
+    },
     Trailer(PerfStatRow, Vec<char>),
     Counter(Counter<'a>),
+    /// `( +-  0.06% )` alone: a mail wrapped the line above.
+    Annotations(Tail),
     Other(&'static str),
 }
 
@@ -465,7 +409,18 @@ fn trailer(t: &str) -> Option<(PerfStatRow, Vec<char>)> {
     ))
 }
 
+/// A line as quoted in a mail (`> `, `> > `) without its quote marks.
+fn unquote(line: &str) -> &str {
+    let t = line.trim_start();
+    if t.starts_with('>') {
+        t.trim_start_matches(['>', ' ', '\t'])
+    } else {
+        line
+    }
+}
+
 fn classify(line: &str) -> Line<'_> {
+    let line = unquote(line);
     let t = line.trim();
     if t.is_empty() {
         return Line::Blank;
@@ -475,6 +430,15 @@ fn classify(line: &str) -> Line<'_> {
     }
     if let Some((row, d)) = trailer(t) {
         return Line::Trailer(row, d);
+    }
+    if t.starts_with(['(', '[']) {
+        if let Some(a) = tail(t).filter(|a| {
+            a.metric_value.is_none()
+                && a.metric_unit.is_none()
+                && (a.variance_pct.is_some() || a.run_pct.is_some())
+        }) {
+            return Line::Annotations(a);
+        }
     }
     if t.starts_with('#') {
         return Line::Other("a metric without a counter (perf prints a counter's further metrics, and TopdownL1's, on lines of their own), or a comment");
@@ -546,7 +510,7 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
                 [u, e] | [u, e, _] if UNITS.contains(&u.text) => Some(e),
                 _ => None,
             };
-            if let Some(e) = e {
+            if let Some(e) = e.filter(|e| !c.line[c.value_end..e.at].contains('\t')) {
                 *counts.entry(e.at - c.value_end).or_default() += 1;
             }
         }
@@ -555,6 +519,8 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
 
     let mut out = Output::default();
     let mut runs = None;
+    // The line of the last row, for a wrapped line of annotations under it.
+    let mut row_line: Option<usize> = None;
     let raw: Vec<&str> = text.lines().collect();
     let warn = |out: &mut Output<PerfStatRow>, n: usize, reason: String| {
         out.warnings.push(Warning {
@@ -570,6 +536,26 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
             Line::Trailer(mut row, _) => {
                 row.runs = runs;
                 out.rows.push(row);
+                row_line = Some(n);
+            }
+            Line::Annotations(a) => {
+                // Only right under a row that printed none of them: a wrapped line.
+                let fits = |r: &PerfStatRow| {
+                    (a.variance_pct.is_none() || r.variance_pct.is_none())
+                        && (a.run_pct.is_none() || r.run_pct.is_none())
+                        && (a.run_pct.is_none() || r.unit.as_deref() != Some("s"))
+                };
+                match out.rows.last_mut().filter(|r| row_line == n.checked_sub(1) && fits(r)) {
+                    Some(r) => {
+                        r.variance_pct = r.variance_pct.or(a.variance_pct);
+                        r.run_pct = r.run_pct.or(a.run_pct);
+                    }
+                    None => warn(
+                        &mut out,
+                        n,
+                        "a variance or multiplexing share that is not right under a counter that lacks it".into(),
+                    ),
+                }
             }
             Line::Other(reason) => warn(&mut out, n, reason.to_string()),
             Line::Counter(c) => {
@@ -584,10 +570,11 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
                 let (unit, event, cgroup) = match names(&c, event_at[n]) {
                     Ok(x) => x,
                     Err(e) => {
-                        warn(&mut out, n, e);
+                        warn(&mut out, n, e.to_string());
                         continue;
                     }
                 };
+                row_line = Some(n);
                 out.rows.push(PerfStatRow {
                     time_s: c.time_s,
                     cpu: c.cpu,
@@ -619,28 +606,6 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn values_in_their_locales() {
-        let v = |s: &str, d| counter_value(s, d).map(|(v, _)| v);
-        assert_eq!(v("1,234,567", None), Ok(1_234_567.0));
-        assert_eq!(v("1.234.567", None), Ok(1_234_567.0));
-        assert_eq!(v("1\u{202f}234\u{202f}567", None), Ok(1_234_567.0));
-        assert_eq!(v("2\u{2019}855", None), Ok(2855.0));
-        assert_eq!(v("1234567", None), Ok(1_234_567.0));
-        assert_eq!(v("4,330.94", None), Ok(4330.94));
-        assert_eq!(v("4.330,94", None), Ok(4330.94));
-        assert_eq!(v("9.134,89", Some(',')), Ok(9134.89));
-        assert_eq!(v("956.474238", None), Ok(956.474238));
-        assert_eq!(v("1,810", Some('.')), Ok(1810.0));
-        // `1.234` in a document whose decimal point is `.`: no number perf prints.
-        assert!(v("1.234", Some('.')).is_err());
-        assert!(v("4,330.94", Some(',')).is_err());
-        assert!(v("1,23,456", None).is_err());
-        assert!(v("12,34.5,6", None).is_err());
-        assert!(v("nan", None).is_err());
-        assert!(v("1.2.3", None).is_err());
-    }
 
     #[test]
     fn counter_lines_of_several_perf_versions() {
@@ -727,6 +692,35 @@ mod tests {
             ("context-switches", Some("/"))
         );
         assert_eq!(r[2].cgroup.as_deref(), Some("system.slice"));
+    }
+
+    #[test]
+    fn quoted_tabbed_and_wrapped_lines() {
+        // A reply quoting a quote; single spaces, as in a 2009 mail.
+        let text = "  > > 129875.554435 task-clock-msecs # 10.210 CPUs \n  > >          1883 context-switches # 0.000 M/sec \n";
+        let r = parse_human(text).unwrap().rows;
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            (r[0].event.as_str(), r[0].value),
+            ("task-clock-msecs", Some(129_875.554435))
+        );
+        assert_eq!((r[1].value, r[1].metric_value), (Some(1883.0), Some(0.0)));
+        // Spaces turned into a tab move the column: the column check is off, not the row.
+        let text = "     1,234      cycles        # 2.300 GHz\n\t 5,678\tinstructions  # 1.20  insn per cycle\n";
+        let r = parse_human(text).unwrap().rows;
+        assert_eq!(
+            (r[1].event.as_str(), r[1].value),
+            ("instructions", Some(5678.0))
+        );
+        // A wrapped share fills the row above only when that row has none.
+        let text = "     1,234      cycles        # 2.300 GHz   (50.00%)\n   (75.00%)\n";
+        let out = parse_human(text).unwrap();
+        assert_eq!((out.rows[0].run_pct, out.warnings.len()), (Some(50.0), 1));
+        // A workload line in the middle: not in the events' column.
+        let text = "     1,234      cycles\n3 files\n         5      page-faults\n";
+        let out = parse_human(text).unwrap();
+        assert_eq!(out.rows.len(), 2);
+        assert_eq!(out.warnings[0].line, 2, "{:?}", out.warnings);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 pub mod csv;
 pub mod human;
+mod number;
 
 pub use csv::parse;
 pub use human::parse_human;
