@@ -263,6 +263,21 @@ mod tests {
             (Some(1.001034215), Some("CPU3"), Some(123.0))
         );
         assert_eq!(r[0].event, "cycles");
+        // -G: the cgroup after the event, with and without -r; an empty cgroup name.
+        let r = parse("202.07,msec,task-clock,/,0.02%,203847766,100.00,1.999,CPUs utilized\n")
+            .unwrap()
+            .rows;
+        assert_eq!(
+            (r[0].cgroup.as_deref(), r[0].variance_pct, r[0].run_time_ns),
+            (Some("/"), Some(0.02), Some(203_847_766))
+        );
+        let r = parse("5,,cycles,,1000,100.00,,\n").unwrap().rows;
+        assert_eq!(
+            (r[0].cgroup.as_deref(), r[0].run_time_ns),
+            (Some(""), Some(1000))
+        );
+        let r = parse("5,,cycles,1000,100.00,,\n").unwrap().rows;
+        assert_eq!((r[0].cgroup.as_deref(), r[0].run_time_ns), (None, Some(1000)));
         let r = parse("<not counted>,,cycles,0,0.00,,\n").unwrap().rows;
         assert_eq!(r[0].status, CounterStatus::NotCounted);
         assert!(parse("100+0 records in\n").is_err());

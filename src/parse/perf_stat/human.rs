@@ -723,6 +723,32 @@ mod tests {
         assert_eq!(out.warnings[0].line, 2, "{:?}", out.warnings);
     }
 
+    /// perf 3.x printed the share counted in brackets (`  [%5.2f%%]`), also after a
+    /// continued metric; 2.6 kernels as `(scaled from …)`.
+    #[test]
+    fn old_multiplexing_spellings() {
+        let text = "\
+             6,158,591,568 cycles                    #    3.194 GHz                     [83.25%]\n\
+             8,898,332,744 instructions              #    1.44  insns per cycle        \n\
+                                                     #    0.27  stalled cycles per insn [83.26%]\n\
+             2,066,201,729 cycles                   #   2160.227 M/sec (scaled from 66.67%)\n";
+        let out = parse_human(text).unwrap();
+        let r = &out.rows;
+        assert_eq!(
+            (r[0].value, r[0].run_pct),
+            (Some(6_158_591_568.0), Some(83.25))
+        );
+        assert_eq!(
+            (r[1].metric_unit.as_deref(), r[1].run_pct),
+            (Some("insns per cycle"), None)
+        );
+        assert_eq!(
+            (r[2].metric_value, r[2].run_pct),
+            (Some(2160.227), Some(66.67))
+        );
+        assert_eq!(out.warnings.len(), 1);
+    }
+
     #[test]
     fn workload_output_and_csv_are_not_counters() {
         let out = parse_human("1000000+0 records in\n512000000 bytes (512 MB, 488 MiB) copied, 0.49 s, 1.0 GB/s\n\n       0.001668752 seconds time elapsed\n").unwrap();
