@@ -11,8 +11,9 @@ use std::process::ExitCode;
     about = "Parse a tool's text output (a file, stdin, a pasted mail) into rows",
     long_about = "Parse a tool's text output (a file, stdin, a pasted mail) into rows.\n\n\
         KIND is one of: mkfs.xfs, xfs_info, mke2fs, dumpe2fs, time, e2fsck, debugfs-stat, \
-        debugfs-ex, filefrag, xfs_bmap, xfs_io-fiemap, fs_mark, blockmap, fio, fio-terse, \
-        perf-stat. The fields of each are described in docs/parse-formats.md.\n\n\
+        debugfs-ex, filefrag, xfs_bmap, xfs_io-fiemap, xfs_io-fsmap, fs_mark, blockmap, fio, \
+        fio-terse, perf-stat (`perf stat -x,`), perf-stat-human (perf stat's default output), \
+        truncate-path. The fields of each are described in docs/parse-formats.md.\n\n\
         Block maps (filefrag, debugfs-stat, debugfs-ex, xfs_bmap, xfs_io-fiemap, blockmap): \
         --json prints one object per file with its rows under `extents`; --csv and the \
         table print the rows. debugfs does not print the block size: give it with \
@@ -23,7 +24,7 @@ use std::process::ExitCode;
 )]
 pub struct ParseArgs {
     /// The tool whose output this is
-    #[arg(value_parser = parse_kind)]
+    #[arg(value_parser = parse_kind, long_help = kinds_help())]
     pub kind: Kind,
     /// File to read; `-` or nothing reads stdin
     pub file: Option<PathBuf>,
@@ -37,6 +38,15 @@ pub struct ParseArgs {
     /// without it (debugfs-stat, debugfs-ex); `dumpe2fs -h` prints it as `Block size:`
     #[arg(long, value_name = "N")]
     pub block_size: Option<u64>,
+}
+
+/// `--help` for KIND: every kind, from [`Kind::ALL`], so that the list cannot drift.
+fn kinds_help() -> String {
+    let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    format!(
+        "The tool whose output this is: {} (fields in docs/parse-formats.md)",
+        names.join(", ")
+    )
 }
 
 fn parse_kind(s: &str) -> Result<Kind, fslab::parse::ParseError> {

@@ -1,5 +1,6 @@
-//! fio results: `--output-format=json` (and `json+`) and the terse format v3 that old
-//! mails contain (`--output-format=terse --terse-version=3`, or `--minimal`). One
+//! fio results: `--output-format=json` (and `json+`) and the terse format that old
+//! mails contain (`--output-format=terse`, or `--minimal`; `--terse-version=3`, the
+//! default, 4 or 5). One
 //! [`FioRow`] per job and data direction (`read`, `write`, `trim`, or `mixed` with
 //! `unified_rw_reporting`) that did any I/O.
 //!
@@ -18,6 +19,17 @@
 //! gave it. The unused slots fio 2 prints (`"0.00" : 0` in JSON, `0%=0` in terse) are
 //! not percentiles and give no column. json+'s histogram bins are not kept. A job's options are its own
 //! `job options` over the file's `global options`.
+//!
+//! Terse versions differ in their direction blocks (fio's stat.c,
+//! `show_thread_status_terse_all`): v3 prints read and write, v4 and v5 read, write and
+//! trim; v5 adds 6 fields to each (bandwidth samples; IOPS min, max, mean, stddev,
+//! samples), which no column keeps. With `unified_rw_reporting=1` fio ≥ 3.27 prints
+//! one block, `mixed`; with `both`, `mixed` after the others. The number of blocks is
+//! read off the line (the CPU usage that follows them starts with a percentage), never
+//! assumed. Two things a terse line does not say: before fio 3.27,
+//! `unified_rw_reporting=1` printed the mixed numbers in the read block (a `read` row
+//! then); and with `lat_percentiles=1` the percentile slots hold total-latency
+//! percentiles, which the `clat_p…` columns cannot tell apart.
 
 use super::{Output, ParseError, Warning};
 use serde::Serialize;
@@ -283,12 +295,98 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
     Ok(out)
 }
 
-/// The fields of one direction in terse v3: total KiB, KiB/s, IOPS, runtime ms;
-/// slat, clat (min, max, mean, stddev, µs); 20 clat percentiles `P%=V`; total latency
-/// (4); bandwidth (min, max, aggregate %, mean, stddev).
+/// The fields of one direction in terse v3 and v4 (`show_ddir_status_terse` in fio's
+/// stat.c): total KiB, KiB/s, IOPS, runtime ms; slat, clat (min, max, mean, stddev,
+/// µs); 20 clat percentiles `P%=V`; total latency (4); bandwidth (min, max, aggregate %,
+/// mean, stddev). Version 5 adds the bandwidth's number of samples and IOPS (min, max,
+/// mean, stddev, samples): 6 more.
 const TERSE_DIR_FIELDS: usize = 4 + 4 + 4 + 20 + 4 + 5;
 
-/// Parse terse (`--minimal`) output, version 3: one line per job, `;`-separated.
+/// Offset of the bandwidth's aggregate share (`87.378491%`) in a direction's fields.
+const TERSE_AGG_PCT: usize = 4 + 4 + 4 + 20 + 4 + 2;
+
+/// What follows the directions: CPU (user %, system %, context switches, major and
+/// minor faults), 7 I/O depths, 10 µs and 12 ms latency buckets. Disk utilisation,
+/// errors and the description may follow; they are not read.
+const TERSE_TAIL_FIELDS: usize = 5 + 7 + 10 + 12;
+
+fn terse_dir_fields(version: u32) -> usize {
+    TERSE_DIR_FIELDS + if version == 5 { 6 } else { 0 }
+}
+
+/// The directions of a terse line with `blocks` direction blocks (stat.c's
+/// `show_thread_status_terse_all`): read and write (v3), read, write and trim (v4, v5);
+/// with `unified_rw_reporting=1` one block, `mixed`; with `unified_rw_reporting=both`
+/// the separate ones, then `mixed` (fio ≥ 3.27 for both).
+fn terse_directions(version: u32, blocks: usize) -> Option<&'static [&'static str]> {
+    match (version, blocks) {
+        (_, 1) => Some(&["mixed"]),
+        (3, 2) => Some(&["read", "write"]),
+        (3, 3) => Some(&["read", "write", "mixed"]),
+        (4 | 5, 3) => Some(&["read", "write", "trim"]),
+        (4 | 5, 4) => Some(&["read", "write", "trim", "mixed"]),
+        _ => None,
+    }
+}
+
+/// How many direction blocks a terse line holds: the block after the last one starts
+/// with the CPU's user share (`12.5%`), a direction's first field is a KiB count. Every
+/// block's aggregate share must be a percentage, so a line of another layout is an
+/// error, not rows of shifted fields.
+fn terse_blocks(fields: &[&str], version: u32, line_no: usize) -> Result<usize, ParseError> {
+    let width = terse_dir_fields(version);
+    let mut blocks = 0;
+    loop {
+        let at = 5 + blocks * width;
+        let Some(first) = fields.get(at) else {
+            return Err(malformed(
+                KIND_TERSE,
+                line_no,
+                format!(
+                    "the line ends after {} fields, before the CPU usage",
+                    fields.len()
+                ),
+            ));
+        };
+        if first.ends_with('%') {
+            return Ok(blocks);
+        }
+        if blocks == 4 {
+            return Err(malformed(
+                KIND_TERSE,
+                line_no,
+                format!(
+                    "field {} is `{first}`, not the CPU's user share after 4 directions",
+                    at + 1
+                ),
+            ));
+        }
+        let pct = at + TERSE_AGG_PCT;
+        match fields.get(pct) {
+            Some(p) if p.ends_with('%') => blocks += 1,
+            Some(p) => {
+                return Err(malformed(
+                    KIND_TERSE,
+                    line_no,
+                    format!(
+                        "field {} is `{p}`, not the bandwidth's share of the group (`…%`) that terse version {version} has there",
+                        pct + 1
+                    ),
+                ))
+            }
+            None => {
+                return Err(malformed(
+                    KIND_TERSE,
+                    line_no,
+                    format!("the line ends after {} fields, inside a direction's", fields.len()),
+                ))
+            }
+        }
+    }
+}
+
+/// Parse terse (`--minimal`) output, versions 3, 4 and 5: one line per job,
+/// `;`-separated.
 pub fn parse_terse(text: &str) -> Result<Output<FioRow>, ParseError> {
     let mut out = Output::default();
     let mut job = 0u64;
@@ -299,7 +397,8 @@ pub fn parse_terse(text: &str) -> Result<Output<FioRow>, ParseError> {
             continue;
         }
         let fields: Vec<&str> = t.split(';').collect();
-        if fields.len() < 5 + 2 * TERSE_DIR_FIELDS || fields[0].parse::<u32>().is_err() {
+        let version = fields[0].parse::<u32>().ok();
+        if fields.len() < 40 || version.is_none() {
             out.warnings.push(Warning {
                 line: line_no,
                 text: line.to_string(),
@@ -307,15 +406,29 @@ pub fn parse_terse(text: &str) -> Result<Output<FioRow>, ParseError> {
             });
             continue;
         }
-        match fields[0] {
-            "3" => {}
-            v => {
-                return Err(malformed(
-                    KIND_TERSE,
-                    line_no,
-                    format!("terse version {v}; this parser reads version 3 (`--terse-version=3`)"),
-                ))
-            }
+        let version = version.unwrap_or_default();
+        if !(3..=5).contains(&version) {
+            return Err(malformed(
+                KIND_TERSE,
+                line_no,
+                format!("terse version {version}; this parser reads versions 3, 4 and 5 (`--terse-version=3|4|5`)"),
+            ));
+        }
+        let blocks = terse_blocks(&fields, version, line_no)?;
+        let Some(directions) = terse_directions(version, blocks) else {
+            return Err(malformed(
+                KIND_TERSE,
+                line_no,
+                format!("{blocks} direction blocks before the CPU usage; terse version {version} prints {}", if version == 3 { "1 (mixed), 2 or 3" } else { "1 (mixed), 3 or 4" }),
+            ));
+        };
+        let tail = 5 + blocks * terse_dir_fields(version);
+        if fields.len() < tail + TERSE_TAIL_FIELDS || !fields[tail + 1].ends_with('%') {
+            return Err(malformed(
+                KIND_TERSE,
+                line_no,
+                "the CPU usage, I/O depths and latency buckets after the directions are cut short",
+            ));
         }
         let num = |i: usize| -> Result<f64, ParseError> {
             fields[i].trim_end_matches('%').parse::<f64>().map_err(|_| {
@@ -329,8 +442,8 @@ pub fn parse_terse(text: &str) -> Result<Output<FioRow>, ParseError> {
         let jobname = fields[2].to_string();
         let groupid = num(3)? as i64;
         let error = num(4)? as i64;
-        for (d, dir) in ["read", "write"].into_iter().enumerate() {
-            let b = 5 + d * TERSE_DIR_FIELDS;
+        for (d, dir) in directions.iter().enumerate() {
+            let b = 5 + d * terse_dir_fields(version);
             let kib = num(b)?;
             if kib == 0.0 {
                 continue;
@@ -398,7 +511,8 @@ pub fn parse_terse(text: &str) -> Result<Output<FioRow>, ParseError> {
     {
         return Err(ParseError::NothingRecognised {
             kind: KIND_TERSE,
-            expected: "`3;fio-…;job;…` lines from `fio --output-format=terse --terse-version=3`",
+            expected:
+                "`3;fio-…;job;…` lines from `fio --output-format=terse` (terse versions 3, 4, 5)",
         });
     }
     Ok(out)
@@ -435,6 +549,77 @@ mod tests {
         assert_eq!(r.clat_percentiles["clat_p50_ns"], 14_000.0);
         assert_eq!(r.lat_max_ns, Some(22_000.0));
         assert_eq!(r.bw_bytes_per_s, 4096.0);
+    }
+
+    /// A terse line with `blocks` direction blocks of `width` fields, the first one
+    /// 4 KiB in 1 ms, then the CPU usage and the buckets.
+    fn terse_line(version: u32, blocks: usize, width: usize) -> String {
+        let mut f: Vec<String> = vec![
+            version.to_string(),
+            "fio-3.36".into(),
+            "j".into(),
+            "0".into(),
+            "0".into(),
+        ];
+        for b in 0..blocks {
+            let mut d = vec!["0".to_string(); width];
+            if b == 0 {
+                d[0] = "4".into();
+                d[3] = "1".into();
+            }
+            for (i, p) in d.iter_mut().enumerate().skip(12).take(20) {
+                *p = if i == 12 {
+                    "50.000000%=7".into()
+                } else {
+                    "0%=0".into()
+                };
+            }
+            d[38] = "0.000000%".into();
+            f.extend(d);
+        }
+        f.extend([
+            "1.0%".to_string(),
+            "2.0%".into(),
+            "3".into(),
+            "0".into(),
+            "4".into(),
+        ]);
+        f.extend(std::iter::repeat_n("0.0%".to_string(), 29));
+        f.join(";")
+    }
+
+    #[test]
+    fn terse_versions_and_their_blocks() {
+        let dirs = |line: &str| -> Vec<String> {
+            parse_terse(line)
+                .unwrap()
+                .rows
+                .into_iter()
+                .map(|r| r.direction)
+                .collect()
+        };
+        assert_eq!(dirs(&terse_line(3, 2, 41)), ["read"]);
+        assert_eq!(dirs(&terse_line(3, 1, 41)), ["mixed"]);
+        assert_eq!(dirs(&terse_line(4, 3, 41)), ["read"]);
+        assert_eq!(dirs(&terse_line(5, 3, 47)), ["read"]);
+        assert_eq!(dirs(&terse_line(5, 4, 47)), ["read"]);
+        let r = &parse_terse(&terse_line(5, 3, 47)).unwrap().rows[0];
+        assert_eq!((r.io_bytes, r.runtime_ms), (4096, 1));
+        assert_eq!(r.clat_percentiles["clat_p50_ns"], 7000.0);
+        // v4 has no trim-less layout of 2 blocks; v5's blocks read as v4's do not line up.
+        for (line, want) in [
+            (terse_line(4, 2, 41), "2 direction blocks"),
+            (terse_line(4, 3, 47), "bandwidth's share"),
+            (terse_line(2, 3, 41), "terse version 2"),
+        ] {
+            let e = parse_terse(&line).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+        // Cut short inside the buckets: an error naming the line, not fewer fields read.
+        let mut cut = terse_line(3, 2, 41);
+        cut.truncate(cut.len() - 40);
+        let e = parse_terse(&format!("\n{cut}\n")).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("cut short"), "{e}");
     }
 
     #[test]

@@ -77,10 +77,12 @@ kinds! {
         Blockmap => "blockmap",
         /// `fio --output-format=json` (or `json+`).
         Fio => "fio",
-        /// `fio --output-format=terse --terse-version=3` (`--minimal`).
+        /// `fio --output-format=terse` (`--minimal`), terse versions 3, 4 and 5.
         FioTerse => "fio-terse",
         /// `perf stat -x,` (CSV).
         PerfStat => "perf-stat",
+        /// perf stat's default, human-readable output (what mails quote).
+        PerfStatHuman => "perf-stat-human",
         /// `xfs_io -c fsmap MNT`: the whole filesystem's space map (GETFSMAP).
         XfsIoFsmap => "xfs_io-fsmap",
         /// `fslab files path`: the truncate path a kernel took, from FIEMAP and diskstats.
@@ -103,7 +105,7 @@ impl Kind {
             | Kind::Blockmap => "extents",
             Kind::FsMark => "fsmark",
             Kind::Fio | Kind::FioTerse => "fio",
-            Kind::PerfStat => "perf_stat",
+            Kind::PerfStat | Kind::PerfStatHuman => "perf_stat",
             Kind::XfsIoFsmap => "fsmap",
             Kind::TruncatePath => "truncate_path",
         }
@@ -353,6 +355,7 @@ fn parse_inner(
         Kind::Fio => finish(kind, fio::parse_json(text)?, j),
         Kind::FioTerse => finish(kind, fio::parse_terse(text)?, j),
         Kind::PerfStat => finish(kind, perf_stat::parse(text)?, j),
+        Kind::PerfStatHuman => finish(kind, perf_stat::parse_human(text)?, j),
         Kind::TruncatePath => finish(kind, truncate_path::parse(text)?, j),
     }
 }

@@ -173,3 +173,73 @@ fn block_map_json_is_files_with_extents_and_block_size_is_never_assumed() {
     );
     assert!(lines[2].contains(",hole,"), "{}", lines[2]);
 }
+
+/// `fslab parse perf-stat-human` on perf 6.1's default output: the rows as JSON with
+/// the documented fields, dd's own lines on stderr with their line numbers.
+#[test]
+fn perf_stat_human_json_and_warnings() {
+    let f = fixture("perf_stat", "dd-default-human");
+    let out = fslab(
+        &["parse", "perf-stat-human", f.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> =
+        serde_json::from_slice(&out.stdout).unwrap();
+    // 5 counters, then elapsed, user and sys.
+    assert_eq!(rows.len(), 8);
+    let keys: Vec<_> = rows[0].keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "time_s",
+            "cpu",
+            "cpus",
+            "event",
+            "cgroup",
+            "value",
+            "unit",
+            "status",
+            "variance_pct",
+            "run_time_ns",
+            "run_pct",
+            "metric_value",
+            "metric_unit",
+            "runs"
+        ]
+    );
+    // 338      page-faults                      #  117.209 K/sec
+    assert_eq!(rows[2]["event"], "page-faults");
+    assert_eq!(rows[2]["value"], serde_json::json!(338.0));
+    assert_eq!(rows[2]["metric_value"], serde_json::json!(117.209));
+    assert_eq!(rows[3]["status"], "not_supported");
+    assert_eq!(rows[5]["event"], "seconds time elapsed");
+    assert_eq!(rows[5]["value"], serde_json::json!(0.003702428));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("dd-default-human.txt:1:") && stderr.contains("100+0 records in"),
+        "{stderr}"
+    );
+    // The CSV kind refuses the human format and names the kind that reads it.
+    let out = fslab(&["parse", "perf-stat", f.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("perf-stat-human"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// The help names every kind `fslab parse` accepts.
+#[test]
+fn help_names_every_kind() {
+    let out = fslab(&["parse", "--help"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for k in fslab::parse::Kind::ALL {
+        assert!(
+            help.contains(k.name()),
+            "`fslab parse --help` does not name {k}"
+        );
+    }
+}

@@ -1339,3 +1339,46 @@ fn perf_stat_rows_equal_the_csv_fields() {
     assert_eq!(Kind::PerfStat.table(), "perf_stat");
     assert_eq!(p.frame.height(), 5);
 }
+
+/// The same workload's human output (no `-x`): the same counters, in the same table.
+#[test]
+fn perf_stat_human_rows_equal_the_printed_counters() {
+    use fslab::parse::perf_stat::{self, CounterStatus};
+    let out = perf_stat::parse_human(&fixture("perf_stat", "dd-default-human")).unwrap();
+    // dd's own three lines are warnings, not rows.
+    assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+    let r = &out.rows;
+    let got: Vec<_> = r
+        .iter()
+        .map(|r| (r.event.as_str(), r.value, r.status))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("task-clock", Some(2.88), CounterStatus::Counted),
+            ("context-switches", Some(0.0), CounterStatus::Counted),
+            ("page-faults", Some(338.0), CounterStatus::Counted),
+            ("instructions", None, CounterStatus::NotSupported),
+            ("cycles", None, CounterStatus::NotSupported),
+            (
+                "seconds time elapsed",
+                Some(0.003702428),
+                CounterStatus::Counted
+            ),
+            ("seconds user", Some(0.003562), CounterStatus::Counted),
+            ("seconds sys", Some(0.0), CounterStatus::Counted),
+        ]
+    );
+    assert_eq!(r[0].unit.as_deref(), Some("msec"));
+    assert_eq!(
+        (r[0].metric_value, r[0].metric_unit.as_deref()),
+        (Some(0.779), Some("CPUs utilized"))
+    );
+    let p = parse::parse(
+        Kind::PerfStatHuman,
+        &fixture("perf_stat", "dd-default-human"),
+    )
+    .unwrap();
+    assert_eq!(Kind::PerfStatHuman.table(), "perf_stat");
+    assert_eq!(p.frame.height(), 8);
+}

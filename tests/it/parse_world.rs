@@ -868,6 +868,13 @@ fn fio_normal_output_is_not_json_or_terse() {
     }
 }
 
+/// `got` is `want` up to the rounding of a decimal × 1000 (µs printed, ns kept).
+#[track_caller]
+fn near(got: Option<f64>, want: f64) {
+    let g = got.unwrap_or_else(|| panic!("no value, want {want}"));
+    assert!((g - want).abs() < 1e-6, "{g} != {want}");
+}
+
 /// (job, jobname, groupid, direction, io_bytes, total_ios) of a row.
 type FioJob<'a> = (u64, &'a str, i64, &'a str, u64, Option<u64>);
 
@@ -948,7 +955,7 @@ fn fio_3_33_normal_and_json_together() {
     );
 }
 
-/// fio 3.33's terse v3: the seqwrite group wrote only; terse v5 is refused by name.
+/// fio 3.33's terse v3: the seqwrite group wrote only.
 #[test]
 fn fio_3_33_terse() {
     let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse")).unwrap();
@@ -980,13 +987,171 @@ fn fio_3_33_terse() {
         (13_518.0, 303, Some(19_477_000.0))
     );
     assert_eq!(s.clat_percentiles["clat_p1_ns"], 18_000.0);
-    match fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5")) {
-        Err(fslab::parse::ParseError::Malformed { line, message, .. }) => {
-            assert_eq!(line, 1);
-            assert!(message.contains("terse version 5"), "{message}");
-        }
-        other => panic!("{other:?}"),
-    }
+}
+
+/// Terse version 5 (`--terse-version=5`) of the same job file: every direction has 6
+/// more fields (bandwidth samples; IOPS min, max, mean, stddev, samples), and a trim
+/// block follows write. Each row's numbers are the ones its own block prints.
+#[test]
+fn fio_3_33_terse_v5() {
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = fio_jobs(&out.rows)
+        .into_iter()
+        .map(|(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    let want: Vec<_> = FIO_333_JOBS
+        .iter()
+        .map(|&(j, n, g, d, b, _)| (j, n, g, d, b))
+        .collect();
+    assert_eq!(got, want);
+    // 5;fio-3.33;randrw;0;0;5704;62000;15500;92;0;0;0.000000;0.000000;11;6317;45.794795;364.534812;…
+    let r = &out.rows[0];
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (62_000.0 * 1024.0, 15_500.0, 92)
+    );
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(11_000.0), Some(6_317_000.0))
+    );
+    near(r.clat_mean_ns, 45_794.795);
+    assert_eq!(r.clat_percentiles["clat_p1_ns"], 11_000.0);
+    assert_eq!(r.clat_percentiles["clat_p99_99_ns"], 6_324_000.0);
+    near(r.lat_stddev_ns, 364_543.962);
+    // The write block starts 47 fields later: 2488;27043;6760;92;0;0;…;12;2628;39.264667;…
+    let w = &out.rows[1];
+    assert_eq!(
+        (w.bw_bytes_per_s, w.iops, w.runtime_ms),
+        (27_043.0 * 1024.0, 6760.0, 92)
+    );
+    assert_eq!(
+        (w.clat_min_ns, w.clat_max_ns),
+        (Some(12_000.0), Some(2_628_000.0))
+    );
+    assert_eq!(w.clat_percentiles["clat_p1_ns"], 13_000.0);
+    near(w.lat_mean_ns, 39_382.195);
+    // seqwrite: read and trim are all zeros; write 16384;41689;10422;393 … clat 12;11000.
+    let s = &out.rows[2];
+    assert_eq!((s.iops, s.runtime_ms), (10_422.0, 393));
+    assert_eq!(
+        (s.clat_min_ns, s.clat_max_ns),
+        (Some(12_000.0), Some(11_000_000.0))
+    );
+    assert_eq!(s.clat_percentiles["clat_p99_99_ns"], 10_944_000.0);
+    assert_eq!(s.lat_max_ns, Some(11_001_000.0));
+}
+
+/// Terse version 4 from a blktests report (fio-3.36): read, write and a trim block of
+/// zeros, error 28, no disk utilisation fields after the latency buckets.
+#[test]
+fn fio_3_36_terse_v4_from_a_mail() {
+    let out = fio::parse_terse(&fixture("fio", "fio-3.36-terse-v4-blktests-mail")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let dirs: Vec<_> = out.rows.iter().map(|r| r.direction.as_str()).collect();
+    assert_eq!(dirs, ["read", "write"]);
+    let (r, w) = (&out.rows[0], &out.rows[1]);
+    assert_eq!(r.fio_version.as_deref(), Some("fio-3.36"));
+    assert_eq!((r.jobname.as_str(), r.groupid, r.error), ("verify", 0, 28));
+    // 700416;364610;91152;1921;3;110;9.283027;2.078678;2;1234;159.304360;28.925367;
+    assert_eq!(r.io_bytes, 700_416 * 1024);
+    assert_eq!(
+        (r.bw_bytes_per_s, r.iops, r.runtime_ms),
+        (364_610.0 * 1024.0, 91_152.0, 1921)
+    );
+    assert_eq!(
+        (r.slat_min_ns, r.slat_max_ns),
+        (Some(3_000.0), Some(110_000.0))
+    );
+    near(r.slat_mean_ns, 9_283.027);
+    assert_eq!(
+        (r.clat_min_ns, r.clat_max_ns),
+        (Some(2_000.0), Some(1_234_000.0))
+    );
+    near(r.clat_stddev_ns, 28_925.367);
+    assert_eq!(r.clat_percentiles.len(), 17);
+    assert_eq!(r.clat_percentiles["clat_p1_ns"], 23_000.0);
+    assert_eq!(r.clat_percentiles["clat_p50_ns"], 160_000.0);
+    assert_eq!(r.clat_percentiles["clat_p99_99_ns"], 428_000.0);
+    // 10;1243;168.587388;28.998837
+    assert_eq!(
+        (r.lat_min_ns, r.lat_max_ns),
+        (Some(10_000.0), Some(1_243_000.0))
+    );
+    near(r.lat_mean_ns, 168_587.388);
+    // 700416;191789;47951;3652;4;5023;17.928978;27.794189;1;5446;303.143928;124.069601;
+    assert_eq!(w.io_bytes, 700_416 * 1024);
+    assert_eq!(
+        (w.bw_bytes_per_s, w.iops, w.runtime_ms),
+        (191_789.0 * 1024.0, 47_951.0, 3652)
+    );
+    assert_eq!(
+        (w.slat_min_ns, w.slat_max_ns),
+        (Some(4_000.0), Some(5_023_000.0))
+    );
+    assert_eq!(
+        (w.clat_min_ns, w.clat_max_ns),
+        (Some(1_000.0), Some(5_446_000.0))
+    );
+    assert_eq!(w.clat_percentiles["clat_p1_ns"], 59_000.0);
+    assert_eq!(w.clat_percentiles["clat_p99_99_ns"], 1_011_000.0);
+    assert_eq!(
+        (w.lat_min_ns, w.lat_max_ns),
+        (Some(17_000.0), Some(5_452_000.0))
+    );
+    near(w.lat_stddev_ns, 125_717.726);
+}
+
+/// `unified_rw_reporting`: with `1`, fio ≥ 3.27 prints one block, `mixed`; with
+/// `both`, the separate directions and then `mixed`. The block count comes from where
+/// the CPU usage (`…%`) starts, so the CPU fields are never read as a direction.
+#[test]
+fn fio_3_33_terse_unified_rw_reporting() {
+    let dirs = |name: &str| {
+        let out = fio::parse_terse(&fixture("fio", name)).unwrap();
+        assert!(out.warnings.is_empty(), "{name}: {:?}", out.warnings);
+        out.rows
+            .iter()
+            .map(|r| (r.direction.clone(), r.io_bytes, r.runtime_ms))
+            .collect::<Vec<_>>()
+    };
+    let s = |d: &str, kib: u64, ms: u64| (d.to_string(), kib * 1024, ms);
+    // 3;fio-3.33;mixed;0;0;8192;182044;45511;45;… then 4.545455%;4.545455%;13;0;11
+    assert_eq!(
+        dirs("fio-3.33-terse-v3-unified-mixed"),
+        [s("mixed", 8192, 45)]
+    );
+    // 3976;265066;66266;15 | 4216;281066;70266;15 | 8192;546133;136533;15
+    assert_eq!(
+        dirs("fio-3.33-terse-v3-unified-both"),
+        [
+            s("read", 3976, 15),
+            s("write", 4216, 15),
+            s("mixed", 8192, 15)
+        ]
+    );
+    // v4: read, write, trim (zeros: no row), mixed.
+    assert_eq!(
+        dirs("fio-3.33-terse-v4-unified-both"),
+        [
+            s("read", 3976, 14),
+            s("write", 4216, 14),
+            s("mixed", 8192, 14)
+        ]
+    );
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse-v4-unified-both")).unwrap();
+    // The mixed block: 8192;585142;146285;14;0;0;0.000000;0.000000;0;161;1.747214;3.883591
+    let m = &out.rows[2];
+    assert_eq!((m.iops, m.clat_max_ns), (146_285.0, Some(161_000.0)));
+    assert_eq!(m.clat_percentiles["clat_p99_99_ns"], 162_000.0);
+    // v5: 5;fio-3.33;mixed;0;0;8192;512000;128000;16;…;0.000000%;26.666667%;18;0;12
+    assert_eq!(
+        dirs("fio-3.33-terse-v5-unified-mixed"),
+        [s("mixed", 8192, 16)]
+    );
+    let out = fio::parse_terse(&fixture("fio", "fio-3.33-terse-v5-unified-mixed")).unwrap();
+    assert_eq!(out.rows[0].clat_max_ns, Some(813_000.0));
+    near(out.rows[0].lat_mean_ns, 2_417.727);
 }
 
 /// `unified_rw_reporting=1`: the job's only direction is `mixed`; it is a row, not a
@@ -1129,12 +1294,623 @@ fn perf_stat_per_socket_with_and_without_interval() {
     assert_eq!(metric_lines, [14, 28, 79]);
 }
 
-/// perf's human format is not `-x` output: an error, not numbers read from
-/// `76,337,010`.
+/// perf's human format is not `-x` output: the CSV kind refuses it (not numbers read
+/// from `76,337,010`); the human kind reads it.
 #[test]
-fn perf_stat_human_format_is_refused() {
+fn perf_stat_human_hybrid_slots() {
+    use perf_stat::CounterStatus::{Counted, NotCounted, NotSupported};
+    let text = fixture("perf_stat", "perf-human-hybrid-slots-mail");
     assert!(matches!(
-        perf_stat::parse(&fixture("perf_stat", "perf-human-hybrid-slots-mail")),
+        perf_stat::parse(&text),
         Err(fslab::parse::ParseError::NothingRecognised { .. })
     ));
+    let out = perf_stat::parse_human(&text).unwrap();
+    let rows: Vec<_> = out
+        .rows
+        .iter()
+        .map(|r| (r.event.as_str(), r.value, r.status))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("cpu_core/instructions/", None, NotCounted),
+            ("cpu_core/slots/", None, NotCounted),
+            ("cpu_core/topdown-retiring/", None, NotSupported),
+            ("seconds time elapsed", Some(1.002871801), Counted),
+            ("cpu_core/slots/", Some(76_337_010.0), Counted),
+            ("cpu_core/instructions/", Some(10_416_809.0), Counted),
+            ("cpu_core/topdown-retiring/", Some(11_692_372.0), Counted),
+            ("seconds time elapsed", Some(1.002805453), Counted),
+        ]
+    );
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.unit.is_none() || r.unit.as_deref() == Some("s")));
+    // The two command lines and the prose between the outputs.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 11, 12, 14, 15, 17, 19, 21]);
+}
+
+/// perf of 2009 (2.6.31): `task-clock-msecs` with 6 decimals and no unit column, no
+/// thousands separators, two blocks in one mail.
+#[test]
+fn perf_stat_human_2_6_31_mail() {
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-2.6.31-task-clock-msecs-mail")).unwrap();
+    assert_eq!(out.rows.len(), 18, "{:?}", out.warnings);
+    let t = &out.rows[0];
+    // 7188177.405648  task-clock-msecs         #     23.926 CPUs
+    assert_eq!(
+        (t.event.as_str(), t.value, t.unit.as_deref()),
+        ("task-clock-msecs", Some(7_188_177.405_648), None)
+    );
+    assert_eq!(
+        (t.metric_value, t.metric_unit.as_deref()),
+        (Some(23.926), Some("CPUs"))
+    );
+    // 5900210219604  cycles                   #    820.821 M/sec
+    let c = &out.rows[4];
+    assert_eq!(
+        (c.event.as_str(), c.value),
+        ("cycles", Some(5_900_210_219_604.0))
+    );
+    assert_eq!(
+        (c.metric_value, c.metric_unit.as_deref()),
+        (Some(820.821), Some("M/sec"))
+    );
+    assert_eq!(out.rows[5].metric_unit.as_deref(), Some("IPC"));
+    let e = &out.rows[8];
+    assert_eq!(
+        (e.event.as_str(), e.value, e.unit.as_deref()),
+        ("seconds time elapsed", Some(300.431591843), Some("s"))
+    );
+    // Without Patch: 28498113  page-faults
+    let f = &out.rows[12];
+    assert_eq!(
+        (f.event.as_str(), f.value),
+        ("page-faults", Some(28_498_113.0))
+    );
+    assert_eq!(out.rows[17].value, Some(300.485365680));
+    assert!(out
+        .rows
+        .iter()
+        .all(|r| r.runs.is_none() && r.variance_pct.is_none()));
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 16]);
+}
+
+/// perf 6.4-era on Skylake: multiplexed and `<not counted>` counters, an event name
+/// wider than its column, and TopdownL1's metric-only lines (warnings, as in the CSV).
+#[test]
+fn perf_stat_human_6_x_topdown_mail() {
+    use perf_stat::CounterStatus;
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-6.x-skippable-topdown-mail")).unwrap();
+    // 14 counters and 3 times in each of the two outputs.
+    assert_eq!(out.rows.len(), 34, "{:?}", out.warnings);
+    let r = &out.rows;
+    // 1.26 msec task-clock:u                     #    0.389 CPUs utilized
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].unit.as_deref()),
+        ("task-clock:u", Some(1.26), Some("msec"))
+    );
+    assert_eq!(
+        (r[0].metric_value, r[0].metric_unit.as_deref(), r[0].run_pct),
+        (Some(0.389), Some("CPUs utilized"), None)
+    );
+    // 264,719      cycles:u                         #    0.210 GHz                         (78.34%)
+    assert_eq!(
+        (r[4].event.as_str(), r[4].value, r[4].unit.as_deref()),
+        ("cycles:u", Some(264_719.0), None)
+    );
+    assert_eq!(
+        (r[4].metric_value, r[4].run_pct),
+        (Some(0.210), Some(78.34))
+    );
+    // 2,526      branch-misses:u                  #    8.95% of all branches
+    assert_eq!(
+        (r[7].value, r[7].metric_value, r[7].metric_unit.as_deref()),
+        (Some(2526.0), Some(8.95), Some("of all branches"))
+    );
+    // <not counted>      CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u        (0.00%)
+    assert_eq!(
+        (
+            r[10].event.as_str(),
+            r[10].status,
+            r[10].value,
+            r[10].run_pct
+        ),
+        (
+            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u",
+            CounterStatus::NotCounted,
+            None,
+            Some(0.0)
+        )
+    );
+    let times: Vec<_> = r[14..17]
+        .iter()
+        .map(|r| (r.event.as_str(), r.value))
+        .collect();
+    assert_eq!(
+        times,
+        [
+            ("seconds time elapsed", Some(0.003238907)),
+            ("seconds user", Some(0.0)),
+            ("seconds sys", Some(0.003412)),
+        ]
+    );
+    // 1,232.99 msec task-clock:u
+    assert_eq!(r[17].value, Some(1232.99));
+    // 1,640,825,583      instructions:u                   #    2.09  insn per cycle              (60.01%)
+    assert_eq!(
+        (
+            r[22].value,
+            r[22].metric_value,
+            r[22].metric_unit.as_deref(),
+            r[22].run_pct
+        ),
+        (
+            Some(1_640_825_583.0),
+            Some(2.09),
+            Some("insn per cycle"),
+            Some(60.01)
+        )
+    );
+    // 5,373,764      CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u #    4.358 M/sec     (39.98%)
+    let wide = &r[27];
+    assert_eq!(
+        (
+            wide.event.as_str(),
+            wide.value,
+            wide.metric_value,
+            wide.run_pct
+        ),
+        (
+            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE:u",
+            Some(5_373_764.0),
+            Some(4.358),
+            Some(39.98)
+        )
+    );
+    assert_eq!(r[30].event, "UOPS_ISSUED.ANY:u");
+    assert_eq!(r[33].value, Some(0.959892));
+    let tma: Vec<usize> = out
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains("tma_"))
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(tma, [54, 55, 56, 57]);
+    // Nothing else of the prose or of perf bench's output is a row.
+    assert!(out
+        .warnings
+        .iter()
+        .all(|w| !w.text.contains("Performance counter")));
+    assert_eq!(out.warnings.len(), 4 + 17, "{:#?}", out.warnings);
+}
+
+/// `--repeat 10`: the `(10 runs)` header, each counter's variance and the trailer's
+/// `11.1575 +- 0.0207 seconds time elapsed  ( +-  0.19% )`.
+#[test]
+fn perf_stat_human_repeat_10_mail() {
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-6.x-repeat-10-mail")).unwrap();
+    assert_eq!(out.rows.len(), 16, "{:?}", out.warnings);
+    assert!(out.rows.iter().all(|r| r.runs == Some(10)));
+    let r = &out.rows;
+    // 814,886,355      cycles:u                  #    0.073 GHz                      ( +-  1.79% )
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].variance_pct),
+        ("cycles:u", Some(814_886_355.0), Some(1.79))
+    );
+    assert_eq!((r[0].metric_value, r[0].run_pct), (Some(0.073), None));
+    // 11,112.19 msec task-clock:u              #    0.996 CPUs utilized            ( +-  0.18% )
+    assert_eq!(
+        (r[2].value, r[2].unit.as_deref(), r[2].variance_pct),
+        (Some(11_112.19), Some("msec"), Some(0.18))
+    );
+    assert_eq!(
+        (r[3].event.as_str(), r[3].value, r[3].variance_pct),
+        ("seconds time elapsed", Some(11.1575), Some(0.19))
+    );
+    // The fourth block: 849,621,311 cycles ( +-  0.50% ); 11.0716 +- 0.0149 … ( +-  0.13% )
+    assert_eq!(
+        (r[12].value, r[12].variance_pct),
+        (Some(849_621_311.0), Some(0.5))
+    );
+    assert_eq!(
+        (r[15].value, r[15].variance_pct),
+        (Some(11.0716), Some(0.13))
+    );
+    // The titles and their underlines.
+    assert_eq!(out.warnings.len(), 8);
+}
+
+/// perf 4.x's `task-clock (msec)`, in a mail that wrapped each counter line before its
+/// variance: the variance on the next line belongs to the row above.
+#[test]
+fn perf_stat_human_4_x_wrapped_mail() {
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-4.x-msec-wrapped-mail")).unwrap();
+    // The two labels.
+    assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
+    let r = &out.rows;
+    assert_eq!(r.len(), 12);
+    // 7269.033478      task-clock (msec)         #    0.998 CPUs utilized
+    //       ( +-  0.06% )
+    assert_eq!(
+        (r[0].event.as_str(), r[0].value, r[0].unit.as_deref()),
+        ("task-clock", Some(7269.033478), Some("msec"))
+    );
+    assert_eq!(
+        (r[0].metric_value, r[0].variance_pct),
+        (Some(0.998), Some(0.06))
+    );
+    // 165,132,201      branch-misses             #    1.69% of all branches
+    //       ( +-  0.12% )
+    assert_eq!(
+        (r[4].value, r[4].metric_value, r[4].variance_pct),
+        (Some(165_132_201.0), Some(1.69), Some(0.12))
+    );
+    assert_eq!(r[2].metric_unit.as_deref(), Some("insns per cycle"));
+    // 7.287011656 seconds time elapsed /  ( +-  0.10% )
+    assert_eq!(
+        (r[5].value, r[5].variance_pct),
+        (Some(7.287011656), Some(0.10))
+    );
+    // After: 31,107,548,846 cycles ( +-  0.12% ); 7.389068145 … ( +-  0.13% )
+    assert_eq!(
+        (r[7].value, r[7].variance_pct),
+        (Some(31_107_548_846.0), Some(0.12))
+    );
+    assert_eq!(
+        (r[11].value, r[11].variance_pct),
+        (Some(7.389068145), Some(0.13))
+    );
+    assert!(r.iter().all(|r| r.runs == Some(10) && r.run_pct.is_none()));
+}
+
+/// A German locale: `.` groups thousands and `,` is the decimal point, in the values,
+/// the metrics, the share counted and the trailer.
+#[test]
+fn perf_stat_human_german_locale() {
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-de-locale-zig-qoi-readme")).unwrap();
+    assert_eq!(out.rows.len(), 13, "{:?}", out.warnings);
+    let r = &out.rows;
+    // 9.665,11 msec task-clock:u              #    0,997 CPUs utilized
+    assert_eq!(
+        (r[0].value, r[0].unit.as_deref(), r[0].metric_value),
+        (Some(9665.11), Some("msec"), Some(0.997))
+    );
+    // 21.066      page-faults:u             #    0,002 M/sec
+    assert_eq!(
+        (r[3].event.as_str(), r[3].value),
+        ("page-faults:u", Some(21_066.0))
+    );
+    // 29.757.225.002      cycles:u                  #    3,079 GHz                      (83,33%)
+    assert_eq!(
+        (r[4].value, r[4].metric_value, r[4].run_pct),
+        (Some(29_757_225_002.0), Some(3.079), Some(83.33))
+    );
+    // 317.453.390      stalled-cycles-frontend:u #    1,07% frontend cycles idle     (83,33%)
+    assert_eq!(
+        (
+            r[5].event.as_str(),
+            r[5].value,
+            r[5].metric_value,
+            r[5].metric_unit.as_deref()
+        ),
+        (
+            "stalled-cycles-frontend:u",
+            Some(317_453_390.0),
+            Some(1.07),
+            Some("frontend cycles idle")
+        )
+    );
+    // 18.947.655.057      branches:u                # 1960,417 M/sec                    (83,31%)
+    assert_eq!(
+        (r[8].value, r[8].metric_value),
+        (Some(18_947_655_057.0), Some(1960.417))
+    );
+    let times: Vec<_> = r[10..]
+        .iter()
+        .map(|r| (r.event.as_str(), r.value))
+        .collect();
+    assert_eq!(
+        times,
+        [
+            ("seconds time elapsed", Some(9.693303129)),
+            ("seconds user", Some(9.553127)),
+            ("seconds sys", Some(0.112001)),
+        ]
+    );
+    // The prompt, the benchmark's two lines and the second metric of instructions.
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2, 3, 15]);
+}
+
+/// A Swiss locale: thousands grouped with `’` (U+2019), the decimal point `.`; the
+/// program's own `39` and `36` are not counters.
+#[test]
+fn perf_stat_human_apostrophe_grouping() {
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-apostrophe-grouping-lab-report"))
+        .unwrap();
+    assert_eq!(out.rows.len(), 26, "{:?}", out.warnings);
+    let r = &out.rows;
+    // 0      context-switches:u               #      0.0 cs/sec  cs_per_second
+    assert_eq!(
+        (r[0].value, r[0].metric_value, r[0].metric_unit.as_deref()),
+        (Some(0.0), Some(0.0), Some("cs/sec  cs_per_second"))
+    );
+    // 408.18 msec task-clock:u                     #      8.1 CPUs  CPUs_utilized
+    assert_eq!(
+        (r[3].value, r[3].unit.as_deref()),
+        (Some(408.18), Some("msec"))
+    );
+    // 51’850      L1-dcache-load-misses:u          #      4.6 %  l1d_miss_rate            (37.68%)
+    assert_eq!(
+        (
+            r[4].event.as_str(),
+            r[4].value,
+            r[4].metric_value,
+            r[4].metric_unit.as_deref(),
+            r[4].run_pct
+        ),
+        (
+            "L1-dcache-load-misses:u",
+            Some(51_850.0),
+            Some(4.6),
+            Some("%  l1d_miss_rate"),
+            Some(37.68)
+        )
+    );
+    // 1’605’971’741      cpu-cycles:u
+    assert_eq!(
+        (r[8].event.as_str(), r[8].value),
+        ("cpu-cycles:u", Some(1_605_971_741.0))
+    );
+    assert_eq!(r[10].value, Some(0.041198934));
+    // Second run: 2’438’371’896      instructions:u
+    assert_eq!(r[22].value, Some(2_438_371_896.0));
+    let lines: Vec<usize> = out.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [1, 2, 3, 4, 25]);
+}
+
+/// perf 6.1 on this machine: the default events with dd's own lines, `-r 3`, `-I`
+/// with `-A`, `--per-socket`, `--per-core`.
+#[test]
+fn perf_stat_human_6_1_layouts() {
+    use perf_stat::CounterStatus;
+    let out = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-default-dd")).unwrap();
+    assert_eq!(out.rows.len(), 11);
+    assert_eq!(out.warnings.len(), 3, "{:?}", out.warnings);
+    let r = &out.rows;
+    assert_eq!((r[0].value, r[0].metric_value), (Some(4.83), Some(0.950)));
+    assert_eq!(
+        (r[3].event.as_str(), r[3].value, r[3].metric_unit.as_deref()),
+        ("page-faults", Some(81.0), Some("K/sec"))
+    );
+    assert_eq!(
+        (r[4].event.as_str(), r[4].status),
+        ("cycles", CounterStatus::NotSupported)
+    );
+    assert_eq!(
+        (r[10].event.as_str(), r[10].value),
+        ("seconds sys", Some(0.0))
+    );
+
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-repeat-3"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 9);
+    assert!(r.iter().all(|r| r.runs == Some(3)));
+    // 1      context-switches                 #  211.098 /sec                     ( +- 57.74% )
+    assert_eq!(
+        (r[1].value, r[1].metric_value, r[1].variance_pct),
+        (Some(1.0), Some(211.098), Some(57.74))
+    );
+    assert_eq!(r[2].variance_pct, None);
+    // 0.00364 +- 0.00128 seconds time elapsed  ( +- 35.25% )
+    assert_eq!(
+        (r[8].value, r[8].variance_pct),
+        (Some(0.00364), Some(35.25))
+    );
+
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-interval-per-cpu")).unwrap();
+    assert_eq!(out.rows.len(), 18);
+    assert_eq!(out.warnings.len(), 1);
+    let r = &out.rows;
+    // 0.100322006 CPU1                   100.41 msec task-clock
+    assert_eq!(
+        (r[1].time_s, r[1].cpu.as_deref(), r[1].cpus, r[1].value),
+        (Some(0.100322006), Some("CPU1"), None, Some(100.41))
+    );
+    // 0.200894737 CPU1                       44      context-switches
+    assert_eq!(
+        (
+            r[9].time_s,
+            r[9].cpu.as_deref(),
+            r[9].event.as_str(),
+            r[9].value
+        ),
+        (
+            Some(0.200894737),
+            Some("CPU1"),
+            "context-switches",
+            Some(44.0)
+        )
+    );
+    assert_eq!(
+        (r[17].status, r[17].time_s),
+        (CounterStatus::NotSupported, Some(0.251041165))
+    );
+
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-per-socket"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 4);
+    // S0        2               4413      page-faults
+    assert_eq!(
+        (
+            r[2].cpu.as_deref(),
+            r[2].cpus,
+            r[2].event.as_str(),
+            r[2].value
+        ),
+        (Some("S0"), Some(2), "page-faults", Some(4413.0))
+    );
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-per-core"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 5);
+    // S0-D0-C1           1                141      context-switches
+    assert_eq!(
+        (
+            r[3].cpu.as_deref(),
+            r[3].cpus,
+            r[3].value,
+            r[3].metric_unit.as_deref()
+        ),
+        (Some("S0-D0-C1"), Some(1), Some(141.0), Some("K/sec"))
+    );
+}
+
+/// `-G` and `--for-each-cgroup`: the cgroup follows the event, in the human format
+/// (where perf 6.1 pads counted and not counted events differently) and in the CSV
+/// (also with `-r` and with `-I -A`).
+#[test]
+fn perf_stat_cgroups_human_and_csv() {
+    use perf_stat::CounterStatus;
+    for name in ["perf-6.1-human-cgroup", "perf-6.1-human-for-each-cgroup"] {
+        let out = perf_stat::parse_human(&fixture("perf_stat", name)).unwrap();
+        assert!(out.warnings.is_empty(), "{name}: {:?}", out.warnings);
+        let r: Vec<_> = out
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.unit.as_deref(),
+                    r.event.as_str(),
+                    r.cgroup.as_deref(),
+                    r.status,
+                )
+            })
+            .collect();
+        assert_eq!(
+            r,
+            [
+                (
+                    Some("msec"),
+                    "task-clock",
+                    Some("/"),
+                    CounterStatus::Counted
+                ),
+                (
+                    None,
+                    "context-switches",
+                    Some("/"),
+                    CounterStatus::NotCounted
+                ),
+                (
+                    Some("s"),
+                    "seconds time elapsed",
+                    None,
+                    CounterStatus::Counted
+                ),
+            ],
+            "{name}"
+        );
+    }
+    let r = perf_stat::parse_human(&fixture("perf_stat", "perf-6.1-human-cgroup"))
+        .unwrap()
+        .rows;
+    assert_eq!((r[0].value, r[0].metric_value), (Some(402.39), Some(2.0)));
+
+    // 402.32,msec,task-clock,/,418096127,100.00,2.000,CPUs utilized
+    let out = perf_stat::parse(&fixture("perf_stat", "perf-6.1-csv-cgroup")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let t = &out.rows[0];
+    assert_eq!(
+        (
+            t.value,
+            t.event.as_str(),
+            t.cgroup.as_deref(),
+            t.run_time_ns,
+            t.run_pct
+        ),
+        (
+            Some(402.32),
+            "task-clock",
+            Some("/"),
+            Some(418_096_127),
+            Some(100.0)
+        )
+    );
+    assert_eq!(
+        (t.metric_value, t.metric_unit.as_deref()),
+        (Some(2.0), Some("CPUs utilized"))
+    );
+    assert_eq!(
+        (out.rows[1].status, out.rows[1].cgroup.as_deref()),
+        (CounterStatus::NotCounted, Some("/"))
+    );
+
+    // 32,,context-switches,/,5.80%,1670,100.00,158.310,/sec
+    let r = perf_stat::parse(&fixture("perf_stat", "perf-6.1-csv-cgroup-repeat-3"))
+        .unwrap()
+        .rows;
+    assert_eq!(r.len(), 3);
+    assert_eq!(
+        (
+            r[1].value,
+            r[1].cgroup.as_deref(),
+            r[1].variance_pct,
+            r[1].run_time_ns
+        ),
+        (Some(32.0), Some("/"), Some(5.80), Some(1670))
+    );
+    assert_eq!(
+        (r[1].metric_value, r[1].metric_unit.as_deref()),
+        (Some(158.310), Some("/sec"))
+    );
+    assert_eq!(
+        (r[0].variance_pct, r[0].run_time_ns),
+        (Some(0.02), Some(203_847_766))
+    );
+
+    // 0.151009408,CPU1,<not counted>,msec,task-clock,/,0,100.00,,
+    let r = perf_stat::parse(&fixture(
+        "perf_stat",
+        "perf-6.1-csv-cgroup-interval-per-cpu",
+    ))
+    .unwrap()
+    .rows;
+    assert_eq!(r.len(), 4);
+    assert_eq!(
+        (
+            r[3].time_s,
+            r[3].cpu.as_deref(),
+            r[3].unit.as_deref(),
+            r[3].cgroup.as_deref()
+        ),
+        (Some(0.151009408), Some("CPU1"), Some("msec"), Some("/"))
+    );
+    assert_eq!(
+        (r[3].status, r[3].run_time_ns),
+        (CounterStatus::NotCounted, Some(0))
+    );
+
+    let r = perf_stat::parse(&fixture("perf_stat", "perf-6.1-csv-for-each-cgroup"))
+        .unwrap()
+        .rows;
+    assert_eq!(
+        (r[0].value, r[0].cgroup.as_deref(), r[0].run_time_ns),
+        (Some(202.38), Some("/"), Some(219_850_104))
+    );
+    // Without a cgroup column there is no cgroup.
+    let r = perf_stat::parse(&fixture("perf_stat", "perf-6.x-hybrid-topdown-csv-mail"))
+        .unwrap()
+        .rows;
+    assert!(r.iter().all(|r| r.cgroup.is_none()));
 }

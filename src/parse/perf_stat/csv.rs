@@ -5,16 +5,22 @@
 //! <not supported>,,cycles,0,100.00,,
 //! ```
 //!
-//! The fields are: value, unit, event, the counter's run time (ns), the percentage of
-//! the run it was counted (below 100 when multiplexed), and a derived metric with its
-//! unit. Three variants are read:
-//! - with `-r N`, a variance field (`7.45%`) follows the event;
+//! The fields are: value, unit, event, the cgroup (with `-G` or `--for-each-cgroup`),
+//! the counter's run time (ns), the percentage of the run it was counted (below 100
+//! when multiplexed), and a derived metric with its unit. Three variants are read:
+//! - with `-r N`, a variance field (`7.45%`) follows the event (and the cgroup);
 //! - with `-I MS`, each line starts with the interval's time stamp (seconds);
 //! - with `-A`/`--per-core`/`--per-socket`/`--per-die`, a line starts with the CPU
 //!   (`CPU3`) or the aggregate's id and its number of CPUs (`S0,2`, `S0-D0,2`,
 //!   `S0-D0-C1,2`).
 //!
 //! - `-I` with `-A` or an aggregation: the time stamp, then the CPU or aggregate.
+//!
+//! perf prints the cgroup right after the event (`print_cgroup` in
+//! tools/perf/util/stat-display.c): the field after the event is the cgroup when it is
+//! neither the run time (a count) nor the variance (`7.45%`): a name such as `/`,
+//! `system.slice` or `user.slice/user-1000.slice`, or empty for an event outside any
+//! cgroup.
 //!
 //! Every field must read as what its place holds (a number where a count is, an event
 //! name that is not a number), so a line of another layout is a warning, not a row of
@@ -26,39 +32,8 @@
 //! and that status. Lines that are not counter lines (the workload's own stderr,
 //! `#` comments) are warnings, never errors: perf writes to the same stream.
 
-use super::{Output, ParseError, Warning};
-use serde::Serialize;
-
-/// Whether perf could count the event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CounterStatus {
-    Counted,
-    NotSupported,
-    NotCounted,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PerfStatRow {
-    /// Seconds since the start, with `-I`.
-    pub time_s: Option<f64>,
-    /// `CPU3`, `S0`, `S0-D0-C1` with per-CPU or aggregated counting.
-    pub cpu: Option<String>,
-    /// How many CPUs an aggregate covers (`--per-socket` and the like).
-    pub cpus: Option<u64>,
-    pub event: String,
-    pub value: Option<f64>,
-    /// `msec` for task-clock; empty for counts.
-    pub unit: Option<String>,
-    pub status: CounterStatus,
-    /// With `-r`: the standard deviation over the runs, in % of the mean.
-    pub variance_pct: Option<f64>,
-    pub run_time_ns: Option<u64>,
-    /// Percentage of the run this counter was counted.
-    pub run_pct: Option<f64>,
-    pub metric_value: Option<f64>,
-    pub metric_unit: Option<String>,
-}
+use super::{CounterStatus, PerfStatRow};
+use crate::parse::{Output, ParseError, Warning};
 
 const KIND: &str = "perf-stat";
 
@@ -80,7 +55,7 @@ fn opt(s: &str) -> Option<String> {
 }
 
 /// An aggregate id printed before the value: `S0`, `S0-D0`, `S0-D0-C1`, `N0`.
-fn is_aggregate(s: &str) -> bool {
+pub(super) fn is_aggregate(s: &str) -> bool {
     let mut parts = s.split('-');
     parts.all(|p| {
         let mut c = p.chars();
@@ -144,22 +119,38 @@ fn prefixes(f: &[&str]) -> Vec<Prefix> {
 }
 
 /// `CPU3`.
-fn is_cpu(s: &str) -> bool {
+pub(super) fn is_cpu(s: &str) -> bool {
     s.strip_prefix("CPU")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The counter fields after the prefix: value, unit, event, [variance%], run time,
-/// run %, and (newer perf) metric value and metric unit. Every field must read as what
-/// it is, so that a line of another layout is not taken for this one.
-fn counter(prefix: Prefix, rest: &[&str]) -> Option<PerfStatRow> {
-    let variance = rest.get(3).is_some_and(|v| {
-        v.trim()
-            .strip_suffix('%')
-            .is_some_and(|x| x.parse::<f64>().is_ok())
-    });
-    let k = if variance { 4 } else { 3 };
-    if !(k + 2..=k + 4).contains(&rest.len()) || rest.len() == k + 3 {
+/// `7.45%`: the variance field of `-r`.
+fn is_variance(s: &str) -> bool {
+    s.trim()
+        .strip_suffix('%')
+        .is_some_and(|x| x.parse::<f64>().is_ok())
+}
+
+/// The counter fields after the prefix: value, unit, event, [cgroup], [variance%], run
+/// time, run %, and (newer perf) metric value and metric unit. Every field must read as
+/// what it is, so that a line of another layout is not taken for this one.
+fn counter(prefix: &Prefix, rest: &[&str]) -> Option<PerfStatRow> {
+    [false, true]
+        .into_iter()
+        .find_map(|cgroup| counter_with(prefix, rest, cgroup))
+}
+
+/// [`counter`] with or without the cgroup field after the event. The cgroup is a name
+/// (possibly empty), never a number or a variance, so the two layouts cannot both read
+/// one line.
+fn counter_with(prefix: &Prefix, rest: &[&str], cgroup: bool) -> Option<PerfStatRow> {
+    let c = usize::from(cgroup);
+    if cgroup && rest.get(3).is_none_or(|g| is_num(g) || is_variance(g)) {
+        return None;
+    }
+    let variance = rest.get(3 + c).is_some_and(|v| is_variance(v));
+    let k = 3 + c + usize::from(variance);
+    if rest.len() != k + 2 && rest.len() != k + 4 {
         return None;
     }
     let (value, status) = value_field(rest[0])?;
@@ -178,14 +169,15 @@ fn counter(prefix: Prefix, rest: &[&str]) -> Option<PerfStatRow> {
     }
     Some(PerfStatRow {
         time_s: prefix.time_s,
-        cpu: prefix.cpu,
+        cpu: prefix.cpu.clone(),
         cpus: prefix.cpus,
         event: event.to_string(),
+        cgroup: cgroup.then(|| rest[3].trim().to_string()),
         value,
         unit,
         status,
         variance_pct: if variance {
-            rest[3].trim().trim_end_matches('%').parse().ok()
+            rest[3 + c].trim().trim_end_matches('%').parse().ok()
         } else {
             None
         },
@@ -193,6 +185,7 @@ fn counter(prefix: Prefix, rest: &[&str]) -> Option<PerfStatRow> {
         run_pct: rest[k + 1].trim().parse().ok(),
         metric_value: rest.get(k + 2).and_then(|s| s.trim().parse().ok()),
         metric_unit: rest.get(k + 3).and_then(|s| opt(s)),
+        runs: None,
     })
 }
 
@@ -200,7 +193,7 @@ fn parse_line(line: &str, sep: char) -> Option<PerfStatRow> {
     let f: Vec<&str> = line.split(sep).collect();
     prefixes(&f).into_iter().find_map(|p| {
         let rest = f.get(p.len..)?;
-        counter(p, rest)
+        counter(&p, rest)
     })
 }
 
@@ -232,7 +225,7 @@ pub fn parse(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
     if out.rows.is_empty() {
         return Err(ParseError::NothingRecognised {
             kind: KIND,
-            expected: "counter lines of `perf stat -x,` (value,unit,event,run time,%,metric,unit)",
+            expected: "counter lines of `perf stat -x,` (value,unit,event,run time,%,metric,unit); perf's human format is kind `perf-stat-human`",
         });
     }
     Ok(out)
@@ -270,6 +263,21 @@ mod tests {
             (Some(1.001034215), Some("CPU3"), Some(123.0))
         );
         assert_eq!(r[0].event, "cycles");
+        // -G: the cgroup after the event, with and without -r; an empty cgroup name.
+        let r = parse("202.07,msec,task-clock,/,0.02%,203847766,100.00,1.999,CPUs utilized\n")
+            .unwrap()
+            .rows;
+        assert_eq!(
+            (r[0].cgroup.as_deref(), r[0].variance_pct, r[0].run_time_ns),
+            (Some("/"), Some(0.02), Some(203_847_766))
+        );
+        let r = parse("5,,cycles,,1000,100.00,,\n").unwrap().rows;
+        assert_eq!(
+            (r[0].cgroup.as_deref(), r[0].run_time_ns),
+            (Some(""), Some(1000))
+        );
+        let r = parse("5,,cycles,1000,100.00,,\n").unwrap().rows;
+        assert_eq!((r[0].cgroup.as_deref(), r[0].run_time_ns), (None, Some(1000)));
         let r = parse("<not counted>,,cycles,0,0.00,,\n").unwrap().rows;
         assert_eq!(r[0].status, CounterStatus::NotCounted);
         assert!(parse("100+0 records in\n").is_err());
