@@ -26,7 +26,7 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 14] = [
+const ORDER: [&str; 16] = [
     "000-n10k",
     "000",
     "000-b",
@@ -41,6 +41,8 @@ const ORDER: [&str; 14] = [
     "003-uml-trixie",
     "003-converted",
     "003-converted-b",
+    "003-paths",
+    "003-paths-b",
 ];
 
 /// The command that regenerates REPRODUCTION.md.
@@ -360,6 +362,70 @@ fn seed_003_convert_claims_are_measured_over_replicates_in_the_converting_guest(
                     .any(|d| d.starts_with("truncate path `converted` at every selected point")),
                 "{:?}",
                 c.details
+            );
+        }
+    }
+}
+
+/// Issue 29, seed 003's two paths: the `paths` bundles ran one 6.12 tree built twice, with
+/// and without fslab's port of the RFC's zero-out path. Each kernel's path is measured
+/// (`zeroed` on `uml-rt-zero`, `converted` on `uml-rt-convert`), `zero-out-grows` is
+/// measured on the zeroing kernel and `mechanism absent` on the other, and the post's
+/// two conclusions compare the kernels over 5 replicates a side, each side having taken
+/// its own path, naming both built kernels and the patch.
+#[test]
+fn seed_003_conclusions_compare_two_builds_of_one_tree_that_take_the_two_paths() {
+    for name in ["003-paths", "003-paths-b"] {
+        let b = open(name);
+        let v = verdicts("xfs-rt-truncate", &b);
+        let one = |id: &str, kernel: Option<&str>| -> &ClaimVerdict {
+            let c: Vec<&ClaimVerdict> = v
+                .iter()
+                .filter(|c| c.id == id && c.kernel.as_deref() == kernel)
+                .collect();
+            assert_eq!(c.len(), 1, "{name} {id} {kernel:?}: {c:?}");
+            c[0]
+        };
+        let z = one("zero-out-grows", Some("uml-rt-zero"));
+        assert_ne!(z.tier, Tier::NotApplicable, "{name}: {}", z.reason);
+        assert!(
+            z.details
+                .iter()
+                .any(|d| d.starts_with("truncate path `zeroed` at every selected point")),
+            "{:?}",
+            z.details
+        );
+        let c = one("zero-out-grows", Some("uml-rt-convert"));
+        assert_eq!(c.tier_label(), "not applicable: mechanism absent", "{c:?}");
+        assert!(c.reason.contains("took `converted`"), "{}", c.reason);
+        for id in ["conclusion-small-same", "conclusion-large-better"] {
+            let c = one(id, None);
+            assert_ne!(c.tier, Tier::NotApplicable, "{name} {id}: {}", c.reason);
+            assert!(c.interval.is_some(), "{name} {id}: {c:?}");
+            let r = c.replication.as_ref().unwrap();
+            assert_eq!(r.unit, SampleUnit::Replicate, "{c:?}");
+            assert_eq!(r.replicates, (5, 5), "{c:?}");
+            for path in ["zeroed", "converted"] {
+                assert!(
+                    c.details.iter().any(|d| d
+                        .starts_with(&format!("truncate path `{path}` at every selected point"))),
+                    "{name} {id}: {:?}",
+                    c.details
+                );
+            }
+            assert!(
+                c.substitutions
+                    .iter()
+                    .any(|s| s.contains("`uml-rt-zero`") && s.contains("xfs-rt-zero-out-6.12.diff")),
+                "{name} {id}: {:?}",
+                c.substitutions
+            );
+            assert!(
+                c.substitutions
+                    .iter()
+                    .any(|s| s.contains("`uml-rt-convert`")),
+                "{name} {id}: {:?}",
+                c.substitutions
             );
         }
     }
