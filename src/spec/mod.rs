@@ -21,6 +21,7 @@ mod locate;
 pub mod media;
 pub mod schema;
 mod template;
+mod truncate_need;
 mod validate;
 mod value;
 

@@ -399,6 +399,40 @@ fn cpu_time_split_claims_are_untestable_in_a_uml_guest() {
     );
 }
 
+/// A `truncate_path` table of points parent=0 and parent=1, 5 replicates each, the path
+/// of each (parent, replicate) from `path_of`, with FIEMAP-like evidence for it.
+fn path_table<'a>(path_of: impl Fn(i64, i64) -> &'a str) -> polars::prelude::DataFrame {
+    let mut point_id = Vec::new();
+    let mut point_index = Vec::new();
+    let mut replicate = Vec::new();
+    let mut path = Vec::new();
+    let mut evidence = Vec::new();
+    for p in [0i64, 1] {
+        for r in 1..=5i64 {
+            let taken = path_of(p, r);
+            point_id.push(format!("parent={p}"));
+            point_index.push(p);
+            replicate.push(r);
+            path.push(taken.to_string());
+            evidence.push(match taken {
+                "kept_written" => "/mnt/0 (4096 bytes): [0..1048575] 0x1 last",
+                _ => "/mnt/0 (4096 bytes): [0..4095] 0x0; [4096..1048575] 0x801 last,unwritten",
+            });
+        }
+    }
+    let n = point_id.len();
+    df!(
+        "point_id" => point_id,
+        "point_index" => point_index.clone(),
+        "parent" => point_index,
+        "replicate" => replicate,
+        "truncate_path" => path,
+        "reason" => vec!["why"; n],
+        "evidence" => evidence,
+    )
+    .unwrap()
+}
+
 /// `needs: truncate_path`: every (point, replicate) the check selects must have taken the
 /// claim's path in the `truncate_path` table; another path makes the claim `mechanism
 /// absent` naming it and its evidence, and a path the map could not tell (or no table)
@@ -426,43 +460,18 @@ fn truncate_path_needs_the_path_at_every_selected_replicate() {
         v.reason
     );
     let table = |paths: [&str; 2]| {
-        let mut point_id = Vec::new();
-        let mut point_index = Vec::new();
-        let mut parent = Vec::new();
-        let mut replicate = Vec::new();
-        let mut path = Vec::new();
-        let mut evidence = Vec::new();
-        for p in [0i64, 1] {
-            for r in 1..=5i64 {
-                point_id.push(format!("parent={p}"));
-                point_index.push(p);
-                parent.push(p);
-                replicate.push(r);
-                let taken = if r == 5 && paths[p as usize] == "unknown-last" {
+        path_table(|p, r| {
+            let want = paths[p as usize];
+            if want == "unknown-last" {
+                if r == 5 {
                     "unknown"
-                } else if paths[p as usize] == "unknown-last" {
-                    "converted"
                 } else {
-                    paths[p as usize]
-                };
-                path.push(taken.to_string());
-                evidence.push(match taken {
-                    "kept_written" => "/mnt/0 (4096 bytes): [0..1048575] 0x1 last",
-                    _ => "/mnt/0 (4096 bytes): [0..4095] 0x0; [4096..1048575] 0x801 last,unwritten",
-                });
+                    "converted"
+                }
+            } else {
+                want
             }
-        }
-        let n = point_id.len();
-        df!(
-            "point_id" => point_id,
-            "point_index" => point_index,
-            "parent" => parent,
-            "replicate" => replicate,
-            "truncate_path" => path,
-            "reason" => vec!["why"; n],
-            "evidence" => evidence,
-        )
-        .unwrap()
+        })
     };
     ev.tables
         .insert("truncate_path".into(), table(["converted", "converted"]));
@@ -527,27 +536,8 @@ fn per_side_truncate_paths_need_each_side_its_own() {
         truncate_path: Some(sides),
         ..Needs::default()
     });
-    let table = |one: &str, zero: &str| {
-        let mut cols: (Vec<String>, Vec<i64>, Vec<i64>, Vec<String>) = Default::default();
-        for p in [0i64, 1] {
-            for r in 1..=5i64 {
-                cols.0.push(format!("parent={p}"));
-                cols.1.push(p);
-                cols.2.push(r);
-                cols.3.push(if p == 1 { one } else { zero }.to_string());
-            }
-        }
-        let n = cols.0.len();
-        df!(
-            "point_id" => cols.0,
-            "point_index" => cols.1.clone(),
-            "parent" => cols.1,
-            "replicate" => cols.2,
-            "truncate_path" => cols.3,
-            "reason" => vec!["why"; n],
-            "evidence" => vec!["/mnt/0 (4096 bytes)"; n],
-        )
-        .unwrap()
+    let table = |one: &'static str, zero: &'static str| {
+        path_table(move |p, _| if p == 1 { one } else { zero })
     };
     ev.tables
         .insert("truncate_path".into(), table("zeroed", "converted"));
