@@ -277,7 +277,10 @@ mod tests {
             (Some(""), Some(1000))
         );
         let r = parse("5,,cycles,1000,100.00,,\n").unwrap().rows;
-        assert_eq!((r[0].cgroup.as_deref(), r[0].run_time_ns), (None, Some(1000)));
+        assert_eq!(
+            (r[0].cgroup.as_deref(), r[0].run_time_ns),
+            (None, Some(1000))
+        );
         let r = parse("<not counted>,,cycles,0,0.00,,\n").unwrap().rows;
         assert_eq!(r[0].status, CounterStatus::NotCounted);
         assert!(parse("100+0 records in\n").is_err());
