@@ -18,7 +18,8 @@
 //!   same commands run again with other arguments, as a matrix axis;
 //! - [`claims`]: comparison sentences → draft claims;
 //! - [`draft`]: the experiment (devices, matrix, steps, tools); [`branches`]: where a
-//!   `case` branch's steps run; [`heredocs`]: a here-document in the draft; `naming`:
+//!   `case` branch's steps run; [`excludes`]: the `exclude:` of an axis made inside one
+//!   `case` branch; [`heredocs`]: a here-document in the draft; `naming`:
 //!   device paths, tool names, sizes; `unread`: what the draft leaves out, said;
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
@@ -31,6 +32,7 @@ pub mod commands;
 mod comparison;
 pub mod csv;
 pub mod draft;
+pub mod excludes;
 pub mod fiojobs;
 pub mod fiolat;
 pub mod heredocs;
