@@ -28,8 +28,13 @@ fn is_header(t: &str) -> bool {
     t.trim_start().starts_with(HEADER)
 }
 
+/// `912.625436885  seconds time elapsed`: a number, then one of perf's trailer words (a
+/// sentence that names them is no trailer).
 fn is_trailer(t: &str) -> bool {
-    TRAILERS.iter().any(|e| t.contains(e))
+    t.split_ascii_whitespace()
+        .next()
+        .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        && TRAILERS.iter().any(|e| t.contains(e))
 }
 
 /// The block that starts at the header at post index `k`: its last post index. It ends at
@@ -368,6 +373,14 @@ mod tests {
         assert_eq!(e.printed, "1.234");
         // `<not counted>` has no value row
         assert!(!r.iter().any(|x| x.quantity == "branches"));
+    }
+
+    #[test]
+    fn a_sentence_naming_the_trailer_is_not_in_the_block() {
+        let p = post("Subject: x\n\n Performance counter stats for 'ls':\n\n     1,234      cycles\n\n       1.5 seconds time elapsed\n\nThe 'seconds time elapsed' above is 1.5.\n");
+        let f = blocks(&p, &vec![false; p.lines.len()], &mut Vec::new());
+        let ns: Vec<usize> = f[0].lines.iter().map(|&i| p.lines[i].n).collect();
+        assert_eq!(ns, [3, 4, 5, 6, 7]);
     }
 
     #[test]
