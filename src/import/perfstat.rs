@@ -8,11 +8,11 @@
 //! (`metric`, in perf's words: `M/sec`, `IPC`) and the share of the run a multiplexed
 //! counter was counted (`counted`, `percent`). The header's `(N runs)` is the setting
 //! `runs`; a CPU, an aggregate, a cgroup or an interval's time stamp are settings too. The
-//! label above the block (`3.0-per-zone-dirty:`) heads its rows, as above a `time` block;
-//! the `perf stat …` command above it, with its workload's output between them, is its
-//! rows' note. What the parser does not read in a block (a metric on a line of its own,
-//! the workload's output) is a "not mapped" message; the block's lines are perf's, never
-//! prose numbers.
+//! label above the block (`3.0-per-zone-dirty:`) heads its rows, as above a `time` block
+//! (a block right under another shares its label); the `perf stat …` command above it,
+//! with its workload's output between them, is its rows' note. What the parser does not
+//! read in a block (a metric on a line of its own, the workload's output) is a "not
+//! mapped" message; the block's lines are perf's, never prose numbers.
 
 use super::mail::{Post, PostLine};
 use super::output::{label_above, label_settings, Found};
@@ -191,6 +191,8 @@ fn prompt_above(lines: &[PostLine], k: usize, is_cmd: &[bool]) -> Option<usize> 
 pub fn blocks(post: &Post, is_cmd: &[bool], notes: &mut Vec<Note>) -> Vec<Found> {
     let lines = &post.lines;
     let mut found = Vec::new();
+    // the lines of the blocks so far: a block right under another shares its label
+    let mut perf = vec![false; lines.len()];
     let mut k = 0;
     while k < lines.len() {
         if !is_header(&lines[k].text) {
@@ -224,7 +226,7 @@ pub fn blocks(post: &Post, is_cmd: &[bool], notes: &mut Vec<Note>) -> Vec<Found>
             |i: usize| is_cmd[i] && super::commands::after_prompt(&lines[i].text).is_some();
         let label = match prompt_above(lines, k, is_cmd) {
             Some(i) => lines[i].text.trim().to_string(),
-            None => label_above(lines, k, &|i| is_cmd[i], &prompt)
+            None => label_above(lines, k, &|i| is_cmd[i] || perf[i], &prompt)
                 .map(|l| l.0)
                 .unwrap_or_default(),
         };
@@ -244,6 +246,7 @@ pub fn blocks(post: &Post, is_cmd: &[bool], notes: &mut Vec<Note>) -> Vec<Found>
             cursor = i + 1;
             rows.extend(counter_rows(r, &lines[i], lines.get(i + 1), at, &label));
         }
+        perf[k..=end].fill(true);
         found.push(Found {
             tool: "perf stat",
             first: k,
@@ -373,6 +376,15 @@ mod tests {
         assert_eq!(e.printed, "1.234");
         // `<not counted>` has no value row
         assert!(!r.iter().any(|x| x.quantity == "branches"));
+    }
+
+    #[test]
+    fn a_block_right_under_another_shares_its_label() {
+        let block = " Performance counter stats for 'ls':\n\n     1,234      cycles\n\n       1.5 seconds time elapsed\n\n";
+        let p = post(&format!("Subject: x\n\nWith the patch:\n\n{block}{block}"));
+        let f = blocks(&p, &vec![false; p.lines.len()], &mut Vec::new());
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[1].rows[0].note, "With the patch:");
     }
 
     #[test]
