@@ -7,10 +7,11 @@
 pub use super::axis::Axis;
 use super::branches::{place, variants_default, workload_variants, When};
 use super::commands::{Block, BlockKind};
+use super::excludes;
 use super::heredocs::{self, Rewrite};
 use super::naming::{
-    format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script, tool_name,
-    trim_float,
+    axis_name, format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script,
+    tool_name, trim_float,
 };
 use super::numbers::Table;
 use super::programs::Program;
@@ -88,6 +89,8 @@ pub struct Experiment {
     /// The timed commands of a `case`'s branches, each with its `when:` (the workload's
     /// branch among them): each point runs its branch's, as the post does.
     pub workload_variants: Vec<Step>,
+    /// Points left out: those an axis made inside one `case` branch would add to the others.
+    pub exclude: Vec<excludes::Exclude>,
     pub capture: Vec<Step>,
     pub teardown: Vec<Step>,
     pub tools: Vec<Tool>,
@@ -377,11 +380,12 @@ pub fn build(
     }
 
     // matrix: script arguments
+    let cmds: Vec<&Cmd> = located.iter().map(|l| l.cmd).collect();
     let mut axes: Vec<Axis> = Vec::new();
     let mut rename: Vec<(String, String)> = Vec::new(); // $var → {{axis}}
     for (n, values, line) in &positional {
         let var = n.to_string();
-        let name = axis_name(&located, &var).unwrap_or_else(|| format!("arg{n}"));
+        let name = axis_name(&cmds, &var).unwrap_or_else(|| format!("arg{n}"));
         rename.push((var, name.clone()));
         axes.push(Axis {
             name,
@@ -397,7 +401,7 @@ pub fn build(
                 if rename.iter().any(|r| r.0 == lp.var) {
                     continue;
                 }
-                let name = axis_name(&located, &lp.var).unwrap_or_else(|| lp.var.clone());
+                let name = axis_name(&cmds, &lp.var).unwrap_or_else(|| lp.var.clone());
                 rename.push((lp.var.clone(), name.clone()));
                 let why = if lp.head.starts_with("guess:") {
                     notes.push(Note::new(
@@ -496,6 +500,15 @@ pub fn build(
         return None;
     }
 
+    let uses: Vec<excludes::Use> = (located.iter())
+        .map(|l| {
+            (
+                l.loops.iter().map(|lp| lp.var.as_str()).collect(),
+                l.when.as_ref(),
+            )
+        })
+        .collect();
+    exp.exclude = excludes::within_branches(&uses, &rename, &exp.matrix, notes);
     // the workload
     let workload_idx = located
         .iter()
@@ -872,27 +885,4 @@ pub fn build(
     exp.tools = tools;
     exp.devices = devices;
     Some(exp)
-}
-
-/// The axis name for a variable from how it is used: `-n parent=$i` → `parent`.
-fn axis_name(located: &[Located], var: &str) -> Option<String> {
-    let forms = [format!("=${var}"), format!("=${{{var}}}")];
-    for l in located {
-        for w in &l.cmd.words {
-            for f in &forms {
-                if let Some(i) = w.find(f.as_str()) {
-                    let key: String = w[..i]
-                        .rsplit([',', '-', ' '])
-                        .next()
-                        .unwrap_or("")
-                        .to_string();
-                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    {
-                        return Some(key);
-                    }
-                }
-            }
-        }
-    }
-    (var.len() > 1 && !var.chars().all(|c| c.is_ascii_digit())).then(|| tool_name(var))
 }

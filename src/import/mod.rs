@@ -10,7 +10,7 @@
 //! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
 //!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema; [`fiojobs`]: fio
 //!   job files (their options the fio command's) and fio's normal output ([`fiolat`]:
-//!   its latency, percentile and sample lines);
+//!   its latency, percentile and sample lines); [`perfstat`]: `perf stat` output;
 //! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
 //!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
@@ -18,7 +18,8 @@
 //!   same commands run again with other arguments, as a matrix axis;
 //! - [`claims`]: comparison sentences → draft claims;
 //! - [`draft`]: the experiment (devices, matrix, steps, tools); [`branches`]: where a
-//!   `case` branch's steps run; [`heredocs`]: a here-document in the draft; `naming`:
+//!   `case` branch's steps run; [`excludes`]: the `exclude:` of an axis made inside one
+//!   `case` branch; [`heredocs`]: a here-document in the draft; `naming`:
 //!   device paths, tool names, sizes; `unread`: what the draft leaves out, said;
 //! - [`yaml`]: the draft's YAML text; [`csv`]: the published CSV.
 
@@ -31,6 +32,7 @@ pub mod commands;
 mod comparison;
 pub mod csv;
 pub mod draft;
+pub mod excludes;
 pub mod fiojobs;
 pub mod fiolat;
 pub mod heredocs;
@@ -39,6 +41,7 @@ mod naming;
 pub mod numbers;
 pub mod output;
 pub mod params;
+pub mod perfstat;
 pub mod programs;
 pub mod ranges;
 pub mod rowlabels;
@@ -236,6 +239,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(output::e2fsck_passes(&post));
     found.extend(output::filefrag_lines(&post));
     found.extend(output::fio_json(&post));
+    found.extend(perfstat::blocks(&post, &cmds.command_lines, &mut notes));
     found.extend(fiojobs::fio_text(&post, &jobs, &mut notes));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
     found.extend(sidebyside::blocks(&post));
@@ -281,8 +285,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
     }
     found.extend(blocks);
-    // a short label on the line above a `time` block or a fio line (`parent=0:`,
-    // `Without the patch:`) heads its rows
+    // a short label on the line above a `time` block, a fio line or perf stat output
+    // (`parent=0:`, `Without the patch:`) heads its rows
     // (fio's own lines above a result are passed over, a command above it is not: the
     // text above the command that printed it is no label of fio's rows)
     let fio_lines: Vec<usize> = found
@@ -292,7 +296,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         .collect();
     for f in found
         .iter_mut()
-        .filter(|f| matches!(f.tool, "time" | "fio"))
+        .filter(|f| matches!(f.tool, "time" | "fio" | "perf stat"))
     {
         let fio = f.tool == "fio";
         let skip = |i: usize| {

@@ -114,6 +114,29 @@ pub(super) fn trim_float(v: f64) -> String {
     }
 }
 
+/// The axis name for a variable from how it is used: `-n parent=$i` → `parent`.
+pub(super) fn axis_name(cmds: &[&Cmd], var: &str) -> Option<String> {
+    let forms = [format!("=${var}"), format!("=${{{var}}}")];
+    for c in cmds {
+        for w in &c.words {
+            for f in &forms {
+                if let Some(i) = w.find(f.as_str()) {
+                    let key: String = w[..i]
+                        .rsplit([',', '-', ' '])
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
+                    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        return Some(key);
+                    }
+                }
+            }
+        }
+    }
+    (var.len() > 1 && !var.chars().all(|c| c.is_ascii_digit())).then(|| tool_name(var))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

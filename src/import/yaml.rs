@@ -210,6 +210,25 @@ pub fn yaml(
             ));
         }
     }
+    if !exp.exclude.is_empty() {
+        y.push_str("exclude:\n");
+        for ex in &exp.exclude {
+            let entries: Vec<String> = ex
+                .entries
+                .iter()
+                .map(|(k, vs)| {
+                    let vals: Vec<String> = vs.iter().map(|v| scalar(v)).collect();
+                    format!("{k}: [{}]", vals.join(", "))
+                })
+                .collect();
+            y.push_str(&format!(
+                "  - {{ {} }}  # line {}: {}\n",
+                entries.join(", "),
+                ex.line,
+                ex.why
+            ));
+        }
+    }
     if !exp.candidates.is_empty() {
         y.push_str(if exp.matrix.is_empty() { "\n" } else { "" });
         y.push_str("# matrix axes the prose suggests (guess: move one into `matrix:` and use\n# {{name}} in a command to vary it):\n");

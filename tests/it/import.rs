@@ -324,6 +324,7 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "xfs-parent-pointer-speedup.txt",
         "xfs-pptr-benchme-reply.txt",
         "aio-io-submit-fio2.txt",
+        "mm-per-zone-dirty-perf-stat.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }

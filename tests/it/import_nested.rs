@@ -112,6 +112,58 @@ fn repeated_runs_inside_a_case_branch() {
     assert!(mkfs[0].contains("\"xfs\""), "{mkfs:?}");
     assert!(mkfs[1].contains("mkfs.ext4 -F {{dev.data}}") && mkfs[1].contains("\"ext4\""));
     note_at(&d, 9, NoteKind::Guess, "matrix axis `crc`");
+    // the post runs ext4 once, not once per crc value: `exclude:` leaves out ext4 × crc=1
+    note_at(&d, 9, NoteKind::Recognised, "an `exclude:` entry");
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("exclude:\n  - { fs: [\"ext4\"], crc: [1] }  # line 9: "),
+        "{yaml}"
+    );
+    let plan = fslab::Plan::new(&e, None, &[]).unwrap();
+    let ids: Vec<&str> = plan.points.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["fs=xfs,crc=0", "fs=xfs,crc=1", "fs=ext4,crc=0"]);
+}
+
+/// The runs in the first branch of a `case` over three values, the other two branches
+/// each running once in the post: 2 + 1 + 1 points, not 3 × 2.
+#[test]
+fn repeated_runs_inside_one_of_three_case_branches_plan_four_points() {
+    let branch = RUNS.replace('\t', "\t\t");
+    let other = |fs: &str| {
+        format!("\t{fs})\n\t\tmkfs.{fs} -F /dev/sdb\n\t\tmount /dev/sdb /mnt\n\t\ttime fs_mark -d /mnt/fsm -n 100000 -s 0\n\t\tumount /mnt\n\t\t;;\n")
+    };
+    let script = format!(
+        "for fs in xfs ext4 btrfs; do\n\tcase $fs in\n\txfs)\n{branch}\t\t;;\n{}{}\tesac\ndone\n",
+        other("ext4"),
+        other("btrfs")
+    );
+    let (d, e) = draft_of(&post(&script));
+    let (m, _, _, _) = shape(&e);
+    assert_eq!(
+        m,
+        vec![
+            (
+                "fs".into(),
+                vec!["xfs".into(), "ext4".into(), "btrfs".into()]
+            ),
+            crc()
+        ]
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("  - { fs: [\"ext4\", \"btrfs\"], crc: [1] }"),
+        "{yaml}"
+    );
+    let plan = fslab::Plan::new(&e, None, &[]).unwrap();
+    assert_eq!(plan.points.len(), 4, "{:?}", plan.points);
+}
+
+/// Without a `case`, the same runs make the axis of every point: no `exclude:`.
+#[test]
+fn repeated_runs_at_top_level_exclude_nothing() {
+    let (d, e) = draft_of(&post(RUNS));
+    assert!(!d.yaml.as_deref().unwrap().contains("exclude:"));
+    assert_eq!(fslab::Plan::new(&e, None, &[]).unwrap().points.len(), 2);
 }
 
 const HERESTRING_LINES_POST: &str = "Subject: [PATCH] ext4: keep the superblock's mount options

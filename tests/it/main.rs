@@ -41,6 +41,7 @@ mod fuzz_spec;
 mod import;
 mod import_fio;
 mod import_nested;
+mod import_perf;
 mod import_shell;
 mod import_variants;
 mod k8s;
