@@ -262,7 +262,7 @@ impl UmlTarget {
     fn probe(&self, work: &WorkDir) -> Result<Probed, RunError> {
         let dir = work
             .points()
-            .join(format!("probe{:06x}", rand::random::<u32>() >> 8));
+            .join(format!("probe{}", crate::store::short_id()));
         let mut devs = PointResources::provision_images(work, dir, &[], &ubd)?;
         let console = devs.dir().join("console.log");
         let result = (|| {

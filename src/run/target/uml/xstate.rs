@@ -90,7 +90,7 @@ pub fn for_this_host() -> Result<Option<Shim>, GuestError> {
         return Ok(Some(Shim { path, host_bytes }));
     }
     std::fs::create_dir_all(&dir).map_err(GuestError::io(format!("creating {}", dir.display())))?;
-    let tag = format!("{}.{:x}", std::process::id(), rand::random::<u32>());
+    let tag = format!("{}.{}", std::process::id(), crate::store::short_id());
     let src = dir.join(format!(".xstate-{tag}.c"));
     let tmp = dir.join(format!(".xstate-{tag}.so"));
     std::fs::write(&src, SOURCE).map_err(GuestError::io(format!("writing {}", src.display())))?;
