@@ -1,7 +1,7 @@
 //! Loop devices, through util-linux `losetup`.
 
 use super::workdir::FileId;
-use super::{run_tool, DeviceError};
+use super::DeviceError;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -78,22 +78,25 @@ pub fn backing_id(device: &Path) -> Option<FileId> {
     })
 }
 
-/// Detach `device`, but only while it is still backed by the file `image` (a loop
-/// device number can be reused by someone else once it is free). A device that stays
-/// attached (`losetup -d` of a busy device only marks it to detach on last close) is
-/// an error.
+nix::ioctl_none_bad!(loop_clr_fd, 0x4C01);
+
+/// Detach `device`, but only while it is still backed by the file `image`. A loop
+/// device number is reused by the next `losetup --find` as soon as it is free, so the
+/// check and the detach go through one open descriptor: while fslab holds it, the
+/// device cannot be freed and handed to someone else between the two (with `losetup
+/// -d` by path, a retry after a deferred detach could free another run's new device).
+/// A device that stays attached (a busy device only detaches on its last close) is an
+/// error.
 pub fn detach(device: &Path, image: FileId) -> Result<(), DeviceError> {
-    let ours = || backing_id(device) == Some(image);
-    if !ours() {
-        return Ok(());
-    }
     let mut last = None;
     for attempt in 0..10 {
-        match run_tool("losetup", &["-d".into(), device.display().to_string()]) {
-            Ok(()) => {}
-            Err(e) => last = Some(e),
+        match clear_if_ours(device, image) {
+            Clear::NotOurs => return Ok(()),
+            Clear::Asked => {}
+            Clear::Failed(e) => last = Some(e),
         }
-        if !ours() {
+        // The kernel detaches a busy device on its last close (ours is closed now).
+        if backing_id(device) != Some(image) {
             return Ok(());
         }
         std::thread::sleep(std::time::Duration::from_millis(50 * (attempt + 1)));
@@ -101,10 +104,41 @@ pub fn detach(device: &Path, image: FileId) -> Result<(), DeviceError> {
     Err(DeviceError::Release {
         what: device.display().to_string(),
         message: match last {
-            Some(e) => format!("it stays attached: {e}"),
+            Some(e) => format!("it stays attached: LOOP_CLR_FD: {e}"),
             None => "it stays attached (still in use: a mount or an open file holds it)".into(),
         },
     })
+}
+
+enum Clear {
+    NotOurs,
+    Asked,
+    Failed(nix::Error),
+}
+
+/// Open `device`, and ask the kernel to detach it only if, through that descriptor, it
+/// is backed by `image`.
+fn clear_if_ours(device: &Path, image: FileId) -> Clear {
+    use std::os::fd::AsRawFd;
+    let Ok(f) = std::fs::File::open(device) else {
+        return Clear::NotOurs;
+    };
+    // SAFETY: an all-zero loop_info64 is valid; the kernel fills it.
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // SAFETY: the descriptor is open for the call, and `info` has the kernel's layout.
+    if unsafe { loop_get_status64(f.as_raw_fd(), &mut info) }.is_err()
+        || (FileId {
+            dev: info.lo_device,
+            ino: info.lo_inode,
+        }) != image
+    {
+        return Clear::NotOurs;
+    }
+    // SAFETY: LOOP_CLR_FD takes no argument; the descriptor is open for the call.
+    match unsafe { loop_clr_fd(f.as_raw_fd()) } {
+        Ok(_) => Clear::Asked,
+        Err(e) => Clear::Failed(e),
+    }
 }
 
 /// Every attached loop device whose backing file is under `dir`.

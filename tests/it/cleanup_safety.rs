@@ -558,3 +558,48 @@ fn a_tmpfs_a_step_mounted_is_released_and_sighup_is_an_interrupt() {
     assert!(s.mounts().is_empty(), "mounts left: {:?}", s.mounts());
     assert!(s.loops().is_empty(), "loop devices left: {:?}", s.loops());
 }
+
+/// A busy loop device only detaches on its last close, and the number is free for the
+/// next `losetup --find` at once. Another run that attaches its own image to that
+/// number while fslab waits for its detach must keep it: fslab's later attempts check
+/// the device's backing file through the descriptor they clear it with.
+#[test]
+fn a_loop_number_reused_during_a_deferred_detach_stays_with_its_new_owner() {
+    use fslab::devices::{attach, backing_id, detach, FileId};
+    let s = Scratch::new("reuse");
+    let image = |name: &str| {
+        let p = s.root.join(name);
+        std::fs::File::create(&p).unwrap().set_len(8 << 20).unwrap();
+        p
+    };
+    let (a, b) = (image("a.img"), image("b.img"));
+    let lo = attach(&a).unwrap();
+    let id_a = FileId::of(&a).unwrap();
+    let id_b = FileId::of(&b).unwrap();
+    // Someone else holds the device open, so the first detach is deferred.
+    let holder = std::fs::File::open(&lo.device).unwrap();
+    let dev = lo.device.clone();
+    let waiter = std::thread::spawn(move || detach(&dev, id_a));
+    let name = lo.device.file_name().unwrap().to_str().unwrap().to_string();
+    let autoclear = format!("/sys/block/{name}/loop/autoclear");
+    wait_for("the deferred detach", Duration::from_secs(10), || {
+        std::fs::read_to_string(&autoclear).is_ok_and(|t| t.trim() == "1")
+    });
+    // The last close frees the number; another owner takes it at once.
+    drop(holder);
+    wait_for("the device to be free", Duration::from_secs(10), || {
+        backing_id(&lo.device).is_none()
+    });
+    let o = Command::new("losetup")
+        .arg(&lo.device)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let result = waiter.join().unwrap();
+    let kept = backing_id(&lo.device);
+    // Leave nothing behind whatever happened.
+    let _ = detach(&lo.device, id_b);
+    result.unwrap();
+    assert_eq!(kept, Some(id_b), "the new owner's device was detached");
+}
