@@ -632,3 +632,60 @@ fn flush_latency_claims_are_untestable_in_a_uml_guest() {
         Some(Inapplicable::Untestable)
     );
 }
+
+/// A capture after the workload is the state after its last run: a claim that reads
+/// only earlier runs (a first run) is not credited with the spill of later ones. Its
+/// need is "not shown", naming the run the count is from; a claim that reads to the
+/// last run, or a capture taken at the run it reads, is counted.
+#[test]
+fn attr_forks_counted_after_the_last_run_do_not_vouch_for_the_first() {
+    let mut ev = parent_evidence(40000);
+    let fsmap = |iteration: Option<i64>| {
+        df!(
+            "point_id" => ["parent=1"; 3],
+            "point_index" => [1i64; 3],
+            "iteration" => [iteration; 3],
+            "owner" => ["inode"; 3],
+            "inode" => [7i64, 8, 9],
+            "fork" => ["attr"; 3],
+        )
+        .unwrap()
+    };
+    let with = |sel: &str| {
+        let mut c = claim(&format!(
+            "kind: ratio\nmetric: wall_s\nnumerator: {{ parent: 1, iteration: {sel} }}\ndenominator: {{ parent: 0, iteration: {sel} }}\nexpect: {{ max: 10 }}\n"
+        ));
+        c.needs = Some(Needs {
+            attr_forks: Some(AttrForks {
+                select: [("parent".to_string(), Cond::Value(SpecValue::Int(1)))]
+                    .into_iter()
+                    .collect(),
+                min_inodes: Some(2),
+                max_inodes: None,
+            }),
+            ..Needs::default()
+        });
+        c
+    };
+    ev.tables.insert("fsmap".into(), fsmap(None));
+    // Captured after the workload: run 4 is parent=1's last.
+    let v = check_claim(&with("1"), &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismUnshown),
+        "{v:?}"
+    );
+    assert!(
+        v.reason.contains("counted after run 4") && v.reason.contains("reads run 1"),
+        "{}",
+        v.reason
+    );
+    assert!(v.reason.contains("--set runs=1"), "{}", v.reason);
+    // Runs 2 and later end with the run it was captured after.
+    let v = check_claim(&with("{ min: 2 }"), &ev);
+    assert_eq!(v.not_applicable, None, "{v:?}");
+    // A capture whose rows say they were taken after run 1 is counted for run 1.
+    ev.tables.insert("fsmap".into(), fsmap(Some(1)));
+    let v = check_claim(&with("1"), &ev);
+    assert_eq!(v.not_applicable, None, "{v:?}");
+}

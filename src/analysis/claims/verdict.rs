@@ -6,6 +6,7 @@ use super::kinds::Stated;
 use super::path::PathFound;
 use super::scale_need::scale_needed;
 use super::select::sel_label;
+use super::spill::Spill;
 use super::units::Replication;
 use super::words::num;
 use crate::analysis::interval::{Interval, NoInterval};
@@ -409,8 +410,10 @@ fn mechanism_absent(
         }
     }
     if let Some(a) = &needs.attr_forks {
-        match super::spill::absent(ev, a) {
-            Ok(why) => absent.extend(why),
+        match super::spill::found(ev, a, &check.selections()) {
+            Ok(Spill::Present) => {}
+            Ok(Spill::Absent(why)) => absent.push(why),
+            Ok(Spill::Unshown(why)) => unshown.push(why),
             Err(e) => unshown.push(format!("the attr forks cannot be counted: {e}")),
         }
     }
