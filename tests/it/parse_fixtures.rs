@@ -1422,6 +1422,25 @@ fn perf_stat_per_thread_rows_carry_the_thread() {
     let p = parse::parse(Kind::PerfStat, &fixture("perf_stat", "per-thread")).unwrap();
     let thread = p.frame.column("thread").unwrap().str().unwrap().get(0);
     assert_eq!(thread, Some("python3-21698"));
+    // With -I: the time stamp, then the thread; the human format's column header is a
+    // warning.
+    let csv = perf_stat::parse(&fixture("perf_stat", "per-thread-interval")).unwrap();
+    let human = perf_stat::parse_human(&fixture("perf_stat", "per-thread-interval-human")).unwrap();
+    assert_eq!((csv.rows.len(), csv.warnings.len()), (12, 0));
+    assert_eq!((human.rows.len(), human.warnings.len()), (12, 1));
+    assert_eq!(
+        (
+            csv.rows[0].time_s,
+            csv.rows[0].thread.as_deref(),
+            csv.rows[0].value
+        ),
+        (Some(0.500231977), Some("python3-23620"), Some(4.55))
+    );
+    assert_eq!(
+        (human.rows[11].time_s, human.rows[11].thread.as_deref()),
+        (Some(1.001309674), Some("python3-23578"))
+    );
+    assert_eq!(human.rows[11].status, CounterStatus::NotCounted);
 }
 
 /// `--metric-only`, CSV (a post on linux-kernel): the header names the prefix and the
