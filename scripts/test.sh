@@ -11,7 +11,8 @@ export FSLAB_REQUIRE_CHROMIUM=1
 # The notebook tests must really run Jupyter with the evcxr kernel (install-deps installs both).
 export FSLAB_REQUIRE_JUPYTER=1
 # The root-only tests (loop devices, mounts) and the cgroup throttle tests must really run:
-# without root or a blkio/io hierarchy they fail instead of saying SKIPPED (tests/it/require.rs).
+# without root or a blkio/io hierarchy they fail instead of saying SKIPPED (tests/it/require.rs;
+# the unit tests' devices::test_needs_root).
 export FSLAB_REQUIRE_ROOT=1
 export FSLAB_REQUIRE_THROTTLE=1
 # The guest tests must really boot a User-Mode Linux guest (install-deps installs uml-bookworm).

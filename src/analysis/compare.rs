@@ -25,6 +25,7 @@ use super::stats::{
 use super::text_grid::{render_grid, Align};
 use super::{fmt_sig, metric_label, AnalysisError};
 use crate::frames::from_records;
+use crate::store::merge::versions_by_name;
 use crate::store::Manifest;
 use indexmap::IndexMap;
 use polars::prelude::*;
@@ -387,8 +388,10 @@ pub fn environment_facts(manifest: &Manifest) -> IndexMap<String, String> {
         Some(env.memory_bytes.to_string()),
     );
     put("environment.hostname".into(), Some(env.hostname.clone()));
-    for (k, v) in &env.tools {
-        put(format!("environment.tools.{k}"), Some(v.clone()));
+    // By the program's name: fslab itself runs by its path (`{{fslab}}`), and where a
+    // binary lives is not a difference between two runs; its version is.
+    for (name, versions) in versions_by_name(&env.tools) {
+        put(format!("environment.tools.{name}"), Some(versions));
     }
     for d in &env.devices {
         let name = &d.name;
@@ -760,6 +763,28 @@ mod tests {
         );
         assert_eq!(d[3].base, None);
         assert!(environment_diff(&a, &a).is_empty());
+        // Two checkouts of one fslab: keyed by the program's name, not its path.
+        let c = manifest(
+            "6.1.0",
+            &[("/var/tmp/fslab-bin2/fslab", "fslab 0.1.0")],
+            "tmpfs",
+        );
+        let e = manifest(
+            "6.1.0",
+            &[("/var/tmp/fslab-bin3/fslab", "fslab 0.1.0")],
+            "tmpfs",
+        );
+        assert!(environment_diff(&c, &e).is_empty());
+        let f = manifest("6.1.0", &[("/opt/fslab", "fslab 0.2.0")], "tmpfs");
+        let d = environment_diff(&c, &f);
+        assert_eq!(
+            (d[0].key.as_str(), d[0].base.as_deref(), d[0].new.as_deref()),
+            (
+                "environment.tools.fslab",
+                Some("fslab 0.1.0"),
+                Some("fslab 0.2.0")
+            )
+        );
         // Tolerates manifests that lack everything.
         assert_eq!(
             environment_diff(&Manifest::default(), &Manifest::default()).len(),

@@ -20,6 +20,22 @@ pub mod throttle;
 pub mod trace;
 mod workdir;
 
+/// For a unit test that needs root: true as root; otherwise it fails when
+/// `FSLAB_REQUIRE_ROOT` is set (scripts/test.sh sets it), else says SKIPPED and the
+/// caller returns. The integration tests' `require::root` says the same.
+#[cfg(test)]
+pub(crate) fn test_needs_root(test: &str) -> bool {
+    if nix::unistd::geteuid().is_root() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("FSLAB_REQUIRE_ROOT").is_none(),
+        "FSLAB_REQUIRE_ROOT is set but {test} cannot run here: needs root"
+    );
+    eprintln!("SKIPPED: {test}: needs root (set FSLAB_REQUIRE_ROOT=1 to fail instead)");
+    false
+}
+
 pub use cgroup::PointCgroup;
 pub use loopdev::{attach, backing_id, detach, loop_backing_file, loops_backed_under, LoopDevice};
 pub use mounts::{mounts, unmount, MountEntry};

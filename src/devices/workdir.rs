@@ -335,7 +335,7 @@ mod tests {
 
     #[test]
     fn a_work_dir_others_could_write_is_refused() {
-        if !nix::unistd::geteuid().is_root() {
+        if !crate::devices::test_needs_root("a_work_dir_others_could_write_is_refused") {
             return;
         }
         let t = tempfile::tempdir().unwrap();
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn remove_tree_follows_no_link_and_crosses_no_mount() {
-        if !nix::unistd::geteuid().is_root() {
+        if !crate::devices::test_needs_root("remove_tree_follows_no_link_and_crosses_no_mount") {
             return;
         }
         let t = tempfile::tempdir().unwrap();

@@ -7,7 +7,8 @@
 //! times), the variance over the runs of `-r` (`variance`, `percent`), the derived metric
 //! (`metric`, in perf's words: `M/sec`, `IPC`) and the share of the run a multiplexed
 //! counter was counted (`counted`, `percent`). The header's `(N runs)` is the setting
-//! `runs`; a CPU, an aggregate, a cgroup or an interval's time stamp are settings too. The
+//! `runs`; a CPU, an aggregate, a `--per-thread` thread, a cgroup or an interval's time
+//! stamp are settings too. A `--metric-only` table's values are one "not mapped" message. The
 //! label above the block (`3.0-per-zone-dirty:`) heads its rows, as above a `time` block
 //! (a block right under another shares its label); the `perf stat …` command above it,
 //! with its workload's output between them, is its rows' note. What the parser does not
@@ -232,7 +233,23 @@ pub fn blocks(post: &Post, is_cmd: &[bool], notes: &mut Vec<Note>) -> Vec<Found>
         };
         let mut rows = Vec::new();
         let mut cursor = k + 1;
-        for r in &out.rows {
+        // A `--metric-only` table's values are rows without a counter; their names are in
+        // the table's header, not on their lines: said once, not mapped.
+        let (metrics, counters): (Vec<&PerfStatRow>, Vec<&PerfStatRow>) = out
+            .rows
+            .iter()
+            .partition(|r| r.value.is_none() && r.status == CounterStatus::Counted);
+        if !metrics.is_empty() {
+            notes.push(Note::new(
+                lines[k].n,
+                NoteKind::Unmapped,
+                &format!(
+                    "perf stat --metric-only values not mapped ({}): import reads counters",
+                    metrics.len()
+                ),
+            ));
+        }
+        for r in counters {
             let Some((i, at)) =
                 (cursor..=end).find_map(|i| event_at(&lines[i].text, &r.event).map(|at| (i, at)))
             else {
@@ -274,6 +291,7 @@ fn counter_rows(
         ("time", r.time_s.map(|s| s.to_string())),
         ("cpu", r.cpu.clone()),
         ("cpus", r.cpus.map(|n| n.to_string())),
+        ("thread", r.thread.clone()),
         ("cgroup", r.cgroup.clone()),
         ("runs", r.runs.map(|n| n.to_string())),
     ] {
@@ -376,6 +394,26 @@ mod tests {
         assert_eq!(e.printed, "1.234");
         // `<not counted>` has no value row
         assert!(!r.iter().any(|x| x.quantity == "branches"));
+    }
+
+    /// perf 6.1's `--per-thread` (tests/fixtures/perf_stat/per-thread-human.txt) and a
+    /// `--topdown -I` table (perf's topdown.txt), pasted into a post.
+    #[test]
+    fn threads_are_settings_and_a_metric_only_table_is_one_message() {
+        let p = post("Subject: x\n\n Performance counter stats for process id '21643':\n\n         python3-21698                 10.21 msec task-clock                       #    0.010 CPUs utilized\n         python3-21643         <not counted> msec task-clock\n\n       1.012064387 seconds time elapsed\n\nand\n\n Performance counter stats for 'system wide':\n\n#           time      %  tma_retiring %  tma_backend_bound\n     1.001141351                 11.5                 34.9\n\n       1.012064387 seconds time elapsed\n");
+        let mut notes = Vec::new();
+        let f = blocks(&p, &vec![false; p.lines.len()], &mut notes);
+        assert_eq!(f.len(), 2);
+        let v = find(&f[0].rows, "task-clock", "value");
+        assert!(v
+            .settings
+            .contains(&("thread".to_string(), "python3-21698".to_string())));
+        let said: Vec<&str> = notes.iter().map(|n| n.what.as_str()).collect();
+        assert_eq!(
+            said,
+            ["perf stat --metric-only values not mapped (2): import reads counters"]
+        );
+        assert!(!f[1].rows.iter().any(|r| r.quantity.starts_with("tma_")));
     }
 
     #[test]

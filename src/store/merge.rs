@@ -446,7 +446,7 @@ pub fn environment_differences(a: &Environment, b: &Environment) -> Vec<String> 
 /// `--set`, and where a binary lives is not a difference between two runs; its version
 /// is. Programs of one name (a build under /opt beside PATH's) give their versions
 /// together, sorted.
-fn versions_by_name(tools: &BTreeMap<String, String>) -> BTreeMap<&str, String> {
+pub fn versions_by_name(tools: &BTreeMap<String, String>) -> BTreeMap<&str, String> {
     let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for (program, version) in tools {
         let name = Path::new(program)

@@ -478,3 +478,127 @@ fn the_length_check_names_a_long_file_and_its_length() {
         [format!("src/a/long.rs: {} lines", MAX_LINES + 1)]
     );
 }
+
+/// The modules named in the first column of the rooms table (`## Rooms` in
+/// docs/architecture.md): `` `spec` ``, `` `store::merge` ``, `` `cli` (binary) ``.
+fn rooms_table_modules(doc: &str) -> Vec<String> {
+    let Some(start) = doc.find("\n## Rooms\n") else {
+        return Vec::new();
+    };
+    let section = &doc[start + 1..];
+    let section = section[3..]
+        .find("\n## ")
+        .map_or(section, |e| &section[..e + 3]);
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`').map(|(m, _)| m.to_string()))
+        .collect()
+}
+
+/// What the rooms table and `src/` disagree on: a top-level module without a row, and
+/// a row naming a module that does not exist (`a::b` is `src/a/b.rs` or `src/a/b/mod.rs`).
+fn rooms_problems(doc: &str, src: &Path) -> Vec<String> {
+    let named = rooms_table_modules(doc);
+    let mut top: BTreeSet<String> = BTreeSet::new();
+    for e in std::fs::read_dir(src).unwrap_or_else(|e| panic!("{}: {e}", src.display())) {
+        let p = e.expect("directory entry").path();
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let dir_module = p.is_dir() && p.join("mod.rs").exists();
+        let file_module =
+            p.extension().is_some_and(|x| x == "rs") && name != "lib" && name != "main";
+        if dir_module || file_module {
+            top.insert(name);
+        }
+    }
+    let mut out: Vec<String> = top
+        .iter()
+        .filter(|m| !named.contains(m))
+        .map(|m| format!("module `{m}` has no row in the rooms table"))
+        .collect();
+    for m in &named {
+        let rel = m.replace("::", "/");
+        if !src.join(format!("{rel}.rs")).exists() && !src.join(&rel).join("mod.rs").exists() {
+            out.push(format!(
+                "the rooms table names `{m}`, which is not a module in src/"
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_rooms_table_names_every_module_and_only_modules() {
+    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    assert!(rooms_table_modules(&doc).len() > 10, "no rooms table found");
+    let problems = rooms_problems(&doc, &root().join("src"));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_rooms_check_names_a_missing_row_and_a_module_that_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(src.join("a/mod.rs"), "").unwrap();
+    std::fs::write(src.join("a/b.rs"), "").unwrap();
+    std::fs::write(src.join("c.rs"), "").unwrap();
+    std::fs::write(src.join("lib.rs"), "").unwrap();
+    let doc = "# x\n## Rooms\n| module | owns |\n|---|---|\n| `a` | … |\n| `a::b` | … |\n\
+               | `gone` (binary) | … |\n\n## Conventions\n| `c` | not the table |\n";
+    assert_eq!(
+        rooms_problems(doc, &src),
+        [
+            "module `c` has no row in the rooms table",
+            "the rooms table names `gone`, which is not a module in src/",
+        ]
+    );
+}
+
+/// `use super::*;` outside unit tests, as `file:line`: a file split out of its parent
+/// names what it uses (issue 31); a `mod tests` block, or a file holding only tests,
+/// may take its parent's whole namespace.
+fn glob_super_imports(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let base = src.parent().unwrap_or(src);
+    let mut hits = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(src).unwrap_or(&f);
+        if is_test_file(rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in library_lines(&text) {
+            if line.trim() == "use super::*;" {
+                let shown = f.strip_prefix(base).unwrap_or(&f).display().to_string();
+                hits.push(format!("{shown}:{n}"));
+            }
+        }
+    }
+    hits
+}
+
+#[test]
+fn no_glob_import_of_the_parent_outside_unit_tests() {
+    let hits = glob_super_imports(&root().join("src"));
+    assert!(
+        hits.is_empty(),
+        "`use super::*` outside `mod tests`; list what the file uses:\n{}",
+        hits.join("\n")
+    );
+}
+
+#[test]
+fn the_glob_import_check_finds_one_outside_tests_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(
+        src.join("a/split.rs"),
+        "use super::*;\nfn f() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("a/tests.rs"), "use super::*;\n").unwrap();
+    assert_eq!(glob_super_imports(&src), ["src/a/split.rs:1"]);
+}

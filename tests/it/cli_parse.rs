@@ -195,6 +195,7 @@ fn perf_stat_human_json_and_warnings() {
             "time_s",
             "cpu",
             "cpus",
+            "thread",
             "event",
             "cgroup",
             "value",

@@ -1382,3 +1382,160 @@ fn perf_stat_human_rows_equal_the_printed_counters() {
     assert_eq!(Kind::PerfStatHuman.table(), "perf_stat");
     assert_eq!(p.frame.height(), 8);
 }
+
+/// `--per-thread` (perf 6.1, captured here): one row per thread and event, in both
+/// formats, the thread (`comm-pid`) in its own column; the main thread, which counted
+/// nothing, is `<not counted>`.
+#[test]
+fn perf_stat_per_thread_rows_carry_the_thread() {
+    use fslab::parse::perf_stat::{self, CounterStatus};
+    type Parser = fn(&str) -> Result<parse::Output<perf_stat::PerfStatRow>, parse::ParseError>;
+    let cases: [(&str, Parser, f64); 2] = [
+        ("per-thread", perf_stat::parse, 11.17),
+        ("per-thread-human", perf_stat::parse_human, 10.21),
+    ];
+    for (name, read, clock) in cases {
+        let out = read(&fixture("perf_stat", name)).unwrap();
+        assert!(out.warnings.is_empty(), "{name}: {:?}", out.warnings);
+        let r: Vec<_> = out
+            .rows
+            .iter()
+            .filter(|r| r.unit.as_deref() != Some("s"))
+            .collect();
+        assert_eq!(r.len(), 9, "{name}: {r:?}");
+        assert_eq!(
+            (r[0].thread.as_deref(), r[0].event.as_str(), r[0].value),
+            (Some("python3-21698"), "task-clock", Some(clock)),
+            "{name}"
+        );
+        assert_eq!(r[0].metric_unit.as_deref(), Some("CPUs utilized"), "{name}");
+        assert_eq!(
+            (r[2].thread.as_deref(), r[2].status, r[2].value),
+            (Some("python3-21643"), CounterStatus::NotCounted, None),
+            "{name}"
+        );
+        let threads: std::collections::BTreeSet<_> =
+            r.iter().filter_map(|r| r.thread.as_deref()).collect();
+        assert_eq!(threads.len(), 3, "{name}");
+        assert!(r.iter().all(|r| r.cpu.is_none()), "{name}");
+    }
+    let p = parse::parse(Kind::PerfStat, &fixture("perf_stat", "per-thread")).unwrap();
+    let thread = p.frame.column("thread").unwrap().str().unwrap().get(0);
+    assert_eq!(thread, Some("python3-21698"));
+    // With -I: the time stamp, then the thread; the human format's column header is a
+    // warning.
+    let csv = perf_stat::parse(&fixture("perf_stat", "per-thread-interval")).unwrap();
+    let human = perf_stat::parse_human(&fixture("perf_stat", "per-thread-interval-human")).unwrap();
+    assert_eq!((csv.rows.len(), csv.warnings.len()), (12, 0));
+    assert_eq!((human.rows.len(), human.warnings.len()), (12, 1));
+    assert_eq!(
+        (
+            csv.rows[0].time_s,
+            csv.rows[0].thread.as_deref(),
+            csv.rows[0].value
+        ),
+        (Some(0.500231977), Some("python3-23620"), Some(4.55))
+    );
+    assert_eq!(
+        (human.rows[11].time_s, human.rows[11].thread.as_deref()),
+        (Some(1.001309674), Some("python3-23578"))
+    );
+    assert_eq!(human.rows[11].status, CounterStatus::NotCounted);
+}
+
+/// `--metric-only`, CSV (a post on linux-kernel): the header names the prefix and the
+/// metrics; each value is a row with its metric and unit, and no counter.
+#[test]
+fn perf_stat_metric_only_csv_rows_are_the_metrics() {
+    use fslab::parse::perf_stat;
+    let out = perf_stat::parse(&fixture("perf_stat", "metric-only-per-socket")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    let got: Vec<_> = out
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.event.as_str(),
+                r.metric_unit.as_deref(),
+                r.metric_value,
+                r.value,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("GHz", Some("GHz"), Some(0.593), None),
+            ("insn per cycle", Some("insn per cycle"), Some(2.0), None),
+            (
+                "branch-misses of all branches",
+                Some("branch-misses of all branches"),
+                Some(0.6),
+                None
+            ),
+        ]
+    );
+    let r = &out.rows[0];
+    assert_eq!(
+        (r.time_s, r.cpu.as_deref(), r.cpus),
+        (Some(0.000683094), Some("S0"), Some(8))
+    );
+}
+
+/// `--topdown -I1000`, which prints `--metric-only` tables, human format (perf's own
+/// topdown.txt): before perf 6.3 each header is the metric (values in %), from 6.3
+/// `UNIT  NAME`. One row per value, with the interval's time stamp.
+#[test]
+fn perf_stat_metric_only_human_rows_are_the_metrics() {
+    use fslab::parse::perf_stat;
+    let out = perf_stat::parse_human(&fixture("perf_stat", "metric-only-topdown-human")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(out.rows.len(), 24);
+    let first: Vec<_> = out.rows[..4]
+        .iter()
+        .map(|r| (r.event.as_str(), r.metric_unit.as_deref(), r.metric_value))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            ("tma_retiring", Some("%"), Some(11.5)),
+            ("tma_backend_bound", Some("%"), Some(34.9)),
+            ("tma_frontend_bound", Some("%"), Some(46.9)),
+            ("tma_bad_speculation", Some("%"), Some(6.7)),
+        ]
+    );
+    assert_eq!(out.rows[4].time_s, Some(2.006141972));
+    assert_eq!(
+        (out.rows[23].event.as_str(), out.rows[23].metric_value),
+        ("tma_bad_speculation", Some(7.3))
+    );
+    assert!(out.rows.iter().all(|r| r.value.is_none()));
+
+    let out =
+        perf_stat::parse_human(&fixture("perf_stat", "metric-only-topdown-icelake-human")).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(out.rows.len(), 32);
+    let r = &out.rows[1];
+    assert_eq!(
+        (
+            r.time_s,
+            r.event.as_str(),
+            r.metric_unit.as_deref(),
+            r.metric_value
+        ),
+        (
+            Some(1.00128133),
+            "bad speculation",
+            Some("bad speculation"),
+            Some(15.3)
+        )
+    );
+    // Values with no header above them are not rows.
+    let out = perf_stat::parse_human(" Performance counter stats for 'true':\n\n                    0.56\n\n       0.002127319 seconds time elapsed\n").unwrap();
+    assert_eq!(
+        (out.rows.len(), out.warnings.len()),
+        (1, 1),
+        "{:?}",
+        out.rows
+    );
+}

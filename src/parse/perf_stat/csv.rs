@@ -24,14 +24,18 @@
 //!
 //! Every field must read as what its place holds (a number where a count is, an event
 //! name that is not a number), so a line of another layout is a warning, not a row of
-//! shifted fields. perf's metric-only lines (`,,,,,87.9,%  tma_bad_speculation`, and
-//! `S0,1,,,,,,,1.27,stalled cycles per insn`) carry no counter: they are warnings.
+//! shifted fields. perf's lines of a counter's further metrics (`,,,,,87.9,%  tma_bad_speculation`,
+//! and `S0,1,,,,,,,1.27,stalled cycles per insn`) carry no counter: they are warnings.
+//! `--per-thread` lines start with the thread (`python3-21698,11.17,msec,task-clock,…`):
+//! the row's `thread`. A `--metric-only` table (a header naming the metrics, then lines of
+//! their values) gives a row per value ([`metric_only`]).
 //!
 //! The separator is `,` unless a line splits into these fields only with `;`, tab or
 //! `|` (`-x ';'`). `<not supported>` and `<not counted>` counters are rows with no value
 //! and that status. Lines that are not counter lines (the workload's own stderr,
 //! `#` comments) are warnings, never errors: perf writes to the same stream.
 
+use super::metric_only::{self, CsvHeader};
 use super::{CounterStatus, PerfStatRow};
 use crate::parse::{Output, ParseError, Warning};
 
@@ -71,6 +75,8 @@ struct Prefix {
     time_s: Option<f64>,
     cpu: Option<String>,
     cpus: Option<u64>,
+    /// `--per-thread`: `comm-pid`.
+    thread: Option<String>,
     /// Fields taken.
     len: usize,
 }
@@ -96,6 +102,7 @@ fn prefixes(f: &[&str]) -> Vec<Prefix> {
                 time_s: t,
                 cpu: Some(first.to_string()),
                 cpus: None,
+                thread: None,
                 len: i + 1,
             });
         } else if is_aggregate(first) {
@@ -104,14 +111,24 @@ fn prefixes(f: &[&str]) -> Vec<Prefix> {
                     time_s: t,
                     cpu: Some(first.to_string()),
                     cpus: Some(n),
+                    thread: None,
                     len: i + 2,
                 });
             }
+        } else if is_thread(first) {
+            out.push(Prefix {
+                time_s: t,
+                cpu: None,
+                cpus: None,
+                thread: Some(first.to_string()),
+                len: i + 1,
+            });
         }
         out.push(Prefix {
             time_s: t,
             cpu: None,
             cpus: None,
+            thread: None,
             len: i,
         });
     }
@@ -122,6 +139,18 @@ fn prefixes(f: &[&str]) -> Vec<Prefix> {
 pub(super) fn is_cpu(s: &str) -> bool {
     s.strip_prefix("CPU")
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `python3-21698`: `--per-thread`'s `comm-pid` (perf prints the thread's comm, a dash
+/// and its id). An aggregate id (`S0-D0`) or a CPU is not one.
+pub(super) fn is_thread(s: &str) -> bool {
+    s.rsplit_once('-').is_some_and(|(comm, pid)| {
+        !comm.trim().is_empty()
+            && !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && !is_aggregate(s)
+            && !is_cpu(s)
+    })
 }
 
 /// `7.45%`: the variance field of `-r`.
@@ -171,6 +200,7 @@ fn counter_with(prefix: &Prefix, rest: &[&str], cgroup: bool) -> Option<PerfStat
         time_s: prefix.time_s,
         cpu: prefix.cpu.clone(),
         cpus: prefix.cpus,
+        thread: prefix.thread.clone(),
         event: event.to_string(),
         cgroup: cgroup.then(|| rest[3].trim().to_string()),
         value,
@@ -200,35 +230,65 @@ fn parse_line(line: &str, sep: char) -> Option<PerfStatRow> {
 /// Parse `perf stat -x SEP` output.
 pub fn parse(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
     let mut out = Output::default();
+    // The `--metric-only` header the lines below are read under, its separator, and its
+    // line while no line has been read under it (a warning if none is).
+    let mut header: Option<(CsvHeader, char)> = None;
+    let mut unused_header: Option<usize> = None;
     for (n, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() {
             continue;
         }
-        let row = [',', ';', '\t', '|']
-            .into_iter()
-            .filter(|c| t.contains(*c))
-            .find_map(|sep| parse_line(t, sep));
-        match row {
-            Some(r) => out.rows.push(r),
-            None => out.warnings.push(Warning {
-                line: n + 1,
-                text: line.to_string(),
-                reason: if t.starts_with('#') {
-                    "a comment".into()
-                } else {
-                    "not a `perf stat -x` counter line (a metric line without a counter, or the workload's own output)".into()
-                },
-            }),
+        let seps = || [',', ';', '\t', '|'].into_iter().filter(|c| t.contains(*c));
+        if let Some(rows) = header
+            .as_ref()
+            .and_then(|(h, sep)| metric_only::csv_rows(h, t, *sep))
+        {
+            out.rows.extend(rows);
+            unused_header = None;
+            continue;
         }
+        if let Some(r) = seps().find_map(|sep| parse_line(t, sep)) {
+            out.rows.push(r);
+            continue;
+        }
+        if let Some(h) = seps().find_map(|sep| metric_only::csv_header(t, sep).map(|h| (h, sep))) {
+            if let Some(u) = unused_header.replace(n) {
+                warn_header(&mut out, u, text);
+            }
+            header = Some(h);
+            continue;
+        }
+        out.warnings.push(Warning {
+            line: n + 1,
+            text: line.to_string(),
+            reason: if t.starts_with('#') {
+                "a comment".into()
+            } else {
+                "not a `perf stat -x` counter line (a metric-only line without its header, or the workload's own output)".into()
+            },
+        });
     }
+    if let Some(u) = unused_header {
+        warn_header(&mut out, u, text);
+    }
+    out.warnings.sort_by_key(|w| w.line);
     if out.rows.is_empty() {
         return Err(ParseError::NothingRecognised {
             kind: KIND,
-            expected: "counter lines of `perf stat -x,` (value,unit,event,run time,%,metric,unit); perf's human format is kind `perf-stat-human`",
+            expected: "counter lines of `perf stat -x,` (value,unit,event,run time,%,metric,unit), or a `--metric-only` header and its lines; perf's human format is kind `perf-stat-human`",
         });
     }
     Ok(out)
+}
+
+/// A line read as a `--metric-only` header that no line followed.
+fn warn_header(out: &mut Output<PerfStatRow>, n: usize, text: &str) {
+    out.warnings.push(Warning {
+        line: n + 1,
+        text: text.lines().nth(n).unwrap_or_default().to_string(),
+        reason: "names only, like a `--metric-only` header, but no line of values under it".into(),
+    });
 }
 
 #[cfg(test)]

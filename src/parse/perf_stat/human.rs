@@ -14,7 +14,8 @@
 //! A counter line is, in perf's order (`abs_printout` and `printout` in
 //! tools/perf/util/stat-display.c): the `-I` time stamp (`%6lu.%09lu`), the CPU (`CPU3`,
 //! `-A`) or the aggregate and its number of CPUs (`S0        2`, `S0-D0-C1    2`,
-//! `--per-socket`/`--per-die`/`--per-core`), the value (or `<not counted>` /
+//! `--per-socket`/`--per-die`/`--per-core`) or the thread (`python3-21698`,
+//! `--per-thread`; a comm with a space in it is not read), the value (or `<not counted>` /
 //! `<not supported>`), the unit (`msec`), the event, the cgroup (`-G`,
 //! `--for-each-cgroup`), then `# value unit` of the derived metric, the variance of
 //! `-r` (`( +-  1.79% )`, 2.6 kernels' `( +-   0.123% )`) and the share of the run the
@@ -42,12 +43,14 @@
 //!
 //! The trailer's times are rows with unit `s`: `seconds time elapsed` (with `-r`, its
 //! variance), `seconds user`, `seconds sys`. The header's `(N runs)` fills
-//! [`PerfStatRow::runs`] of the rows after it. Lines that carry only a metric (`#` first:
-//! the second metric of the counter above, TopdownL1's `tma_*` lines), headers of `-I`
-//! and perf's hints are warnings, as is the workload's own output: perf writes to the
-//! same stream.
+//! [`PerfStatRow::runs`] of the rows after it. A `--metric-only` table (`--topdown`'s
+//! too: a header naming the metrics, lines of their values under it) gives a row per
+//! value ([`super::metric_only`]). Lines that carry only a metric (`#` first: the second
+//! metric of the counter above, TopdownL1's `tma_*` lines), headers of `-I` and perf's
+//! hints are warnings, as is the workload's own output: perf writes to the same stream.
 
-use super::csv::{is_aggregate, is_cpu};
+use super::csv::{is_aggregate, is_cpu, is_thread};
+use super::metric_only::{self, HumanValues};
 use super::number::{counter_value, plain_num, time_stamp};
 use super::{CounterStatus, PerfStatRow};
 use crate::parse::{Output, ParseError, Warning};
@@ -170,6 +173,7 @@ struct Counter<'a> {
     time_s: Option<f64>,
     cpu: Option<String>,
     cpus: Option<u64>,
+    thread: Option<String>,
     /// The value token(s) as printed; None for `<not …>`.
     value: Option<&'a str>,
     status: CounterStatus,
@@ -184,8 +188,14 @@ struct Counter<'a> {
 }
 
 /// The prefixes a line can start with, most specific first: (time stamp, CPU or
-/// aggregate, its number of CPUs, tokens taken).
-type Prefix = (Option<f64>, Option<String>, Option<u64>, usize);
+/// aggregate, its number of CPUs, `--per-thread`'s thread, tokens taken).
+type Prefix = (
+    Option<f64>,
+    Option<String>,
+    Option<u64>,
+    Option<String>,
+    usize,
+);
 
 fn prefixes(t: &[Tok<'_>]) -> Vec<Prefix> {
     let mut out = Vec::new();
@@ -201,23 +211,25 @@ fn prefixes(t: &[Tok<'_>]) -> Vec<Prefix> {
         let i = usize::from(timed);
         if let Some(first) = t.get(i).map(|x| x.text) {
             if is_cpu(first) {
-                out.push((time, Some(first.to_string()), None, i + 1));
+                out.push((time, Some(first.to_string()), None, None, i + 1));
             } else if is_aggregate(first) {
                 if let Some(n) = t.get(i + 1).and_then(|n| n.text.parse().ok()) {
-                    out.push((time, Some(first.to_string()), Some(n), i + 2));
+                    out.push((time, Some(first.to_string()), Some(n), None, i + 2));
                 }
                 // `--per-core` counters of `--percore-show-thread` print no count.
-                out.push((time, Some(first.to_string()), None, i + 1));
+                out.push((time, Some(first.to_string()), None, None, i + 1));
+            } else if is_thread(first) {
+                out.push((time, None, None, Some(first.to_string()), i + 1));
             }
         }
-        out.push((time, None, None, i));
+        out.push((time, None, None, None, i));
     }
     out
 }
 
 /// Cuts a counter line after `prefix`: value, names, tail.
 fn counter_after<'a>(line: &'a str, t: &[Tok<'a>], p: &Prefix) -> Option<Counter<'a>> {
-    let (time_s, cpu, cpus, i) = p.clone();
+    let (time_s, cpu, cpus, thread, i) = p.clone();
     let first = t.get(i)?;
     let (value, status, next) = match first.text {
         "<not" => {
@@ -272,6 +284,7 @@ fn counter_after<'a>(line: &'a str, t: &[Tok<'a>], p: &Prefix) -> Option<Counter
         time_s,
         cpu,
         cpus,
+        thread,
         value,
         status,
         value_end,
@@ -350,6 +363,8 @@ enum Line<'a> {
     Counter(Counter<'a>),
     /// `( +-  0.06% )` alone: a mail wrapped the line above.
     Annotations(Tail),
+    /// A `--metric-only` line: the prefix and values only, under a header.
+    Metrics(HumanValues),
     Other(&'static str),
 }
 
@@ -393,6 +408,7 @@ fn trailer(t: &str) -> Option<(PerfStatRow, Vec<char>)> {
             time_s: None,
             cpu: None,
             cpus: None,
+            thread: None,
             event: event.to_string(),
             cgroup: None,
             value: Some(value),
@@ -442,6 +458,9 @@ fn classify(line: &str) -> Line<'_> {
     }
     if t.starts_with('#') {
         return Line::Other("a metric without a counter (perf prints a counter's further metrics, and TopdownL1's, on lines of their own), or a comment");
+    }
+    if let Some(v) = metric_only::human_values(line) {
+        return Line::Metrics(v);
     }
     match counter(line) {
         Some(c) => Line::Counter(c),
@@ -521,6 +540,11 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
     let mut runs = None;
     // The line of the last row, for a wrapped line of annotations under it.
     let mut row_line: Option<usize> = None;
+    // `--metric-only`: the header of the table being read, its last line of values, and
+    // the last line that was not blank.
+    let mut metric_header: Option<usize> = None;
+    let mut metrics_line: Option<usize> = None;
+    let mut prev: Option<usize> = None;
     let raw: Vec<&str> = text.lines().collect();
     let warn = |out: &mut Output<PerfStatRow>, n: usize, reason: String| {
         out.warnings.push(Warning {
@@ -530,8 +554,37 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
         })
     };
     for (n, l) in lines.into_iter().enumerate() {
+        let before = prev.replace(n);
         match l {
-            Line::Blank => {}
+            Line::Blank => prev = before,
+            Line::Metrics(v) => {
+                // A table's header is the unread line right above its first values; a
+                // line of values under another keeps that one's header.
+                let last_warned = out.warnings.last().map(|w| w.line);
+                let header = match before {
+                    Some(b) if last_warned == Some(b + 1) => Some((b, true)),
+                    Some(b) if Some(b) == metrics_line => metric_header.map(|h| (h, false)),
+                    _ => None,
+                };
+                match header.and_then(|(h, _)| metric_only::human_rows(unquote(raw[h]), &v)) {
+                    Some(rows) => {
+                        if let Some((_, true)) = header {
+                            out.warnings.pop();
+                        }
+                        metric_header = header.map(|(h, _)| h);
+                        metrics_line = Some(n);
+                        row_line = None;
+                        out.rows.extend(rows.into_iter().map(|mut r| {
+                            r.runs = runs;
+                            r
+                        }));
+                    }
+                    None => {
+                        metrics_line = None;
+                        warn(&mut out, n, "values without names: a `--metric-only` line whose header is not right above its table, or names fewer metrics".into());
+                    }
+                }
+            }
             Line::Header { runs: r } => runs = r,
             Line::Trailer(mut row, _) => {
                 row.runs = runs;
@@ -579,6 +632,7 @@ pub fn parse_human(text: &str) -> Result<Output<PerfStatRow>, ParseError> {
                     time_s: c.time_s,
                     cpu: c.cpu,
                     cpus: c.cpus,
+                    thread: c.thread,
                     event,
                     cgroup,
                     value,

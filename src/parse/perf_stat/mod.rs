@@ -14,6 +14,7 @@ use serde::Serialize;
 
 pub mod csv;
 pub mod human;
+mod metric_only;
 mod number;
 
 pub use csv::parse;
@@ -36,6 +37,8 @@ pub struct PerfStatRow {
     pub cpu: Option<String>,
     /// How many CPUs an aggregate covers (`--per-socket` and the like).
     pub cpus: Option<u64>,
+    /// With `--per-thread`: the thread as perf names it, `comm-pid` (`python3-21698`).
+    pub thread: Option<String>,
     /// The event as perf names it (`task-clock:u`, `cpu_core/cycles/`). In the human
     /// format, the trailer's times are rows too: `seconds time elapsed`,
     /// `seconds user` and `seconds sys`, with unit `s`.
@@ -53,6 +56,9 @@ pub struct PerfStatRow {
     pub run_time_ns: Option<u64>,
     /// Percentage of the run this counter was counted.
     pub run_pct: Option<f64>,
+    /// The derived metric (`0.045`, with unit `CPUs utilized`). With `--metric-only` a
+    /// row is one metric: no counter (`value` null), its unit from the table's header
+    /// (docs/parse-formats.md).
     pub metric_value: Option<f64>,
     pub metric_unit: Option<String>,
     /// Human format with `-r N`: N, from the header `Performance counter stats for
