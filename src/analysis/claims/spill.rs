@@ -19,6 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Per (point, replicate): the point's id and its inodes with an attr fork extent.
 type Counts = BTreeMap<(i64, i64), (String, u64)>;
 
+/// Per (point, replicate): the run after which its capture was taken (None: unknown).
+type Moments = BTreeMap<(i64, i64), Option<i64>>;
+
 /// What the `fsmap` capture shows about a claim's attr-fork need.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Spill {
@@ -49,7 +52,7 @@ fn last_read(reads: &[(&str, &Selection)]) -> Option<i64> {
 
 /// Per (point, replicate): the run after which its `fsmap` was captured (the rows' own
 /// iteration, else the last run of that replicate in `runs`); None when unknown.
-fn captured_after(ev: &Evidence, fsmap: &DataFrame) -> BTreeMap<(i64, i64), Option<i64>> {
+fn captured_after(ev: &Evidence, fsmap: &DataFrame) -> Moments {
     let keys = replicate_keys(fsmap);
     let own = i64_values(fsmap, "needs", "iteration").unwrap_or_else(|_| vec![None; keys.len()]);
     let mut last_run: BTreeMap<(i64, i64), i64> = BTreeMap::new();
@@ -65,7 +68,7 @@ fn captured_after(ev: &Evidence, fsmap: &DataFrame) -> BTreeMap<(i64, i64), Opti
             }
         }
     }
-    let mut out: BTreeMap<(i64, i64), Option<i64>> = BTreeMap::new();
+    let mut out = Moments::new();
     for (k, it) in keys.into_iter().zip(own) {
         let at = it.or_else(|| last_run.get(&k).copied());
         let e = out.entry(k).or_insert(at);
@@ -79,10 +82,7 @@ fn captured_after(ev: &Evidence, fsmap: &DataFrame) -> BTreeMap<(i64, i64), Opti
 
 /// Inodes with an attr fork extent per (point, replicate) of the selection, and the run
 /// after which each was captured.
-fn counts(
-    ev: &Evidence,
-    need: &AttrForks,
-) -> Result<(Counts, BTreeMap<(i64, i64), Option<i64>>), MeasureError> {
+fn counts(ev: &Evidence, need: &AttrForks) -> Result<(Counts, Moments), MeasureError> {
     let df = table(ev, "fsmap").map_err(|e| {
         MeasureError::MissingData(format!(
             "{e}; capture `xfs_io -c fsmap {{{{mnt}}}}` with `parse: xfs_io-fsmap` after the workload"
