@@ -14,7 +14,6 @@
 //! - `locate`, `template`, `value`: positions in the YAML text, `{{name}}` templates,
 //!   and variable values.
 
-mod check_kinds;
 pub mod claim;
 mod error;
 mod locate;

@@ -1,9 +1,13 @@
 //! Every kind of check in the schema has an evaluator, and a claim of each kind goes
-//! from its YAML to a measured number on a real rerun bundle (`data/reruns/`). A kind
-//! added to `Check` without an evaluator does not compile; one added without a claim
-//! measured here fails `every_kind_measures_a_claim_of_a_real_bundle`.
+//! from its YAML to a measured number on a real rerun bundle (`data/reruns/`). The
+//! schema, `Check::KINDS` and the evaluators are made from one registration list
+//! (`spec::claim::kinds::claim_kinds`): a kind registered without an evaluator does not
+//! compile, a kind's file left out of the list fails `every_kind_file_is_registered`,
+//! and a kind without a claim measured here fails
+//! `every_kind_measures_a_claim_of_a_real_bundle`.
 
 use super::evidence::Evidence;
+use super::kinds::EVALUATED;
 use crate::spec::claim::{parse_check, Check, CheckError};
 use crate::spec::Experiment;
 use crate::store::Bundle;
@@ -28,35 +32,46 @@ fn serde_kinds() -> Vec<String> {
         .collect()
 }
 
+/// The kinds serde reads after `kind:`, [`Check::KINDS`] and the kinds with an
+/// evaluator are one list: the registration list (`spec::claim::kinds::claim_kinds`)
+/// that all three are made from.
 #[test]
-fn the_kinds_listed_are_the_schemas_variants() {
+fn the_schema_the_kinds_and_the_evaluators_are_one_list() {
     let listed: Vec<String> = Check::KINDS.iter().map(|k| k.to_string()).collect();
-    assert_eq!(serde_kinds(), listed);
+    assert_eq!(
+        serde_kinds(),
+        listed,
+        "serde's tags are not the kinds' names"
+    );
+    assert_eq!(EVALUATED, Check::KINDS);
 }
 
-/// Each kind's evaluator and written form answer to the name serde reads after
-/// `kind:` (the names are written by hand in each kind's `CheckSchema`).
+/// The kinds' files (`src/spec/claim/kinds/NAME.rs` and
+/// `src/analysis/claims/kinds/NAME.rs`), but `mod.rs`.
+fn kind_files(dir: &str) -> BTreeSet<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|s| s != "mod")
+        .collect()
+}
+
+/// A kind's two files are compiled only through its line in the registration list, so
+/// a file there without its line would be left out silently: each file is a registered
+/// kind, and each kind has both files.
 #[test]
-fn every_kind_has_an_evaluator_under_its_own_name() {
-    for kind in Check::KINDS {
-        let check = minimal(kind);
-        assert_eq!(check.kind(), kind);
-        assert_eq!(check.evaluator().name(), kind);
-        assert_eq!(check.schema().name(), kind);
+fn every_kind_file_is_registered() {
+    let kinds: BTreeSet<String> = Check::KINDS.iter().map(|k| k.to_string()).collect();
+    for dir in ["src/spec/claim/kinds", "src/analysis/claims/kinds"] {
+        assert_eq!(
+            kind_files(dir),
+            kinds,
+            "{dir}: every file is one kind, registered in spec::claim::kinds::claim_kinds"
+        );
     }
-}
-
-/// One check of `kind` with only its required keys.
-fn minimal(kind: &str) -> Check {
-    let keys = match kind {
-        "ratio" => "numerator: {}\ndenominator: {}",
-        "flat" => "across: x",
-        "io_summary" => "metric: seeks\nselect: {}",
-        "gap_share" => "a: {}\nb: {}\npart: {}",
-        _ => "",
-    };
-    serde_yaml::from_str(&format!("kind: {kind}\n{keys}\n"))
-        .unwrap_or_else(|e| panic!("kind {kind}: {e}"))
 }
 
 #[test]
@@ -71,6 +86,13 @@ fn every_kind_measures_a_claim_of_a_real_bundle() {
         for claim in exp.def.claims.iter().filter(|c| !c.draft) {
             let Some(raw) = &claim.check else { continue };
             let check = parse_check(raw).unwrap_or_else(|e| panic!("{name} {}: {e}", claim.id));
+            // The kind it answers to is the one written.
+            assert_eq!(
+                raw.get("kind").and_then(|k| k.as_str()),
+                Some(check.kind()),
+                "{name} {}",
+                claim.id
+            );
             // Written back and read again, the check is the same check.
             let again = parse_check(&serde_yaml::to_value(&check).unwrap())
                 .unwrap_or_else(|e| panic!("{name} {}: written back: {e}", claim.id));

@@ -1,20 +1,17 @@
-//! The kinds of check behind one interface: each kind is one file here, implementing
-//! [`ClaimKind`] for its struct in `spec::claim` (what is written), and one arm in
-//! [`Check::evaluator`] (the registration). A kind added to the schema without an
-//! evaluator does not compile; `tests_kinds` measures a claim of every kind.
-
-mod first_vs_rest;
-mod flat;
-mod gap_share;
-mod io_summary;
-mod layout;
-mod ratio;
+//! How each kind of check is measured: one file a kind, named as the kind (`ratio.rs`
+//! measures `kind: ratio`), implementing [`ClaimKind`] for the kind's struct in
+//! `spec::claim::kinds` (what is written). The `mod` lines and [`Check::evaluator`],
+//! the dispatch, are made here from the registration list in `spec`
+//! ([`claim_kinds`](crate::spec::claim::kinds::claim_kinds)): a kind registered without
+//! an evaluator does not compile, and `tests_kinds` measures a claim of every kind and
+//! finds every file here registered.
 
 pub use layout::{discontiguity, Run};
 
 use super::error::MeasureError;
 use super::evidence::{Evidence, Measure};
 use super::words::num;
+use crate::spec::claim::kinds::claim_kinds;
 use crate::spec::claim::{Check, CheckSchema, Expect, Selection};
 use indexmap::IndexMap;
 use std::fmt;
@@ -59,19 +56,31 @@ pub(in crate::analysis::claims) trait ClaimKind: CheckSchema {
     }
 }
 
-impl Check {
-    /// The kind's evaluator: the one place a kind of check is registered for measuring.
-    pub(in crate::analysis::claims) fn evaluator(&self) -> &dyn ClaimKind {
-        match self {
-            Check::Ratio(c) => c,
-            Check::FirstVsRest(c) => c,
-            Check::Flat(c) => c,
-            Check::Layout(c) => c,
-            Check::IoSummary(c) => c,
-            Check::GapShare(c) => c,
-        }
-    }
+/// Makes, from the registration list, one `mod` line a kind, [`Check::evaluator`] (the
+/// one match on the kind here) and [`EVALUATED`].
+macro_rules! evaluators {
+    ($($module:ident: $variant:ident($check:ident)),+ $(,)?) => {
+        $(mod $module;)+
 
+        /// The kinds with an evaluator, by file name, as the list gives them.
+        #[cfg(test)]
+        pub(in crate::analysis::claims) const EVALUATED: [&str; [$(stringify!($module)),+].len()] =
+            [$(stringify!($module)),+];
+
+        impl Check {
+            /// The kind's evaluator.
+            pub(in crate::analysis::claims) fn evaluator(&self) -> &dyn ClaimKind {
+                match self {
+                    $(Check::$variant(c) => c),+
+                }
+            }
+        }
+    };
+}
+
+claim_kinds!(evaluators);
+
+impl Check {
     pub(in crate::analysis::claims) fn stated(&self) -> Stated<'_> {
         self.evaluator().stated()
     }
