@@ -228,3 +228,44 @@ fn perf_6_output_indented_under_a_label() {
         "{others:#?}"
     );
 }
+
+/// `perf stat -r N CMD` at a prompt and in a loop: the workload is CMD (perf's options
+/// gone from it, no `perf` tool), `repeat:` is perf's runs (times a counting loop's), and
+/// perf's counters, which the draft does not count, are a "not mapped" message, as `time CMD`
+/// is read.
+#[test]
+fn perf_stat_repeat_is_the_workload_repetition() {
+    use super::import::{draft_of, note_at};
+    let post = "Subject: [PATCH] xfs: cheaper creates\n\n  # mkfs.xfs -f /dev/sdb\n  # mount /dev/sdb /mnt/test\n  # perf stat -r 5 -e cycles,instructions fs_mark -d /mnt/test/d -n 1000 -s 0\n\nThat is all.\n";
+    let (d, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("\"{{fs_mark}} -d {{mnt}}/d -n 1000 -s 0\""),
+        "{w}"
+    );
+    assert!(!w.contains("perf"), "{w}");
+    assert_eq!(
+        format!("{:?}", e.def.workload.repeat),
+        "Some(Count(Int(5)))"
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(!yaml.contains("{{perf}}"), "{yaml}");
+    assert!(
+        yaml.contains("under `perf stat -r 5 -e cycles,instructions` in the post"),
+        "{yaml}"
+    );
+    note_at(&d, 5, NoteKind::Recognised, "`repeat: 5`");
+    note_at(&d, 5, NoteKind::Unmapped, "`cycles,instructions`");
+    // in a counting loop: perf's runs times the loop's
+    let post = "Subject: x\n\n#!/bin/sh\nmkfs.ext4 -F /dev/sdb\nmount /dev/sdb /mnt\nfor i in 1 2; do\n  perf stat --repeat=3 -a -- dd if=/dev/zero of=/mnt/f bs=1M count=100\ndone\n";
+    let (_, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("dd if=/dev/zero of={{mnt}}/f bs=1M count=100"),
+        "{w}"
+    );
+    assert_eq!(
+        format!("{:?}", e.def.workload.repeat),
+        "Some(Count(Int(6)))"
+    );
+}

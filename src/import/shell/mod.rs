@@ -14,6 +14,7 @@ mod functions;
 mod heads;
 pub mod heredoc;
 mod parse;
+pub mod perf;
 pub mod variants;
 mod vars;
 
@@ -76,11 +77,13 @@ impl Cmd {
         }
     }
 
-    /// The program word (after `sudo`, `time`, `env X=y`).
+    /// The program word (after `sudo`, `time`, `env X=y`, `perf stat [OPTIONS]`).
     pub fn program_index(&self) -> usize {
         let mut i = 0;
         while let Some(w) = self.words.get(i) {
-            if w == "sudo" || w == "time" || w == "env" || w == "nice" || w == "taskset" {
+            if let Some(p) = perf::at(&self.words, i) {
+                i += p.len;
+            } else if w == "sudo" || w == "time" || w == "env" || w == "nice" || w == "taskset" {
                 i += 1;
                 if w == "taskset" {
                     i += 1;
@@ -92,6 +95,11 @@ impl Cmd {
             }
         }
         i.min(self.words.len().saturating_sub(1))
+    }
+
+    /// The `perf stat …` the command runs under (`perf stat -r 6 dd …`).
+    pub fn perf_stat(&self) -> Option<perf::PerfStat> {
+        (0..self.program_index()).find_map(|i| perf::at(&self.words, i))
     }
 
     pub fn program(&self) -> Program {
@@ -147,6 +155,17 @@ pub enum Node {
         what: String,
         body: Vec<Node>,
     },
+}
+
+impl Loop {
+    /// How many times a counting loop runs its body (`for ((…))`, `{A..B}`).
+    pub fn count(&self) -> Option<u64> {
+        match self.kind {
+            LoopKind::Count(n) => Some(n),
+            LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

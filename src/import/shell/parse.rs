@@ -200,7 +200,8 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
         }
         let timed = ws[0] == "time";
         let mut c = Cmd::new(line, ws);
-        c.timed = timed;
+        // `perf stat [-r N] CMD` measures CMD, as `time CMD` does
+        c.timed = timed || c.perf_stat().is_some();
         nodes.push(Node::Cmd(c));
     }
     nodes
