@@ -117,6 +117,14 @@ pub fn looks_like_command(s: &str) -> bool {
     if w == "sudo" {
         return looks_like_command(&t[4..]);
     }
+    // `[ -d /mnt/x ] || mkdir /mnt/x`, `test -x /usr/bin/fio && time fio …`: a test that
+    // heads a chain, and a command after it
+    if matches!(w, "[" | "[[" | "test") {
+        return [" && ", " || "]
+            .iter()
+            .filter_map(|op| t.split_once(op).map(|(_, r)| r))
+            .any(looks_like_command);
+    }
     // fio's fsync latencies (`sync (nsec): min=74, max=578, …`) are output
     if fiolat::detail(t).is_some() {
         return false;

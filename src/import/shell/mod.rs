@@ -384,6 +384,41 @@ mod tests {
     }
 
     #[test]
+    fn chains_keep_their_condition() {
+        let nodes = block("mkfs.xfs -f /dev/sdb && mount /dev/sdb /mnt || exit 1\n[[ -d /mnt/a || -d /mnt/b ]] && time fsstress -d /mnt/a; sync\n! test -e /mnt/x || rm /mnt/x");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.cond.clone(), c.timed))
+        });
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            cmds,
+            [
+                (1, "mkfs.xfs -f /dev/sdb".to_string(), None, false),
+                (
+                    1,
+                    "mount /dev/sdb /mnt".to_string(),
+                    s("line 1: `mkfs.xfs -f /dev/sdb &&`"),
+                    false
+                ),
+                (
+                    2,
+                    "fsstress -d /mnt/a".to_string(),
+                    s("line 2: `[[ -d /mnt/a || -d /mnt/b ]] &&`"),
+                    true
+                ),
+                (2, "sync".to_string(), None, false),
+                (
+                    3,
+                    "rm /mnt/x".to_string(),
+                    s("line 3: `! test -e /mnt/x ||`"),
+                    false
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn seq_loops_and_lists_used_as_counters() {
         for (text, kind) in [
             (
