@@ -107,6 +107,15 @@ pub fn looks_like_command(s: &str) -> bool {
     if is_assignment(w) && !w.ends_with('=') && t.split_whitespace().count() == 1 {
         return true;
     }
+    // `NR_CPUS=`nproc``, `F=$(head -c 64 /dev/urandom)`: a variable set from a command
+    if let Some((name, value)) = t.split_once('=') {
+        if is_assignment(&format!("{name}=")) && !name.contains(' ') {
+            let whole = |open: &str, close: char| value.starts_with(open) && value.ends_with(close);
+            if whole("`", '`') || whole("$(", ')') {
+                return true;
+            }
+        }
+    }
     if let Some(rest) = t
         .strip_prefix(w)
         .filter(|_| w.ends_with(';') && is_assignment(w))

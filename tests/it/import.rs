@@ -325,6 +325,9 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "xfs-pptr-benchme-reply.txt",
         "aio-io-submit-fio2.txt",
         "mm-per-zone-dirty-perf-stat.txt",
+        "block-ioprio-fio-clat-prio.txt",
+        "ext4-bigalloc-quoted-script.txt",
+        "fsdevel-shrinker-quoted-scripts.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }

@@ -427,3 +427,51 @@ fn commands_under_if_and_chains_in_a_quoted_script() {
     note_at(&d, 9, NoteKind::Guess, "`test -x /usr/bin/fio &&`");
     note_at(&d, 11, NoteKind::Guess, "if [ \"$TRACE\" = 1 ]");
 }
+
+/// Real replies that quote a reproducer script (see each fixture's SOURCE header). In
+/// JeffleXu's reply on linux-ext4 the script's `exit` under `if [[ $status == 1 ]]` was the
+/// draft's workload (and a `tools:` entry); `exit`, `return`, `break` and `continue` are no
+/// steps, so the workload is `./check shared/298`, run 100 times by `for i in `seq 100``.
+/// In Yang Shi's reply on linux-fsdevel, `done &` gave a workload `&`, and
+/// ``FILE=`head /dev/urandom | tr …` `` was cut at its spaces into a command
+/// `/dev/urandom | …` (a `tools:` entry `urandom`): a backquoted or `$(…)` command is one
+/// word, `&` sends a command to the background (the draft runs it in turn), and a variable
+/// set from a command's output is a "not mapped" message, never substituted.
+#[test]
+fn outside_replies_quoting_reproducer_scripts() {
+    let (d, e) = draft_of(&outside("ext4-bigalloc-quoted-script.txt"));
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(w.contains("\"./check shared/298\""), "{w}");
+    assert_eq!(format!("{:?}", e.def.workload.times), "Some(Int(100))");
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        !yaml.contains("exit:") && !yaml.contains("{{exit}}"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("run: \"echo y | mkfs.ext4 -O bigalloc -C 16K {{dev.data}}\""),
+        "{yaml}"
+    );
+    note_at(&d, 113, NoteKind::Guess, "if [[ $status == 1 ]]");
+
+    let (d, e) = draft_of(&outside("fsdevel-shrinker-quoted-scripts.txt"));
+    let yaml = d.yaml.as_deref().unwrap();
+    for bad in ["urandom", "\"&\"", "tool_:"] {
+        assert!(!yaml.contains(bad), "{bad} in\n{yaml}");
+    }
+    assert!(
+        !format!("{:?}", e.def.workload.run).contains('&'),
+        "{:?}",
+        e.def.workload.run
+    );
+    for line in [30, 49, 56] {
+        note_at(
+            &d,
+            line,
+            NoteKind::Unmapped,
+            "is set from a command's output",
+        );
+    }
+    // the commands in the background loop are still steps
+    assert!(yaml.contains("# line 57: cat $FILE 2>/dev/null"), "{yaml}");
+}

@@ -419,6 +419,26 @@ mod tests {
     }
 
     #[test]
+    fn substitutions_background_and_exit() {
+        let nodes = block("N=`nproc`\nF=$(head -c 8 /dev/urandom | od -x)\nfor i in `seq 3`; do\n  while true; do cat $F 2>/dev/null; done &\ndone\nmake -j$N >/dev/null 2>&1 &\n[ -e x ] || exit 1\nsync; break");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+        assert_eq!(
+            cmds,
+            ["cat $F 2>/dev/null", "make -j$N >/dev/null 2>&1", "sync"]
+        );
+        let unread: Vec<usize> = nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Unread { line, .. } => Some(*line),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(unread, [1, 2]);
+        assert_eq!(first_loop(&nodes).kind, LoopKind::Count(3));
+    }
+
+    #[test]
     fn seq_loops_and_lists_used_as_counters() {
         for (text, kind) in [
             (

@@ -37,9 +37,37 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
                 continue;
             }
             match c {
-                '\'' | '"' => {
+                // `` `cmd` `` is one word, as a quoted string is
+                '\'' | '"' | '`' => {
                     q = Some(c);
                     word.push(c);
+                }
+                // `$(cmd …)`, `$((i+1))`: one word, up to the matching parenthesis
+                '$' if chars.get(i + 1) == Some(&'(') => {
+                    let mut depth = 0;
+                    while let Some(&x) = chars.get(i) {
+                        word.push(x);
+                        i += 1;
+                        match x {
+                            '(' => depth += 1,
+                            ')' => depth -= 1,
+                            _ => {}
+                        }
+                        if depth == 0 && x == ')' {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                // `cmd &`: run in the background; the draft runs it in turn
+                '&' if !matches!(chars.get(i + 1), Some('&' | '>'))
+                    && !word.ends_with(['>', '<'])
+                    && chars
+                        .get(i.wrapping_sub(1))
+                        .is_none_or(|p| p.is_whitespace() || *p == ')') =>
+                {
+                    flush(&mut word, &mut toks);
+                    toks.push(Tok::Sep(*n));
                 }
                 '#' if word.is_empty() => break,
                 '(' if word.is_empty() && chars.get(i + 1) == Some(&'(') => {
@@ -216,6 +244,22 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
         if (ws.len() == 1 && is_assignment(&ws[0])) || declared {
             for w in &ws[usize::from(declared)..] {
                 let (name, value) = w.split_once('=').unwrap_or(("", ""));
+                // `N=`nproc``, `F=$(head …)`: a command's output, which the draft cannot
+                // give; said, never substituted (a counter's `i=$((i+1))`, `` `expr` `` are
+                // arithmetic)
+                let from_command = (value.contains('`') || value.contains("$("))
+                    && !value.contains("$((")
+                    && !value.contains("`expr ");
+                if from_command {
+                    nodes.push(Node::Unread {
+                        line,
+                        what: format!(
+                            "`{name}` is set from a command's output (`{value}`): not substituted"
+                        ),
+                        body: Vec::new(),
+                    });
+                    continue;
+                }
                 nodes.push(Node::Assign {
                     line,
                     name: name.to_string(),
@@ -248,7 +292,11 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
         let is_test =
             |w: Option<&String>| w.is_some_and(|w| matches!(w.as_str(), "[" | "[[" | "test"));
         let test = is_test(c.words.first()) || (c.words[0] == "!" && is_test(c.words.get(1)));
-        let stop = after_or && matches!(c.words[0].as_str(), "exit" | "return" | "true" | ":");
+        // `exit`, `return`, `break`, `continue` end a script or a loop: never a step
+        let stop = matches!(
+            c.words[0].as_str(),
+            "exit" | "return" | "break" | "continue"
+        ) || (after_or && matches!(c.words[0].as_str(), "true" | ":"));
         let condition_only = test && op.is_some();
         if !condition_only && !stop {
             nodes.push(Node::Cmd(c));
