@@ -469,6 +469,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             }
         }
         for f in ranges::read(l.n, &l.text, following) {
+            let f = ranges::iops_change(f, &sentence, &mut prose);
             match f {
                 ranges::Finding::Change {
                     before,
@@ -501,6 +502,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                     }
                     candidates.push(axis);
                 }
+                ranges::Finding::Unnamed { .. } => {}
             }
         }
         candidates.extend(ranges::axes(l.n, &l.text));

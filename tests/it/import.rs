@@ -328,6 +328,7 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "block-ioprio-fio-clat-prio.txt",
         "ext4-bigalloc-quoted-script.txt",
         "fsdevel-shrinker-quoted-scripts.txt",
+        "null-blk-queue-rqs-iops.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }

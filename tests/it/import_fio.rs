@@ -319,3 +319,38 @@ fn outside_fio_3_30_clat_prio_lines() {
         d.notes
     );
 }
+
+/// Chengming Zhou's null_blk commit message (see the fixture's SOURCE), real: "about 3.6%
+/// improvement in IOPS … from 1.09M to 1.13M" gave two sizes of 1.09 and 1.13 MiB. In a
+/// sentence about IOPS the ends of a "from X to Y" with fio's bare `k`/`M`/`G` suffix are
+/// IOPS counts (×1000 each) and a before/after change; the percent stays a claim number.
+#[test]
+fn outside_iops_with_si_suffix_in_prose() {
+    let text = outside("null-blk-queue-rqs-iops.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.txt")).expect("imports");
+    type Got<'a> = (usize, f64, &'a str, &'a str, Vec<(String, String)>);
+    let got: Vec<Got> = d
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.line,
+                r.value,
+                r.unit.as_str(),
+                r.printed.as_str(),
+                r.settings.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (7, 3.6, "percent", "about 3.6%", vec![]),
+            (8, 1_090_000.0, "IOPS", "1.09M", vec![s("change", "before")]),
+            (8, 1_130_000.0, "IOPS", "1.13M", vec![s("change", "after")]),
+        ]
+    );
+    // no command: no draft, said
+    assert!(d.yaml.is_none());
+    note_at(&d, 0, NoteKind::Unmapped, "no command in the post");
+}
