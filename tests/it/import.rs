@@ -867,4 +867,11 @@ fn outside_time_block_with_words_after_the_time() {
         )]
     );
     assert_eq!(d.rows.iter().filter(|r| r.group == "time").count(), 18);
+    // its From is a Big5 `=?Big5?B?…?=` word: the ASCII of the name is kept, never the
+    // encoded word (fslab carries no Big5 table)
+    assert_eq!(
+        d.headers.from.as_deref(),
+        Some("Alex Lau <alexlau@thizgroup.com>")
+    );
+    assert!(d.csv.contains(",Alex Lau,"), "{}", d.csv);
 }
