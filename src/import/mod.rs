@@ -525,6 +525,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 ]
                 .iter()
                 .any(|w| low.contains(w))
+                && !numbers::transferred(&l.text, &r.printed)
             {
                 prose_sizes.push((r.value, r.unit.clone(), r.printed.clone(), l.n));
             }

@@ -874,4 +874,8 @@ fn outside_time_block_with_words_after_the_time() {
         Some("Alex Lau <alexlau@thizgroup.com>")
     );
     assert!(d.csv.contains(",Alex Lau,"), "{}", d.csv);
+    // hdparm's `64 MB in 1.60 seconds` on a line about the disk is no device size
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(!yaml.contains("64MB"), "{yaml}");
+    assert!(yaml.contains("guess:"), "{yaml}");
 }
