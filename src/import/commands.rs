@@ -107,6 +107,15 @@ pub fn looks_like_command(s: &str) -> bool {
     if is_assignment(w) && !w.ends_with('=') && t.split_whitespace().count() == 1 {
         return true;
     }
+    // `NR_CPUS=`nproc``, `F=$(head -c 64 /dev/urandom)`: a variable set from a command
+    if let Some((name, value)) = t.split_once('=') {
+        if is_assignment(&format!("{name}=")) && !name.contains(' ') {
+            let whole = |open: &str, close: char| value.starts_with(open) && value.ends_with(close);
+            if whole("`", '`') || whole("$(", ')') {
+                return true;
+            }
+        }
+    }
     if let Some(rest) = t
         .strip_prefix(w)
         .filter(|_| w.ends_with(';') && is_assignment(w))
@@ -116,6 +125,14 @@ pub fn looks_like_command(s: &str) -> bool {
     }
     if w == "sudo" {
         return looks_like_command(&t[4..]);
+    }
+    // `[ -d /mnt/x ] || mkdir /mnt/x`, `test -x /usr/bin/fio && time fio …`: a test that
+    // heads a chain, and a command after it
+    if matches!(w, "[" | "[[" | "test") {
+        return [" && ", " || "]
+            .iter()
+            .filter_map(|op| t.split_once(op).map(|(_, r)| r))
+            .any(looks_like_command);
     }
     // fio's fsync latencies (`sync (nsec): min=74, max=578, …`) are output
     if fiolat::detail(t).is_some() {

@@ -15,7 +15,7 @@ use super::naming::{
 };
 use super::numbers::Table;
 use super::programs::Program;
-use super::shell::{unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::{Note, NoteKind};
 
 /// What a step does.
@@ -587,14 +587,10 @@ pub fn build(
             _ => None,
         });
         let loop_var = times_loop.map(|lp| lp.var.as_str());
+        let perf = c.perf_stat();
         let repeat = if timed_here(idx) {
-            count_loop
-                .filter(|lp| c.timed && !lp.timed)
-                .and_then(|lp| match lp.kind {
-                    LoopKind::Count(n) => Some(n),
-                    LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
-                    _ => None,
-                })
+            let looped = count_loop.filter(|lp| c.timed && !lp.timed);
+            perf::repeat(looped.and_then(|lp| lp.count()), perf.as_ref())
         } else {
             None
         };
@@ -603,6 +599,9 @@ pub fn build(
         let mut comment = format!("line {}: {}", c.line, c.text());
         if let Some(lp) = count_loop {
             comment.push_str(&format!(" (in `{}`)", lp.head));
+        }
+        if let Some(p) = &perf {
+            perf::note(p, timed_here(idx), c.line, &mut comment, notes);
         }
         if let Some(cond) = &c.cond {
             let why = format!("guess: the post runs it only under {cond}; the draft always does");

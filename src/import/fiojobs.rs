@@ -337,6 +337,43 @@ fn direction_line(t: &str) -> Option<(&str, Vec<Number>)> {
     (!out.is_empty()).then_some((dir, out))
 }
 
+/// Settings of rows, `(key, value)`.
+type Settings = Vec<(String, String)>;
+
+type RowOf<'a> = dyn Fn(&str, &fiolat::Num, &[(String, String)], &str) -> Row + 'a;
+
+/// The rows of a priority's line (`clat prio 1/0`), added to the direction line's `found`
+/// (`cur`) with the priority as settings; false when there is no direction line above.
+fn prio_rows(
+    found: &mut [Found],
+    cur: &Option<(usize, Vec<(String, String)>)>,
+    k: usize,
+    quantity: &str,
+    nums: &[fiolat::Num],
+    prio: &fiolat::Prio,
+    row: &RowOf,
+) -> bool {
+    let Some((fi, settings)) = cur else {
+        return false;
+    };
+    let settings = [settings.as_slice(), &prio.settings()].concat();
+    let f = &mut found[*fi];
+    f.rows.extend(
+        nums.iter()
+            .map(|n| row(quantity, n, &settings, "statistic")),
+    );
+    f.lines.push(k);
+    true
+}
+
+fn orphan(notes: &mut Vec<Note>, line: usize, what: &str) {
+    notes.push(Note::new(
+        line,
+        NoteKind::Unmapped,
+        &format!("fio's `{what}` line has no `read:`/`write:` line above it: not read"),
+    ));
+}
+
 /// fio's normal output (fio 3 and fio 2): one [`Found`] per direction line, its rows
 /// labelled with the direction and, under a job header, the job (and the job file's
 /// options when the post shows it); the latency, percentile and sample lines under it
@@ -351,8 +388,8 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
     let mut summary = false;
     // the direction line the lines below it belong to: its `found` index and settings
     let mut cur: Option<(usize, Vec<(String, String)>)> = None;
-    // inside a percentile block: its quantity and unit
-    let mut pct: Option<(String, String)> = None;
+    // inside a percentile block: its quantity, unit and settings (a priority's)
+    let mut pct: Option<(String, String, Settings)> = None;
     let mut prev_dist = false;
     for (k, l) in lines.iter().enumerate() {
         let t = l.text.trim();
@@ -374,14 +411,15 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
             stated_by: l.quoted_author.clone(),
             note: "fio output".into(),
         };
-        if let Some((q, u)) = pct.clone() {
+        if let Some((q, u, more)) = pct.clone() {
             match fiolat::percentiles(t, &u) {
                 Some(Ok(nums)) => {
                     match &cur {
                         Some((fi, settings)) => {
                             let f = &mut found[*fi];
+                            let settings = [settings.as_slice(), &more].concat();
                             f.rows
-                                .extend(nums.iter().map(|n| row(&q, n, settings, "percentile")));
+                                .extend(nums.iter().map(|n| row(&q, n, &settings, "percentile")));
                             f.lines.push(k);
                         }
                         None => extra.push(k),
@@ -452,11 +490,38 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
                             ),
                         ));
                     }
-                    pct = Some((quantity, unit));
+                    pct = Some((quantity, unit, Vec::new()));
                     match &cur {
                         Some((fi, _)) => found[*fi].lines.push(k),
                         None => extra.push(k),
                     }
+                }
+                // `clat prio 1/0 (msec): …`, `clat prio 1/0 (10.01% of IOs) percentiles`:
+                // rows like the others', with the priority as settings
+                // `clat prio 1/0 (msec): …`, `clat prio 1/0 (10.01% of IOs) percentiles`:
+                // rows like the others', with the priority as settings
+                Detail::PrioStats {
+                    quantity,
+                    prio,
+                    nums,
+                } => {
+                    if !prio_rows(&mut found, &cur, k, &quantity, &nums, &prio, &row) {
+                        orphan(notes, l.n, &what);
+                        extra.push(k);
+                    }
+                }
+                Detail::PrioPercentileHead {
+                    quantity,
+                    unit,
+                    prio,
+                    share,
+                } => {
+                    let share: Vec<fiolat::Num> = share.into_iter().collect();
+                    if !prio_rows(&mut found, &cur, k, "io_share", &share, &prio, &row) {
+                        orphan(notes, l.n, &what);
+                        extra.push(k);
+                    }
+                    pct = Some((quantity, unit, prio.settings().to_vec()));
                 }
                 Detail::Distribution { .. } => {
                     if !dist {

@@ -8,7 +8,9 @@
 //! fio printed (`usec` → `us`, `nsec` → `ns`, `msec` → `ms`, the importer's time units),
 //! converted to nothing. fio shortens large numbers with `k`/`M`/`G` (×1000: `1238.6k`).
 //! The latency distribution (`lat (usec)   : 50=60.60%, 100=31.05%`) is the share of I/Os
-//! per bucket, no statistic of the run: it is recognised, to be reported, not read.
+//! per bucket, no statistic of the run: it is recognised, to be reported, not read. fio
+//! 3.30's per-priority lines (`clat prio 1/0 (msec): min=…`, `clat prio 1/0 (10.01% of
+//! IOs) percentiles (msec):`) are read like the others, with their [`Prio`].
 
 /// One number of a line: the statistic (`min`, `avg`, a percentile `99.90`), its value,
 /// its unit, and its text as printed (`avg= 1.65`, `99.90th=[ 8586]`).
@@ -33,8 +35,78 @@ pub enum Detail {
     PercentileHead { quantity: String, unit: String },
     /// `lat (usec)   : 50=60.60%, …`, with the unit printed.
     Distribution { unit: String },
+    /// `clat prio 1/0 (msec): min=…` (fio 3.30 on, with `cmdprio_percentage` or per-I/O
+    /// priorities): the statistics of the I/Os of one priority, as `Stats`.
+    PrioStats {
+        quantity: String,
+        prio: Prio,
+        nums: Vec<Num>,
+    },
+    /// `clat prio 1/0 (10.01% of IOs) percentiles (msec):`: the head of one priority's
+    /// percentile block, and the share of the I/Os it had (`10.01% of IOs`).
+    PrioPercentileHead {
+        quantity: String,
+        unit: String,
+        prio: Prio,
+        share: Option<Num>,
+    },
     /// A latency or sample line whose unit or numbers cannot be read: why.
     Unread(String),
+}
+
+/// An I/O priority as fio prints it: `class/level` (`1/0`), from fio 3.36 on
+/// `class/level/hint` (`2/0/0`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prio {
+    pub printed: String,
+    /// The class's name (ioprio_set(2)): `none` (0), `rt` (1), `be` (2), `idle` (3).
+    pub class: String,
+}
+
+impl Prio {
+    fn read(s: &str) -> Option<Prio> {
+        let parts: Vec<&str> = s.split('/').collect();
+        if !(2..=3).contains(&parts.len())
+            || !parts
+                .iter()
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        {
+            return None;
+        }
+        let class = match parts[0] {
+            "0" => "none",
+            "1" => "rt",
+            "2" => "be",
+            "3" => "idle",
+            _ => return None,
+        };
+        Some(Prio {
+            printed: s.to_string(),
+            class: class.into(),
+        })
+    }
+
+    /// The settings of its rows: `prio` (as printed) and `prio_class`.
+    pub fn settings(&self) -> [(String, String); 2] {
+        [
+            ("prio".into(), self.printed.clone()),
+            ("prio_class".into(), self.class.clone()),
+        ]
+    }
+}
+
+/// `clat prio 1/0`, `clat prio 1/0 (10.01% of IOs)`: the quantity, the priority and the
+/// text in parentheses after it.
+fn prio_head(pre: &str) -> Option<(String, Prio, Option<&str>)> {
+    let (q, rest) = pre.split_once(" prio ")?;
+    if !matches!(q, "clat" | "slat" | "lat") {
+        return None;
+    }
+    let (p, paren) = match rest.split_once(' ') {
+        Some((p, x)) => (p, Some(x.strip_prefix('(')?.strip_suffix(')')?)),
+        None => (rest, None),
+    };
+    Some((q.to_string(), Prio::read(p)?, paren))
 }
 
 /// fio's time units in parentheses, as the importer writes them.
@@ -97,6 +169,30 @@ pub fn detail(t: &str) -> Option<Detail> {
     let norm = t.split_whitespace().collect::<Vec<_>>().join(" ");
     // `clat percentiles (usec):`, `lat percentiles (nsec):`, `sync percentiles (nsec):`
     if let Some((pre, rest)) = norm.split_once(" percentiles (") {
+        if let Some((q, prio, paren)) = prio_head(pre) {
+            let unit = rest.strip_suffix("):")?;
+            let Some(u) = time_unit(unit) else {
+                return Some(Detail::Unread(format!(
+                    "fio's `{pre}` percentiles in `{unit}`, a unit the importer does not know"
+                )));
+            };
+            // `10.01% of IOs`
+            let share = paren.and_then(|x| {
+                let v = x.strip_suffix(" of IOs")?.strip_suffix('%')?;
+                Some(Num {
+                    stat: "share".into(),
+                    value: number(v)?,
+                    unit: "percent".into(),
+                    printed: x.to_string(),
+                })
+            });
+            return Some(Detail::PrioPercentileHead {
+                quantity: format!("{q}_percentile"),
+                unit: u.into(),
+                prio,
+                share,
+            });
+        }
         if matches!(pre, "clat" | "slat" | "lat" | "sync") {
             let unit = rest.strip_suffix("):")?;
             return Some(match time_unit(unit) {
@@ -117,6 +213,26 @@ pub fn detail(t: &str) -> Option<Detail> {
         return Some(samples("iops_samples", "IOPS", rest));
     }
     let (name, unit) = name_unit(head)?;
+    if let Some((q, prio, None)) = prio_head(&name) {
+        return Some(match (time_unit(&unit), fields(rest)) {
+            (Some(u), Some(f)) => Detail::PrioStats {
+                quantity: q,
+                prio,
+                nums: f
+                    .into_iter()
+                    .map(|(k, v, p)| Num {
+                        stat: k,
+                        value: v,
+                        unit: u.into(),
+                        printed: p,
+                    })
+                    .collect(),
+            },
+            _ => Detail::Unread(format!(
+                "fio's `{name} ({unit})` line: a unit or a field the importer does not read"
+            )),
+        });
+    }
     match name.as_str() {
         "bw" => Some(samples("bandwidth_samples", &bw_unit(&unit)?, rest)),
         "slat" | "clat" | "lat" | "sync" => {
@@ -328,6 +444,54 @@ mod tests {
             ))[2],
             n("avg", 2088.67, "IOPS", "avg=2088.67")
         );
+    }
+
+    #[test]
+    fn priority_lines_of_fio_3_30() {
+        match detail("clat prio 1/0 (msec): min=8, max=166, avg=24.64, stdev= 5.93") {
+            Some(Detail::PrioStats {
+                quantity,
+                prio,
+                nums,
+            }) => {
+                assert_eq!((quantity.as_str(), prio.printed.as_str()), ("clat", "1/0"));
+                assert_eq!(prio.class, "rt");
+                assert_eq!(nums[3].printed, "stdev= 5.93");
+                assert_eq!((nums[2].value, nums[2].unit.as_str()), (24.64, "ms"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match detail("clat prio 2/0/0 (10.01% of IOs) percentiles (usec):") {
+            Some(Detail::PrioPercentileHead {
+                quantity,
+                unit,
+                prio,
+                share,
+            }) => {
+                assert_eq!(
+                    (quantity.as_str(), unit.as_str()),
+                    ("clat_percentile", "us")
+                );
+                assert_eq!(
+                    (prio.printed.as_str(), prio.class.as_str()),
+                    ("2/0/0", "be")
+                );
+                let share = share.unwrap();
+                assert_eq!(
+                    (share.value, share.printed.as_str()),
+                    (10.01, "10.01% of IOs")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            detail("clat prio 9/0 (usec): min=1, max=2, avg=1.5, stdev=0.5"),
+            None | Some(Detail::Unread(_))
+        ));
+        assert!(matches!(
+            detail("clat prio 1/0 (usec): min=1, max=x, avg=1.5, stdev=0.5"),
+            Some(Detail::Unread(_))
+        ));
     }
 
     #[test]

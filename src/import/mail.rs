@@ -139,7 +139,7 @@ pub fn read(bytes: &[u8]) -> Result<Post, ImportError> {
             header_line = *n;
         }
         match name.as_str() {
-            "from" => post.headers.from = Some(value.clone()),
+            "from" => post.headers.from = Some(decode_encoded_words(value)),
             "date" => post.headers.date = Some(value.clone()),
             "subject" => post.headers.subject = Some(decode_encoded_words(value)),
             "message-id" => post.headers.message_id = Some(value.clone()),
@@ -399,13 +399,13 @@ fn bytes_to_string(b: &[u8], latin1: bool) -> String {
     }
 }
 
-fn decode_base64(body: &[(usize, String)]) -> Vec<(usize, String)> {
+/// The bytes of base64 text (characters outside the alphabet, `=` padding included, skipped).
+fn base64_bytes<'a>(text: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let first = body.first().map_or(1, |l| l.0);
     let mut bits: u32 = 0;
     let mut nbits = 0;
     let mut bytes = Vec::new();
-    for (_, l) in body {
+    for l in text {
         for c in l.trim().bytes() {
             let Some(v) = T.iter().position(|&t| t == c) else {
                 continue;
@@ -418,6 +418,12 @@ fn decode_base64(body: &[(usize, String)]) -> Vec<(usize, String)> {
             }
         }
     }
+    bytes
+}
+
+fn decode_base64(body: &[(usize, String)]) -> Vec<(usize, String)> {
+    let first = body.first().map_or(1, |l| l.0);
+    let bytes = base64_bytes(body.iter().map(|l| l.1.as_str()));
     // Base64 hides the layout of the original: the decoded lines are numbered from the
     // first encoded line on.
     String::from_utf8_lossy(&bytes)
@@ -427,7 +433,37 @@ fn decode_base64(body: &[(usize, String)]) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// `=?utf-8?q?…?=` words of a header (Q encoding only; B is left as it is).
+/// The text of an encoded word's bytes in `charset`: UTF-8 (and ASCII) and Latin-1 as
+/// they are; any other charset (`Big5`, `GB2312`), whose table fslab does not carry, keeps
+/// its ASCII characters (`Alex Lau` of a Big5 name), the others dropped.
+fn charset_text(bytes: &[u8], charset: &str) -> String {
+    let cs = charset.to_ascii_lowercase();
+    if cs.starts_with("utf") || cs == "us-ascii" {
+        return String::from_utf8_lossy(bytes).into_owned();
+    }
+    if cs == "iso-8859-1" || cs == "latin1" || cs == "windows-1252" {
+        return bytes.iter().map(|&c| c as char).collect();
+    }
+    // a double-byte charset's (Big5, GB2312, Shift_JIS, EUC) lead byte takes the next
+    // byte with it, which may look like ASCII; a single-byte one's does not
+    let single = ["iso-8859", "windows-", "koi8", "cp"]
+        .iter()
+        .any(|p| cs.starts_with(p));
+    let mut ascii = String::new();
+    let mut i = 0;
+    while let Some(&c) = bytes.get(i) {
+        if c.is_ascii() {
+            ascii.push(c as char);
+        } else {
+            ascii.push(' ');
+            i += usize::from(!single);
+        }
+        i += 1;
+    }
+    ascii.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `=?utf-8?q?…?=` and `=?Big5?B?…?=` words of a header (`charset_text` for the charset).
 fn decode_encoded_words(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
@@ -435,6 +471,13 @@ fn decode_encoded_words(s: &str) -> String {
         out.push_str(&rest[..i]);
         let tail = &rest[i + 2..];
         let parts: Vec<&str> = tail.splitn(4, '?').collect();
+        if parts.len() == 4 && parts[1].eq_ignore_ascii_case("b") {
+            if let Some(after) = parts[3].strip_prefix('=') {
+                out.push_str(&charset_text(&base64_bytes([parts[2]]), parts[0]));
+                rest = after;
+                continue;
+            }
+        }
         if parts.len() == 4 && parts[1].eq_ignore_ascii_case("q") {
             if let Some(after) = parts[3].strip_prefix('=') {
                 let word = parts[2].replace('_', " ");
@@ -633,6 +676,16 @@ mod tests {
         let hi = p.lines.iter().find(|l| l.text == "hi").unwrap();
         assert_eq!(hi.n, 6);
         assert_eq!(hi.quoted_author.as_deref(), Some("Christoph Hellwig"));
+    }
+
+    #[test]
+    fn encoded_word_names() {
+        let p = read(
+            b"From: =?Big5?B?QWxleCBMYXUgvEKrVL3l?= <alexlau@thizgroup.com>\nSubject: =?utf-8?B?eGZzOiBmYXN0ZXI=?=\n\nhi\n",
+        )
+        .unwrap();
+        assert_eq!(p.headers.subject.as_deref(), Some("xfs: faster"));
+        assert_eq!(p.author_name().as_deref(), Some("Alex Lau"));
     }
 
     #[test]

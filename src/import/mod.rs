@@ -10,7 +10,8 @@
 //! - [`output`]: tool output in the post, read with `crate::parse`; [`blocks`]: block
 //!   listings (debugfs, filefrag) as rows of the `dir_blocks` schema; [`fiojobs`]: fio
 //!   job files (their options the fio command's) and fio's normal output ([`fiolat`]:
-//!   its latency, percentile and sample lines); [`perfstat`]: `perf stat` output;
+//!   its latency, percentile and sample lines); [`perfstat`]: `perf stat` output
+//!   ([`perfcsv`]: its CSV, `-x,`);
 //! - [`numbers`]: tables and numbers in sentences; [`rowlabels`]: a result label on the
 //!   line above its numbers;
 //! - [`params`]: numbers in commands (options, loop counts);
@@ -41,6 +42,7 @@ mod naming;
 pub mod numbers;
 pub mod output;
 pub mod params;
+pub mod perfcsv;
 pub mod perfstat;
 pub mod programs;
 pub mod ranges;
@@ -240,6 +242,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(output::filefrag_lines(&post));
     found.extend(output::fio_json(&post));
     found.extend(perfstat::blocks(&post, &cmds.command_lines, &mut notes));
+    found.extend(perfcsv::blocks(&post, &cmds.command_lines, &mut notes));
     found.extend(fiojobs::fio_text(&post, &jobs, &mut notes));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
     found.extend(sidebyside::blocks(&post));
@@ -466,6 +469,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             }
         }
         for f in ranges::read(l.n, &l.text, following) {
+            let f = ranges::iops_change(f, &sentence, &mut prose);
             match f {
                 ranges::Finding::Change {
                     before,
@@ -498,6 +502,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                     }
                     candidates.push(axis);
                 }
+                ranges::Finding::Unnamed { .. } => {}
             }
         }
         candidates.extend(ranges::axes(l.n, &l.text));
@@ -520,6 +525,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 ]
                 .iter()
                 .any(|w| low.contains(w))
+                && !numbers::transferred(&l.text, &r.printed)
             {
                 prose_sizes.push((r.value, r.unit.clone(), r.printed.clone(), l.n));
             }

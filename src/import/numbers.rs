@@ -405,6 +405,19 @@ fn skip_token(w: &str, i: usize, words: &[&str]) -> bool {
 }
 
 /// Prose rows of one line.
+/// Whether the size printed as `printed` in `text` is an amount moved in a time, not a
+/// device's size: `64 MB in 1.60 seconds` (hdparm), `1 GB in 3 s`.
+pub fn transferred(text: &str, printed: &str) -> bool {
+    let Some(at) = text.find(printed) else {
+        return false;
+    };
+    let mut after = text[at + printed.len()..].split_whitespace();
+    after.next() == Some("in")
+        && after
+            .next()
+            .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+}
+
 pub fn prose_rows(
     line: usize,
     text: &str,

@@ -108,7 +108,16 @@ pub fn time_rows(
     is_cmd: &[bool],
     settings_at: &dyn Fn(usize) -> Vec<(String, String)>,
 ) -> Vec<Found> {
-    let text = post.body_text();
+    // `real 0m3.696s *************** so fast...`: the author's words after a time are not
+    // the parser's
+    let text: String = post
+        .lines
+        .iter()
+        .map(|l| match time_words(&l.text) {
+            Some((k, v)) => format!("{k} {v}\n"),
+            None => format!("{}\n", l.text),
+        })
+        .collect();
     let Ok(out) = time::parse(&text) else {
         return Vec::new();
     };
@@ -133,7 +142,8 @@ pub fn time_rows(
                 break;
             }
             let mut parts = t.split_whitespace();
-            match (parts.next(), parts.next(), parts.next()) {
+            let words = time_words(t).map(|(k, v)| (Some(k), Some(v), None));
+            match words.unwrap_or((parts.next(), parts.next(), parts.next())) {
                 (Some(k @ ("real" | "user" | "sys")), Some(v), None) => {
                     if printed.iter().any(|p| p.0 == k) {
                         break;
@@ -228,11 +238,21 @@ pub fn time_rows(
 
 /// `real 0m1.2s` / `user …` / `sys …` (and `time -p`'s `real 1.20`).
 pub fn is_time_line(t: &str) -> bool {
+    time_words(t).is_some()
+}
+
+/// `real 1m3.501s`, also with the author's words after it (`real 0m3.696s ****** so
+/// fast...`, after a space): the key and the time as printed.
+fn time_words(t: &str) -> Option<(&str, &str)> {
     let mut p = t.split_whitespace();
-    matches!(
-        (p.next(), p.next(), p.next()),
-        (Some("real" | "user" | "sys"), Some(v), None) if v.starts_with(|c: char| c.is_ascii_digit())
-    )
+    let (k, v) = (p.next()?, p.next()?);
+    let time = v.starts_with(|c: char| c.is_ascii_digit())
+        && v.ends_with('s')
+        && v[..v.len() - 1]
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'm' | 'h' | ','));
+    let plain = p.next().is_none() && v.starts_with(|c: char| c.is_ascii_digit());
+    (matches!(k, "real" | "user" | "sys") && (time || plain)).then_some((k, v))
 }
 
 const XFS_SECTIONS: [&str; 5] = ["meta-data", "data", "naming", "log", "realtime"];

@@ -13,7 +13,8 @@
 //! (a block right under another shares its label); the `perf stat …` command above it,
 //! with its workload's output between them, is its rows' note. What the parser does not
 //! read in a block (a metric on a line of its own, the workload's output) is a "not
-//! mapped" message; the block's lines are perf's, never prose numbers.
+//! mapped" message; the block's lines are perf's, never prose numbers. perf's CSV (`-x,`)
+//! is [`super::perfcsv`]'s.
 
 use super::mail::{Post, PostLine};
 use super::output::{label_above, label_settings, Found};
@@ -171,7 +172,7 @@ fn percent_unit(u: &str) -> String {
 
 /// The `perf stat …` command above the header at post index `k` that printed the block,
 /// with only its workload's output between them (`dd`'s `records in`): its post index.
-fn prompt_above(lines: &[PostLine], k: usize, is_cmd: &[bool]) -> Option<usize> {
+pub(super) fn prompt_above(lines: &[PostLine], k: usize, is_cmd: &[bool]) -> Option<usize> {
     let mut i = k;
     while i > 0 && k - i < 30 {
         i -= 1;
@@ -181,7 +182,11 @@ fn prompt_above(lines: &[PostLine], k: usize, is_cmd: &[bool]) -> Option<usize> 
         }
         if is_cmd[i] {
             let words: Vec<&str> = t.split_ascii_whitespace().collect();
-            return words.windows(2).any(|w| w == ["perf", "stat"]).then_some(i);
+            // `perf stat`, `./perf stat`, `/usr/bin/perf stat`
+            return words
+                .windows(2)
+                .any(|w| w[0].rsplit('/').next() == Some("perf") && w[1] == "stat")
+                .then_some(i);
         }
     }
     None

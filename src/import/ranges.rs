@@ -12,6 +12,7 @@
 
 use super::axis::Axis;
 use super::numbers::{prose_numbers_before, token_quantity, ProseNumber};
+use super::{Category, Row};
 
 /// What a line says about two of its numbers.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +30,9 @@ pub enum Finding {
         from: ProseNumber,
         to: ProseNumber,
     },
+    /// "from X to Y" of nothing the line names: neither a change nor a range, unless the
+    /// sentence says what (`iops_change`).
+    Unnamed { from: ProseNumber, to: ProseNumber },
 }
 
 /// Units of things measured: a "from X to Y" of these is a change, not a range.
@@ -113,6 +117,56 @@ fn arrow(w: &str) -> bool {
 }
 
 /// The changes and ranges of one line (`following`: the next line of the sentence).
+/// "improvement in IOPS … from 1.09M to 1.13M": in a sentence about IOPS, the ends of a
+/// "from X to Y" with a bare `k`/`M`/`G` suffix are IOPS counts (×1000, as fio prints them),
+/// not sizes: the range is a change, and their rows (`rows`, by printed text) are IOPS.
+pub fn iops_change(f: Finding, sentence: &str, rows: &mut [Row]) -> Finding {
+    let (from, to, axis) = match f {
+        Finding::Range { axis, from, to } => (from, to, Some(axis)),
+        Finding::Unnamed { from, to } => (from, to, None),
+        f => return f,
+    };
+    let about_iops = sentence
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("iops"));
+    let scale = |p: &ProseNumber| {
+        match p.printed.chars().last() {
+            Some('k' | 'K') => Some(1e3),
+            Some('M') => Some(1e6),
+            Some('G') => Some(1e9),
+            _ => None,
+        }
+        .filter(|_| matches!(p.quantity.unit.as_str(), "KiB" | "MiB" | "GiB"))
+    };
+    let (Some(a), Some(b), true) = (scale(&from), scale(&to), about_iops) else {
+        return match axis {
+            Some(axis) => Finding::Range { axis, from, to },
+            None => Finding::Unnamed { from, to },
+        };
+    };
+    Finding::Change {
+        before: as_iops(from, a, rows),
+        after: as_iops(to, b, rows),
+        unit: "IOPS".into(),
+    }
+}
+
+/// The number `p` as `m` IOPS per unit printed, and its row (by printed text) too.
+fn as_iops(mut p: ProseNumber, m: f64, rows: &mut [Row]) -> ProseNumber {
+    p.quantity.value *= m;
+    p.quantity.unit = "IOPS".into();
+    if let Some(r) = rows
+        .iter_mut()
+        .find(|r| r.printed == p.printed && r.unit != "IOPS")
+    {
+        r.value = p.quantity.value;
+        r.unit = "IOPS".into();
+        r.quantity = super::units::quantity_name("IOPS").into();
+        r.category = Category::Measurement;
+    }
+    p
+}
+
 pub fn read(line: usize, text: &str, following: &str) -> Vec<Finding> {
     let words: Vec<&str> = text
         .split_whitespace()
@@ -174,7 +228,13 @@ pub fn read(line: usize, text: &str, following: &str) -> Vec<Finding> {
             .filter(|w| w.contains('_') || w.contains(char::is_numeric))
             .or(noun_after)
             .or(param.filter(|w| w.len() > 3 && !w.ends_with("ing") && !w.ends_with("ed")));
-        let Some(name) = name else { continue };
+        let Some(name) = name else {
+            out.push(Finding::Unnamed {
+                from: a.clone(),
+                to: b.clone(),
+            });
+            continue;
+        };
         let noun = name_is_noun(&name, &words, b.at);
         let start = if noun { k - 1 } else { k.saturating_sub(2) };
         let end = (b.at + 1 + usize::from(noun)).min(words.len());
@@ -430,6 +490,7 @@ mod tests {
                 unit,
             } => format!("change {} -> {} {unit}", before.printed, after.printed),
             Finding::Range { axis, .. } => format!("range {} {:?}", axis.name, axis.values),
+            Finding::Unnamed { from, to } => format!("unnamed {} {}", from.printed, to.printed),
         }
     }
 

@@ -7,8 +7,9 @@
 //! per run in a `case` branch. Either way the loop's head says `guess:` and where the runs
 //! are. A final run may leave out trailing `umount`/`sync` commands. Runs are looked for
 //! among the top-level commands, inside each loop's body (and so in a function's body,
-//! inlined where it is called) and inside one `case` branch; the loop stands where the
-//! first run did.
+//! inlined where it is called), inside one `case` branch and inside one `if` branch
+//! (`&&`/`||` chains are read as lines of their own); the loop stands where the first run
+//! did.
 
 use super::block::{Block, BlockKind};
 use super::programs::Program;
@@ -19,12 +20,19 @@ use super::shell::{unquote, CaseArm, Cmd, Loop, LoopKind, Node};
 /// above it), its index in its list.
 type At = (usize, Vec<usize>, usize);
 
-/// Whether a command can be one of a run's: not under an `if`, not a script's run
-/// (`./t.sh 0`, `./t.sh 1` are its arguments' matrix), not a shell.
+/// Whether a command can be one of a run's: not a script's run (`./t.sh 0`, `./t.sh 1`
+/// are its arguments' matrix), not a shell.
 fn eligible(c: &Cmd) -> bool {
-    c.cond.is_none()
-        && !matches!(c.program(), Program::Script(_))
-        && !matches!(c.argv()[0].as_str(), "sh" | "bash")
+    !matches!(c.program(), Program::Script(_)) && !matches!(c.argv()[0].as_str(), "sh" | "bash")
+}
+
+/// The `if` a command runs under (its `then` branch, or its condition); an `&&`/`||`
+/// chain's condition is none: runs of chains (`mkfs … && mount … && time fs_mark …`) are
+/// runs as on lines of their own.
+fn under_if(c: &Cmd) -> Option<&str> {
+    c.cond
+        .as_deref()
+        .filter(|k| !k.ends_with("&&`") && !k.ends_with("||`"))
 }
 
 /// The commands of `nodes` one after the other (split where another construct stands,
@@ -35,14 +43,16 @@ fn gather(
     bi: usize,
     path: &[usize],
     runs: &mut Vec<Vec<At>>,
-    arm: &mut Option<CaseArm>,
+    arm: &mut (Option<CaseArm>, Option<String>),
 ) {
     for (ni, n) in nodes.iter().enumerate() {
         match n {
             Node::Cmd(c) if eligible(c) => {
-                if c.case != *arm {
+                // a run stays in one `case` branch and under one `if`
+                let here = (c.case.clone(), under_if(c).map(str::to_string));
+                if here != *arm {
                     runs.push(Vec::new());
-                    arm.clone_from(&c.case);
+                    *arm = here;
                 }
                 if let Some(r) = runs.last_mut() {
                     r.push((bi, path.to_vec(), ni));
@@ -53,7 +63,7 @@ fn gather(
                 runs.push(Vec::new());
                 let mut inner = path.to_vec();
                 inner.push(ni);
-                gather(&l.body, bi, &inner, runs, &mut None);
+                gather(&l.body, bi, &inner, runs, &mut (None, None));
                 runs.push(Vec::new());
             }
             _ => runs.push(Vec::new()),
@@ -88,7 +98,7 @@ fn list_mut<'a>(blocks: &'a mut [Block], bi: usize, path: &[usize]) -> &'a mut V
 /// inside one `case` branch, and make it a loop where it stands.
 pub fn repeated_runs(blocks: &mut [Block]) {
     let mut runs: Vec<Vec<At>> = vec![Vec::new()];
-    let mut arm = None;
+    let mut arm = (None, None);
     for (bi, b) in blocks.iter().enumerate() {
         if b.kind == BlockKind::Inline {
             continue;
@@ -276,11 +286,18 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
                 }
             }
             let mut body: Vec<Node> = (0..f.period).map(|j| Node::Cmd(at(0, j).clone())).collect();
+            let word = match &key {
+                Some(k) => format!("{k}=${var}"),
+                None => format!("${var}"),
+            };
             if let Node::Cmd(c) = &mut body[*i] {
-                c.words[*w] = match &key {
-                    Some(k) => format!("{k}=${var}"),
-                    None => format!("${var}"),
-                };
+                c.words[*w].clone_from(&word);
+            }
+            // a chain's condition names the first run's word: the loop's
+            for n in &mut body {
+                if let Node::Cmd(Cmd { cond: Some(k), .. }) = n {
+                    *k = k.replace(&first.words[*w], &word);
+                }
             }
             return Some(Loop {
                 line: first.line,

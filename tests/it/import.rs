@@ -325,6 +325,11 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "xfs-pptr-benchme-reply.txt",
         "aio-io-submit-fio2.txt",
         "mm-per-zone-dirty-perf-stat.txt",
+        "block-ioprio-fio-clat-prio.txt",
+        "ext4-bigalloc-quoted-script.txt",
+        "fsdevel-shrinker-quoted-scripts.txt",
+        "null-blk-queue-rqs-iops.txt",
+        "lkml-xfs-reiserfs-ext3-time.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }
@@ -816,4 +821,61 @@ fn outside_xfs_commit_with_side_by_side_times() {
         yaml.contains("#   parent: [0, 1]  # line 32: guess:"),
         "{yaml}"
     );
+}
+
+/// Alex Lau's reply on linux-kernel (18 Mar 2003), real: `time` blocks under
+/// `StPeter:/mnt/part2# time cp -rf …` prompts, one `real` line followed by the author's
+/// words (`real 0m3.696s *************** so fast...`), which had made that time a prose
+/// number and left its block without `real`. Each of the six blocks gives its real, user
+/// and sys rows, labelled by its prompt.
+#[test]
+fn outside_time_block_with_words_after_the_time() {
+    let d = fslab::import::import(
+        outside("lkml-xfs-reiserfs-ext3-time.txt").as_bytes(),
+        Some("post.eml"),
+    )
+    .expect("imports");
+    let real: Vec<(usize, f64, &str)> = d
+        .rows
+        .iter()
+        .filter(|r| r.quantity == "real_time")
+        .map(|r| (r.line, r.value, r.printed.as_str()))
+        .collect();
+    assert_eq!(
+        real,
+        [
+            (91, 63.501, "1m3.501s"),
+            (97, 3.696, "0m3.696s"),
+            (103, 89.697, "1m29.697s"),
+            (117, 23.351, "0m23.351s"),
+            (123, 1.297, "0m1.297s"),
+            (129, 1.062, "0m1.062s"),
+        ]
+    );
+    let at97: Vec<(&str, &str, &str)> = d
+        .rows
+        .iter()
+        .filter(|r| r.line == 97)
+        .map(|r| (r.group.as_str(), r.quantity.as_str(), r.note.as_str()))
+        .collect();
+    assert_eq!(
+        at97,
+        [(
+            "time",
+            "real_time",
+            "StPeter:/mnt/part2# time cp -rf /usr/src/kernel-source-2.4.20 ./"
+        )]
+    );
+    assert_eq!(d.rows.iter().filter(|r| r.group == "time").count(), 18);
+    // its From is a Big5 `=?Big5?B?…?=` word: the ASCII of the name is kept, never the
+    // encoded word (fslab carries no Big5 table)
+    assert_eq!(
+        d.headers.from.as_deref(),
+        Some("Alex Lau <alexlau@thizgroup.com>")
+    );
+    assert!(d.csv.contains(",Alex Lau,"), "{}", d.csv);
+    // hdparm's `64 MB in 1.60 seconds` on a line about the disk is no device size
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(!yaml.contains("64MB"), "{yaml}");
+    assert!(yaml.contains("guess:"), "{yaml}");
 }

@@ -236,3 +236,121 @@ fn fio_3_latencies_of_two_jobs_and_directions() {
     let n = |q: &str| d.rows.iter().filter(|r| r.quantity == q).count();
     assert_eq!((n("clat"), n("lat"), n("clat_percentile")), (12, 12, 51));
 }
+
+/// Damien Le Moal's reply on linux-block (23 Jun 2022), real: fio 3.30's output of a
+/// random read job that gives 10% of its I/Os the RT class. The per-priority lines are
+/// rows like the others, labelled with the priority (`prio` as printed, `prio_class` by
+/// name): `clat prio 1/0 (msec): …` gives `clat` statistics, and each `clat prio 0/0
+/// (89.99% of IOs) percentiles (msec):` block gives the share of the I/Os (`io_share`) and
+/// `clat_percentile` rows; the all-I/O block keeps no priority. No line of the output is
+/// a "not mapped" message or a prose number. Values listed by hand from the post.
+#[test]
+fn outside_fio_3_30_clat_prio_lines() {
+    let text = outside("block-ioprio-fio-clat-prio.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.eml")).expect("imports");
+    let base = vec![s("direction", "read"), s("job", "randread")];
+    let with = |prio: Option<(&str, &str)>, k: &str, v: &str| {
+        let mut b = base.clone();
+        if let Some((p, c)) = prio {
+            b.push(s("prio", p));
+            b.push(s("prio_class", c));
+        }
+        b.push(s(k, v));
+        b
+    };
+    let r = |line, q, p| row(&d.rows, line, q, p);
+    let none = Some(("0/0", "none"));
+    let rt = Some(("1/0", "rt"));
+    assert_eq!(
+        r(43, "clat", "avg=171.68"),
+        (171.68, "ms".into(), with(none, "statistic", "avg"))
+    );
+    assert_eq!(
+        r(44, "clat", "stdev= 5.93"),
+        (5.93, "ms".into(), with(rt, "statistic", "stdev"))
+    );
+    assert_eq!(
+        r(44, "clat", "max=166"),
+        (166.0, "ms".into(), with(rt, "statistic", "max"))
+    );
+    // the all-I/O percentiles, then each priority's
+    assert_eq!(
+        r(50, "clat_percentile", "99.99th=[  885]"),
+        (885.0, "ms".into(), with(None, "percentile", "99.99"))
+    );
+    assert_eq!(
+        r(51, "io_share", "89.99% of IOs"),
+        (89.99, "percent".into(), with(none, "statistic", "share"))
+    );
+    assert_eq!(
+        r(57, "io_share", "10.01% of IOs"),
+        (10.01, "percent".into(), with(rt, "statistic", "share"))
+    );
+    assert_eq!(
+        r(62, "clat_percentile", "99.99th=[  167]"),
+        (167.0, "ms".into(), with(rt, "percentile", "99.99"))
+    );
+    assert_eq!(
+        r(56, "clat_percentile", "99.99th=[  885]"),
+        (885.0, "ms".into(), with(none, "percentile", "99.99"))
+    );
+    let prio_pct = |p: Option<(&str, &str)>| {
+        d.rows
+            .iter()
+            .filter(|x| {
+                x.quantity == "clat_percentile"
+                    && p.is_none_or(|(v, _)| x.settings.contains(&s("prio", v)))
+                    && (p.is_some() || !x.settings.iter().any(|k| k.0 == "prio"))
+            })
+            .count()
+    };
+    assert_eq!((prio_pct(None), prio_pct(none), prio_pct(rt)), (17, 17, 17));
+    let stray: Vec<&Row> = d
+        .rows
+        .iter()
+        .filter(|x| (38..=62).contains(&x.line) && x.group != "fio")
+        .collect();
+    assert!(stray.is_empty(), "{stray:#?}");
+    assert!(
+        !d.notes
+            .iter()
+            .any(|n| (38..=62).contains(&n.line) && n.kind == NoteKind::Unmapped),
+        "{:#?}",
+        d.notes
+    );
+}
+
+/// Chengming Zhou's null_blk commit message (see the fixture's SOURCE), real: "about 3.6%
+/// improvement in IOPS … from 1.09M to 1.13M" gave two sizes of 1.09 and 1.13 MiB. In a
+/// sentence about IOPS the ends of a "from X to Y" with fio's bare `k`/`M`/`G` suffix are
+/// IOPS counts (×1000 each) and a before/after change; the percent stays a claim number.
+#[test]
+fn outside_iops_with_si_suffix_in_prose() {
+    let text = outside("null-blk-queue-rqs-iops.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.txt")).expect("imports");
+    type Got<'a> = (usize, f64, &'a str, &'a str, Vec<(String, String)>);
+    let got: Vec<Got> = d
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.line,
+                r.value,
+                r.unit.as_str(),
+                r.printed.as_str(),
+                r.settings.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (7, 3.6, "percent", "about 3.6%", vec![]),
+            (8, 1_090_000.0, "IOPS", "1.09M", vec![s("change", "before")]),
+            (8, 1_130_000.0, "IOPS", "1.13M", vec![s("change", "after")]),
+        ]
+    );
+    // no command: no draft, said
+    assert!(d.yaml.is_none());
+    note_at(&d, 0, NoteKind::Unmapped, "no command in the post");
+}

@@ -233,3 +233,34 @@ fn here_strings_that_span_lines_are_the_command_input() {
         .iter()
         .any(|r| r.printed == "0m2.310s" && r.line == 12));
 }
+
+/// The runs inside one `if` branch (a quoted script's `if [ -b /dev/sdb ]; then … fi`) are
+/// read as at top level: the same `crc: [0, 1]` axis, each step keeping the `if` as its
+/// `# guess:`; and runs written as `&&` chains at prompts (`# mkfs … && mount … && time
+/// fs_mark …`) are runs too, the chain's condition naming the loop's word.
+#[test]
+fn repeated_runs_under_an_if_and_in_chains() {
+    let (_, top) = draft_of(&post(RUNS));
+    let quoted: String = format!("if [ -b /dev/sdb ]; then\n{RUNS}fi\n")
+        .lines()
+        .map(|l| format!("> {l}\n"))
+        .collect();
+    let text = format!("Subject: Re: [PATCH] xfs: faster directory block allocation\n\nOn Mon, 3 Jun 2024, B Dev wrote:\n> #!/bin/bash\n{quoted}\nThanks.\n");
+    let (d, e) = draft_of(&text);
+    assert_eq!(shape(&e), shape(&top));
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains("# line 6: mkfs.xfs -f -m crc=$crc /dev/sdb; guess: the post runs it only under line 5: if [ -b /dev/sdb ]"),
+        "{yaml}"
+    );
+    let chains = "Subject: [PATCH] xfs: faster directory block allocation\n\n  # mkfs.xfs -f -m crc=0 /dev/sdb && mount /dev/sdb /mnt && time fs_mark -d /mnt/fsm -n 100000 -s 0\n  # umount /mnt\n  # mkfs.xfs -f -m crc=1 /dev/sdb && mount /dev/sdb /mnt && time fs_mark -d /mnt/fsm -n 100000 -s 0\n  # umount /mnt\n";
+    let (d, e) = draft_of(chains);
+    assert_eq!(shape(&e), shape(&top));
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains(
+            "guess: the post runs it only under line 3: `mkfs.xfs -f -m crc=$crc /dev/sdb &&`"
+        ),
+        "{yaml}"
+    );
+}

@@ -5,7 +5,7 @@
 //! block; the block's lines are never prose numbers. Checked on a real mail (perf of Linux
 //! 3.0, quoted two deep) and on perf 6.1's output pasted into a post.
 
-use super::import::outside;
+use super::import::{draft_of, note_at, outside};
 use fslab::import::{NoteKind, Row};
 
 fn s(k: &str, v: &str) -> (String, String) {
@@ -226,5 +226,119 @@ fn perf_6_output_indented_under_a_label() {
             .iter()
             .all(|x| x.line == 10 && x.group == "parameter"),
         "{others:#?}"
+    );
+}
+
+/// `perf stat -r N CMD` at a prompt and in a loop: the workload is CMD (perf's options
+/// gone from it, no `perf` tool), `repeat:` is perf's runs (times a counting loop's), and
+/// perf's counters, which the draft does not count, are a "not mapped" message, as `time CMD`
+/// is read.
+#[test]
+fn perf_stat_repeat_is_the_workload_repetition() {
+    let post = "Subject: [PATCH] xfs: cheaper creates\n\n  # mkfs.xfs -f /dev/sdb\n  # mount /dev/sdb /mnt/test\n  # perf stat -r 5 -e cycles,instructions fs_mark -d /mnt/test/d -n 1000 -s 0\n\nThat is all.\n";
+    let (d, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("\"{{fs_mark}} -d {{mnt}}/d -n 1000 -s 0\""),
+        "{w}"
+    );
+    assert!(!w.contains("perf"), "{w}");
+    assert_eq!(
+        format!("{:?}", e.def.workload.repeat),
+        "Some(Count(Int(5)))"
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(!yaml.contains("{{perf}}"), "{yaml}");
+    assert!(
+        yaml.contains("under `perf stat -r 5 -e cycles,instructions` in the post"),
+        "{yaml}"
+    );
+    note_at(&d, 5, NoteKind::Recognised, "`repeat: 5`");
+    note_at(&d, 5, NoteKind::Unmapped, "`cycles,instructions`");
+    // in a counting loop: perf's runs times the loop's
+    let post = "Subject: x\n\n#!/bin/sh\nmkfs.ext4 -F /dev/sdb\nmount /dev/sdb /mnt\nfor i in 1 2; do\n  perf stat --repeat=3 -a -- dd if=/dev/zero of=/mnt/f bs=1M count=100\ndone\n";
+    let (_, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("dd if=/dev/zero of={{mnt}}/f bs=1M count=100"),
+        "{w}"
+    );
+    assert_eq!(
+        format!("{:?}", e.def.workload.repeat),
+        "Some(Count(Int(6)))"
+    );
+}
+
+fn world(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/world/perf_stat")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// perf's CSV (`-x,`) in real mails, read with fslab's CSV parser: Athira Rajeev's commit
+/// message (`perf-per-socket-interval-csv-mail.txt`, see its SOURCE: `--per-socket` and
+/// `-I 1000` lines under `# ./perf stat -x, …`, an author's `------` elision and metric-only
+/// lines marked `====>`) and Arnaldo Carvalho de Melo's reply (`perf-6.x-hybrid-topdown-csv-mail.txt`:
+/// `:u` events, `<not counted>`, multiplexed counters and TopdownL1 metric lines). Each
+/// counter's value, metric and (when multiplexed) share counted are rows with their fields
+/// as printed; the socket, its CPUs and the time stamp are settings; what the parser does not
+/// read is a message; the lines are no prose numbers.
+#[test]
+fn perf_stat_csv_in_real_mails() {
+    let post = format!(
+        "Subject: [PATCH 1/2] tools/perf: Fix printing os->prefix in CSV metrics output\n\n{}",
+        world("perf-per-socket-interval-csv-mail.txt")
+    );
+    let d = fslab::import::import(post.as_bytes(), Some("post.eml")).expect("imports");
+    let r = |line, ev, stat| row(&d.rows, line, ev, stat);
+    // the file's line N is the post's N + 2
+    let (v, u, p, set) = r(8, "cpu-clock", "value");
+    assert_eq!((v, u.as_str(), p.as_str()), (1.78, "ms", "1.78"));
+    assert!(set.contains(&s("cpu", "S0")) && set.contains(&s("cpus", "1")));
+    let (v, u, p, _) = r(8, "cpu-clock", "metric");
+    assert_eq!(
+        (v, u.as_str(), p.as_str()),
+        (0.973, "CPUs utilized", "0.973")
+    );
+    assert_eq!(r(15, "instructions", "value").0, 288430.0);
+    let (v, _, _, set) = r(26, "cpu-clock", "value");
+    assert_eq!(v, 1.87);
+    assert!(set.contains(&s("time", "0.001813453")), "{set:?}");
+    // below the author's `------`, under the same command
+    assert_eq!(r(29, "instructions", "value").0, 85379.0);
+    let (v, u, _, _) = r(74, "context-switches", "metric");
+    assert_eq!((v, u.as_str()), (979.289, "/sec"));
+    // the metric-only lines are messages, not rows
+    note_at(&d, 16, NoteKind::Unmapped, "perf stat CSV line not read");
+    note_at(&d, 81, NoteKind::Unmapped, "perf stat CSV line not read");
+    let stray: Vec<&Row> = d
+        .rows
+        .iter()
+        .filter(|x| [8, 16, 26, 30, 73, 81].contains(&x.line) && x.group != "perf_stat")
+        .collect();
+    assert!(stray.is_empty(), "{stray:#?}");
+
+    let post = format!(
+        "Subject: Re: [PATCH v1 1/6] perf report: Sort child tasks by tid\n\n{}",
+        world("perf-6.x-hybrid-topdown-csv-mail.txt")
+    );
+    let d = fslab::import::import(post.as_bytes(), Some("post.eml")).expect("imports");
+    let r = |line, ev, stat| row(&d.rows, line, ev, stat);
+    let (v, u, p, _) = r(5, "task-clock:u", "value");
+    assert_eq!((v, u.as_str(), p.as_str()), (0.65, "ms", "0.65"));
+    let (v, u, p, _) = r(9, "cpu_atom/cycles/u", "counted");
+    assert_eq!((v, u.as_str(), p.as_str()), (42.0, "percent", "42.00"));
+    assert_eq!(r(9, "cpu_atom/cycles/u", "metric").1, "GHz");
+    assert!(!d.rows.iter().any(|x| x.quantity == "cpu_core/cycles/u"));
+    for line in 17..=22 {
+        note_at(&d, line, NoteKind::Unmapped, "perf stat CSV line not read");
+    }
+    assert!(
+        d.rows.iter().all(|x| x.group == "perf_stat" || x.line < 5),
+        "{:#?}",
+        d.rows
     );
 }

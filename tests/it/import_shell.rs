@@ -389,3 +389,89 @@ fn an_unknown_program_at_a_prompt_is_a_tool_never_dropped() {
     );
     note_at(&d, 5, NoteKind::Recognised, "`sfdisk`");
 }
+
+/// A reply quoting a script whose commands run under `if … fi`, `&&` and `||`: each is a
+/// step as at the top level, its condition a `# guess:` comment naming the line and the
+/// test or command it depends on; a test heading a chain (`[ -d … ] ||`, `test -x … &&`)
+/// is no step, nor is what a failure runs to stop (`|| exit 1`).
+#[test]
+fn commands_under_if_and_chains_in_a_quoted_script() {
+    let post = "Subject: Re: [PATCH v2] ext4: faster fsync\n\nOn Tue, 4 Jun 2024, B Dev wrote:\n> Here is how I ran it:\n>\n>   if [ ! -d /mnt/scratch ]; then mkdir -p /mnt/scratch; fi\n>   mkfs.ext4 -F /dev/sdc && mount -o noatime /dev/sdc /mnt/scratch || exit 1\n>   [ -d /mnt/scratch/d ] || mkdir -p /mnt/scratch/d\n>   test -x /usr/bin/fio && time fio --name=w --rw=randwrite --bs=4k --size=1g --directory=/mnt/scratch/d --fsync=1\n>   if [ \"$TRACE\" = 1 ]; then\n>     xfs_io -c \"fiemap -v\" /mnt/scratch/d/w.0.0\n>   fi\n\nThanks, I see the same.\n";
+    let (d, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains(
+            "{{fio}} --name=w --rw=randwrite --bs=4k --size=1g --directory={{mnt}}/d --fsync=1"
+        ),
+        "{w}"
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    for comment in [
+        "# line 9: fio --name=w",
+        "guess: the post runs it only under line 9: `test -x /usr/bin/fio &&`",
+        "# line 8: mkdir -p /mnt/scratch/d; guess: the post runs it only under line 8: `[ -d /mnt/scratch/d ] ||`",
+        "# line 7: mount -o noatime /dev/sdc /mnt/scratch; guess: the post runs it only under line 7: `mkfs.ext4 -F /dev/sdc &&`",
+        "# line 11: xfs_io -c \"fiemap -v\" /mnt/scratch/d/w.0.0; guess: the post runs it only under line 10: if [ \"$TRACE\" = 1 ]",
+    ] {
+        assert!(yaml.contains(comment), "no {comment:?} in\n{yaml}");
+    }
+    assert!(yaml.contains("mkdir: \"{{mnt}}/d\""), "{yaml}");
+    assert!(yaml.contains("options: \"noatime\""), "{yaml}");
+    for not_a_step in ["exit", "test -x", "[ -d", "||"] {
+        assert!(
+            !yaml.contains(&format!("run: \"{not_a_step}"))
+                && !yaml.contains(&format!("{not_a_step} 1\"")),
+            "{not_a_step} in\n{yaml}"
+        );
+    }
+    note_at(&d, 9, NoteKind::Guess, "`test -x /usr/bin/fio &&`");
+    note_at(&d, 11, NoteKind::Guess, "if [ \"$TRACE\" = 1 ]");
+}
+
+/// Real replies that quote a reproducer script (see each fixture's SOURCE header). In
+/// JeffleXu's reply on linux-ext4 the script's `exit` under `if [[ $status == 1 ]]` was the
+/// draft's workload (and a `tools:` entry); `exit`, `return`, `break` and `continue` are no
+/// steps, so the workload is `./check shared/298`, run 100 times by `for i in `seq 100``.
+/// In Yang Shi's reply on linux-fsdevel, `done &` gave a workload `&`, and
+/// ``FILE=`head /dev/urandom | tr …` `` was cut at its spaces into a command
+/// `/dev/urandom | …` (a `tools:` entry `urandom`): a backquoted or `$(…)` command is one
+/// word, `&` sends a command to the background (the draft runs it in turn), and a variable
+/// set from a command's output is a "not mapped" message, never substituted.
+#[test]
+fn outside_replies_quoting_reproducer_scripts() {
+    let (d, e) = draft_of(&outside("ext4-bigalloc-quoted-script.txt"));
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(w.contains("\"./check shared/298\""), "{w}");
+    assert_eq!(format!("{:?}", e.def.workload.times), "Some(Int(100))");
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        !yaml.contains("exit:") && !yaml.contains("{{exit}}"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("run: \"echo y | mkfs.ext4 -O bigalloc -C 16K {{dev.data}}\""),
+        "{yaml}"
+    );
+    note_at(&d, 113, NoteKind::Guess, "if [[ $status == 1 ]]");
+
+    let (d, e) = draft_of(&outside("fsdevel-shrinker-quoted-scripts.txt"));
+    let yaml = d.yaml.as_deref().unwrap();
+    for bad in ["urandom", "\"&\"", "tool_:"] {
+        assert!(!yaml.contains(bad), "{bad} in\n{yaml}");
+    }
+    assert!(
+        !format!("{:?}", e.def.workload.run).contains('&'),
+        "{:?}",
+        e.def.workload.run
+    );
+    for line in [30, 49, 56] {
+        note_at(
+            &d,
+            line,
+            NoteKind::Unmapped,
+            "is set from a command's output",
+        );
+    }
+    // the commands in the background loop are still steps
+    assert!(yaml.contains("# line 57: cat $FILE 2>/dev/null"), "{yaml}");
+}

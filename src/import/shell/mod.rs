@@ -14,6 +14,7 @@ mod functions;
 mod heads;
 pub mod heredoc;
 mod parse;
+pub mod perf;
 pub mod variants;
 mod vars;
 
@@ -76,11 +77,13 @@ impl Cmd {
         }
     }
 
-    /// The program word (after `sudo`, `time`, `env X=y`).
+    /// The program word (after `sudo`, `time`, `env X=y`, `perf stat [OPTIONS]`).
     pub fn program_index(&self) -> usize {
         let mut i = 0;
         while let Some(w) = self.words.get(i) {
-            if w == "sudo" || w == "time" || w == "env" || w == "nice" || w == "taskset" {
+            if let Some(p) = perf::at(&self.words, i) {
+                i += p.len;
+            } else if w == "sudo" || w == "time" || w == "env" || w == "nice" || w == "taskset" {
                 i += 1;
                 if w == "taskset" {
                     i += 1;
@@ -92,6 +95,11 @@ impl Cmd {
             }
         }
         i.min(self.words.len().saturating_sub(1))
+    }
+
+    /// The `perf stat …` the command runs under (`perf stat -r 6 dd …`).
+    pub fn perf_stat(&self) -> Option<perf::PerfStat> {
+        (0..self.program_index()).find_map(|i| perf::at(&self.words, i))
     }
 
     pub fn program(&self) -> Program {
@@ -147,6 +155,17 @@ pub enum Node {
         what: String,
         body: Vec<Node>,
     },
+}
+
+impl Loop {
+    /// How many times a counting loop runs its body (`for ((…))`, `{A..B}`).
+    pub fn count(&self) -> Option<u64> {
+        match self.kind {
+            LoopKind::Count(n) => Some(n),
+            LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -362,6 +381,61 @@ mod tests {
                 ("mount /dev/sdb /mnt".to_string(), true)
             ]
         );
+    }
+
+    #[test]
+    fn chains_keep_their_condition() {
+        let nodes = block("mkfs.xfs -f /dev/sdb && mount /dev/sdb /mnt || exit 1\n[[ -d /mnt/a || -d /mnt/b ]] && time fsstress -d /mnt/a; sync\n! test -e /mnt/x || rm /mnt/x");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.line, c.text(), c.cond.clone(), c.timed))
+        });
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(
+            cmds,
+            [
+                (1, "mkfs.xfs -f /dev/sdb".to_string(), None, false),
+                (
+                    1,
+                    "mount /dev/sdb /mnt".to_string(),
+                    s("line 1: `mkfs.xfs -f /dev/sdb &&`"),
+                    false
+                ),
+                (
+                    2,
+                    "fsstress -d /mnt/a".to_string(),
+                    s("line 2: `[[ -d /mnt/a || -d /mnt/b ]] &&`"),
+                    true
+                ),
+                (2, "sync".to_string(), None, false),
+                (
+                    3,
+                    "rm /mnt/x".to_string(),
+                    s("line 3: `! test -e /mnt/x ||`"),
+                    false
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn substitutions_background_and_exit() {
+        let nodes = block("N=`nproc`\nF=$(head -c 8 /dev/urandom | od -x)\nfor i in `seq 3`; do\n  while true; do cat $F 2>/dev/null; done &\ndone\nmake -j$N >/dev/null 2>&1 &\n[ -e x ] || exit 1\nsync; break");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| cmds.push(c.text()));
+        assert_eq!(
+            cmds,
+            ["cat $F 2>/dev/null", "make -j$N >/dev/null 2>&1", "sync"]
+        );
+        let unread: Vec<usize> = nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Unread { line, .. } => Some(*line),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(unread, [1, 2]);
+        assert_eq!(first_loop(&nodes).kind, LoopKind::Count(3));
     }
 
     #[test]

@@ -9,6 +9,9 @@ use super::{is_assignment, unquote, vars_in, Cmd, Loop, LoopKind, Node};
 pub(super) enum Tok {
     Word(String, usize),
     Sep(usize),
+    /// `&&` (true) or `||` (false): a separator whose next command runs only when the
+    /// one before succeeded (failed).
+    Chain(bool, usize),
 }
 
 pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
@@ -34,9 +37,37 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
                 continue;
             }
             match c {
-                '\'' | '"' => {
+                // `` `cmd` `` is one word, as a quoted string is
+                '\'' | '"' | '`' => {
                     q = Some(c);
                     word.push(c);
+                }
+                // `$(cmd …)`, `$((i+1))`: one word, up to the matching parenthesis
+                '$' if chars.get(i + 1) == Some(&'(') => {
+                    let mut depth = 0;
+                    while let Some(&x) = chars.get(i) {
+                        word.push(x);
+                        i += 1;
+                        match x {
+                            '(' => depth += 1,
+                            ')' => depth -= 1,
+                            _ => {}
+                        }
+                        if depth == 0 && x == ')' {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                // `cmd &`: run in the background; the draft runs it in turn
+                '&' if !matches!(chars.get(i + 1), Some('&' | '>'))
+                    && !word.ends_with(['>', '<'])
+                    && chars
+                        .get(i.wrapping_sub(1))
+                        .is_none_or(|p| p.is_whitespace() || *p == ')') =>
+                {
+                    flush(&mut word, &mut toks);
+                    toks.push(Tok::Sep(*n));
                 }
                 '#' if word.is_empty() => break,
                 '(' if word.is_empty() && chars.get(i + 1) == Some(&'(') => {
@@ -61,9 +92,14 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
                     flush(&mut word, &mut toks);
                     toks.push(Tok::Sep(*n));
                 }
-                '&' if chars.get(i + 1) == Some(&'&') => {
+                '&' | '|' if chars.get(i + 1) == Some(&c) => {
                     flush(&mut word, &mut toks);
-                    toks.push(Tok::Sep(*n));
+                    // inside `[[ … ]]` it is the test's own operator
+                    if in_double_brackets(&toks) {
+                        toks.push(Tok::Word(format!("{c}{c}"), *n));
+                    } else {
+                        toks.push(Tok::Chain(c == '&', *n));
+                    }
                     i += 1;
                 }
                 c if c.is_whitespace() => flush(&mut word, &mut toks),
@@ -97,6 +133,19 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
     out
 }
 
+/// Whether the words since the last separator open a `[[` they do not close.
+fn in_double_brackets(toks: &[Tok]) -> bool {
+    for t in toks.iter().rev() {
+        match t {
+            Tok::Word(w, _) if w == "]]" => return false,
+            Tok::Word(w, _) if w == "[[" => return true,
+            Tok::Word(..) => {}
+            Tok::Sep(_) | Tok::Chain(..) => return false,
+        }
+    }
+    false
+}
+
 /// `name()` (a function definition's head).
 fn is_def_head(w: &str) -> bool {
     w.strip_suffix("()").is_some_and(|n| {
@@ -108,6 +157,8 @@ fn is_def_head(w: &str) -> bool {
 
 pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node> {
     let mut nodes = Vec::new();
+    // the commands of an `&&`/`||` chain so far, and the line it starts on
+    let mut chain: Option<(usize, String)> = None;
     while *i < toks.len() {
         // gather one simple command's words
         let mut words: Vec<(String, usize)> = Vec::new();
@@ -159,7 +210,11 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
                     let line = *n;
                     nodes.push(parse_function(toks, i, line));
                 }
-                Some(Tok::Sep(_)) => *i += 1,
+                Some(Tok::Sep(_)) => {
+                    chain = None;
+                    *i += 1
+                }
+                Some(Tok::Chain(..)) => *i += 1,
                 Some(Tok::Word(..)) => *i += 1,
                 None => break,
             }
@@ -189,6 +244,22 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
         if (ws.len() == 1 && is_assignment(&ws[0])) || declared {
             for w in &ws[usize::from(declared)..] {
                 let (name, value) = w.split_once('=').unwrap_or(("", ""));
+                // `N=`nproc``, `F=$(head …)`: a command's output, which the draft cannot
+                // give; said, never substituted (a counter's `i=$((i+1))`, `` `expr` `` are
+                // arithmetic)
+                let from_command = (value.contains('`') || value.contains("$("))
+                    && !value.contains("$((")
+                    && !value.contains("`expr ");
+                if from_command {
+                    nodes.push(Node::Unread {
+                        line,
+                        what: format!(
+                            "`{name}` is set from a command's output (`{value}`): not substituted"
+                        ),
+                        body: Vec::new(),
+                    });
+                    continue;
+                }
                 nodes.push(Node::Assign {
                     line,
                     name: name.to_string(),
@@ -199,9 +270,37 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
             continue;
         }
         let timed = ws[0] == "time";
+        let text = ws.join(" ");
         let mut c = Cmd::new(line, ws);
-        c.timed = timed;
-        nodes.push(Node::Cmd(c));
+        // `perf stat [-r N] CMD` measures CMD, as `time CMD` does
+        c.timed = timed || c.perf_stat().is_some();
+        let op = match toks.get(*i) {
+            Some(Tok::Chain(and, _)) => Some(if *and { "&&" } else { "||" }),
+            _ => None,
+        };
+        let after_or = chain.as_ref().is_some_and(|(_, t)| t.ends_with("||"));
+        let head = chain.as_ref().map(|(l, t)| (*l, t.clone()));
+        chain = op.map(|op| match &head {
+            Some((l, t)) => (*l, format!("{t} {text} {op}")),
+            None => (line, format!("{text} {op}")),
+        });
+        if let Some((l, t)) = head {
+            c.cond = Some(format!("line {l}: `{t}`"));
+        }
+        // a test that heads a chain (`[ -d /mnt/x ] || mkdir …`) is its condition, not a
+        // step; what a failure runs to stop (`|| exit 1`, `|| true`) is no step either
+        let is_test =
+            |w: Option<&String>| w.is_some_and(|w| matches!(w.as_str(), "[" | "[[" | "test"));
+        let test = is_test(c.words.first()) || (c.words[0] == "!" && is_test(c.words.get(1)));
+        // `exit`, `return`, `break`, `continue` end a script or a loop: never a step
+        let stop = matches!(
+            c.words[0].as_str(),
+            "exit" | "return" | "break" | "continue"
+        ) || (after_or && matches!(c.words[0].as_str(), "true" | ":"));
+        let condition_only = test && op.is_some();
+        if !condition_only && !stop {
+            nodes.push(Node::Cmd(c));
+        }
     }
     nodes
 }
@@ -219,6 +318,7 @@ fn parse_for(toks: &[Tok], i: &mut usize, line: usize, timed: bool) -> Loop {
             Tok::Word(w, _) if w == "do" => break,
             Tok::Word(w, _) => head_words.push(w.clone()),
             Tok::Sep(_) => {}
+            Tok::Chain(and, _) => head_words.push(if *and { "&&" } else { "||" }.into()),
         }
         *i += 1;
     }
@@ -290,6 +390,7 @@ fn head_until(toks: &[Tok], i: &mut usize, stop: &str) -> Vec<String> {
             Tok::Word(w, _) if w == stop => break,
             Tok::Word(w, _) => head.push(w.clone()),
             Tok::Sep(_) => {}
+            Tok::Chain(and, _) => head.push(if *and { "&&" } else { "||" }.into()),
         }
         *i += 1;
     }
