@@ -5,7 +5,7 @@
 //! `count`, `ms` for `msec`), the variance over the runs of `-r` (`variance`, `percent`),
 //! the derived metric (`metric`, in perf's words) and, when multiplexed (below 100 %), the
 //! share of the run it was counted (`counted`, `percent`); each with its field as printed
-//! and its line (a `<not counted>` or `<not supported>` counter gives none). The `-I` time stamp, the CPU or aggregate and the cgroup are settings;
+//! and its line (a `<not counted>` or `<not supported>` counter gives none). The `-I` time stamp, the CPU or aggregate, the `--per-thread` thread and the cgroup are settings;
 //! `-r N` of the `perf stat` command above is the setting `runs` (the CSV does not print
 //! it). The lines perf's parser does not read in a run (metric-only lines) are "not mapped"
 //! messages. A run needs two counter lines, or one under a `perf stat` command.
@@ -126,6 +126,7 @@ fn counter_rows(
         ("time", r.time_s.map(|s| s.to_string())),
         ("cpu", r.cpu.clone()),
         ("cpus", r.cpus.map(|n| n.to_string())),
+        ("thread", r.thread.clone()),
         ("cgroup", r.cgroup.clone()),
         ("runs", runs.map(|n| n.to_string())),
     ] {
@@ -279,5 +280,33 @@ mod tests {
         )
         .unwrap();
         assert!(blocks(&p, &vec![false; p.lines.len()], &mut Vec::new()).is_empty());
+    }
+
+    /// `perf stat -x, --per-thread` (perf 6.1, tests/fixtures/perf_stat/per-thread.txt):
+    /// each thread's counters are rows of their own, the thread a setting.
+    #[test]
+    fn per_thread_lines_keep_their_thread() {
+        let p = mail::read(
+            "Subject: x\n\n# perf stat -x, --per-thread -e task-clock,context-switches -p 21643 -- sleep 1\npython3-21698,11.17,msec,task-clock,11173623,100.00,0.011,CPUs utilized\npython3-21697,897,,context-switches,10612091,100.00,84.526,K/sec\n"
+                .as_bytes(),
+        )
+        .unwrap();
+        let f = blocks(&p, &vec![false; p.lines.len()], &mut Vec::new());
+        let threads: Vec<(String, f64)> = f
+            .iter()
+            .flat_map(|b| &b.rows)
+            .filter(|r| r.settings.last().is_some_and(|(_, v)| v == "value"))
+            .map(|r| {
+                let t = r.settings.iter().find(|(k, _)| k == "thread");
+                (t.map(|(_, v)| v.clone()).unwrap_or_default(), r.value)
+            })
+            .collect();
+        assert_eq!(
+            threads,
+            [
+                ("python3-21698".to_string(), 11.17),
+                ("python3-21697".to_string(), 897.0)
+            ]
+        );
     }
 }
