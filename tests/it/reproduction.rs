@@ -280,21 +280,48 @@ fn a_second_rerun_is_compared_claim_by_claim() {
     );
 }
 
-/// Seed 000 at the post's own scale is in the table, its claims at the published scale
-/// and, with one replicate a side, never decisive.
+/// Seed 000 at the post's own scale is in the table, its claims at the published scale,
+/// over three replicates a side: the later-run claims in the spill regime (the fsmap
+/// after the tenth run counts it), the first-run claims not shown by that capture, and
+/// no claim decided on the iterations of one filesystem.
 #[test]
 fn seed_000_at_the_published_scale_is_in_the_table() {
     let b = open("000-published");
     assert_eq!(b.manifest().profile.as_deref(), Some("published"));
     let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
     assert!(md.contains("Bundle: `000-published`"), "{md}");
-    for v in verdicts("xfs-parent-pointers", &b) {
+    let v = verdicts("xfs-parent-pointers", &b);
+    for v in &v {
         assert_ne!(v.tier_label(), "not applicable (reduced scale)", "{v:?}");
         if v.replication
             .is_some_and(|r| r.unit == SampleUnit::Iteration)
         {
-            assert!(!decisive(&v), "{v:?}");
+            assert!(!decisive(v), "{v:?}");
         }
+    }
+    let get = |id: &str| v.iter().find(|c| c.id == id).unwrap();
+    for id in [
+        "later-runs-same",
+        "later-runs-sys-close",
+        "later-runs-user-same",
+    ] {
+        let c = get(id);
+        assert_eq!(c.not_applicable, None, "{c:?}");
+        let r = c.replication.as_ref().unwrap();
+        assert_eq!(
+            (r.unit, r.replicates),
+            (SampleUnit::Replicate, (3, 3)),
+            "{c:?}"
+        );
+    }
+    for id in ["first-run-overhead", "first-run-sys-overhead"] {
+        let c = get(id);
+        assert_eq!(
+            c.tier_label(),
+            "not applicable: mechanism not shown",
+            "{c:?}"
+        );
+        assert!(c.reason.contains("counted after run 10"), "{}", c.reason);
     }
 }
 
