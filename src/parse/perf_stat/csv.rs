@@ -36,6 +36,7 @@
 //! `#` comments) are warnings, never errors: perf writes to the same stream.
 
 use super::metric_only::{self, CsvHeader};
+use super::prefix::{is_aggregate, is_cpu, is_thread};
 use super::{CounterStatus, PerfStatRow};
 use crate::parse::{Output, ParseError, Warning};
 
@@ -56,17 +57,6 @@ fn value_field(s: &str) -> Option<(Option<f64>, CounterStatus)> {
 fn opt(s: &str) -> Option<String> {
     let t = s.trim();
     (!t.is_empty()).then(|| t.to_string())
-}
-
-/// An aggregate id printed before the value: `S0`, `S0-D0`, `S0-D0-C1`, `N0`.
-pub(super) fn is_aggregate(s: &str) -> bool {
-    let mut parts = s.split('-');
-    parts.all(|p| {
-        let mut c = p.chars();
-        matches!(c.next(), Some('S' | 'D' | 'C' | 'N' | 'L'))
-            && !c.as_str().is_empty()
-            && c.as_str().chars().all(|d| d.is_ascii_digit())
-    })
 }
 
 /// What comes before the value: the `-I` time stamp, then the CPU (`-A`) or the
@@ -133,24 +123,6 @@ fn prefixes(f: &[&str]) -> Vec<Prefix> {
         });
     }
     out
-}
-
-/// `CPU3`.
-pub(super) fn is_cpu(s: &str) -> bool {
-    s.strip_prefix("CPU")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// `python3-21698`: `--per-thread`'s `comm-pid` (perf prints the thread's comm, a dash
-/// and its id). An aggregate id (`S0-D0`) or a CPU is not one.
-pub(super) fn is_thread(s: &str) -> bool {
-    s.rsplit_once('-').is_some_and(|(comm, pid)| {
-        !comm.trim().is_empty()
-            && !pid.is_empty()
-            && pid.bytes().all(|b| b.is_ascii_digit())
-            && !is_aggregate(s)
-            && !is_cpu(s)
-    })
 }
 
 /// `7.45%`: the variance field of `-r`.

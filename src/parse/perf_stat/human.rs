@@ -49,9 +49,9 @@
 //! metric of the counter above, TopdownL1's `tma_*` lines), headers of `-I` and perf's
 //! hints are warnings, as is the workload's own output: perf writes to the same stream.
 
-use super::csv::{is_aggregate, is_cpu, is_thread};
 use super::metric_only::{self, HumanValues};
 use super::number::{counter_value, plain_num, time_stamp};
+use super::prefix::{is_aggregate, is_cpu, is_thread};
 use super::{CounterStatus, PerfStatRow};
 use crate::parse::{Output, ParseError, Warning};
 use std::collections::HashMap;

@@ -25,8 +25,8 @@
 //! header's words into as many labels as the line has values whose label ends fall
 //! closest to the values' ends (shifted so that the last ones meet).
 
-use super::csv::{is_aggregate, is_cpu, is_thread};
 use super::number::{plain_num, time_stamp};
+use super::prefix::{is_aggregate, is_cpu, is_thread};
 use super::{CounterStatus, PerfStatRow};
 
 /// What a prefix column of a metric-only table holds, by perf's name for it.

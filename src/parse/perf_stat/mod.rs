@@ -16,6 +16,7 @@ pub mod csv;
 pub mod human;
 mod metric_only;
 mod number;
+mod prefix;
 
 pub use csv::parse;
 pub use human::parse_human;
