@@ -11,8 +11,8 @@
 //! messages. A run needs two counter lines, or one under a `perf stat` command.
 
 use super::mail::{Post, PostLine};
-use super::output::{label_above, label_settings, Found};
-use super::perfstat::prompt_above;
+use super::output::{label_above, Found};
+use super::perfstat::{prompt_above, settings_of};
 use super::shell::perf;
 use super::{Category, Note, NoteKind, Row};
 use crate::parse::perf_stat::{parse, CounterStatus, PerfStatRow};
@@ -121,24 +121,7 @@ fn counter_rows(
     runs: Option<u64>,
     label: &str,
 ) -> Vec<Row> {
-    let mut settings = Vec::new();
-    for (k, v) in [
-        ("time", r.time_s.map(|s| s.to_string())),
-        ("cpu", r.cpu.clone()),
-        ("cpus", r.cpus.map(|n| n.to_string())),
-        ("thread", r.thread.clone()),
-        ("cgroup", r.cgroup.clone()),
-        ("runs", runs.map(|n| n.to_string())),
-    ] {
-        if let Some(v) = v {
-            settings.push((k.to_string(), v));
-        }
-    }
-    for (k, v) in label_settings(label) {
-        if !settings.iter().any(|s| s.0 == k) {
-            settings.push((k, v));
-        }
-    }
+    let settings = settings_of(r, runs, label);
     let row = |stat: &str, value: f64, unit: String, printed: &str| {
         let mut s = settings.clone();
         s.push(("statistic".to_string(), stat.to_string()));

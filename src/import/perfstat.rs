@@ -281,16 +281,13 @@ pub fn blocks(post: &Post, is_cmd: &[bool], notes: &mut Vec<Note>) -> Vec<Found>
     found
 }
 
-/// The rows of one counter at its line `l` (its event at byte `at`); `next`, the line
-/// below, may hold its variance or share when a mail wrapped the line.
-fn counter_rows(
+/// A counter's settings: the `-I` time stamp, the CPU or aggregate and its CPUs, the
+/// `--per-thread` thread, the cgroup, `-r`'s runs, then what the label above says.
+pub(super) fn settings_of(
     r: &PerfStatRow,
-    l: &PostLine,
-    next: Option<&PostLine>,
-    at: usize,
+    runs: Option<u64>,
     label: &str,
-) -> Vec<Row> {
-    let t = l.text.as_str();
+) -> Vec<(String, String)> {
     let mut settings = Vec::new();
     for (k, v) in [
         ("time", r.time_s.map(|s| s.to_string())),
@@ -298,7 +295,7 @@ fn counter_rows(
         ("cpus", r.cpus.map(|n| n.to_string())),
         ("thread", r.thread.clone()),
         ("cgroup", r.cgroup.clone()),
-        ("runs", r.runs.map(|n| n.to_string())),
+        ("runs", runs.map(|n| n.to_string())),
     ] {
         if let Some(v) = v {
             settings.push((k.to_string(), v));
@@ -309,6 +306,20 @@ fn counter_rows(
             settings.push((k, v));
         }
     }
+    settings
+}
+
+/// The rows of one counter at its line `l` (its event at byte `at`); `next`, the line
+/// below, may hold its variance or share when a mail wrapped the line.
+fn counter_rows(
+    r: &PerfStatRow,
+    l: &PostLine,
+    next: Option<&PostLine>,
+    at: usize,
+    label: &str,
+) -> Vec<Row> {
+    let t = l.text.as_str();
+    let settings = settings_of(r, r.runs, label);
     let annotated = |want: &dyn Fn(&str) -> bool| -> Option<(String, usize)> {
         annotation(&t[at..], want)
             .map(|a| (a.to_string(), l.n))
