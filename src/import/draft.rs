@@ -13,6 +13,7 @@ use super::naming::{
     axis_name, format_size, is_device, parse_kind, positional_args, replace_path, shows_a_script,
     tool_name, trim_float,
 };
+use super::nested;
 use super::numbers::Table;
 use super::programs::Program;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
@@ -586,7 +587,11 @@ pub fn build(
             LoopKind::Count(n) => Some(n),
             _ => None,
         });
-        let loop_var = times_loop.map(|lp| lp.var.as_str());
+        let nest = times_loop.and_then(|_| nested::nest(&l.loops, &c.words));
+        let times = nested::times(nest.as_ref(), times);
+        let loop_var = times_loop
+            .filter(|_| nest.is_none())
+            .map(|lp| lp.var.as_str());
         let perf = c.perf_stat();
         let repeat = if timed_here(idx) {
             let looped = count_loop.filter(|lp| c.timed && !lp.timed);
@@ -832,6 +837,7 @@ pub fn build(
                 }
             };
         }
+        nested::wrap(nest.as_ref(), &l.loops, &mut action, &mut comment);
         let when = l.when.clone();
         if idx == workload_idx && variants.is_empty() {
             if let Some((axis, values)) = &when {

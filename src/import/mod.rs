@@ -39,6 +39,7 @@ pub mod fiolat;
 pub mod heredocs;
 pub mod mail;
 mod naming;
+pub mod nested;
 pub mod numbers;
 pub mod output;
 pub mod params;

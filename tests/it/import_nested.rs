@@ -264,3 +264,37 @@ fn repeated_runs_under_an_if_and_in_chains() {
         "{yaml}"
     );
 }
+
+/// Pratik Sampat's reply quotes a script whose `mkdir`/`rmdir` of `cg_"${i}"_"${j}"` sit in
+/// `for i in `seq 1 1000`` and `for j in `seq 1 10``: both variables stay the post's
+/// loops (one `sh -c` step with both), never a `{{i}}` for `$j` beside a raw `${i}`.
+#[test]
+fn outside_nested_seq_loops_keep_both_variables() {
+    let text = super::import::outside("mm-percpu-depopulation-reply.txt");
+    let (_, e) = draft_of(&text);
+    let runs: Vec<String> = e
+        .def
+        .setup
+        .iter()
+        .chain(&e.def.capture)
+        .filter_map(|s| s.run.as_ref().map(|r| format!("{r:?}")))
+        .collect();
+    for r in &runs {
+        assert!(
+            !(r.contains("{{i}}") && r.contains("${i}")),
+            "a loop variable left raw beside {{{{i}}}}: {r}"
+        );
+    }
+    for verb in ["mkdir", "rmdir"] {
+        let want = format!(
+            "for i in $(seq 1 1000); do for j in $(seq 1 10); do {verb} percpu_test/cg_\\\"${{i}}\\\"_\\\"${{j}}\\\"; done; done"
+        );
+        assert!(runs.iter().any(|r| r.contains(&want)), "{want}\n{runs:#?}");
+    }
+    // the command in the outer loop only keeps its one counter
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("mkdir percpu_test/cg_\\\"{{i}}\\\"")),
+        "{runs:#?}"
+    );
+}

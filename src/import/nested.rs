@@ -1,0 +1,151 @@
+//! Nested counting loops (`for i in `seq 1 1000`; do for j in `seq 1 10`; do mkdir
+//! cg_"${i}"_"${j}"`): the command runs the product of the counts. A step's `{{i}}` counts
+//! one loop only, so when the command uses a variable of the loops, the draft keeps the
+//! post's loops around it in one `sh -c` step; when it uses none, the step gets
+//! `times:` with the product.
+
+use super::draft::Action;
+use super::shell::{Loop, LoopKind};
+
+/// What nested counting loops make of one command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Nest {
+    /// No loop variable in the command: `times:` the product of the counts.
+    Times(u64),
+    /// The command uses a loop variable: the loops, kept as a shell loop.
+    Script,
+}
+
+/// The counting loops (`{A..B}`, `seq`, `for ((…))`) around a command, outermost first.
+fn counting<'a>(loops: &[&'a Loop]) -> Vec<&'a Loop> {
+    loops
+        .iter()
+        .copied()
+        .filter(|lp| matches!(lp.kind, LoopKind::Range(..) | LoopKind::Count(_)))
+        .collect()
+}
+
+fn count(lp: &Loop) -> u64 {
+    match lp.kind {
+        LoopKind::Range(a, b) => u64::try_from((b - a + 1).max(0)).unwrap_or(0),
+        LoopKind::Count(n) => n,
+        _ => 0,
+    }
+}
+
+/// Does a word use `$var` or `${var}`?
+pub fn uses(word: &str, var: &str) -> bool {
+    if word.contains(&format!("${{{var}}}")) {
+        return true;
+    }
+    let needle = format!("${var}");
+    word.match_indices(&needle).any(|(at, _)| {
+        !word[at + needle.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// Two or more counting loops around a command with `words`: how the draft repeats it.
+pub fn nest(loops: &[&Loop], words: &[String]) -> Option<Nest> {
+    let counted = counting(loops);
+    if counted.len() < 2 {
+        return None;
+    }
+    let used = counted
+        .iter()
+        .any(|lp| words.iter().any(|w| uses(w, &lp.var)));
+    if used {
+        return Some(Nest::Script);
+    }
+    counted
+        .iter()
+        .try_fold(1u64, |acc, lp| acc.checked_mul(count(lp)))
+        .map(Nest::Times)
+}
+
+/// The post's counting loops around `command`, as one shell script.
+pub fn script(loops: &[&Loop], command: &str) -> String {
+    let counted = counting(loops);
+    let mut s = String::new();
+    for lp in &counted {
+        let (a, b) = match lp.kind {
+            LoopKind::Range(a, b) => (a, b),
+            // `for ((i=0;i<N;i++))`, `seq N`: the loop's own count, from 0
+            _ => (0, i64::try_from(count(lp)).unwrap_or(i64::MAX) - 1),
+        };
+        s.push_str(&format!("for {} in $(seq {a} {b}); do ", lp.var));
+    }
+    s.push_str(command);
+    for _ in &counted {
+        s.push_str("; done");
+    }
+    s
+}
+
+/// The step's `times:` under `nest`.
+pub fn times(nest: Option<&Nest>, times: Option<u64>) -> Option<u64> {
+    match nest {
+        Some(Nest::Times(n)) => Some(*n),
+        Some(Nest::Script) => None,
+        None => times,
+    }
+}
+
+/// Under [`Nest::Script`], a command becomes `sh -c` with the post's loops around it.
+pub fn wrap(nest: Option<&Nest>, loops: &[&Loop], action: &mut Action, comment: &mut String) {
+    if let (
+        Some(Nest::Script),
+        Action::Run {
+            name,
+            command,
+            parse,
+        },
+    ) = (nest, &*action)
+    {
+        comment.push_str("; the post's nested loops kept in `sh -c` (`{{i}}` counts one loop)");
+        let argv = ["sh", "-c", &script(loops, command)].map(String::from);
+        *action = Action::Words {
+            name: name.clone(),
+            argv: argv.to_vec(),
+            parse: *parse,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lp(var: &str, kind: LoopKind) -> Loop {
+        Loop {
+            line: 1,
+            var: var.into(),
+            kind,
+            head: String::new(),
+            body: Vec::new(),
+            timed: false,
+        }
+    }
+
+    #[test]
+    fn a_variable_of_the_loops_keeps_them_as_a_script() {
+        let (i, j) = (
+            lp("i", LoopKind::Range(1, 1000)),
+            lp("j", LoopKind::Range(1, 10)),
+        );
+        let w = vec!["mkdir".to_string(), "cg_\"${i}\"_\"${j}\"".to_string()];
+        assert_eq!(nest(&[&i, &j], &w), Some(Nest::Script));
+        assert_eq!(
+            script(&[&i, &j], "mkdir cg_\"${i}\"_\"${j}\""),
+            "for i in $(seq 1 1000); do for j in $(seq 1 10); do mkdir cg_\"${i}\"_\"${j}\"; done; done"
+        );
+    }
+
+    #[test]
+    fn no_variable_multiplies_the_counts() {
+        let (i, j) = (lp("i", LoopKind::Count(3)), lp("j", LoopKind::Range(1, 10)));
+        let w = vec!["sync".to_string(), "$id".to_string()];
+        assert_eq!(nest(&[&i, &j], &w), Some(Nest::Times(30)));
+        assert_eq!(nest(&[&j], &w), None);
+        assert!(!uses("$ij", "i") && uses("a$i/b", "i"));
+    }
+}
