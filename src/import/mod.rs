@@ -38,6 +38,7 @@ pub mod fiojobs;
 pub mod fiolat;
 pub mod heredocs;
 pub mod mail;
+mod namedrows;
 mod naming;
 pub mod nested;
 pub mod numbers;
@@ -533,6 +534,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
         rows.extend(prose);
     }
+    namedrows::label_blocks(lines, &mut rows);
     // flags said in words: `flex_bg off`, `without uninit_bg`, `neither A nor B`
     for (k, l) in lines.iter().enumerate() {
         if !taken[k] && !mail::is_furniture(&l.text) {

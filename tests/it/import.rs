@@ -879,3 +879,40 @@ fn outside_time_block_with_words_after_the_time() {
     assert!(!yaml.contains("64MB"), "{yaml}");
     assert!(yaml.contains("guess:"), "{yaml}");
 }
+
+/// Pratik Sampat's reply: `Vanilla 5.12-rc6` / `5.12-rc6 + with patchset applied` above
+/// blocks of `Percpu: N kB` lines (a `# ./` prompt between). Each block's rows carry the
+/// label above them and are measurements, not parameters.
+#[test]
+fn outside_named_value_blocks_take_the_label_above() {
+    let text = outside("mm-percpu-depopulation-reply.txt");
+    let (d, _) = draft_of(&text);
+    let row = |line: usize| {
+        d.rows
+            .iter()
+            .find(|r| r.line == line)
+            .unwrap_or_else(|| panic!("no row at line {line}: {:#?}", d.rows))
+    };
+    for (line, value, label) in [
+        (14, 1952.0, "Vanilla 5.12-rc6"),
+        (16, 219648.0, "Vanilla 5.12-rc6"),
+        (22, 72672.0, "5.12-rc6 + with patchset applied"),
+        (30, 5888.0, "Vanilla 5.12-rc6"),
+        (38, 119040.0, "5.12-rc6 + with patchset applied"),
+    ] {
+        let r = row(line);
+        assert_eq!(r.value, value, "line {line}");
+        assert_eq!(
+            r.category,
+            fslab::import::Category::Measurement,
+            "line {line}"
+        );
+        assert!(
+            r.settings.iter().any(|s| s.0 == "label" && s.1 == label),
+            "line {line}: {:?}",
+            r.settings
+        );
+        assert_eq!(r.note, label, "line {line}");
+    }
+    assert!(row(22).settings.contains(&("position".into(), "3".into())));
+}
