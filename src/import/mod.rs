@@ -54,6 +54,7 @@ pub mod shell;
 pub mod sidebyside;
 pub mod units;
 mod unread;
+mod versus;
 pub mod yaml;
 
 use commands::BlockKind;
@@ -331,7 +332,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     // tables
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
     let tables = numbers::find_tables(&texts, &taken);
-    for t in &tables {
+    for (ti, t) in tables.iter().enumerate() {
         let first = t.header.unwrap_or(t.rows[0].0);
         // the title above, earlier tables taken (`Wall time:` / `System time:`)
         let title = output::label_above(lines, first, &|i| taken[i], &|_| false)
@@ -339,6 +340,11 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
         let mut trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        if let Some(when) = versus::side(&tables, ti, &texts) {
+            trows
+                .iter_mut()
+                .for_each(|r| r.settings.push(("change".into(), when.into())));
+        }
         let short = title.trim_end_matches(':').trim();
         let sentence_words = [
             "i", "we", "you", "this", "these", "here", "see", "got", "is", "are",

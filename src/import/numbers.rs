@@ -671,9 +671,13 @@ pub fn table_rows(
     let header_units: Vec<Option<String>> = table
         .columns
         .iter()
-        .map(|c| {
-            let inner = c.split_once('(').map(|(_, r)| r.trim_end_matches(')'))?;
-            suffix_unit(inner.trim()).map(|u| u.0.to_string())
+        .map(|c| match c.split_once('(') {
+            Some((_, r)) => suffix_unit(r.trim_end_matches(')').trim()).map(|u| u.0.to_string()),
+            // fs_mark's `FSUse%` and `Files/sec`: the unit is the header's own word
+            None if c.ends_with('%') => Some("percent".to_string()),
+            None => word_unit(&c.to_ascii_lowercase())
+                .filter(|u| c.contains('/') && u.1 == 1.0)
+                .map(|u| u.0.to_string()),
         })
         .collect();
     for (idx, label, cells) in &table.rows {

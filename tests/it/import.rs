@@ -916,3 +916,30 @@ fn outside_named_value_blocks_take_the_label_above() {
     }
     assert!(row(22).settings.contains(&("position".into(), "3".into())));
 }
+
+/// Ted Ts'o's ext4 commit message: fs_mark's result table before and after, with only
+/// "vs." between them. The rows say which side they are (`change`), and `Files/sec` and
+/// `FSUse%` in the header give the cells their units.
+#[test]
+fn outside_ext4_commit_with_fs_mark_tables_around_vs() {
+    let text = outside("ext4-async-commit-fs-mark.txt");
+    let (d, _) = draft_of(&text);
+    let cell = |line: usize, column: &str| {
+        d.rows
+            .iter()
+            .find(|r| r.line == line && r.settings.iter().any(|s| s.1 == column))
+            .unwrap_or_else(|| panic!("no {column} at line {line}: {:#?}", d.rows))
+    };
+    for (line, when, files) in [(16, "before", 30.5), (21, "after", 45.8)] {
+        let r = cell(line, "Files/sec");
+        assert_eq!((r.value, r.unit.as_str()), (files, "/s"), "line {line}");
+        assert!(
+            r.settings.contains(&("change".into(), when.into())),
+            "line {line}: {:?}",
+            r.settings
+        );
+        let r = cell(line, "FSUse%");
+        assert_eq!((r.value, r.unit.as_str()), (8.0, "percent"), "line {line}");
+        assert!(r.settings.contains(&("change".into(), when.into())));
+    }
+}
