@@ -402,7 +402,10 @@ pub fn build(
                 if rename.iter().any(|r| r.0 == lp.var) {
                     continue;
                 }
-                let name = axis_name(&cmds, &lp.var).unwrap_or_else(|| lp.var.clone());
+                let mut name = axis_name(&cmds, &lp.var).unwrap_or_else(|| lp.var.clone());
+                if axes.iter().any(|a| a.name == name) {
+                    name = format!("{name}_{}", lp.var); // `-b size=$j -n size=${i}k`
+                }
                 rename.push((lp.var.clone(), name.clone()));
                 let why = if lp.head.starts_with("guess:") {
                     notes.push(Note::new(

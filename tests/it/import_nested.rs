@@ -298,3 +298,27 @@ fn outside_nested_seq_loops_keep_both_variables() {
         "{runs:#?}"
     );
 }
+
+/// Two list loops, one inside the other, whose variables fill two options of the same
+/// name (`-b size=${j} -n size=${i}k`): two axes, each variable its own (written for this
+/// test: no real post found with this shape).
+#[test]
+fn nested_list_loops_with_the_same_option_name_are_two_axes() {
+    let text = "Subject: xfs: block and directory sizes\n\n#!/bin/sh\nfor i in 4 8 16; do\n  for j in 4k 8k; do\n    mkfs.xfs -f -b size=${j} -n size=${i}k /dev/sdb\n    time fs_mark -d /mnt/f -n 1000\n  done\ndone\n";
+    let (_, e) = draft_of(text);
+    let (axes, setup, _, _) = shape(&e);
+    assert_eq!(axes.len(), 2, "{axes:?}");
+    let names: Vec<&str> = axes.iter().map(|a| a.0.as_str()).collect();
+    let mkfs = setup.iter().find(|r| r.contains("mkfs.xfs")).expect("mkfs");
+    for (name, values) in &axes {
+        assert!(
+            mkfs.contains(&format!("{{{{{name}}}}}")),
+            "{name} unused: {mkfs}"
+        );
+        assert!(
+            values == &["4", "8", "16"] || values == &["4k", "8k"],
+            "{values:?}"
+        );
+    }
+    assert!(!mkfs.contains('$'), "{mkfs} ({names:?})");
+}
