@@ -26,12 +26,13 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 16] = [
+const ORDER: [&str; 17] = [
     "000-n10k",
     "000",
     "000-b",
     "000-n100k",
     "000-published",
+    "000-published-b",
     "000-published-first-runs",
     "001",
     "001-b",
