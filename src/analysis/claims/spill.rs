@@ -13,6 +13,7 @@ use super::select::{sel_label, select, table};
 use super::units::replicate_keys;
 use crate::analysis::{i64_values, str_values};
 use crate::spec::claim::{AttrForks, Cond, Selection};
+use crate::spec::Value as SpecValue;
 use polars::prelude::DataFrame;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,7 +39,7 @@ fn last_read(reads: &[(&str, &Selection)]) -> Option<i64> {
     let mut last = Some(0);
     for (_, sel) in reads {
         let this = match sel.get("iteration") {
-            Some(Cond::Value(v)) => v.to_string().trim().parse::<f64>().ok(),
+            Some(Cond::Value(v)) => highest(v),
             Some(Cond::Range(r)) => r.max,
             None => None,
         };
@@ -48,6 +49,22 @@ fn last_read(reads: &[(&str, &Selection)]) -> Option<i64> {
         };
     }
     last.filter(|l| *l > 0)
+}
+
+/// The highest run an `iteration:` value names (`1`, `[1, 2]`); None when it names none.
+fn highest(v: &SpecValue) -> Option<f64> {
+    match v {
+        SpecValue::Int(i) => Some(*i as f64),
+        SpecValue::Float(f) => Some(*f),
+        SpecValue::Str(t) => t.trim().parse().ok(),
+        SpecValue::List(items) => items
+            .iter()
+            .map(highest)
+            .collect::<Option<Vec<f64>>>()?
+            .into_iter()
+            .reduce(f64::max),
+        SpecValue::Bool(_) => None,
+    }
 }
 
 /// Per (point, replicate): the run after which its `fsmap` was captured (the rows' own

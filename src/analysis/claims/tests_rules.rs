@@ -681,6 +681,15 @@ fn attr_forks_counted_after_the_last_run_do_not_vouch_for_the_first() {
         v.reason
     );
     assert!(v.reason.contains("--set runs=1"), "{}", v.reason);
+    // A list of runs reads up to its highest, still before run 4 (a list of two numbers
+    // is read as a range by serde; one of texts stays a list).
+    let v = check_claim(&with("['1', '2']"), &ev);
+    assert_eq!(
+        v.not_applicable,
+        Some(Inapplicable::MechanismUnshown),
+        "{v:?}"
+    );
+    assert!(v.reason.contains("runs up to 2"), "{}", v.reason);
     // Runs 2 and later end with the run it was captured after.
     let v = check_claim(&with("{ min: 2 }"), &ev);
     assert_eq!(v.not_applicable, None, "{v:?}");
