@@ -139,6 +139,19 @@ fn number(s: &str) -> Option<f64> {
     digits.parse::<f64>().ok().map(|v| v * mult)
 }
 
+/// The `key=number` fields of a line as numbers in `unit`.
+fn nums(fields: Vec<(String, f64, String)>, unit: &str) -> Vec<Num> {
+    fields
+        .into_iter()
+        .map(|(stat, value, printed)| Num {
+            stat,
+            value,
+            unit: unit.into(),
+            printed,
+        })
+        .collect()
+}
+
 /// `min=275 , max=87560 , avg=6571.88, stdev=2799.57`: each `key=value` with its text.
 fn fields(rest: &str) -> Option<Vec<(String, f64, String)>> {
     let mut out = Vec::new();
@@ -218,15 +231,7 @@ pub fn detail(t: &str) -> Option<Detail> {
             (Some(u), Some(f)) => Detail::PrioStats {
                 quantity: q,
                 prio,
-                nums: f
-                    .into_iter()
-                    .map(|(k, v, p)| Num {
-                        stat: k,
-                        value: v,
-                        unit: u.into(),
-                        printed: p,
-                    })
-                    .collect(),
+                nums: nums(f, u),
             },
             _ => Detail::Unread(format!(
                 "fio's `{name} ({unit})` line: a unit or a field the importer does not read"
@@ -252,15 +257,7 @@ pub fn detail(t: &str) -> Option<Detail> {
             };
             Some(Detail::Stats {
                 quantity: name,
-                nums: f
-                    .into_iter()
-                    .map(|(k, v, p)| Num {
-                        stat: k,
-                        value: v,
-                        unit: u.into(),
-                        printed: p,
-                    })
-                    .collect(),
+                nums: nums(f, u),
             })
         }
         _ => None,
