@@ -13,7 +13,7 @@
 
 use super::commands::after_prompt;
 use super::mail::PostLine;
-use super::output::label_settings;
+use super::output::add_label_settings;
 use super::{Category, Row};
 
 /// The one row of a `Name: value unit` line, by its index in `rows`.
@@ -72,11 +72,7 @@ pub fn label_blocks(lines: &[PostLine], rows: &mut [Row]) {
             for (p, &i) in block.iter().enumerate() {
                 let r = &mut rows[i];
                 r.settings.push(("label".into(), label.clone()));
-                for (key, v) in label_settings(&label) {
-                    if !r.settings.iter().any(|s| s.0 == key) {
-                        r.settings.push((key, v));
-                    }
-                }
+                add_label_settings(&mut r.settings, &label);
                 r.settings.push(("position".into(), (p + 1).to_string()));
                 r.note.clone_from(&label);
                 if r.category == Category::Parameter {

@@ -70,6 +70,15 @@ fn last_sentence(p: &str) -> String {
     trimmed[cut..].trim().to_string()
 }
 
+/// Add the label's `key=value` settings to `settings`, except for keys already set.
+pub fn add_label_settings(settings: &mut Vec<(String, String)>, label: &str) {
+    for (k, v) in label_settings(label) {
+        if !settings.iter().any(|s| s.0 == k) {
+            settings.push((k, v));
+        }
+    }
+}
+
 /// `key=value` settings named in a label (`the first parent=1 is:` → parent=1).
 pub fn label_settings(label: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -123,7 +132,7 @@ pub fn time_rows(
     };
     let lines = &post.lines;
     let mut found = Vec::new();
-    let mut last_label: Option<(String, usize)> = None;
+    let mut last_label: Option<String> = None;
     let mut run = 0;
     let mut prev_end = usize::MAX;
     let time_line = |i: usize| is_time_line(&lines[i].text);
@@ -176,22 +185,16 @@ pub fn time_rows(
         let prompt =
             |i: usize| is_cmd[i] && super::commands::after_prompt(&lines[i].text).is_some();
         if !contiguous || last_label.is_none() {
-            let (label, k) = match label_above(lines, start, &is_taken, &prompt) {
-                Some((l, _, k)) => (l, k),
-                None => (String::new(), 0),
-            };
-            last_label = Some((label, k));
+            let label = label_above(lines, start, &is_taken, &prompt)
+                .map(|(l, _, _)| l)
+                .unwrap_or_default();
+            last_label = Some(label);
             run = 0;
         }
         run += 1;
-        let (label, label_k) = last_label.clone().unwrap_or_default();
+        let label = last_label.clone().unwrap_or_default();
         let mut settings = settings_at(start);
-        for (k, v) in label_settings(&label) {
-            if !settings.iter().any(|s| s.0 == k) {
-                settings.push((k, v));
-            }
-        }
-        let _ = label_k;
+        add_label_settings(&mut settings, &label);
         settings.push(("run".into(), run.to_string()));
         let stated_by = lines[start].quoted_author.clone();
         let mut rows = Vec::new();

@@ -17,7 +17,7 @@
 //! is [`super::perfcsv`]'s.
 
 use super::mail::{Post, PostLine};
-use super::output::{label_above, label_settings, Found};
+use super::output::{add_label_settings, label_above, Found};
 use super::{Category, Note, NoteKind, Row};
 use crate::parse::perf_stat::{parse_human, CounterStatus, PerfStatRow};
 
@@ -301,11 +301,7 @@ pub(super) fn settings_of(
             settings.push((k.to_string(), v));
         }
     }
-    for (k, v) in label_settings(label) {
-        if !settings.iter().any(|s| s.0 == k) {
-            settings.push((k, v));
-        }
-    }
+    add_label_settings(&mut settings, label);
     settings
 }
 
