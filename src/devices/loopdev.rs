@@ -66,8 +66,12 @@ nix::ioctl_read_bad!(loop_get_status64, 0x4C05, LoopInfo64);
 /// kernel (`LOOP_GET_STATUS64`); None when it is not attached. Unlike the backing
 /// file's path, this does not depend on how the path was spelled.
 pub fn backing_id(device: &Path) -> Option<FileId> {
+    status_id(&std::fs::File::open(device).ok()?)
+}
+
+/// [`backing_id`] through a descriptor already open on the device.
+fn status_id(f: &std::fs::File) -> Option<FileId> {
     use std::os::fd::AsRawFd;
-    let f = std::fs::File::open(device).ok()?;
     // SAFETY: an all-zero loop_info64 is valid; the kernel fills it.
     let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
     // SAFETY: the descriptor is open for the call, and `info` has the kernel's layout.
@@ -123,15 +127,7 @@ fn clear_if_ours(device: &Path, image: FileId) -> Clear {
     let Ok(f) = std::fs::File::open(device) else {
         return Clear::NotOurs;
     };
-    // SAFETY: an all-zero loop_info64 is valid; the kernel fills it.
-    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
-    // SAFETY: the descriptor is open for the call, and `info` has the kernel's layout.
-    if unsafe { loop_get_status64(f.as_raw_fd(), &mut info) }.is_err()
-        || (FileId {
-            dev: info.lo_device,
-            ino: info.lo_inode,
-        }) != image
-    {
+    if status_id(&f) != Some(image) {
         return Clear::NotOurs;
     }
     // SAFETY: LOOP_CLR_FD takes no argument; the descriptor is open for the call.
