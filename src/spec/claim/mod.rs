@@ -185,13 +185,44 @@ pub enum Cond {
     Value(SpecValue),
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Default)]
-#[serde(deny_unknown_fields)]
+/// `{ min: A, max: B }` (either may be left out). Only a mapping is a range: a list such
+/// as `iteration: [1, 3]` is a list of values (1 or 3), never the range 1..3, although
+/// serde would read a two-element list into a struct of two fields.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
 pub struct Range {
-    #[serde(default)]
     pub min: Option<f64>,
-    #[serde(default)]
     pub max: Option<f64>,
+}
+
+/// The fields of [`Range`] as written, read only from a mapping.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RangeFields {
+    #[serde(default)]
+    min: Option<f64>,
+    #[serde(default)]
+    max: Option<f64>,
+}
+
+impl<'de> Deserialize<'de> for Range {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Range, D::Error> {
+        struct MapOnly;
+        impl<'de> serde::de::Visitor<'de> for MapOnly {
+            type Value = Range;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping with `min` and/or `max`")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Range, A::Error> {
+                let f =
+                    RangeFields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Range {
+                    min: f.min,
+                    max: f.max,
+                })
+            }
+        }
+        d.deserialize_map(MapOnly)
+    }
 }
 
 /// Column → condition; all must hold.
@@ -395,4 +426,40 @@ pub fn parse_check(raw: &serde_yaml::Value) -> Result<Check, CheckError> {
         }
     }
     Ok(check)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cond, Range, SpecValue};
+
+    fn cond(yaml: &str) -> Cond {
+        serde_yaml::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn a_two_number_list_is_a_list_of_values_not_a_range() {
+        assert_eq!(
+            cond("[1, 3]"),
+            Cond::Value(SpecValue::List(vec![SpecValue::Int(1), SpecValue::Int(3)]))
+        );
+    }
+
+    #[test]
+    fn a_mapping_is_a_range_and_a_misspelt_bound_is_not() {
+        assert_eq!(
+            cond("{ min: 2 }"),
+            Cond::Range(Range {
+                min: Some(2.0),
+                max: None
+            })
+        );
+        assert_eq!(
+            cond("{ min: 1, max: 3.5 }"),
+            Cond::Range(Range {
+                min: Some(1.0),
+                max: Some(3.5)
+            })
+        );
+        assert!(serde_yaml::from_str::<Cond>("{ mini: 2 }").is_err());
+    }
 }
