@@ -239,9 +239,15 @@ fn ext_fsck_small_files_quick() {
             .unwrap()
             .to_string()
     };
+    let scale = |id: &str| {
+        v.iter().find(|c| c["id"] == id).unwrap()["scale"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     assert!(
-        reason("ext4-fsck-10x-faster").starts_with("reduced scale: ")
-            && reason("ext4-fsck-10x-faster")
+        reason("ext4-fsck-10x-faster").starts_with("reduced scale (see the scale note); ")
+            && scale("ext4-fsck-10x-faster")
                 .contains("files_total=51200 here, 45600000 (files × loops) published"),
         "{}",
         reason("ext4-fsck-10x-faster")
@@ -336,7 +342,11 @@ fn xfs_rt_truncate_quick() {
     assert!(variant["reason"]
         .as_str()
         .unwrap()
-        .starts_with("reduced scale: files=100 here, 1000 published; at this scale: "));
+        .starts_with("reduced scale (see the scale note); at this scale: "));
+    assert!(variant["scale"]
+        .as_str()
+        .unwrap()
+        .starts_with("reduced: files=100 here, 1000 published"));
     assert_eq!(variant["variant"], true, "{variant}");
 }
 

@@ -116,9 +116,14 @@ fn tiers_need_the_whole_interval_over_replicates_and_name_substitutes() {
     assert_eq!(at_scale["tier"], "not_applicable", "{at_scale}");
     assert_eq!(at_scale["not_applicable"], "reduced_scale", "{at_scale}");
     assert!(
-        at_scale["reason"].as_str().unwrap().starts_with(
-            "reduced scale: spare=1 here, 2 published; at this scale: the whole interval"
-        ),
+        at_scale["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("reduced scale (see the scale note); at this scale: the whole interval"),
+        "{at_scale}"
+    );
+    assert_eq!(
+        at_scale["scale"], "reduced: spare=1 here, 2 published",
         "{at_scale}"
     );
     // fslab's own variant is listed apart and not counted.

@@ -299,14 +299,16 @@ pub(super) fn check_claim_at(
             format!("incomplete: {}", m.incomplete.join("; ")),
         )
     });
-    if let Some(g) = gap {
+    if gap.is_some() {
         v.at_this_scale = Some(if m.incomplete.is_empty() {
             tier
         } else {
             Tier::Inconclusive
         });
         v.not_applicable = Some(Inapplicable::ReducedScale);
-        v.reason = format!("reduced scale: {g}; at this scale: {why}");
+        // The gap itself is the scale note (`v.scale`), said once where the bundle's
+        // claims share it; the reason says only what is this claim's own.
+        v.reason = format!("reduced scale (see the scale note); at this scale: {why}");
         return finish(v, extra);
     }
     if !m.incomplete.is_empty() {
