@@ -356,7 +356,7 @@ fn prio_rows(
     let Some((fi, settings)) = cur else {
         return false;
     };
-    let settings = [settings.as_slice(), &prio.settings()].concat();
+    let settings = [settings.as_slice(), prio.settings().as_slice()].concat();
     let f = &mut found[*fi];
     f.rows.extend(
         nums.iter()
@@ -391,8 +391,17 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
     // inside a percentile block: its quantity, unit and settings (a priority's)
     let mut pct: Option<(String, String, Settings)> = None;
     let mut prev_dist = false;
+    // under a percentile head that could not be read: its `|` lines are fio's, not read
+    let mut skip_block = false;
     for (k, l) in lines.iter().enumerate() {
         let t = l.text.trim();
+        if skip_block {
+            if t.starts_with('|') {
+                extra.push(k);
+                continue;
+            }
+            skip_block = false;
+        }
         let indented = l.text.starts_with(char::is_whitespace);
         let row = |q: &str, n: &fiolat::Num, settings: &[(String, String)], key: &str| Row {
             line: l.n,
@@ -496,10 +505,9 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
                         None => extra.push(k),
                     }
                 }
-                // `clat prio 1/0 (msec): …`, `clat prio 1/0 (10.01% of IOs) percentiles`:
-                // rows like the others', with the priority as settings
-                // `clat prio 1/0 (msec): …`, `clat prio 1/0 (10.01% of IOs) percentiles`:
-                // rows like the others', with the priority as settings
+                // `clat prio 1/0 (msec): …`, `clat prio 1/0 (10.01% of IOs) percentiles`,
+                // fio 3.18-3.29's `high prio_clat (msec): …`, `high prio (10.01%) clat
+                // percentiles`: rows like the others', with the priority as settings
                 Detail::PrioStats {
                     quantity,
                     prio,
@@ -521,7 +529,7 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
                         orphan(notes, l.n, &what);
                         extra.push(k);
                     }
-                    pct = Some((quantity, unit, prio.settings().to_vec()));
+                    pct = Some((quantity, unit, prio.settings()));
                 }
                 Detail::Distribution { .. } => {
                     if !dist {
@@ -540,6 +548,15 @@ pub fn fio_text(post: &Post, jobs: &[JobFile], notes: &mut Vec<Note>) -> Vec<Fou
                         NoteKind::Unmapped,
                         &format!("{why}: not read"),
                     ));
+                    extra.push(k);
+                }
+                Detail::UnreadBlock(why) => {
+                    notes.push(Note::new(
+                        l.n,
+                        NoteKind::Unmapped,
+                        &format!("{why}: the block is not read"),
+                    ));
+                    skip_block = true;
                     extra.push(k);
                 }
             }

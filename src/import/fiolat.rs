@@ -10,7 +10,11 @@
 //! The latency distribution (`lat (usec)   : 50=60.60%, 100=31.05%`) is the share of I/Os
 //! per bucket, no statistic of the run: it is recognised, to be reported, not read. fio
 //! 3.30's per-priority lines (`clat prio 1/0 (msec): min=…`, `clat prio 1/0 (10.01% of
-//! IOs) percentiles (msec):`) are read like the others, with their [`Prio`].
+//! IOs) percentiles (msec):`) are read like the others, with their [`Prio`]; so are those
+//! of fio 3.18 to 3.29, which knew two priorities, `high` and `low` (`high prio_clat
+//! (usec): min=…`, `low prio_lat (usec): …`, `high prio (19.97%) clat percentiles
+//! (usec):`). A line of these forms whose priority, share or numbers cannot be read is
+//! [`Detail::Unread`] (a percentile block's head: [`Detail::UnreadBlock`]), never a guess.
 
 /// One number of a line: the statistic (`min`, `avg`, a percentile `99.90`), its value,
 /// its unit, and its text as printed (`avg= 1.65`, `99.90th=[ 8586]`).
@@ -36,14 +40,16 @@ pub enum Detail {
     /// `lat (usec)   : 50=60.60%, …`, with the unit printed.
     Distribution { unit: String },
     /// `clat prio 1/0 (msec): min=…` (fio 3.30 on, with `cmdprio_percentage` or per-I/O
-    /// priorities): the statistics of the I/Os of one priority, as `Stats`.
+    /// priorities), `high prio_clat (msec): min=…` (fio 3.19 to 3.29): the statistics of
+    /// the I/Os of one priority, as `Stats`.
     PrioStats {
         quantity: String,
         prio: Prio,
         nums: Vec<Num>,
     },
-    /// `clat prio 1/0 (10.01% of IOs) percentiles (msec):`: the head of one priority's
-    /// percentile block, and the share of the I/Os it had (`10.01% of IOs`).
+    /// `clat prio 1/0 (10.01% of IOs) percentiles (msec):`, `high prio (10.01%) clat
+    /// percentiles (msec):` (fio 3.18 to 3.29): the head of one priority's percentile
+    /// block, and the share of the I/Os it had (`10.01% of IOs`, `10.01%`).
     PrioPercentileHead {
         quantity: String,
         unit: String,
@@ -52,15 +58,22 @@ pub enum Detail {
     },
     /// A latency or sample line whose unit or numbers cannot be read: why.
     Unread(String),
+    /// The head of a percentile block that cannot be read (its unit, its priority or its
+    /// share): why. The `|` lines under it are fio's, and not read either.
+    UnreadBlock(String),
 }
 
 /// An I/O priority as fio prints it: `class/level` (`1/0`), from fio 3.36 on
-/// `class/level/hint` (`2/0/0`).
+/// `class/level/hint` (`2/0/0`); before 3.30 `high` or `low`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prio {
     pub printed: String,
     /// The class's name (ioprio_set(2)): `none` (0), `rt` (1), `be` (2), `idle` (3).
-    pub class: String,
+    /// None for `high` and `low`: fio before 3.30 named no class (before 3.28 `high` was
+    /// the I/Os `cmdprio_percentage` sent in the RT class; from 3.28 the higher of the
+    /// job's priority and the one `cmdprio_class`/`cmdprio` set), and the importer does
+    /// not guess one.
+    pub class: Option<String>,
 }
 
 impl Prio {
@@ -82,16 +95,25 @@ impl Prio {
         };
         Some(Prio {
             printed: s.to_string(),
-            class: class.into(),
+            class: Some(class.into()),
         })
     }
 
-    /// The settings of its rows: `prio` (as printed) and `prio_class`.
-    pub fn settings(&self) -> [(String, String); 2] {
-        [
-            ("prio".into(), self.printed.clone()),
-            ("prio_class".into(), self.class.clone()),
-        ]
+    /// fio 3.18 to 3.29's `high` and `low`.
+    fn relative(word: &str) -> Option<Prio> {
+        matches!(word, "high" | "low").then(|| Prio {
+            printed: word.to_string(),
+            class: None,
+        })
+    }
+
+    /// The settings of its rows: `prio` (as printed) and, when fio named it, `prio_class`.
+    pub fn settings(&self) -> Vec<(String, String)> {
+        let mut out = vec![("prio".to_string(), self.printed.clone())];
+        if let Some(c) = &self.class {
+            out.push(("prio_class".into(), c.clone()));
+        }
+        out
     }
 }
 
@@ -107,6 +129,48 @@ fn prio_head(pre: &str) -> Option<(String, Prio, Option<&str>)> {
         None => (rest, None),
     };
     Some((q.to_string(), Prio::read(p)?, paren))
+}
+
+/// `high prio_clat`, `low prio_lat` (fio 3.19 to 3.29): the quantity and the priority.
+fn old_prio_stats(name: &str) -> Option<(String, Prio)> {
+    let (w, q) = name.split_once(' ')?;
+    let q = q.strip_prefix("prio_")?;
+    matches!(q, "clat" | "lat").then_some(())?;
+    Some((q.to_string(), Prio::relative(w)?))
+}
+
+/// `high prio (19.97%) clat` (fio 3.18 to 3.29): the quantity, the priority and the
+/// text in parentheses.
+fn old_prio_pct_head(pre: &str) -> Option<(String, Prio, &str)> {
+    let (w, rest) = pre.split_once(" prio (")?;
+    let (paren, q) = rest.split_once(") ")?;
+    matches!(q, "clat" | "lat").then_some(())?;
+    Some((q.to_string(), Prio::relative(w)?, paren))
+}
+
+/// A name of fio's priority forms, read or not: `clat prio …` (a latency, then `prio`),
+/// `high prio_clat` (two words, the second `prio_…`), `high prio (…) clat` (`prio`
+/// second, a latency last).
+fn prio_like(name: &str) -> bool {
+    let w: Vec<&str> = name.split_whitespace().collect();
+    let lat = |x: &str| matches!(x, "clat" | "slat" | "lat" | "sync");
+    match w.as_slice() {
+        [first, "prio", ..] if lat(first) => true,
+        [_, second] => second.starts_with("prio_"),
+        [_, "prio", .., last] => lat(last),
+        _ => false,
+    }
+}
+
+/// The share of the I/Os a priority had: `10.01% of IOs` (fio 3.30 on), `10.01%` (before).
+fn share(paren: &str) -> Option<Num> {
+    let v = paren.strip_suffix(" of IOs").unwrap_or(paren);
+    Some(Num {
+        stat: "share".into(),
+        value: number(v.strip_suffix('%')?)?,
+        unit: "percent".into(),
+        printed: paren.to_string(),
+    })
 }
 
 /// fio's time units in parentheses, as the importer writes them.
@@ -182,29 +246,39 @@ pub fn detail(t: &str) -> Option<Detail> {
     let norm = t.split_whitespace().collect::<Vec<_>>().join(" ");
     // `clat percentiles (usec):`, `lat percentiles (nsec):`, `sync percentiles (nsec):`
     if let Some((pre, rest)) = norm.split_once(" percentiles (") {
-        if let Some((q, prio, paren)) = prio_head(pre) {
+        let head = prio_head(pre)
+            .map(|(q, p, paren)| (q, p, paren.map(|x| (x, true))))
+            .or_else(|| old_prio_pct_head(pre).map(|(q, p, paren)| (q, p, Some((paren, false)))));
+        if let Some((q, prio, paren)) = head {
             let unit = rest.strip_suffix("):")?;
             let Some(u) = time_unit(unit) else {
-                return Some(Detail::Unread(format!(
+                return Some(Detail::UnreadBlock(format!(
                     "fio's `{pre}` percentiles in `{unit}`, a unit the importer does not know"
                 )));
             };
-            // `10.01% of IOs`
-            let share = paren.and_then(|x| {
-                let v = x.strip_suffix(" of IOs")?.strip_suffix('%')?;
-                Some(Num {
-                    stat: "share".into(),
-                    value: number(v)?,
-                    unit: "percent".into(),
-                    printed: x.to_string(),
-                })
-            });
+            // `10.01% of IOs` (3.30 on, which may print none), `10.01%` (before)
+            let share = match paren {
+                Some((x, _)) => match share(x) {
+                    Some(n) => Some(n),
+                    None => {
+                        return Some(Detail::UnreadBlock(format!(
+                            "fio's `{pre}` percentiles: the share `{x}` is not `N%` or `N% of IOs`"
+                        )))
+                    }
+                },
+                None => None,
+            };
             return Some(Detail::PrioPercentileHead {
                 quantity: format!("{q}_percentile"),
                 unit: u.into(),
                 prio,
                 share,
             });
+        }
+        if prio_like(pre) {
+            return Some(Detail::UnreadBlock(format!(
+                "fio's `{pre}` percentiles: a priority the importer does not read"
+            )));
         }
         if matches!(pre, "clat" | "slat" | "lat" | "sync") {
             let unit = rest.strip_suffix("):")?;
@@ -213,7 +287,7 @@ pub fn detail(t: &str) -> Option<Detail> {
                     quantity: format!("{pre}_percentile"),
                     unit: u.into(),
                 },
-                None => Detail::Unread(format!(
+                None => Detail::UnreadBlock(format!(
                     "fio's `{pre}` percentiles in `{unit}`, a unit the importer does not know"
                 )),
             });
@@ -226,7 +300,11 @@ pub fn detail(t: &str) -> Option<Detail> {
         return Some(samples("iops_samples", "IOPS", rest));
     }
     let (name, unit) = name_unit(head)?;
-    if let Some((q, prio, None)) = prio_head(&name) {
+    let prio = match prio_head(&name) {
+        Some((q, p, None)) => Some((q, p)),
+        _ => old_prio_stats(&name),
+    };
+    if let Some((q, prio)) = prio {
         return Some(match (time_unit(&unit), fields(rest)) {
             (Some(u), Some(f)) => Detail::PrioStats {
                 quantity: q,
@@ -237,6 +315,11 @@ pub fn detail(t: &str) -> Option<Detail> {
                 "fio's `{name} ({unit})` line: a unit or a field the importer does not read"
             )),
         });
+    }
+    if prio_like(&name) {
+        return Some(Detail::Unread(format!(
+            "fio's `{name} ({unit})` line: a priority the importer does not read"
+        )));
     }
     match name.as_str() {
         "bw" => Some(samples("bandwidth_samples", &bw_unit(&unit)?, rest)),
@@ -452,7 +535,7 @@ mod tests {
                 nums,
             }) => {
                 assert_eq!((quantity.as_str(), prio.printed.as_str()), ("clat", "1/0"));
-                assert_eq!(prio.class, "rt");
+                assert_eq!(prio.class.as_deref(), Some("rt"));
                 assert_eq!(nums[3].printed, "stdev= 5.93");
                 assert_eq!((nums[2].value, nums[2].unit.as_str()), (24.64, "ms"));
             }
@@ -470,8 +553,8 @@ mod tests {
                     ("clat_percentile", "us")
                 );
                 assert_eq!(
-                    (prio.printed.as_str(), prio.class.as_str()),
-                    ("2/0/0", "be")
+                    (prio.printed.as_str(), prio.class.as_deref()),
+                    ("2/0/0", Some("be"))
                 );
                 let share = share.unwrap();
                 assert_eq!(
@@ -489,6 +572,96 @@ mod tests {
             detail("clat prio 1/0 (usec): min=1, max=x, avg=1.5, stdev=0.5"),
             Some(Detail::Unread(_))
         ));
+    }
+
+    /// fio 3.19-3.29's forms (lines of tests/fixtures/world/fio/fio-3.29-normal-cmdprio.txt):
+    /// `high`/`low` as printed, no class.
+    #[test]
+    fn priority_lines_of_fio_3_29() {
+        match detail("high prio_clat (nsec): min=107, max=6028.4k, avg=74121.60, stdev=203554.58") {
+            Some(Detail::PrioStats {
+                quantity,
+                prio,
+                nums,
+            }) => {
+                assert_eq!((quantity.as_str(), prio.printed.as_str()), ("clat", "high"));
+                assert_eq!(prio.class, None);
+                assert_eq!(prio.settings(), [("prio".to_string(), "high".to_string())]);
+                assert_eq!(
+                    (
+                        nums[1].value,
+                        nums[1].unit.as_str(),
+                        nums[1].printed.as_str()
+                    ),
+                    (6028400.0, "ns", "max=6028.4k")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match detail("low prio_lat (usec): min=26, max=16929, avg=170.74, stdev=474.69") {
+            Some(Detail::PrioStats { quantity, prio, .. }) => {
+                assert_eq!((quantity.as_str(), prio.printed.as_str()), ("lat", "low"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match detail("high prio (19.97%) clat percentiles (usec):") {
+            Some(Detail::PrioPercentileHead {
+                quantity,
+                unit,
+                prio,
+                share,
+            }) => {
+                assert_eq!(
+                    (quantity.as_str(), unit.as_str(), prio.printed.as_str()),
+                    ("clat_percentile", "us", "high")
+                );
+                let share = share.unwrap();
+                assert_eq!(
+                    (share.value, share.unit.as_str(), share.printed.as_str()),
+                    (19.97, "percent", "19.97%")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            detail("low prio (90.15%) lat percentiles (msec):"),
+            Some(Detail::PrioPercentileHead { ref quantity, ref unit, .. })
+                if quantity == "lat_percentile" && unit == "ms"
+        ));
+    }
+
+    /// What looks like a priority line but cannot be read is reported, never read as
+    /// another line or guessed.
+    #[test]
+    fn unreadable_priority_lines_are_said() {
+        for line in [
+            "medium prio_clat (usec): min=1, max=2, avg=1.5, stdev=0.5",
+            "high prio_slat (usec): min=1, max=2, avg=1.5, stdev=0.5",
+            "high prio_clat (usec): min=1, max=x, avg=1.5, stdev=0.5",
+            "high prio_clat (fortnights): min=1, max=2, avg=1.5, stdev=0.5",
+            "clat prio 9/0 (usec): min=1, max=2, avg=1.5, stdev=0.5",
+        ] {
+            assert!(matches!(detail(line), Some(Detail::Unread(_))), "{line}");
+        }
+        for line in [
+            "high prio (lots) clat percentiles (usec):",
+            "high prio (5%) slat percentiles (usec):",
+            "high prio (5%) clat percentiles (fortnights):",
+            "medium prio (5%) clat percentiles (usec):",
+            "clat prio 1/0 (most of IOs) percentiles (usec):",
+            "clat percentiles (fortnights):",
+        ] {
+            assert!(
+                matches!(detail(line), Some(Detail::UnreadBlock(_))),
+                "{line}"
+            );
+        }
+        // prose with a parenthesis is no fio line
+        assert_eq!(detail("The io prio (RT): fine"), None);
+        assert_eq!(
+            detail("high prio (as I said) matters percentiles (mostly):"),
+            None
+        );
     }
 
     #[test]

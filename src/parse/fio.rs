@@ -125,6 +125,34 @@ fn opt_str(opts: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
     })
 }
 
+/// fio's per-priority latencies in a direction's JSON object (with `cmdprio_percentage`
+/// and the like): fio 3.18 to 3.29's `clat_high_prio`/`clat_low_prio` objects
+/// (`lat_high_prio`/`lat_low_prio` with `lat_percentiles=1`), fio 3.30's `prios` list
+/// (fio commit 1cbbba65). No column keeps them: each is a warning.
+const PRIO_KEYS: &[&str] = &[
+    "clat_high_prio",
+    "clat_low_prio",
+    "lat_high_prio",
+    "lat_low_prio",
+    "prios",
+];
+
+/// The 1-based line of `"key"` in `lines`, searched from `*from` on (the keys are met in
+/// the document's order), else from the start; `*from` moves past it.
+fn key_line(lines: &[&str], from: &mut usize, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    let found = (*from..lines.len())
+        .chain(0..*from)
+        .find(|n| lines[*n].contains(&quoted));
+    match found {
+        Some(n) => {
+            *from = n + 1;
+            n + 1
+        }
+        None => *from,
+    }
+}
+
 /// fio prints warnings and errors before the JSON document (`fio: ...` lines); the
 /// document is the first line that is exactly `{`.
 fn json_start(text: &str) -> Option<(usize, usize)> {
@@ -199,6 +227,8 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             "the document has no `jobs` list",
         ));
     };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut cursor = skipped;
     for (i, job) in jobs.iter().enumerate() {
         let mut opts = global.clone();
         if let Some(o) = job.get("job options").and_then(Value::as_object) {
@@ -222,6 +252,20 @@ pub fn parse_json(text: &str) -> Result<Output<FioRow>, ParseError> {
             let total_ios = d.get("total_ios").and_then(u);
             if io_bytes == 0 && total_ios.unwrap_or(0) == 0 {
                 continue;
+            }
+            for key in PRIO_KEYS {
+                let Some(v) = d.get(*key) else { continue };
+                if v.as_array().is_some_and(|a| a.is_empty()) {
+                    continue;
+                }
+                let line = key_line(&lines, &mut cursor, key);
+                out.warnings.push(Warning {
+                    line,
+                    text: lines.get(line.wrapping_sub(1)).map_or("", |l| l.trim()).into(),
+                    reason: format!(
+                        "fio's per-priority latencies (`{key}`) of job `{jobname}`, `{dir}`: not kept, no column holds them"
+                    ),
+                });
             }
             // fio ≥ 3: `<x>_ns` in ns; fio 2: `<x>` in µs.
             let lat = |name: &str| -> (Option<&Value>, f64) {
@@ -549,6 +593,34 @@ mod tests {
         assert_eq!(r.clat_percentiles["clat_p50_ns"], 14_000.0);
         assert_eq!(r.lat_max_ns, Some(22_000.0));
         assert_eq!(r.bw_bytes_per_s, 4096.0);
+    }
+
+    /// fio 3.30's `prios` list (made up here from fio 3.30's stat.c,
+    /// `add_ddir_status_json`; tests/it/parse_world.rs reads fio 3.29's real
+    /// `clat_high_prio`): a warning at its line, the row as without it.
+    #[test]
+    fn per_priority_latencies_are_warnings() {
+        let text = r#"{
+  "fio version" : "fio-3.30",
+  "jobs" : [ { "jobname" : "j", "groupid" : 0, "error" : 0,
+    "read" : { "io_bytes" : 4096, "io_kbytes" : 4, "bw" : 4, "iops" : 1.0,
+      "runtime" : 1000,
+      "clat_ns" : { "min" : 10, "max" : 20, "mean" : 15.0, "stddev" : 5.0 },
+      "prios" : [
+        { "prioclass" : 1, "prio" : 0,
+          "clat_ns" : { "min" : 10, "max" : 12, "mean" : 11.0, "stddev" : 1.0 } },
+        { "prioclass" : 0, "prio" : 0,
+          "clat_ns" : { "min" : 12, "max" : 20, "mean" : 16.0, "stddev" : 4.0 } } ] },
+    "write" : { "io_bytes" : 0, "io_kbytes" : 0, "bw" : 0, "iops" : 0.0, "runtime" : 0,
+      "prios" : [ ] } } ]
+}"#;
+        let out = parse_json(text).unwrap();
+        assert_eq!(out.rows.len(), 1);
+        assert_eq!(out.rows[0].clat_mean_ns, Some(15.0));
+        assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+        let w = &out.warnings[0];
+        assert_eq!((w.line, w.text.as_str()), (7, r#""prios" : ["#));
+        assert!(w.reason.contains("`prios`") && w.reason.contains("`read`"));
     }
 
     /// A terse line with `blocks` direction blocks of `width` fields, the first one

@@ -320,6 +320,195 @@ fn outside_fio_3_30_clat_prio_lines() {
     );
 }
 
+/// fio 3.29's normal output of two `cmdprio_percentage` jobs (made here, see
+/// tests/fixtures/world/fio/SOURCE): fio before 3.30 printed two priorities, `high` and
+/// `low`: `high prio_clat (nsec): …` (`high prio_lat` with `lat_percentiles=1`) and
+/// `high prio (19.97%) clat percentiles (usec):` blocks. They are rows like fio 3.30's
+/// `clat prio 1/0` ones, with `prio` as fio printed it (`high`, `low`) and no
+/// `prio_class` (fio named none); the share of the I/Os is an `io_share` row. The lines
+/// after them keep their direction, and none of them is a "not mapped" message. Values
+/// listed by hand from the fixture.
+#[test]
+fn fio_3_29_high_and_low_prio_lines() {
+    let out = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/world/fio/fio-3.29-normal-cmdprio.txt"),
+    )
+    .unwrap();
+    // post lines: four before the output's
+    let post = format!("Subject: fio 3.29 cmdprio\n\nThe run:\n\n{out}");
+    let d = fslab::import::import(post.as_bytes(), Some("post.txt")).expect("imports");
+    let r = |line, q, p| row(&d.rows, line, q, p);
+    let set = |job: &str, dir: &str, prio: Option<&str>, k: &str, v: &str| {
+        let mut b = vec![s("direction", dir), s("job", job)];
+        if let Some(p) = prio {
+            b.push(s("prio", p));
+        }
+        b.push(s(k, v));
+        b
+    };
+    assert_eq!(
+        r(16, "clat", "max=6028.4k"),
+        (
+            6028400.0,
+            "ns".into(),
+            set("mixed", "read", Some("high"), "statistic", "max")
+        )
+    );
+    assert_eq!(
+        r(17, "clat", "avg=141496.04"),
+        (
+            141496.04,
+            "ns".into(),
+            set("mixed", "read", Some("low"), "statistic", "avg")
+        )
+    );
+    assert_eq!(
+        r(24, "io_share", "19.97%"),
+        (
+            19.97,
+            "percent".into(),
+            set("mixed", "read", Some("high"), "statistic", "share")
+        )
+    );
+    assert_eq!(
+        r(29, "clat_percentile", "99.99th=[ 5669]"),
+        (
+            5669.0,
+            "us".into(),
+            set("mixed", "read", Some("high"), "percentile", "99.99")
+        )
+    );
+    assert_eq!(
+        r(30, "io_share", "80.03%"),
+        (
+            80.03,
+            "percent".into(),
+            set("mixed", "read", Some("low"), "statistic", "share")
+        )
+    );
+    // the lines after the blocks keep their direction line
+    assert_eq!(
+        r(36, "bandwidth_samples", "avg=165007.80"),
+        (
+            165007.8,
+            "KiB/s".into(),
+            set("mixed", "read", None, "statistic", "avg")
+        )
+    );
+    assert_eq!(
+        r(43, "clat", "avg=161.07"),
+        (
+            161.07,
+            "us".into(),
+            set("mixed", "write", Some("low"), "statistic", "avg")
+        )
+    );
+    assert_eq!(
+        r(56, "io_share", "79.82%"),
+        (
+            79.82,
+            "percent".into(),
+            set("mixed", "write", Some("low"), "statistic", "share")
+        )
+    );
+    // `lat_percentiles=1`: the priorities' total latency
+    assert_eq!(
+        r(79, "lat", "avg=113.67"),
+        (
+            113.67,
+            "us".into(),
+            set("lat", "read", Some("high"), "statistic", "avg")
+        )
+    );
+    assert_eq!(
+        r(100, "lat_percentile", "1.00th=[   72]"),
+        (
+            72.0,
+            "us".into(),
+            set("lat", "read", Some("low"), "percentile", "1.00")
+        )
+    );
+    let count = |q: &str, job: &str, dir: &str, prio: Option<&str>| {
+        d.rows
+            .iter()
+            .filter(|x| {
+                x.quantity == q
+                    && x.settings.contains(&s("job", job))
+                    && x.settings.contains(&s("direction", dir))
+                    && match prio {
+                        Some(p) => x.settings.contains(&s("prio", p)),
+                        None => !x.settings.iter().any(|k| k.0 == "prio"),
+                    }
+            })
+            .count()
+    };
+    for dir in ["read", "write"] {
+        for p in [None, Some("high"), Some("low")] {
+            assert_eq!(count("clat_percentile", "mixed", dir, p), 17, "{dir} {p:?}");
+            assert_eq!(count("io_share", "mixed", dir, p), usize::from(p.is_some()));
+        }
+        for p in ["high", "low"] {
+            assert_eq!(count("clat", "mixed", dir, Some(p)), 4, "{dir} {p}");
+        }
+    }
+    for p in [None, Some("high"), Some("low")] {
+        assert_eq!(count("lat_percentile", "lat", "read", p), 17, "{p:?}");
+    }
+    // fio named no class before 3.30: none is guessed
+    assert!(!d
+        .rows
+        .iter()
+        .any(|x| x.settings.iter().any(|k| k.0 == "prio_class")));
+    // no line of the output is a prose number or a "not mapped" priority line
+    let stray: Vec<&Row> = d.rows.iter().filter(|x| x.group != "fio").collect();
+    assert!(stray.is_empty(), "{stray:#?}");
+    assert!(
+        !d.notes
+            .iter()
+            .any(|n| n.kind == NoteKind::Unmapped && n.what.contains("prio")),
+        "{:#?}",
+        d.notes
+    );
+}
+
+/// Lines of fio's priority forms that cannot be read (made up from the forms above): each
+/// is a "not mapped" message at its line, a percentile block whose head cannot be read
+/// gives no rows from its `|` lines, and the lines after keep their direction line.
+#[test]
+fn unreadable_fio_priority_lines_are_said_not_guessed() {
+    let post = r#"Subject: fio
+
+The run:
+
+t: (groupid=0, jobs=1): err= 0: pid=1: Thu Dec  3 06:53:15 2026
+  read: IOPS=40.2k, BW=157MiB/s (165MB/s)(471MiB/3001msec)
+    medium prio_clat (nsec): min=134, max=15532k, avg=141496.04, stdev=422110.19
+    high prio (lots) clat percentiles (usec):
+     |  1.00th=[   23],  5.00th=[   28], 10.00th=[   33], 20.00th=[   42],
+     | 99.99th=[ 5669]
+   bw (  KiB/s): min=127944, max=181728, per=100.00%, avg=165007.80, stdev=22457.91, samples=5
+"#;
+    let d = fslab::import::import(post.as_bytes(), Some("post.txt")).expect("imports");
+    note_at(&d, 7, NoteKind::Unmapped, "medium prio_clat");
+    note_at(&d, 8, NoteKind::Unmapped, "high prio (lots) clat");
+    for l in [7, 8, 9, 10] {
+        assert!(
+            !d.rows.iter().any(|r| r.line == l),
+            "line {l}: {:#?}",
+            d.rows
+        );
+    }
+    assert_eq!(
+        row(&d.rows, 11, "bandwidth_samples", "avg=165007.80"),
+        (
+            165007.8,
+            "KiB/s".into(),
+            vec![s("direction", "read"), s("job", "t"), s("statistic", "avg")]
+        )
+    );
+}
+
 /// Chengming Zhou's null_blk commit message (see the fixture's SOURCE), real: "about 3.6%
 /// improvement in IOPS … from 1.09M to 1.13M" gave two sizes of 1.09 and 1.13 MiB. In a
 /// sentence about IOPS the ends of a "from X to Y" with fio's bare `k`/`M`/`G` suffix are

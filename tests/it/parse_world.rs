@@ -815,6 +815,45 @@ fn fio_2_json_kib_and_microseconds() {
     assert_eq!(p["clat_p99_99_ns"], 150_528_000.0);
 }
 
+/// fio 3.29's JSON of two `cmdprio_percentage` jobs (made here, see SOURCE): the
+/// per-priority objects (`clat_high_prio`, `clat_low_prio`; `lat_high_prio`,
+/// `lat_low_prio` with `lat_percentiles=1`) are kept by no column: each is a warning at
+/// its line, naming the job and direction; the rows read as without them.
+#[test]
+fn fio_3_29_json_per_priority_latencies_are_warnings() {
+    let out = fio::parse_json(&fixture("fio", "fio-3.29-json-cmdprio")).unwrap();
+    let got: Vec<(usize, &str)> = out
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (77, r#""clat_high_prio" : {"#),
+            (103, r#""clat_low_prio" : {"#),
+            (191, r#""clat_high_prio" : {"#),
+            (217, r#""clat_low_prio" : {"#),
+            (464, r#""lat_high_prio" : {"#),
+            (490, r#""lat_low_prio" : {"#),
+        ]
+    );
+    assert!(out.warnings[4].reason.contains("job `lat`, `read`"));
+    let rows: Vec<(&str, &str, Option<f64>)> = out
+        .rows
+        .iter()
+        .map(|r| (r.jobname.as_str(), r.direction.as_str(), r.clat_min_ns))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("mixed", "read", Some(4179.0)),
+            ("mixed", "write", Some(2430.0)),
+            ("lat", "read", Some(14416.0))
+        ]
+    );
+}
+
 /// fio 2.0.15's terse v3 line (no disk-util fields): KiB, KiB/s, µs.
 #[test]
 fn fio_2_0_terse_v3() {
