@@ -17,6 +17,7 @@ use super::nested;
 use super::numbers::Table;
 use super::programs::Program;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::workdir;
 use super::{Note, NoteKind};
 
 /// What a step does.
@@ -841,6 +842,8 @@ pub fn build(
             };
         }
         nested::wrap(nest.as_ref(), &l.loops, &mut action, &mut comment);
+        let mp = mount_point.as_deref();
+        workdir::place(c.cwd.as_ref(), mp, &mut action, &mut comment, notes);
         let when = l.when.clone();
         if idx == workload_idx && variants.is_empty() {
             if let Some((axis, values)) = &when {

@@ -55,6 +55,7 @@ pub mod sidebyside;
 pub mod units;
 mod unread;
 mod versus;
+pub mod workdir;
 pub mod yaml;
 
 use commands::BlockKind;

@@ -284,7 +284,12 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
             Some((l, t)) => (*l, format!("{t} {text} {op}")),
             None => (line, format!("{text} {op}")),
         });
-        if let Some((l, t)) = head {
+        // `cd DIR && CMD`: the `cd` gives CMD its directory (`cwd`), not a condition
+        let cd_only = |t: &str| {
+            let ws: Vec<&str> = t.split_whitespace().collect();
+            ws.first() == Some(&"cd") && ws.len() <= 3 && ws.last() == Some(&"&&")
+        };
+        if let Some((l, t)) = head.filter(|(_, t)| !cd_only(t)) {
             c.cond = Some(format!("line {l}: `{t}`"));
         }
         // a test that heads a chain (`[ -d /mnt/x ] || mkdir …`) is its condition, not a
