@@ -15,6 +15,7 @@ use super::naming::{
 };
 use super::nested;
 use super::numbers::Table;
+use super::pick;
 use super::programs::Program;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::workdir;
@@ -50,7 +51,7 @@ pub enum Action {
 pub struct Step {
     pub line: usize,
     pub action: Action,
-    pub times: Option<u64>,
+    pub times: Option<nested::Times>,
     pub repeat: Option<u64>,
     /// `when: { axis: [values] }`: the points the step runs at (a `case` branch's).
     pub when: Option<(String, Vec<String>)>,
@@ -515,29 +516,8 @@ pub fn build(
         .collect();
     exp.exclude = excludes::within_branches(&uses, &rename, &exp.matrix, notes);
     // the workload
-    let workload_idx = located
-        .iter()
-        .position(|l| l.cmd.timed)
-        .or_else(|| {
-            located
-                .iter()
-                .position(|l| l.inline && timed_sentences.contains(&l.cmd.line))
-        })
-        .or_else(|| located.iter().position(|l| l.cmd.program().is_benchmark()))
-        .or_else(|| {
-            located.iter().rposition(|l| {
-                !matches!(
-                    l.cmd.program(),
-                    Program::Mkfs(_)
-                        | Program::Mount
-                        | Program::Umount
-                        | Program::Mkdir
-                        | Program::Sync
-                        | Program::Util
-                )
-            })
-        })
-        .unwrap_or(located.len() - 1);
+    let picks: Vec<(&Cmd, bool)> = located.iter().map(|l| (l.cmd, l.inline)).collect();
+    let workload_idx = pick::workload(&picks, timed_sentences);
     let flags: Vec<_> = located
         .iter()
         .map(|l| (l.cmd.timed, l.cmd.case.as_ref(), l.when.is_some()))
@@ -855,7 +835,11 @@ pub fn build(
         let step = Step {
             line: c.line,
             action,
-            times,
+            times: nested::counted(
+                times,
+                times_loop.filter(|_| nest.is_none()).copied(),
+                &c.words,
+            ),
             repeat,
             when: if timed_here(idx) { None } else { when.clone() },
             comment,

@@ -46,6 +46,7 @@ pub mod output;
 pub mod params;
 pub mod perfcsv;
 pub mod perfstat;
+mod pick;
 pub mod programs;
 pub mod ranges;
 pub mod rowlabels;

@@ -81,6 +81,24 @@ pub fn script(loops: &[&Loop], command: &str) -> String {
     s
 }
 
+/// A step's `times:` and the first value of its `{{i}}` (`times_from:`, 0 unless the
+/// post's loop starts elsewhere and the command names its variable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Times {
+    pub count: u64,
+    pub from: i64,
+}
+
+/// `times` counted by `lp` (the loop whose variable is the step's `{{i}}`): `for i in
+/// $(seq 1 1000)` or `{1..1000}` naming `cg_$i` runs `{{i}}` from 1, as the post named them.
+pub fn counted(times: Option<u64>, lp: Option<&Loop>, words: &[String]) -> Option<Times> {
+    let from = match lp.map(|lp| (&lp.kind, lp)) {
+        Some((LoopKind::Range(a, _), lp)) if words.iter().any(|w| uses(w, &lp.var)) => *a,
+        _ => 0,
+    };
+    times.map(|count| Times { count, from })
+}
+
 /// The step's `times:` under `nest`.
 pub fn times(nest: Option<&Nest>, times: Option<u64>) -> Option<u64> {
     match nest {

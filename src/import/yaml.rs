@@ -103,7 +103,13 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
         ));
     }
     if let Some(t) = s.times {
-        out.push_str(&format!("{more}times: {t}\n"));
+        out.push_str(&format!("{more}times: {}\n", t.count));
+        if t.from != 0 {
+            out.push_str(&format!(
+                "{more}times_from: {}  # {{{{i}}}} from {}, as the post's loop counts\n",
+                t.from, t.from
+            ));
+        }
     }
     if let Some(r) = s.repeat {
         out.push_str(&format!("{more}repeat: {r}\n"));

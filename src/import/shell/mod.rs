@@ -439,7 +439,7 @@ mod tests {
             })
             .collect();
         assert_eq!(unread, [1, 2]);
-        assert_eq!(first_loop(&nodes).kind, LoopKind::Count(3));
+        assert_eq!(first_loop(&nodes).kind, LoopKind::Range(1, 3));
     }
 
     #[test]
@@ -449,7 +449,7 @@ mod tests {
                 "for i in $(seq 1 10); do touch /mnt/$i; done",
                 LoopKind::Range(1, 10),
             ),
-            ("for i in `seq 5`; do sync; done", LoopKind::Count(5)),
+            ("for i in `seq 5`; do sync; done", LoopKind::Range(1, 5)),
             ("for i in $(seq 0 2 8); do sync; done", LoopKind::Count(5)),
             (
                 "for i in 1 2 3; do time fsstress -d /mnt/x; done",
