@@ -562,28 +562,21 @@ pub fn build(
             .iter()
             .rev()
             .find(|lp| !matches!(lp.kind, LoopKind::List(_)));
-        let times_loop = count_loop.filter(|lp| {
-            matches!(lp.kind, LoopKind::Range(..))
-                || (matches!(lp.kind, LoopKind::Count(_)) && (lp.timed || !c.timed))
-        });
-        let times = times_loop.and_then(|lp| match lp.kind {
-            LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
-            LoopKind::Count(n) => Some(n),
-            _ => None,
-        });
-        let nest = times_loop.and_then(|_| nested::nest(&l.loops, &c.words));
+        // loops outside the timed region repeat the workload, those inside are its `times:`
+        let [outer, inner] = nested::split(&l.loops, timed_here(idx), c.timed);
+        let times_loop = inner.last().copied();
+        let times = times_loop.and_then(Loop::count);
+        let nest = times_loop.and_then(|_| nested::nest(&inner, &c.words));
         let times = nested::times(nest.as_ref(), times);
         let loop_var = times_loop
             .filter(|_| nest.is_none())
             .map(|lp| lp.var.as_str());
         let perf = c.perf_stat();
         let repeat = if timed_here(idx) {
-            let looped = count_loop.filter(|lp| c.timed && !lp.timed);
-            perf::repeat(looped.and_then(|lp| lp.count()), perf.as_ref())
+            perf::repeat(nested::runs(&outer), perf.as_ref())
         } else {
             None
         };
-        let times = if repeat.is_some() { None } else { times };
         let argv = c.argv();
         let mut comment = format!("line {}: {}", c.line, c.text());
         if let Some(lp) = count_loop {
@@ -821,7 +814,8 @@ pub fn build(
                 }
             };
         }
-        nested::wrap(nest.as_ref(), &l.loops, &mut action, &mut comment);
+        nested::wrap(nest.as_ref(), &inner, &mut action, &mut comment);
+        nested::iterate(&outer, &mut action, &mut comment);
         let mp = mount_point.as_deref();
         workdir::place(c.cwd.as_ref(), mp, &mut action, &mut comment, notes);
         let when = l.when.clone();
@@ -835,11 +829,7 @@ pub fn build(
         let step = Step {
             line: c.line,
             action,
-            times: nested::counted(
-                times,
-                times_loop.filter(|_| nest.is_none()).copied(),
-                &c.words,
-            ),
+            times: nested::counted(times, times_loop.filter(|_| nest.is_none()), &c.words),
             repeat,
             when: if timed_here(idx) { None } else { when.clone() },
             comment,

@@ -89,3 +89,66 @@ fn plan_and_a_real_run_use_the_posts_names() {
         .collect();
     assert_eq!(names, ["f_1", "f_2", "f_3", "f_4", "f_5"]);
 }
+
+/// A timed loop inside an untimed counting loop (`for r in 1 2 3; do time for i in $(seq 1
+/// 1000); do xfs_io …`): each outer run is one timed run, so the outer loop is the
+/// workload's `repeat: 3` and the inner one its `times: 1000` (from 1), as at top level;
+/// also `time (for …)` in a subshell, and a repetition loop's variable is `{{iteration}}`.
+#[test]
+fn a_timed_loop_in_a_counting_loop_is_repeat_over_times() {
+    let text = styled("xfs-repeated-timed-loop.txt");
+    let (d, e) = draft_of(&text);
+    let w = &e.def.workload;
+    assert_eq!(
+        line(w),
+        "xfs_io -f -d -c \"pwrite -D 0 4k\" {{mnt}}/d/f{{i}}"
+    );
+    assert_eq!(
+        (w.times.clone(), w.times_from.clone()),
+        (Some(Value::Int(1000)), Some(Value::Int(1)))
+    );
+    assert_eq!(format!("{:?}", w.repeat), "Some(Count(Int(3)))");
+    let yaml = d.yaml.unwrap();
+    assert!(
+        yaml.contains("each run of `for r in 1 2 3` is one timed run (`repeat:`)"),
+        "{yaml}"
+    );
+    let post = |body: &str| {
+        format!("Subject: t\n\n# mkfs.ext4 -F /dev/vdc\n# mount /dev/vdc /mnt/test\n# {body}\n")
+    };
+    let (_, e) = draft_of(&post(
+        "for run in $(seq 5); do time (for f in $(seq 1 100); do touch /mnt/test/f_$f; done); done",
+    ));
+    let w = &e.def.workload;
+    assert_eq!(line(w), "touch {{mnt}}/f_{{i}}");
+    assert_eq!(w.times, Some(Value::Int(100)));
+    assert_eq!(format!("{:?}", w.repeat), "Some(Count(Int(5)))");
+    // `for ((r=0;r<3;r++))` around a timed loop over one file: repeat 3 × times 1000
+    let (_, e) = draft_of(&post(
+        "for ((r=0;r<3;r++)); do time for i in {1..1000}; do touch /mnt/test/x; done; done",
+    ));
+    let w = &e.def.workload;
+    assert_eq!(
+        (line(w), w.times.clone()),
+        ("touch {{mnt}}/x".into(), Some(Value::Int(1000)))
+    );
+    assert_eq!(format!("{:?}", w.repeat), "Some(Count(Int(3)))");
+    // the repetition loop's variable: `{{iteration}}` (1, 2, 3 as the post's `$r`)
+    let (_, e) = draft_of(&post(
+        "for r in $(seq 1 3); do time fs_mark -d /mnt/test/run$r -n 100; done",
+    ));
+    assert_eq!(
+        line(&e.def.workload),
+        "{{fs_mark}} -d {{mnt}}/run{{iteration}} -n 100"
+    );
+    assert_eq!(
+        format!("{:?}", e.def.workload.repeat),
+        "Some(Count(Int(3)))"
+    );
+    // the whole nest under `time`: one timed run of all of it, as before
+    let (_, e) = draft_of(&post(
+        "time for r in 1 2 3; do for i in $(seq 1 10); do touch /mnt/test/f_$i; done; done",
+    ));
+    assert!(e.def.workload.repeat.is_none());
+    assert!(format!("{:?}", e.def.workload.run).contains("for i in $(seq 1 10)"));
+}

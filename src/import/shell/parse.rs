@@ -112,8 +112,31 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
     }
     // `name(){` → `name()` `{`; `name ()` → `name()`
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    // `time (for …; done)`: the subshell around a timed loop is the loop
+    let mut subshells = 0;
+    let after_time = |out: &[Tok]| matches!(out.last(), Some(Tok::Word(w, _)) if w == "time");
     for t in toks {
         match t {
+            Tok::Word(w, n) if w == "(for" && after_time(&out) => {
+                subshells += 1;
+                out.push(Tok::Word("for".into(), n));
+            }
+            Tok::Word(w, n)
+                if w == "for" && matches!(out.last(), Some(Tok::Word(p, _)) if p == "(") =>
+            {
+                out.pop();
+                if after_time(&out) {
+                    subshells += 1;
+                } else {
+                    out.push(Tok::Word("(".into(), n));
+                }
+                out.push(Tok::Word(w, n));
+            }
+            Tok::Word(w, n) if w == "done)" && subshells > 0 => {
+                subshells -= 1;
+                out.push(Tok::Word("done".into(), n));
+            }
+            Tok::Word(w, _) if w == ")" && subshells > 0 => subshells -= 1,
             Tok::Word(w, n) if w.len() > 3 && w.ends_with("(){") => {
                 out.push(Tok::Word(w[..w.len() - 1].to_string(), n));
                 out.push(Tok::Word("{".into(), n));
