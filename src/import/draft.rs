@@ -17,6 +17,7 @@ use super::nested;
 use super::numbers::Table;
 use super::pick;
 use super::programs::Program;
+use super::replies;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::workdir;
 use super::{Note, NoteKind};
@@ -98,6 +99,8 @@ pub struct Experiment {
     pub teardown: Vec<Step>,
     pub tools: Vec<Tool>,
     pub medium: Option<&'static str>,
+    /// The post's scripts at several quote depths: the one kept, the others as comments.
+    pub scripts: Option<replies::Split>,
 }
 
 /// The default size of a device whose size the post does not give.
@@ -163,7 +166,9 @@ pub fn build(
         .iter()
         .filter(|b| b.kind != BlockKind::Inline)
         .collect();
-    if scripts.len() > 1 {
+    // a reply that shows scripts at several quote depths: the least-quoted one
+    let (real, split) = replies::prefer(real, notes);
+    if scripts.len() > 1 && split.is_none() {
         let at: Vec<String> = scripts.iter().map(|b| b.line.to_string()).collect();
         notes.push(Note::new(
             scripts[1].line,
@@ -867,6 +872,8 @@ pub fn build(
             comment: "the draft unmounts what it mounted".into(),
         });
     }
+    replies::say(split.as_ref(), exp.workload.as_ref(), notes);
+    exp.scripts = split;
     exp.tools = tools;
     exp.devices = devices;
     Some(exp)

@@ -49,6 +49,7 @@ pub mod perfstat;
 mod pick;
 pub mod programs;
 pub mod ranges;
+pub mod replies;
 pub mod rowlabels;
 mod sequences;
 pub mod shell;

@@ -282,7 +282,10 @@ pub fn yaml(
         }
     };
     section(&mut y, "setup", &exp.setup);
-    y.push_str("\nworkload:\n");
+    y.push_str(&format!(
+        "\n{}workload:\n",
+        super::replies::header(exp.scripts.as_ref())
+    ));
     match (&exp.workload, safe) {
         (Some(w), false) => step_yaml(&mut y, w, "  ", false),
         (w, _) => {
@@ -303,6 +306,7 @@ pub fn yaml(
     section(&mut y, "workload_variants", &exp.workload_variants);
     section(&mut y, "capture", &exp.capture);
     section(&mut y, "teardown", &exp.teardown);
+    y.push_str(&super::replies::comments(exp.scripts.as_ref()));
     if !claims.is_empty() {
         y.push_str("\nclaims:\n");
         for c in claims {
