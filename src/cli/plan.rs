@@ -1,7 +1,7 @@
 use fslab::plan::{step_times, Phase};
 use fslab::run::target::guest_kernel;
 use fslab::run::target::uml::ubd;
-use fslab::spec::{MountSpec, Step};
+use fslab::spec::{MountSpec, Piece, Step};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -53,7 +53,19 @@ fn describe(step: &Step, point: &fslab::Point) -> String {
         },
     };
     if let Some(n) = step_times(step, point).filter(|n| *n > 1) {
-        s = format!("{n} × {s}");
+        // the values `{{i}}` takes, when the step names it (`times_from:` moves them)
+        let uses_i = step.templates().is_ok_and(|ts| {
+            ts.iter().flat_map(|t| &t.pieces).any(|p| match p {
+                Piece::Var(v) | Piece::Formatted { name: v, .. } => v == "i",
+                Piece::Lit(_) => false,
+            })
+        });
+        s = if uses_i {
+            let (a, b) = (step.index_of(0), step.index_of(n - 1));
+            format!("{n} × (i = {a} … {b}) {s}")
+        } else {
+            format!("{n} × {s}")
+        };
     }
     if let Some(k) = &step.parse {
         s.push_str(&format!("    # parsed as {k}"));

@@ -9,7 +9,7 @@ pub use super::block::{Block, BlockKind};
 use super::fiolat;
 use super::mail::{is_furniture, PostLine};
 use super::programs::{Program, OTHER_WORKLOADS};
-use super::shell::heredoc;
+use super::shell::{self, heredoc};
 use super::shell::{
     inline_calls, is_assignment, loop_balance, parse_block, substitute, Cmd, Env, Node,
 };
@@ -328,6 +328,15 @@ pub fn find(lines: &[PostLine]) -> Commands {
     let mut env = Env::default();
     for b in &mut out.blocks {
         substitute(&mut b.nodes, &mut env);
+    }
+    // `cd DIR`: the directory of the commands after it, within one writer's quote depth
+    let mut cwd = None;
+    let mut depth = None;
+    for b in &mut out.blocks {
+        if depth.replace(b.depth) != Some(b.depth) {
+            cwd = None;
+        }
+        shell::cwd::apply(&mut b.nodes, &mut cwd);
     }
     // the same commands run again with other arguments: a loop over the runs
     super::sequences::repeated_runs(&mut out.blocks);

@@ -15,8 +15,11 @@ use super::naming::{
 };
 use super::nested;
 use super::numbers::Table;
+use super::pick;
 use super::programs::Program;
+use super::replies;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::workdir;
 use super::{Note, NoteKind};
 
 /// What a step does.
@@ -49,7 +52,7 @@ pub enum Action {
 pub struct Step {
     pub line: usize,
     pub action: Action,
-    pub times: Option<u64>,
+    pub times: Option<nested::Times>,
     pub repeat: Option<u64>,
     /// `when: { axis: [values] }`: the points the step runs at (a `case` branch's).
     pub when: Option<(String, Vec<String>)>,
@@ -96,6 +99,8 @@ pub struct Experiment {
     pub teardown: Vec<Step>,
     pub tools: Vec<Tool>,
     pub medium: Option<&'static str>,
+    /// The post's scripts at several quote depths: the one kept, the others as comments.
+    pub scripts: Option<replies::Split>,
 }
 
 /// The default size of a device whose size the post does not give.
@@ -161,7 +166,9 @@ pub fn build(
         .iter()
         .filter(|b| b.kind != BlockKind::Inline)
         .collect();
-    if scripts.len() > 1 {
+    // a reply that shows scripts at several quote depths: the least-quoted one
+    let (real, split) = replies::prefer(real, notes);
+    if scripts.len() > 1 && split.is_none() {
         let at: Vec<String> = scripts.iter().map(|b| b.line.to_string()).collect();
         notes.push(Note::new(
             scripts[1].line,
@@ -514,29 +521,8 @@ pub fn build(
         .collect();
     exp.exclude = excludes::within_branches(&uses, &rename, &exp.matrix, notes);
     // the workload
-    let workload_idx = located
-        .iter()
-        .position(|l| l.cmd.timed)
-        .or_else(|| {
-            located
-                .iter()
-                .position(|l| l.inline && timed_sentences.contains(&l.cmd.line))
-        })
-        .or_else(|| located.iter().position(|l| l.cmd.program().is_benchmark()))
-        .or_else(|| {
-            located.iter().rposition(|l| {
-                !matches!(
-                    l.cmd.program(),
-                    Program::Mkfs(_)
-                        | Program::Mount
-                        | Program::Umount
-                        | Program::Mkdir
-                        | Program::Sync
-                        | Program::Util
-                )
-            })
-        })
-        .unwrap_or(located.len() - 1);
+    let picks: Vec<(&Cmd, bool)> = located.iter().map(|l| (l.cmd, l.inline)).collect();
+    let workload_idx = pick::workload(&picks, timed_sentences);
     let flags: Vec<_> = located
         .iter()
         .map(|l| (l.cmd.timed, l.cmd.case.as_ref(), l.when.is_some()))
@@ -581,28 +567,21 @@ pub fn build(
             .iter()
             .rev()
             .find(|lp| !matches!(lp.kind, LoopKind::List(_)));
-        let times_loop = count_loop.filter(|lp| {
-            matches!(lp.kind, LoopKind::Range(..))
-                || (matches!(lp.kind, LoopKind::Count(_)) && (lp.timed || !c.timed))
-        });
-        let times = times_loop.and_then(|lp| match lp.kind {
-            LoopKind::Range(a, b) => Some((b - a + 1).max(0) as u64),
-            LoopKind::Count(n) => Some(n),
-            _ => None,
-        });
-        let nest = times_loop.and_then(|_| nested::nest(&l.loops, &c.words));
+        // loops outside the timed region repeat the workload, those inside are its `times:`
+        let [outer, inner] = nested::split(&l.loops, timed_here(idx), c.timed);
+        let times_loop = inner.last().copied();
+        let times = times_loop.and_then(Loop::count);
+        let nest = times_loop.and_then(|_| nested::nest(&inner, &c.words));
         let times = nested::times(nest.as_ref(), times);
         let loop_var = times_loop
             .filter(|_| nest.is_none())
             .map(|lp| lp.var.as_str());
         let perf = c.perf_stat();
         let repeat = if timed_here(idx) {
-            let looped = count_loop.filter(|lp| c.timed && !lp.timed);
-            perf::repeat(looped.and_then(|lp| lp.count()), perf.as_ref())
+            perf::repeat(nested::runs(&outer), perf.as_ref())
         } else {
             None
         };
-        let times = if repeat.is_some() { None } else { times };
         let argv = c.argv();
         let mut comment = format!("line {}: {}", c.line, c.text());
         if let Some(lp) = count_loop {
@@ -840,7 +819,10 @@ pub fn build(
                 }
             };
         }
-        nested::wrap(nest.as_ref(), &l.loops, &mut action, &mut comment);
+        nested::wrap(nest.as_ref(), &inner, &mut action, &mut comment);
+        nested::iterate(&outer, &mut action, &mut comment);
+        let mp = mount_point.as_deref();
+        workdir::place(c.cwd.as_ref(), mp, &mut action, &mut comment, notes);
         let when = l.when.clone();
         if idx == workload_idx && variants.is_empty() {
             if let Some((axis, values)) = &when {
@@ -852,7 +834,7 @@ pub fn build(
         let step = Step {
             line: c.line,
             action,
-            times,
+            times: nested::counted(times, times_loop.filter(|_| nest.is_none()), &c.words),
             repeat,
             when: if timed_here(idx) { None } else { when.clone() },
             comment,
@@ -890,6 +872,8 @@ pub fn build(
             comment: "the draft unmounts what it mounted".into(),
         });
     }
+    replies::say(split.as_ref(), exp.workload.as_ref(), notes);
+    exp.scripts = split;
     exp.tools = tools;
     exp.devices = devices;
     Some(exp)

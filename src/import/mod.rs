@@ -46,8 +46,10 @@ pub mod output;
 pub mod params;
 pub mod perfcsv;
 pub mod perfstat;
+mod pick;
 pub mod programs;
 pub mod ranges;
+pub mod replies;
 pub mod rowlabels;
 mod sequences;
 pub mod shell;
@@ -55,6 +57,7 @@ pub mod sidebyside;
 pub mod units;
 mod unread;
 mod versus;
+pub mod workdir;
 pub mod yaml;
 
 use commands::BlockKind;

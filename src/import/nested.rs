@@ -2,7 +2,8 @@
 //! cg_"${i}"_"${j}"`): the command runs the product of the counts. A step's `{{i}}` counts
 //! one loop only, so when the command uses a variable of the loops, the draft keeps the
 //! post's loops around it in one `sh -c` step; when it uses none, the step gets
-//! `times:` with the product.
+//! `times:` with the product. For the timed workload, the loops outside the timed region
+//! (`for r in 1 2 3; do time for i in …`) count its `repeat:` instead ([`split`]).
 
 use super::draft::Action;
 use super::shell::{Loop, LoopKind};
@@ -79,6 +80,84 @@ pub fn script(loops: &[&Loop], command: &str) -> String {
         s.push_str("; done");
     }
     s
+}
+
+/// A step's `times:` and the first value of its `{{i}}` (`times_from:`, 0 unless the
+/// post's loop starts elsewhere and the command names its variable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Times {
+    pub count: u64,
+    pub from: i64,
+}
+
+/// `times` counted by `lp` (the loop whose variable is the step's `{{i}}`): `for i in
+/// $(seq 1 1000)` or `{1..1000}` naming `cg_$i` runs `{{i}}` from 1, as the post named them.
+pub fn counted(times: Option<u64>, lp: Option<&Loop>, words: &[String]) -> Option<Times> {
+    let from = match lp.map(|lp| (&lp.kind, lp)) {
+        Some((LoopKind::Range(a, _), lp)) if words.iter().any(|w| uses(w, &lp.var)) => *a,
+        _ => 0,
+    };
+    times.map(|count| Times { count, from })
+}
+
+/// The counting loops around a command, split where the post's timing starts: `outer`
+/// (outside the timed region: each of its runs is one timed run, so they count the
+/// workload's `repeat:`) and `inner` (inside it, or all of them when the command is not
+/// the timed workload: the step's `times:`, or its loops kept in `sh -c`). `for r in 1 2
+/// 3; do time for i in $(seq 1 1000); do …` is `repeat: 3` over `times: 1000`.
+pub fn split<'a>(loops: &[&'a Loop], timed_workload: bool, cmd_timed: bool) -> [Vec<&'a Loop>; 2] {
+    let counted = counting(loops);
+    if !timed_workload || !cmd_timed {
+        return [Vec::new(), counted];
+    }
+    // the outermost timed loop starts the timed region; `time CMD` alone: no loop is in it
+    let at = counted
+        .iter()
+        .position(|lp| lp.timed)
+        .unwrap_or(counted.len());
+    let inner = counted[at..].to_vec();
+    let mut outer = counted;
+    outer.truncate(at);
+    [outer, inner]
+}
+
+/// How many times the `outer` loops run the timed region (None: no loop).
+pub fn runs(outer: &[&Loop]) -> Option<u64> {
+    if outer.is_empty() {
+        return None;
+    }
+    outer
+        .iter()
+        .try_fold(1u64, |acc, lp| acc.checked_mul(count(lp)))
+}
+
+/// A repetition loop's variable in the workload (`for r in $(seq 1 3); do time fs_mark -d
+/// /mnt/run$r`): `{{iteration}}`, which counts the timed runs from 1; a loop from 0 is a
+/// `# guess:` (its values are one less).
+pub fn iterate(outer: &[&Loop], action: &mut Action, comment: &mut String) {
+    let heads: Vec<String> = outer.iter().map(|lp| format!("`{}`", lp.head)).collect();
+    if !heads.is_empty() {
+        let heads = heads.join(" and ");
+        comment.push_str(&format!(
+            "; each run of {heads} is one timed run (`repeat:`)"
+        ));
+    }
+    let (Some(lp), Action::Run { command, .. }) = (outer.last(), action) else {
+        return;
+    };
+    if !uses(command, &lp.var) {
+        return;
+    }
+    for form in [format!("${{{}}}", lp.var), format!("${}", lp.var)] {
+        *command = command.replace(&form, "{{iteration}}");
+    }
+    match lp.kind {
+        LoopKind::Range(1, _) => {}
+        _ => comment.push_str(&format!(
+            "; guess: ${} → {{{{iteration}}}}, which counts from 1 (`{}` does not)",
+            lp.var, lp.head
+        )),
+    }
 }
 
 /// The step's `times:` under `nest`.

@@ -103,7 +103,13 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
         ));
     }
     if let Some(t) = s.times {
-        out.push_str(&format!("{more}times: {t}\n"));
+        out.push_str(&format!("{more}times: {}\n", t.count));
+        if t.from != 0 {
+            out.push_str(&format!(
+                "{more}times_from: {}  # {{{{i}}}} from {}, as the post's loop counts\n",
+                t.from, t.from
+            ));
+        }
     }
     if let Some(r) = s.repeat {
         out.push_str(&format!("{more}repeat: {r}\n"));
@@ -276,7 +282,10 @@ pub fn yaml(
         }
     };
     section(&mut y, "setup", &exp.setup);
-    y.push_str("\nworkload:\n");
+    y.push_str(&format!(
+        "\n{}workload:\n",
+        super::replies::header(exp.scripts.as_ref())
+    ));
     match (&exp.workload, safe) {
         (Some(w), false) => step_yaml(&mut y, w, "  ", false),
         (w, _) => {
@@ -297,6 +306,7 @@ pub fn yaml(
     section(&mut y, "workload_variants", &exp.workload_variants);
     section(&mut y, "capture", &exp.capture);
     section(&mut y, "teardown", &exp.teardown);
+    y.push_str(&super::replies::comments(exp.scripts.as_ref()));
     if !claims.is_empty() {
         y.push_str("\nclaims:\n");
         for c in claims {

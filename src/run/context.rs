@@ -40,7 +40,7 @@ impl Ctx<'_> {
         &self,
         name: &str,
         iteration: Option<u32>,
-        i: Option<u32>,
+        i: Option<i64>,
     ) -> Option<Value> {
         // Devices, images, `mnt` and `work` are the target's to name.
         if name.starts_with("dev.") || name.starts_with("image.") || matches!(name, "mnt" | "work")
@@ -50,7 +50,7 @@ impl Ctx<'_> {
         match name {
             "point" => Some(Value::Str(self.point.id.clone())),
             "iteration" => iteration.map(|n| Value::Int(i64::from(n))),
-            "i" => Some(Value::Int(i64::from(i.unwrap_or(0)))),
+            "i" => Some(Value::Int(i.unwrap_or(0))),
             _ => self.point.vars.get(name).cloned(),
         }
     }
@@ -59,7 +59,7 @@ impl Ctx<'_> {
         &self,
         t: &str,
         iteration: Option<u32>,
-        i: Option<u32>,
+        i: Option<i64>,
     ) -> Result<String, StepError> {
         Template::parse(t)?
             .render(&|n| self.lookup(n, iteration, i))
@@ -71,7 +71,7 @@ impl Ctx<'_> {
         &self,
         step: &Step,
         iteration: Option<u32>,
-        i: Option<u32>,
+        i: Option<i64>,
     ) -> Result<Vec<String>, StepError> {
         let mut argv = Vec::new();
         for t in step.argv_templates()? {
@@ -169,7 +169,9 @@ impl Ctx<'_> {
                 return Err((StepFailure::Cancelled, total));
             }
             let one = if step.run.is_some() {
-                let argv = self.argv(step, iteration, Some(i)).map_err(fail)?;
+                let argv = self
+                    .argv(step, iteration, Some(step.index_of(i)))
+                    .map_err(fail)?;
                 let timeout = step.timeout.map(Duration::from_secs_f64);
                 self.exec(&argv, &stdout, &stderr, timeout).map_err(fail)?
             } else {
@@ -260,7 +262,7 @@ impl Ctx<'_> {
         iteration: Option<u32>,
         i: u32,
     ) -> Result<(), StepError> {
-        let r = |t: &str| self.render(t, iteration, Some(i));
+        let r = |t: &str| self.render(t, iteration, Some(step.index_of(i)));
         let builtin = if let Some(m) = &step.mount {
             let (device, at, options, fstype) = match m {
                 MountSpec::Device(d) => (d.clone(), None, None, None),
@@ -338,7 +340,9 @@ impl Ctx<'_> {
         };
         writer.save_capture(self.point.index, &self.point.id, label, &text)?;
         let kind: Kind = kind_name.parse().map_err(StepError::Kind)?;
-        let words = self.argv(step, iteration, Some(0)).unwrap_or_default();
+        let words = self
+            .argv(step, iteration, Some(step.index_of(0)))
+            .unwrap_or_default();
         let opts = match self.block_sizes.borrow().for_command(&words) {
             Some(bs) if kind.is_block_map() => crate::parse::map::MapOptions::geometry(bs),
             _ => crate::parse::map::MapOptions::default(),

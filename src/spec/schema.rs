@@ -16,7 +16,10 @@ pub const BUILTIN_NAMES: &[(&str, &str)] = &[
         "iteration",
         "the workload iteration, 1-based (workload and before_each only)",
     ),
-    ("i", "the repetition index of a step with `times:`, 0-based"),
+    (
+        "i",
+        "the repetition index of a step with `times:`, from 0 (or `times_from:`)",
+    ),
     (
         "fslab",
         "the fslab executable itself (e.g. `{{fslab}} stress`); see `plan::fslab_executable`",
@@ -207,6 +210,10 @@ pub struct Step {
     /// Run the step this many times (`{{i}}` counts from 0); may be a `{{var}}`.
     #[serde(default)]
     pub times: Option<Value>,
+    /// With `times`: the first `{{i}}` (default 0), so that `times: 1000` with
+    /// `times_from: 1` counts `{{i}}` 1 … 1000, like a post's `for i in $(seq 1 1000)`.
+    #[serde(default)]
+    pub times_from: Option<Value>,
     /// Kill the step's process tree after this many seconds.
     #[serde(default)]
     pub timeout: Option<f64>,
@@ -596,6 +603,15 @@ impl Step {
         let argv = self.argv_templates().ok()?;
         let w = argv.first()?.render_partial(lookup).into_iter().next()?;
         (!w.contains("{{") && !w.is_empty()).then_some(w)
+    }
+
+    /// `{{i}}` of the step's `k`-th run (from 0): `k` plus `times_from`.
+    pub fn index_of(&self, k: u32) -> i64 {
+        let from = match &self.times_from {
+            Some(Value::Int(n)) => *n,
+            _ => 0,
+        };
+        from.saturating_add(i64::from(k))
     }
 
     /// Every template string in the step (for checking names).

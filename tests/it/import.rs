@@ -4,6 +4,7 @@
 //! unit, each hand-made row matched by a row of its own); plus empty, binary, oversized
 //! and command-less input, and mutated posts fed to the importer.
 
+use fslab::import::NoteKind;
 use fslab::spec::Value;
 use fslab::Experiment;
 use polars::prelude::*;
@@ -347,6 +348,17 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
     ] {
         seeds.push(p.as_bytes().to_vec());
     }
+    // and the posts written in the style of mailing-list replies (`cd`, counting loops)
+    let styled = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/styled");
+    let mut names: Vec<String> = std::fs::read_dir(&styled)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for f in names {
+        seeds.push(super::import_dirs::styled(&f).into_bytes());
+    }
     for round in 0..350 {
         let mut lines: Vec<Vec<u8>> = seeds[round % seeds.len()]
             .split(|b| *b == b'\n')
@@ -649,15 +661,39 @@ fn outside_btrfs_commit_with_script_and_results() {
         d.headers.from.as_deref(),
         Some("Filipe Manana <fdmanana@suse.com>")
     );
-    let w = format!("{:?}", e.def.workload.run);
+    // `cd /fs/sda2` (line 22) before the loop and sysbench: both run in the mount point,
+    // where sysbench finds the 1024 files the loop made
+    let in_mnt = |s: &fslab::spec::Step| match &s.run {
+        Some(fslab::spec::CommandSpec::Argv(w))
+            if w.get(4).map(String::as_str) == Some("{{mnt}}") =>
+        {
+            w[5..].join(" ")
+        }
+        other => panic!("not run in {{{{mnt}}}}: {other:?}"),
+    };
+    let w = in_mnt(&e.def.workload);
     assert!(
-        w.contains("{{sysbench}} --test=fileio --max-requests=0 --num-threads=4"),
+        w.starts_with("{{sysbench}} --test=fileio --max-requests=0 --num-threads=4"),
         "{w}"
     );
-    assert!(w.contains("--file-num=1024 run"), "{w}");
+    assert!(w.ends_with("--file-num=1024 run"), "{w}");
+    note_at(
+        &d,
+        22,
+        NoteKind::Recognised,
+        "the commands after it run in {{mnt}}",
+    );
     assert!(e.def.tools.contains_key("sysbench"));
     let setup = format!("{:?}", e.def.setup);
-    assert!(setup.contains("fallocate -l 67108864"), "{setup}");
+    let fallocate = e
+        .def
+        .setup
+        .iter()
+        .find(|s| s.name.as_deref() == Some("fallocate"));
+    assert_eq!(
+        fallocate.map(in_mnt).as_deref(),
+        Some("fallocate -l 67108864 testfile.{{i}}")
+    );
     assert!(
         setup.contains("1024"),
         "the fallocate loop's 1024 files: {setup}"

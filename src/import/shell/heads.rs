@@ -87,7 +87,13 @@ pub(super) fn loop_kind(head: &[String]) -> (String, LoopKind) {
                 None
             };
             return match count {
-                Some(c) if c >= 0 && parts[2].contains("++") => (var, LoopKind::Count(c as u64)),
+                // from 0: a count; from elsewhere (`i=1;i<=N`), the values it names
+                Some(c) if c >= 0 && parts[2].contains("++") && start == 0 => {
+                    (var, LoopKind::Count(c as u64))
+                }
+                Some(c) if c > 0 && parts[2].contains("++") => {
+                    (var, LoopKind::Range(start, start + c - 1))
+                }
                 _ => (var, LoopKind::Unknown),
             };
         }
@@ -145,7 +151,8 @@ pub(super) fn loop_kind(head: &[String]) -> (String, LoopKind) {
 /// `seq N`, `seq A B`, `seq A STEP B`: the loop's iterations.
 fn seq_kind(nums: &[i64]) -> Option<LoopKind> {
     match *nums {
-        [n] => Some(LoopKind::Count(n.max(0) as u64)),
+        // `seq N` counts 1 … N
+        [n] => Some(LoopKind::Range(1, n.max(0))),
         [a, b] => Some(LoopKind::Range(a, b)),
         [a, 1, b] => Some(LoopKind::Range(a, b)),
         [a, step, b] if step > 0 => Some(LoopKind::Count(((b - a) / step + 1).max(0) as u64)),

@@ -6,10 +6,11 @@
 //! assignments substituted into later commands, `case WORD in PAT) …;; esac` (each
 //! branch's commands carry their [`CaseArm`]), shell functions (inlined at each call with
 //! `$1`… substituted: `functions`), here-documents (`cat > job.fio <<EOF`: the body is
-//! the command's [`HereDoc`], never read as commands). Every command keeps the post line it
-//! starts on.
+//! the command's [`HereDoc`], never read as commands), `cd DIR` (the directory of the
+//! commands after it: `cwd`). Every command keeps the post line it starts on.
 
 mod case;
+pub mod cwd;
 mod functions;
 mod heads;
 pub mod heredoc;
@@ -60,6 +61,8 @@ pub struct Cmd {
     /// Why it is one of several commands, one per `case` branch: it uses a variable the
     /// branches set (`vars`).
     pub per_branch: Option<String>,
+    /// The directory a `cd` before it went to (`cd /mnt/test && fs_mark -d foo`).
+    pub cwd: Option<cwd::Cwd>,
 }
 
 impl Cmd {
@@ -74,6 +77,7 @@ impl Cmd {
             heredoc: None,
             called: None,
             per_branch: None,
+            cwd: None,
         }
     }
 
@@ -435,7 +439,7 @@ mod tests {
             })
             .collect();
         assert_eq!(unread, [1, 2]);
-        assert_eq!(first_loop(&nodes).kind, LoopKind::Count(3));
+        assert_eq!(first_loop(&nodes).kind, LoopKind::Range(1, 3));
     }
 
     #[test]
@@ -445,7 +449,7 @@ mod tests {
                 "for i in $(seq 1 10); do touch /mnt/$i; done",
                 LoopKind::Range(1, 10),
             ),
-            ("for i in `seq 5`; do sync; done", LoopKind::Count(5)),
+            ("for i in `seq 5`; do sync; done", LoopKind::Range(1, 5)),
             ("for i in $(seq 0 2 8); do sync; done", LoopKind::Count(5)),
             (
                 "for i in 1 2 3; do time fsstress -d /mnt/x; done",

@@ -112,8 +112,31 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
     }
     // `name(){` → `name()` `{`; `name ()` → `name()`
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+    // `time (for …; done)`: the subshell around a timed loop is the loop
+    let mut subshells = 0;
+    let after_time = |out: &[Tok]| matches!(out.last(), Some(Tok::Word(w, _)) if w == "time");
     for t in toks {
         match t {
+            Tok::Word(w, n) if w == "(for" && after_time(&out) => {
+                subshells += 1;
+                out.push(Tok::Word("for".into(), n));
+            }
+            Tok::Word(w, n)
+                if w == "for" && matches!(out.last(), Some(Tok::Word(p, _)) if p == "(") =>
+            {
+                out.pop();
+                if after_time(&out) {
+                    subshells += 1;
+                } else {
+                    out.push(Tok::Word("(".into(), n));
+                }
+                out.push(Tok::Word(w, n));
+            }
+            Tok::Word(w, n) if w == "done)" && subshells > 0 => {
+                subshells -= 1;
+                out.push(Tok::Word("done".into(), n));
+            }
+            Tok::Word(w, _) if w == ")" && subshells > 0 => subshells -= 1,
             Tok::Word(w, n) if w.len() > 3 && w.ends_with("(){") => {
                 out.push(Tok::Word(w[..w.len() - 1].to_string(), n));
                 out.push(Tok::Word("{".into(), n));
@@ -284,7 +307,12 @@ pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node
             Some((l, t)) => (*l, format!("{t} {text} {op}")),
             None => (line, format!("{text} {op}")),
         });
-        if let Some((l, t)) = head {
+        // `cd DIR && CMD`: the `cd` gives CMD its directory (`cwd`), not a condition
+        let cd_only = |t: &str| {
+            let ws: Vec<&str> = t.split_whitespace().collect();
+            ws.first() == Some(&"cd") && ws.len() <= 3 && ws.last() == Some(&"&&")
+        };
+        if let Some((l, t)) = head.filter(|(_, t)| !cd_only(t)) {
             c.cond = Some(format!("line {l}: `{t}`"));
         }
         // a test that heads a chain (`[ -d /mnt/x ] || mkdir …`) is its condition, not a

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::parse::Kind;
 use crate::spec::{
-    CommandSpec, MountSpec, Piece, RepeatSpec, SpecError, Step, Template, TemplateError,
+    CommandSpec, MountSpec, Piece, RepeatSpec, SpecError, Step, Template, TemplateError, Value,
     BUILTIN_NAMES,
 };
 
@@ -329,7 +329,7 @@ fn check_action(step: &Step, at: &StepAt<'_>) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// `timeout`, `parse`, `when` and `times`.
+/// `timeout`, `parse`, `when`, `times` and `times_from`.
 fn check_fields(step: &Step, at: &StepAt<'_>, names: &Names<'_>) -> Result<(), SpecError> {
     let what = &at.what;
     let loc = at.loc;
@@ -368,6 +368,23 @@ fn check_fields(step: &Step, at: &StepAt<'_>, names: &Names<'_>) -> Result<(), S
     }
     if let Some(t) = &step.times {
         check_count(t, "times", names, at.value_pos("times"), loc)?;
+    }
+    match (&step.times_from, &step.times) {
+        (None | Some(Value::Int(_)), Some(_)) | (None, None) => {}
+        (Some(Value::Int(n)), None) => {
+            return Err(at.fail(
+                at.key_pos("times_from"),
+                format!("{what}: `times_from: {n}` without `times`: it gives the first `{{{{i}}}}` of a step run several times"),
+                Some(format!("e.g. `times: 1000` with `times_from: {n}`, or remove `times_from`")),
+            ));
+        }
+        (Some(v), _) => {
+            return Err(at.fail(
+                at.value_pos("times_from"),
+                format!("{what}: `times_from` must be a whole number (the first `{{{{i}}}}`), not `{v}`"),
+                Some("e.g. `times: 1000` with `times_from: 1` gives `{{i}}` = 1 … 1000".into()),
+            ));
+        }
     }
     Ok(())
 }

@@ -1,0 +1,112 @@
+//! `cd DIR`: the directory the commands after it run in (`cd /mnt/test && fs_mark -d foo`,
+//! `cd /mnt; dd of=file`, a `cd /mnt` line or prompt before the commands). The `cd` is no
+//! step; each later command carries the directory ([`Cwd`]) until the next `cd`, as in the
+//! shell: a `cd` inside a loop body holds after the loop too.
+
+use super::{unquote, Cmd, Node};
+
+/// The directory a command runs in, from the `cd` that set it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cwd {
+    /// The directory: absolute when the post's `cd` (or the `cd`s before it) give it so,
+    /// else as written (`~`, `-`, a relative path the post never anchors).
+    pub dir: String,
+    /// The line of the `cd`.
+    pub line: usize,
+    /// The `cd` as written.
+    pub text: String,
+}
+
+impl Cwd {
+    /// Whether the post names the directory from `/`.
+    pub fn absolute(&self) -> bool {
+        self.dir.starts_with('/')
+    }
+}
+
+/// Is this command a `cd` (`cd DIR`, `cd -P DIR`, `cd`)?
+pub fn is_cd(c: &Cmd) -> bool {
+    c.words.first().is_some_and(|w| w == "cd")
+}
+
+/// `path` resolved against `base` (`..` and `.` taken out); a relative path with no
+/// absolute base stays as written.
+pub fn join(base: Option<&str>, path: &str) -> String {
+    let start = match base {
+        _ if path.starts_with('/') => "/",
+        Some(b) if b.starts_with('/') => b,
+        Some(b) => return format!("{}/{path}", b.trim_end_matches('/')),
+        None => return path.trim_end_matches('/').to_string(),
+    };
+    let mut parts: Vec<&str> = start.split('/').filter(|p| !p.is_empty()).collect();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// The directory a `cd` goes to from `cur`.
+fn target(c: &Cmd, cur: Option<&Cwd>) -> Cwd {
+    let args: Vec<String> = c.words[1..]
+        .iter()
+        .map(|w| unquote(w))
+        .filter(|w| !matches!(w.as_str(), "-P" | "-L" | "-e" | "-@" | "--"))
+        .collect();
+    let dir = match args.first().map(String::as_str) {
+        None | Some("~") => "~".to_string(),
+        Some("-") => "-".to_string(),
+        Some(d) if d.contains('$') || d.starts_with('~') => d.to_string(),
+        Some(d) => join(cur.map(|c| c.dir.as_str()), d),
+    };
+    Cwd {
+        dir,
+        line: c.line,
+        text: c.words.join(" "),
+    }
+}
+
+/// Take the `cd` commands out of nodes and give each later command the directory of the
+/// last one (`cur`, which goes on into the next block).
+pub fn apply(nodes: &mut Vec<Node>, cur: &mut Option<Cwd>) {
+    for mut n in std::mem::take(nodes) {
+        match &mut n {
+            Node::Cmd(c) if is_cd(c) => {
+                *cur = Some(target(c, cur.as_ref()));
+                continue;
+            }
+            Node::Cmd(c) => {
+                if c.cwd.is_none() {
+                    c.cwd.clone_from(cur);
+                }
+            }
+            Node::Loop(l) => apply(&mut l.body, cur),
+            Node::Else { body, .. } | Node::Unread { body, .. } => {
+                // a branch the draft does not run: its `cd` holds inside it only
+                apply(body, &mut cur.clone());
+            }
+            Node::Func { .. } | Node::Assign { .. } => {}
+        }
+        nodes.push(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join;
+
+    #[test]
+    fn paths_are_joined_as_the_shell_does() {
+        assert_eq!(join(None, "/mnt/test/"), "/mnt/test");
+        assert_eq!(join(Some("/mnt"), "sub/../d"), "/mnt/d");
+        assert_eq!(join(Some("/mnt/x"), "/opt"), "/opt");
+        assert_eq!(join(None, "build"), "build");
+        assert_eq!(join(Some("~"), "src"), "~/src");
+        assert_eq!(join(Some("/"), ".."), "/");
+    }
+}

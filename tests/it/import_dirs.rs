@@ -1,0 +1,158 @@
+//! `fslab import` on a post whose commands run after a `cd` (`cd /mnt/scratch` at a
+//! prompt, `cd DIR && CMD`, `cd DIR; CMD`): a directory at or under the mount point runs
+//! the step there (`{{mnt}}`, `{{mnt}}/src`), any other is a `# guess:` naming it. The post
+//! is written in the style of linux-xfs replies (its fixture's `#|` note says so).
+
+use super::import::{draft_of, note_at};
+use fslab::import::NoteKind;
+use std::path::Path;
+
+/// A post of `tests/fixtures/import/styled/`, its `#|` note taken out.
+pub(crate) fn styled(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/import/styled")
+        .join(name);
+    std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("#|"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The line (from 1) of the first line of `text` that contains `needle`.
+pub(crate) fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no {needle:?} in the post"))
+        + 1
+}
+
+fn run_of(s: &fslab::spec::Step) -> Vec<String> {
+    match &s.run {
+        Some(fslab::spec::CommandSpec::Argv(w)) => w.clone(),
+        Some(fslab::spec::CommandSpec::Line(l)) => vec![l.clone()],
+        None => Vec::new(),
+    }
+}
+
+fn words(w: &[&str]) -> Vec<String> {
+    w.iter().map(|s| s.to_string()).collect()
+}
+
+const IN_DIR: &str = "cd \"$1\" && shift && exec \"$@\"";
+
+#[test]
+fn commands_after_a_cd_into_the_mount_point_run_there() {
+    let text = styled("xfs-cd-into-scratch.txt");
+    let (d, e) = draft_of(&text);
+    // `cd /mnt/scratch` then `mkdir -p fsm`, `mkdir src`: the built-in mkdir under {{mnt}}
+    let mkdirs: Vec<&str> = e
+        .def
+        .setup
+        .iter()
+        .filter_map(|s| s.mkdir.as_deref())
+        .collect();
+    assert_eq!(mkdirs, ["{{mnt}}/fsm", "{{mnt}}/src"]);
+    // the timed fs_mark runs in {{mnt}}, its relative `-d fsm/0` kept as written
+    let mut want = words(&[
+        "sh",
+        "-c",
+        IN_DIR,
+        "sh",
+        "{{mnt}}",
+        "{{fs_mark}}",
+        "-S0",
+        "-k",
+    ]);
+    want.extend(words(&[
+        "-n", "100000", "-s", "0", "-d", "fsm/0", "-d", "fsm/1",
+    ]));
+    want.extend(words(&["-d", "fsm/2", "-d", "fsm/3"]));
+    assert_eq!(run_of(&e.def.workload), want);
+    // `cd /mnt/scratch/src && time tar xf …`: in {{mnt}}/src, and the `cd` is no condition
+    let tar = line_of(&text, "&& time tar");
+    let runs: Vec<Vec<String>> = e.def.capture.iter().map(run_of).collect();
+    assert!(
+        runs.contains(&words(&[
+            "sh",
+            "-c",
+            IN_DIR,
+            "sh",
+            "{{mnt}}/src",
+            "tar",
+            "xf",
+            "/root/linux-6.8.tar"
+        ])),
+        "{runs:#?}"
+    );
+    assert!(
+        !d.notes
+            .iter()
+            .any(|n| n.line == tar && n.what.contains("only under")),
+        "{:#?}",
+        d.notes
+    );
+    note_at(
+        &d,
+        tar,
+        NoteKind::Recognised,
+        "the commands after it run in {{mnt}}/src",
+    );
+    // `cd /mnt/scratch; xfs_io … src/linux-6.8/Makefile`: in {{mnt}}
+    assert!(runs.iter().any(|r| r.get(..6)
+        == Some(&words(&["sh", "-c", IN_DIR, "sh", "{{mnt}}", "xfs_io"])[..])
+        && r.last().map(String::as_str) == Some("src/linux-6.8/Makefile")));
+    // `cd ~/src/xfsprogs; make -j8`: not the filesystem; the draft says where the post ran it
+    let make = line_of(&text, "cd ~/src/xfsprogs");
+    note_at(
+        &d,
+        make,
+        NoteKind::Guess,
+        "the post ran it in `~/src/xfsprogs`",
+    );
+    let yaml = d.yaml.as_deref().unwrap();
+    assert!(
+        yaml.contains(&format!(
+            "guess: the post ran it in `~/src/xfsprogs` (line {make})"
+        )),
+        "{yaml}"
+    );
+    assert!(
+        runs.contains(&words(&["{{make}} -j8 >/dev/null"])),
+        "{runs:#?}"
+    );
+    // no step is a `cd`
+    let all = (e.def.setup.iter())
+        .chain(e.def.capture.iter())
+        .chain([&e.def.workload]);
+    assert!(all
+        .filter_map(|s| run_of(s).first().cloned())
+        .all(|w| w != "cd" && !w.starts_with("cd ")));
+}
+
+/// `cd DIR` inside a script's loop holds for the rest of the body; a relative `cd` goes on
+/// from the directory before it; a `cd` into a directory the post never mounts is a guess.
+#[test]
+fn a_cd_in_a_script_and_a_relative_cd() {
+    let post = "Subject: Re: [PATCH] ext4: faster unlink\n\nThe script:\n\n#!/bin/sh\nmkfs.ext4 -F /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\nmkdir d\ncd d\nfor i in $(seq 1 100); do touch f$i; done\ncd /tmp\ntime rm -rf /mnt/test/d\n";
+    let (d, e) = draft_of(post);
+    let setup: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
+    assert_eq!(
+        e.def
+            .setup
+            .iter()
+            .filter_map(|s| s.mkdir.as_deref())
+            .collect::<Vec<_>>(),
+        ["{{mnt}}/d"]
+    );
+    assert!(
+        setup
+            .iter()
+            .any(|r| r.len() > 5 && r[4] == "{{mnt}}/d" && r[5] == "touch"),
+        "{setup:#?}"
+    );
+    // `cd /tmp`: the workload names its path from `/`; it runs in {{work}}, said as a guess
+    assert_eq!(run_of(&e.def.workload), ["rm -rf {{mnt}}/d"]);
+    note_at(&d, 12, NoteKind::Guess, "the post ran it in `/tmp`");
+}
