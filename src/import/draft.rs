@@ -14,9 +14,9 @@ use super::naming::{
     tool_name, trim_float,
 };
 use super::nested;
-use super::numbers::Table;
 use super::programs::Program;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::tables::Table;
 use super::{Note, NoteKind};
 
 /// What a step does.

@@ -52,6 +52,7 @@ pub mod rowlabels;
 mod sequences;
 pub mod shell;
 pub mod sidebyside;
+pub mod tables;
 pub mod units;
 mod unread;
 mod versus;
@@ -331,7 +332,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
 
     // tables
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
-    let tables = numbers::find_tables(&texts, &taken);
+    let tables = tables::find_tables(&texts, &taken);
     for (ti, t) in tables.iter().enumerate() {
         let first = t.header.unwrap_or(t.rows[0].0);
         // the title above, earlier tables taken (`Wall time:` / `System time:`)
@@ -339,7 +340,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .map(|l| l.0)
             .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
-        let mut trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        let mut trows = tables::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
         if let Some(when) = versus::side(&tables, ti, &texts) {
             trows
                 .iter_mut()

@@ -408,7 +408,7 @@ pub fn ext_geometry(
                 }
             } else {
                 blanks = 0;
-                if super::numbers::looks_like_prose(t) {
+                if super::tables::looks_like_prose(t) {
                     break;
                 }
             }
