@@ -11,11 +11,31 @@ use super::{Category, Row};
 pub struct Table {
     /// Post index (into the post's lines) of the header, when there is one.
     pub header: Option<usize>,
-    /// The header's first cell when it labels the rows' axis (`rtextsize`).
+    /// The header's first cell when the columns are its values (`rtextsize  8k  16k`).
     pub axis: Option<String>,
+    /// The header's first cell when it names what the row labels are (`Idling  iops  bw`
+    /// above `On  4136  16.9MB/s`): the rows' setting is named by it, not `row`.
+    pub row_axis: Option<String>,
     pub columns: Vec<String>,
     /// (post index, row label, cells as printed)
     pub rows: Vec<(usize, String, Vec<String>)>,
+    /// A cell's printed note after it (`10.7MB/s (613%)`): (index into `rows`, cell, note).
+    pub notes: Vec<(usize, usize, String)>,
+}
+
+/// `(613%)` after the last cell: the author's note on that cell, not a column.
+fn cell_note(c: &str) -> bool {
+    c.len() > 2 && c.starts_with('(') && c.ends_with(')') && is_cell_number(&c[1..c.len() - 1])
+}
+
+/// Whether the header cells are values of one setting (`8k 16k 32k`, `0 1`, `v4 v5`)
+/// rather than names of what each column measures (`iops avg-lat(us) bw`).
+fn columns_are_values(cols: &[String]) -> bool {
+    cols.iter().all(|c| {
+        token_quantity(c).is_some()
+            || c.contains('=')
+            || c.chars().next().is_some_and(|f| f.is_ascii_digit())
+    })
 }
 
 fn cells_pipe(t: &str) -> Option<Vec<String>> {
@@ -123,6 +143,7 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         }
         // consecutive rows with the same cell count
         let mut rows = vec![(k, label, cells)];
+        let mut notes = Vec::new();
         let mut m = k + 1;
         while m < texts.len() && !taken[m] {
             let t = texts[m];
@@ -137,16 +158,25 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
                 m += 1;
                 continue;
             }
-            let (l, c) = split_row(t);
+            let (l, mut c) = split_row(t);
+            if c.len() == n + 1 && c.last().is_some_and(|x| cell_note(x)) {
+                let note = c.pop().unwrap_or_default();
+                notes.push((rows.len(), n - 1, note));
+            }
             if c.len() != n || l.split_whitespace().count() > 5 {
                 break;
             }
             rows.push((m, l, c));
             m += 1;
         }
-        // a first row whose cells are of another unit than the rest's is the header
-        // (`rtextsize 8k 16k` above `zero out: 9.601s 10.229s`)
-        let unit_of = |c: &str| token_quantity(c).map(|(q, _)| q.unit).unwrap_or_default();
+        // a first row whose cells are of another kind than the rest's is the header
+        // (`rtextsize 8k 16k` above `zero out: 9.601s 10.229s`); `104KB/s` above `1.5MB/s`
+        // is a row of rates like it
+        let unit_of = |c: &str| {
+            token_quantity(c)
+                .map(|(q, _)| quantity_name(&q.unit))
+                .unwrap_or_default()
+        };
         let mut inline_header = None;
         if rows.len() >= 2
             && rows[0]
@@ -156,6 +186,8 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
                 .all(|(a, b)| unit_of(a) != unit_of(b))
         {
             let (h, label, cells) = rows.remove(0);
+            notes.retain(|x| x.0 != 0);
+            notes.iter_mut().for_each(|x| x.0 -= 1);
             inline_header = Some((h, (Some(label).filter(|l| !l.is_empty()), cells)));
         }
         // the header: the nearest non-blank line above (skipping rules)
@@ -185,11 +217,18 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
             Some((h, (axis, cols))) => (Some(h), axis, cols),
             None => (None, None, (1..=n).map(|i| format!("column {i}")).collect()),
         };
+        let (axis, row_axis) = if columns_are_values(&columns) {
+            (axis, None)
+        } else {
+            (None, axis)
+        };
         out.push(Table {
             header: hidx,
             axis,
+            row_axis,
             columns,
             rows,
+            notes,
         });
         k = m;
     }
@@ -226,14 +265,27 @@ pub fn table_rows(
             Some((_, r)) => suffix_unit(r.trim_end_matches(')').trim()).map(|u| u.0.to_string()),
             // fs_mark's `FSUse%` and `Files/sec`: the unit is the header's own word
             None if c.ends_with('%') => Some("percent".to_string()),
+            // `iops` heads a column of counts per second
+            None if c.eq_ignore_ascii_case("iops") => Some("IOPS".to_string()),
             None => word_unit(&c.to_ascii_lowercase())
                 .filter(|u| c.contains('/') && u.1 == 1.0)
                 .map(|u| u.0.to_string()),
         })
         .collect();
-    for (idx, label, cells) in &table.rows {
-        for (j, cell) in cells.iter().enumerate() {
-            let Some((q, tilde)) = token_quantity(cell) else {
+    let row_key = table.row_axis.clone().unwrap_or_else(|| "row".into());
+    for (ri, (idx, label, cells)) in table.rows.iter().enumerate() {
+        let notes = table.notes.iter().filter(|n| n.0 == ri);
+        let cells_and_notes = cells
+            .iter()
+            .enumerate()
+            .map(|(j, c)| (j, c, None))
+            .chain(notes.map(|n| (n.1, &n.2, cells.get(n.1))));
+        for (j, cell, of) in cells_and_notes {
+            let bare = match of {
+                Some(_) => cell.trim_start_matches('(').trim_end_matches(')'),
+                None => cell.as_str(),
+            };
+            let Some((q, tilde)) = token_quantity(bare) else {
                 continue;
             };
             let unit = if q.unit.is_empty() {
@@ -243,12 +295,16 @@ pub fn table_rows(
             };
             let mut settings = Vec::new();
             if !label.is_empty() {
-                settings.push(("row".to_string(), label.clone()));
+                settings.push((row_key.clone(), label.clone()));
             }
             settings.push((
                 col_axis.clone(),
                 table.columns.get(j).cloned().unwrap_or_default(),
             ));
+            // the note printed after a cell (`10.7MB/s (613%)`) says which cell it is on
+            if let Some(of) = of {
+                settings.push(("of".to_string(), of.clone()));
+            }
             out.push(Row {
                 line: line_of(*idx),
                 group: "table".into(),

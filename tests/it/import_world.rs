@@ -1,0 +1,94 @@
+//! `fslab import` on real posts the way people write them, none of them a seed: result
+//! tables with their units in the header or in the cells, a header's first cell naming the
+//! rows, a note printed after a cell, captions that give the unit, prose numbers. Each test
+//! checks the values that matter in its post, with their labels, units and lines.
+
+use super::import::{draft_of, outside};
+use fslab::import::Draft;
+
+/// The row at `line` whose settings include all of `with`.
+fn cell<'a>(d: &'a Draft, line: usize, with: &[(&str, &str)]) -> &'a fslab::import::Row {
+    d.rows
+        .iter()
+        .find(|r| {
+            r.line == line
+                && with
+                    .iter()
+                    .all(|(k, v)| r.settings.iter().any(|s| s.0 == *k && s.1 == *v))
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "no row at line {line} with {with:?}: {:#?}",
+                d.rows
+                    .iter()
+                    .map(|r| (r.line, r.value, r.unit.clone(), r.settings.clone()))
+                    .collect::<Vec<_>>()
+            )
+        })
+}
+
+/// The bfq commit: `Idling  iops  avg-lat(us)  stddev  bw` heads rows `On`/`Off`. `Idling`
+/// names the rows (`Idling=On`), the other header cells are the columns; `iops` gives its
+/// column the unit IOPS, `avg-lat(us)` gives us, the cells' own `MB/s` stays.
+#[test]
+fn outside_table_whose_first_header_cell_names_the_rows() {
+    let text = outside("bfq-iops-mode-fio-table.txt");
+    let (d, e) = draft_of(&text);
+    for (line, table, idling, iops, lat, bw) in [
+        (22, "RandomReads", "On", 4136.0, 1189.07, 16.9),
+        (23, "RandomReads", "Off", 7246.0, 670.11, 29.7),
+        (35, "RandomWrites", "On", 1368.0, 3631.38, 5.47),
+        (36, "RandomWrites", "Off", 4746.0, 1024.61, 19.4),
+    ] {
+        let at = |col: &str| {
+            cell(
+                &d,
+                line,
+                &[("table", table), ("Idling", idling), ("column", col)],
+            )
+        };
+        assert_eq!((at("iops").value, at("iops").unit.as_str()), (iops, "IOPS"));
+        assert_eq!(
+            (at("avg-lat(us)").value, at("avg-lat(us)").unit.as_str()),
+            (lat, "us")
+        );
+        assert_eq!((at("bw").value, at("bw").unit.as_str()), (bw, "MB/s"));
+        assert!(
+            !d.rows
+                .iter()
+                .any(|r| r.line == line
+                    && r.settings.iter().any(|s| s.1 == "iops" && s.0 == "Idling")),
+            "`Idling` names the rows, not the columns"
+        );
+    }
+    // the two fio commands differ only in --rw: the matrix
+    assert_eq!(e.def.matrix.len(), 1, "{:?}", e.def.matrix);
+}
+
+/// Liu Bo's btrfs commit: a header with no first cell and multi-word columns
+/// (`w/o (orig)   w/ (josef's)   w/ (this)`) over `SATA 104KB/s …` and `ramdisk 1.5MB/s …
+/// 10.7MB/s (613%)`: one table of two rows; `(613%)` is a note on its cell, not a column,
+/// and `104KB/s` above `1.5MB/s` is a row like it, not a header.
+#[test]
+fn outside_table_with_a_note_after_a_cell() {
+    let text = outside("btrfs-fsync-filter-extents-table.txt");
+    let (d, e) = draft_of(&text);
+    assert!(format!("{:?}", e.def.workload.run).contains("oflag=sync"));
+    for (line, row, col, v, unit) in [
+        (26, "SATA", "w/o (orig)", 104.0, "KB/s"),
+        (26, "SATA", "w/ (josef's)", 109.0, "KB/s"),
+        (26, "SATA", "w/ (this)", 121.0, "KB/s"),
+        (27, "ramdisk", "w/o (orig)", 1.5, "MB/s"),
+        (27, "ramdisk", "w/ (this)", 10.7, "MB/s"),
+    ] {
+        let r = cell(&d, line, &[("row", row), ("column", col)]);
+        assert_eq!((r.value, r.unit.as_str()), (v, unit), "{row} {col}");
+    }
+    let note = cell(&d, 27, &[("row", "ramdisk"), ("of", "10.7MB/s")]);
+    assert_eq!((note.value, note.unit.as_str()), (613.0, "percent"));
+    assert_eq!(
+        d.rows.iter().filter(|r| r.group == "table").count(),
+        7,
+        "six cells and one note"
+    );
+}
