@@ -245,7 +245,11 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         }
         if q.unit.is_empty() {
             // a unit word, or a counted noun within the next words
-            if let Some((u, f)) = words.get(end).and_then(|n| word_unit(n)) {
+            if let Some((u, f)) = words
+                .get(end)
+                .and_then(|n| word_unit(n))
+                .filter(|(u, _)| *u != "x" || times_compares(&words, start, end))
+            {
                 q.value *= f;
                 q.unit = u.to_string();
                 printed_words
@@ -301,6 +305,25 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         i = end;
     }
     out
+}
+
+/// Whether `N times` at `at` (the number) and `times` (the word) is a ratio: "10 times
+/// faster", "3 times as many", "improved by 4 times"; not "Top 10 times (out of 90)" or
+/// "ran it 5 times".
+fn times_compares(words: &[&str], at: usize, times: usize) -> bool {
+    let word = |k: usize| {
+        words
+            .get(k)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_ascii_lowercase()
+            })
+            .unwrap_or_default()
+    };
+    let next = word(times + 1);
+    let comparative = ["more", "less", "as", "worse", "better", "over"].contains(&next.as_str())
+        || (next.len() > 3 && next.ends_with("er"));
+    comparative || at.checked_sub(1).is_some_and(|p| word(p) == "by")
 }
 
 fn is_adjective_then_noun(words: &[&str], from: usize) -> bool {
@@ -511,6 +534,10 @@ mod tests {
             nums("we turned on rmap by default back in 2023?")[0].1,
             "year"
         );
+        // `N times` is a ratio only when it compares
+        assert_eq!(nums("Top 10 times (out of 90) in us:")[0].1, "");
+        assert_eq!(nums("it is 10 times faster")[0].1, "x");
+        assert_eq!(nums("throughput improved by 4 times.")[0].1, "x");
         assert_eq!(
             nums("I see the same for the nine subsequent runs")[0],
             (9.0, "runs".into(), false, "nine".into())

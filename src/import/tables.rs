@@ -127,7 +127,7 @@ fn header_cells(t: &str, n: usize) -> Option<(Option<String>, Vec<String>)> {
 
 /// Find tables among lines that are not already taken. `text(k)` is line k's text.
 pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
-    let mut out = Vec::new();
+    let mut out: Vec<Table> = Vec::new();
     let mut k = 0;
     while k < texts.len() {
         if taken[k] || texts[k].trim().is_empty() {
@@ -209,6 +209,23 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         if inline_header.is_some() {
             header = inline_header;
         }
+        // `Average:` above a lone row of bare cells, just below a table with as many
+        // columns: that table's summary row
+        if header.is_none() && rows.len() == 1 && rows[0].1.is_empty() {
+            if let Some((at, label)) = label_above(texts, k) {
+                if let Some(prev) = out.last_mut().filter(|p| {
+                    p.columns.len() == n
+                        && p.rows
+                            .last()
+                            .is_some_and(|r| (r.0 + 1..at).all(|b| texts[b].trim().is_empty()))
+                }) {
+                    let (row, _, cells) = rows.remove(0);
+                    prev.rows.push((row, label, cells));
+                    k = m;
+                    continue;
+                }
+            }
+        }
         if header.is_none() && rows.len() < 2 {
             k += 1;
             continue;
@@ -235,6 +252,17 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
     out
 }
 
+/// A short label alone on a line above line `k` (blank lines between): `Average:`.
+fn label_above(texts: &[&str], k: usize) -> Option<(usize, String)> {
+    let at = (0..k).rev().find(|&b| !texts[b].trim().is_empty())?;
+    let t = texts[at].trim();
+    let label = t.strip_suffix(':')?.trim();
+    (!label.is_empty()
+        && label.split_whitespace().count() <= 3
+        && !label.contains(|c: char| c.is_ascii_digit()))
+    .then(|| (at, label.to_string()))
+}
+
 /// A sentence rather than a table row: many words, ends like a sentence.
 pub fn looks_like_prose(t: &str) -> bool {
     let words: Vec<&str> = t.split_whitespace().collect();
@@ -247,6 +275,37 @@ pub fn looks_like_prose(t: &str) -> bool {
         })
         .count();
     alpha >= 6 && alpha * 2 > words.len()
+}
+
+/// The unit a table's caption gives its bare cells: `Top 10 times (out of 90) in us:`, `The
+/// numbers (fsyncs/s) are:`. Only a caption that introduces the table (ends with `:`).
+pub fn caption_unit(title: &str) -> Option<String> {
+    let title = title.trim_end();
+    if !title.ends_with(':') {
+        return None;
+    }
+    let unit = |w: &str| -> Option<String> {
+        match suffix_unit(w).or_else(|| word_unit(w)) {
+            Some((u, f)) if f == 1.0 && u != "x" => Some(u.to_string()),
+            Some(_) => None,
+            // a count per second of something the post names: `fsyncs/s`, `creates/sec`
+            None => w
+                .strip_suffix("/s")
+                .or_else(|| w.strip_suffix("/sec"))
+                .filter(|n| n.len() > 1 && n.chars().all(|c| c.is_ascii_alphabetic()))
+                .map(|_| "/s".to_string()),
+        }
+    };
+    let words: Vec<&str> = title.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(i, w)| {
+        let core = w.trim_end_matches([':', ',']);
+        if let Some(inner) = core.strip_prefix('(').and_then(|c| c.strip_suffix(')')) {
+            return unit(inner);
+        }
+        (i > 0 && words[i - 1].eq_ignore_ascii_case("in"))
+            .then(|| unit(core))
+            .flatten()
+    })
 }
 
 /// Rows of a table: one per numeric cell, with its row and column labels as settings.
@@ -272,6 +331,7 @@ pub fn table_rows(
                 .map(|u| u.0.to_string()),
         })
         .collect();
+    let caption = caption_unit(title);
     let row_key = table.row_axis.clone().unwrap_or_else(|| "row".into());
     for (ri, (idx, label, cells)) in table.rows.iter().enumerate() {
         let notes = table.notes.iter().filter(|n| n.0 == ri);
@@ -289,7 +349,12 @@ pub fn table_rows(
                 continue;
             };
             let unit = if q.unit.is_empty() {
-                header_units.get(j).cloned().flatten().unwrap_or_default()
+                header_units
+                    .get(j)
+                    .cloned()
+                    .flatten()
+                    .or_else(|| caption.clone())
+                    .unwrap_or_default()
             } else {
                 q.unit.clone()
             };
@@ -326,6 +391,19 @@ pub fn table_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn captions_give_units() {
+        let u = |t: &str| caption_unit(t);
+        assert_eq!(u("Top 10 times (out of 90) in us:").as_deref(), Some("us"));
+        assert_eq!(u("The numbers (fsyncs/s) are:").as_deref(), Some("/s"));
+        assert_eq!(u("Wall time (seconds):").as_deref(), Some("s"));
+        assert_eq!(u("Runtime in minutes:").as_deref(), Some("min"));
+        // no colon: a sentence, not a caption; `in 2 runs`, `(out of 90)`: no unit
+        assert_eq!(u("The numbers (fsyncs/s) are below"), None);
+        assert_eq!(u("Results in 2 runs:"), None);
+        assert_eq!(u("Wall time (v4 vs v5):"), None);
+    }
 
     #[test]
     fn tables_with_header_and_row_labels() {

@@ -92,3 +92,35 @@ fn outside_table_with_a_note_after_a_cell() {
         "six cells and one note"
     );
 }
+
+/// Jan Kara's jbd commit: `Before`/`After` columns of bare numbers; the captions give the
+/// units (`… in us:` → us, `(fsyncs/s)` → /s), `Average:` below the first table is its
+/// summary row, and "Top 10 times (out of 90)" is no ratio of 10x.
+#[test]
+fn outside_captions_give_the_units_of_bare_cells() {
+    let text = outside("jbd-commit-writeout-before-after-columns.txt");
+    let (d, e) = draft_of(&text);
+    assert!(format!("{:?}", e.def.workload.run).contains("{{fs_mark}} -n 100 -t 1 -s 16384"));
+    for (line, col, v) in [
+        (17, "Before", 2131586.0),
+        (17, "After", 697473.0),
+        (26, "After", 172278.0),
+    ] {
+        let r = cell(&d, line, &[("column", col)]);
+        assert_eq!((r.value, r.unit.as_str()), (v, "us"), "line {line} {col}");
+    }
+    for (col, v) in [("Before", 619377.0), ("After", 82180.0)] {
+        let r = cell(&d, 29, &[("row", "Average"), ("column", col)]);
+        assert_eq!((r.value, r.unit.as_str()), (v, "us"));
+        assert_eq!(r.group, "table");
+    }
+    for (line, col, v) in [(38, "Before", 9.9), (38, "After", 6.3), (41, "After", 6.1)] {
+        let r = cell(&d, line, &[("column", col)]);
+        assert_eq!((r.value, r.unit.as_str()), (v, "/s"), "line {line} {col}");
+    }
+    assert!(
+        !d.rows.iter().any(|r| r.line == 15 && r.unit == "x"),
+        "\"Top 10 times\" is no ratio: {:?}",
+        d.rows.iter().filter(|r| r.line == 15).collect::<Vec<_>>()
+    );
+}
