@@ -56,9 +56,53 @@ fn is_cell_number(c: &str) -> bool {
         || token_quantity(c).is_some_and(|(q, _)| q.attached || !c.contains(char::is_alphabetic))
 }
 
+/// A cell of a `|` table: a number, a number with `+` after it, or a mark for no result.
+fn pipe_cell(c: &str) -> bool {
+    is_cell_number(c)
+        || matches!(c, "" | "X" | "x" | "?")
+        || c.strip_suffix('+').is_some_and(is_cell_number)
+}
+
+/// The header of a `|` table printed over several lines (`| Filesystem | Copy Sources |` /
+/// `| | Across |` / `| | (seconds) |`), the lines from `last` up, merged column by column.
+fn pipe_header(texts: &[&str], taken: &[bool], last: usize, n: usize) -> Option<Vec<String>> {
+    let mut merged: Vec<String> = Vec::new();
+    let mut first = None;
+    for h in (0..=last).rev() {
+        match cells_pipe(texts[h]).filter(|c| c.len() == n + 1 && !taken[h]) {
+            Some(_) => first = Some(h),
+            None => break,
+        }
+    }
+    for t in &texts[first?..=last] {
+        let cells = cells_pipe(t)?;
+        if merged.is_empty() {
+            merged = vec![String::new(); cells.len()];
+        }
+        for (m, c) in merged.iter_mut().zip(cells) {
+            if !c.is_empty() {
+                if !m.is_empty() {
+                    m.push(' ');
+                }
+                m.push_str(&c);
+            }
+        }
+    }
+    Some(merged)
+}
+
 /// How many trailing whitespace tokens are numeric cells, and the label before them.
 fn split_row(t: &str) -> (String, Vec<String>) {
     if let Some(cells) = cells_pipe(t) {
+        // `| NTFS | 781 | X | 73+ |`: the first cell labels the row, the others are its
+        // cells, numbers or not (`X`, no result; `73+`, at least 73)
+        if cells.len() >= 3
+            && !is_cell_number(&cells[0])
+            && cells[1..].iter().any(|c| is_cell_number(c))
+            && cells[1..].iter().all(|c| pipe_cell(c))
+        {
+            return (cells[0].clone(), cells[1..].to_vec());
+        }
         let n = cells.iter().rev().take_while(|c| is_cell_number(c)).count();
         let label = cells[..cells.len() - n].join(" ");
         return (label, cells[cells.len() - n..].to_vec());
@@ -200,7 +244,15 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
                 continue;
             }
             if !t.is_empty() && !taken[h] && !looks_like_prose(texts[h]) {
-                if let Some(hc) = header_cells(texts[h], n) {
+                if let Some(cols) = pipe_header(texts, taken, h, n) {
+                    header = Some((
+                        h,
+                        (
+                            Some(cols[0].clone()).filter(|c| !c.is_empty()),
+                            cols[1..].to_vec(),
+                        ),
+                    ));
+                } else if let Some(hc) = header_cells(texts[h], n) {
                     header = Some((h, hc));
                 }
             }
@@ -321,7 +373,12 @@ pub fn table_rows(
         .columns
         .iter()
         .map(|c| match c.split_once('(') {
-            Some((_, r)) => suffix_unit(r.trim_end_matches(')').trim()).map(|u| u.0.to_string()),
+            Some((_, r)) => {
+                let r = r.trim_end_matches(')').trim();
+                suffix_unit(r)
+                    .or_else(|| word_unit(r).filter(|u| u.1 == 1.0))
+                    .map(|u| u.0.to_string())
+            }
             // fs_mark's `FSUse%` and `Files/sec`: the unit is the header's own word
             None if c.ends_with('%') => Some("percent".to_string()),
             // `iops` heads a column of counts per second
@@ -345,9 +402,15 @@ pub fn table_rows(
                 Some(_) => cell.trim_start_matches('(').trim_end_matches(')'),
                 None => cell.as_str(),
             };
+            // `73+`: at least 73, kept as printed and approximate
+            let (bare, plus) = match bare.strip_suffix('+') {
+                Some(b) if of.is_none() => (b, true),
+                _ => (bare, false),
+            };
             let Some((q, tilde)) = token_quantity(bare) else {
                 continue;
             };
+            let tilde = tilde || plus;
             let unit = if q.unit.is_empty() {
                 header_units
                     .get(j)

@@ -124,3 +124,35 @@ fn outside_captions_give_the_units_of_bare_cells() {
         d.rows.iter().filter(|r| r.line == 15).collect::<Vec<_>>()
     );
 }
+
+/// A `|` table whose header takes four lines (`| Filesystem | Copy Sources |` / `| |
+/// Across |` / `| | Partitions |` / `| | (seconds) |`): merged column by column, the units
+/// at the bottom give each column its unit, `Filesystem` names the rows, `73+` is 73 and
+/// approximate, `X` is no number.
+#[test]
+fn outside_pipe_table_with_a_header_of_several_lines() {
+    let text = outside("phoronix-forum-fs-table-units-in-header.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.txt")).expect("imports");
+    let copy = "Copy Sources Across Partitions (seconds)";
+    let usage = "Disk Usage Usage (MB)";
+    let delete = "Delete All (seconds)";
+    for (line, fs, col, v, unit) in [
+        (12, "REISER4", copy, 148.0, "s"),
+        (12, "REISER4", usage, 692.0, "MB"),
+        (14, "NTFS", copy, 781.0, "s"),
+        (16, "XFS", delete, 57.0, "s"),
+        (16, "XFS", "Untar & Unzip Sources (seconds)", 91.0, "s"),
+    ] {
+        let r = cell(&d, line, &[("Filesystem", fs), ("column", col)]);
+        assert_eq!(
+            (r.value, r.unit.as_str(), r.approx),
+            (v, unit, false),
+            "{fs} {col}"
+        );
+    }
+    let r = cell(&d, 13, &[("Filesystem", "NTFS-3g"), ("column", delete)]);
+    assert_eq!((r.value, r.printed.as_str(), r.approx), (73.0, "73+", true));
+    // NTFS's three `X` cells are no numbers
+    assert_eq!(d.rows.iter().filter(|r| r.line == 14).count(), 3);
+    assert_eq!(d.rows.iter().filter(|r| r.group == "table").count(), 27);
+}
