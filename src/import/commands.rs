@@ -604,7 +604,11 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                     || (prev_opt
                         && (clean.contains(['=', ',', '_', '/'])
                             || clean.chars().next().is_some_and(|c| c.is_ascii_digit())))
-                    || (quoted && !clean.is_empty());
+                    || (quoted && !clean.is_empty())
+                    // dd's operands: `Example on flash: dd if=/dev/zero of=/mnt/x bs=4K`
+                    || (matches!(p, Program::Dd) && clean.split_once('=').is_some_and(|(k, v)| {
+                        !v.is_empty() && !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase())
+                    }));
                 if !takes || clean.is_empty() {
                     break;
                 }

@@ -446,17 +446,11 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         );
         // `Without 3a8b36f: 16.01 reqs/sec`, `a) without patch: (*SPEED* : 451.01Kb/sec)`:
         // a result line names its row before the colon
-        if prose.len() == 1 {
-            if let Some((head, rest)) = l.text.split_once(": ") {
-                let head = head.trim();
-                if !head.is_empty()
-                    && head.split_whitespace().count() <= 6
-                    && prose[0].settings.is_empty()
-                    && rest.contains(prose[0].printed.as_str())
-                {
-                    prose[0].settings.push(("row".into(), head.to_string()));
-                    row_heads[k] = Some(head.to_string());
-                }
+        // (or before ` -- `: `Without the stripe cache -- 2.1MB/s`, or a `With …` label)
+        if prose.len() == 1 && prose[0].settings.is_empty() {
+            if let Some(head) = rowlabels::result_head(&l.text, &prose[0].printed) {
+                prose[0].settings.push(("row".into(), head.clone()));
+                row_heads[k] = Some(head);
             }
         }
         // `Without the patch:` / `a) without patch: (…)` on the line above a result line

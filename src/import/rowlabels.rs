@@ -150,6 +150,56 @@ pub fn short_label(text: &str) -> Option<String> {
     Some(label.to_string())
 }
 
+/// Words that open the label of a compared result (`With the stripe cache 21MB/s`).
+const COMPARED: [&str; 12] = [
+    "with",
+    "without",
+    "before",
+    "after",
+    "patched",
+    "unpatched",
+    "baseline",
+    "vanilla",
+    "stock",
+    "original",
+    "old",
+    "new",
+];
+
+/// The row a result line names before its one number (`printed`): `Without 3a8b36f: 16.01
+/// reqs/sec`, `a) without patch: (*SPEED* : …)`, `Without the stripe cache -- 2.1MB/s`,
+/// `With the stripe cache 21MB/s`. A list mark before it (`- throughput: +70%`) is no
+/// part of the label.
+pub fn result_head(text: &str, printed: &str) -> Option<String> {
+    let t = text.trim();
+    let t = match t.split_once(char::is_whitespace) {
+        Some((mark, rest))
+            if !mark.is_empty() && mark.chars().all(|c| matches!(c, '-' | '*' | '+')) =>
+        {
+            rest.trim_start()
+        }
+        _ => t,
+    };
+    let short = |h: &str| {
+        let h = h.trim();
+        (!h.is_empty() && h.split_whitespace().count() <= 6 && !h.contains(printed))
+            .then(|| h.to_string())
+    };
+    for sep in [": ", " -- "] {
+        if let Some((head, rest)) = t.split_once(sep) {
+            if rest.contains(printed) {
+                return short(head);
+            }
+        }
+    }
+    let head = t.strip_suffix(printed)?.trim_end();
+    let first = head.split_whitespace().next()?.to_ascii_lowercase();
+    COMPARED
+        .contains(&first.as_str())
+        .then(|| short(head))
+        .flatten()
+}
+
 /// A line of results rather than a sentence: a few words, a digit, no full stop, no
 /// sentence words (`112.75 Requests/sec executed`, `16.01 reqs/sec`).
 pub fn result_like(text: &str) -> bool {
@@ -219,7 +269,7 @@ pub fn apply(rows: &mut [Row], label: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{result_like, short_label};
+    use super::{result_head, result_like, short_label};
 
     #[test]
     fn labels_and_not_labels() {
@@ -241,5 +291,36 @@ mod tests {
         assert!(result_like("   112.75 Requests/sec executed"));
         assert!(!result_like("It took 112 seconds, which is fine."));
         assert!(!result_like("see 3 below"));
+    }
+
+    #[test]
+    fn result_lines_name_their_row() {
+        for (t, printed, want) in [
+            (
+                "Without 3a8b36f: 16.01 reqs/sec",
+                "16.01 reqs/sec",
+                Some("Without 3a8b36f"),
+            ),
+            (
+                "Without the stripe cache -- 2.1MB/s",
+                "2.1MB/s",
+                Some("Without the stripe cache"),
+            ),
+            (
+                "With the stripe cache 21MB/s",
+                "21MB/s",
+                Some("With the stripe cache"),
+            ),
+            (
+                "\t- throughput: +70% in case of null_blk",
+                "+70%",
+                Some("throughput"),
+            ),
+            // a sentence that ends with its number names no row
+            ("It went up to 21MB/s", "21MB/s", None),
+            ("With this patch the whole run took 12s", "12s", None),
+        ] {
+            assert_eq!(result_head(t, printed).as_deref(), want, "{t}");
+        }
     }
 }

@@ -156,3 +156,36 @@ fn outside_pipe_table_with_a_header_of_several_lines() {
     assert_eq!(d.rows.iter().filter(|r| r.line == 14).count(), 3);
     assert_eq!(d.rows.iter().filter(|r| r.group == "table").count(), 27);
 }
+
+/// Chris Mason's raid56 commit: the command follows "Example on flash:" in a sentence, with
+/// dd's `if=`/`of=`/`bs=` operands; each result line names its row, one before ` -- `, the
+/// other with no separator (`With the stripe cache 21MB/s`).
+#[test]
+fn outside_result_lines_named_without_a_colon() {
+    let text = outside("btrfs-raid56-stripe-cache-dd.txt");
+    let (d, e) = draft_of(&text);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("if=/dev/zero of=/mnt/xxx bs=4K oflag=direct"),
+        "{w}"
+    );
+    for (line, row, v) in [
+        (16, "Without the stripe cache", 2.1),
+        (17, "With the stripe cache", 21.0),
+    ] {
+        let r = cell(&d, line, &[("row", row)]);
+        assert_eq!((r.value, r.unit.as_str()), (v, "MB/s"), "{row}");
+    }
+}
+
+/// Ming Lei's blk-mq commit: `- throughput: +70% in case of …`: the list mark is no part of
+/// the row's label.
+#[test]
+fn outside_list_items_name_their_row_without_the_mark() {
+    let text = outside("blk-mq-flush-throughput-percent.txt");
+    let (d, _) = draft_of(&text);
+    for (line, v) in [(15, 70.0), (16, 30.0)] {
+        let r = cell(&d, line, &[("row", "throughput")]);
+        assert_eq!((r.value, r.unit.as_str()), (v, "percent"));
+    }
+}
