@@ -262,9 +262,13 @@ pub fn find(lines: &[PostLine]) -> Commands {
                 logical.push((cur_n, std::mem::take(&mut cur)));
             } else {
                 cont = cur.trim_end().ends_with('\\');
+                let next = lines.get(m + 1).filter(|n| n.depth == l.depth);
                 if cont {
                     let c = cur.trim_end().trim_end_matches('\\').to_string();
                     cur = c;
+                } else if kind == BlockKind::Prompt && wrapped(&cur, next.map(|n| n.text.as_str()))
+                {
+                    cont = true;
                 } else {
                     open += loop_balance(&cur);
                     pending = heredoc::openers(&cur)
@@ -333,6 +337,22 @@ pub fn find(lines: &[PostLine]) -> Commands {
     super::sequences::repeated_runs(&mut out.blocks);
     inline_commands(lines, &mut out);
     out
+}
+
+/// Whether a mailer broke the command line `cur` after an option that takes a value: `#
+/// mount -o` / `loop,logbsize=256k /img /mnt`, `# mkfs.xfs -f -l` / `size=1310b,sunit=8 /img`.
+fn wrapped(cur: &str, next: Option<&str>) -> bool {
+    let Some(next) = next.map(str::trim) else {
+        return false;
+    };
+    let last = cur.split_whitespace().last().unwrap_or("");
+    let first = next.split_whitespace().next().unwrap_or("");
+    last.len() == 2
+        && last.starts_with('-')
+        && last[1..].chars().all(|c| c.is_ascii_alphabetic())
+        && after_prompt(next).is_none()
+        && !first.starts_with('-')
+        && first.contains(['=', ','])
 }
 
 /// The function a line defines: `run_test() {`, `run_test ()`, `function run_test {`.

@@ -59,6 +59,7 @@ mod versus;
 pub mod yaml;
 
 use commands::BlockKind;
+use programs::Program;
 use shell::{walk, Node};
 
 /// What kind of number a row is (the `category` column of the published CSVs).
@@ -771,11 +772,13 @@ fn feature_flags(l: &mail::PostLine) -> Vec<Row> {
                 .to_string()
         })
         .collect();
+    // (a program is no feature: "done with fs_mark, fio and ffsb")
     let feature = |w: &str| {
         w.contains('_')
             && w.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
             && w.len() > 3
+            && matches!(Program::of(w), Program::Other(_))
     };
     let mut out = Vec::new();
     let mut push = |f: &str, v: f64, printed: String| {

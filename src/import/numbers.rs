@@ -427,6 +427,18 @@ fn skip_token(w: &str, i: usize, words: &[&str]) -> bool {
     false
 }
 
+/// A kernel log line, `[ 1197.421616] XFS (loop0): Mounting Filesystem`: its numbers are
+/// the time since boot and what the kernel says, not the post's results.
+pub fn kernel_log(text: &str) -> bool {
+    text.trim_start()
+        .strip_prefix('[')
+        .and_then(|r| r.split_once(']'))
+        .is_some_and(|(stamp, _)| {
+            let stamp = stamp.trim();
+            stamp.contains('.') && stamp.parse::<f64>().is_ok()
+        })
+}
+
 /// Prose rows of one line.
 /// Whether the size printed as `printed` in `text` is an amount moved in a time, not a
 /// device's size: `64 MB in 1.60 seconds` (hdparm), `1 GB in 3 s`.
@@ -448,6 +460,9 @@ pub fn prose_rows(
     stated_by: Option<&str>,
     sentence: &str,
 ) -> Vec<Row> {
+    if kernel_log(text) {
+        return Vec::new();
+    }
     let claimish = super::comparison::is_comparison(sentence);
     prose_numbers_before(text, following)
         .into_iter()
@@ -549,5 +564,11 @@ mod tests {
         assert!(
             nums("On Thu, Jul 10, 2008 at 08:36:42AM -0400, and [PATCH 1/2] with (2)").is_empty()
         );
+        assert!(kernel_log(
+            "[ 1197.421616] XFS (loop0): Mounting Filesystem"
+        ));
+        assert!(kernel_log("[12345.000001] EXT4-fs (sda1): mounted"));
+        assert!(!kernel_log("[PATCH 1/2] xfs: 10% faster"));
+        assert!(!kernel_log("[1] see 3.2s"));
     }
 }

@@ -189,3 +189,67 @@ fn outside_list_items_name_their_row_without_the_mark() {
         assert_eq!((r.value, r.unit.as_str()), (v, "percent"));
     }
 }
+
+/// Darrick Wong's reply quoting a report two deep: the commands broken by the mailer after
+/// `-l` and `-o` are whole again, the mkfs.xfs output with `blks` on a line of its own is
+/// read whole (the device's size from its data blocks), the kernel log lines give no
+/// numbers, and "with fs_mark, fio and ffsb" is no feature flag.
+#[test]
+fn outside_reply_with_commands_broken_by_the_mailer() {
+    let text = outside("fsdevel-hot-track-reply-quoted-setup.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.eml")).expect("imports");
+    let yaml = d.yaml.as_deref().expect("a draft");
+    assert!(
+        yaml.contains("mkfs.xfs -f -l size=1310b,sunit=8 {{dev.data}}"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("mount -o loop,logbsize=256k /home/zwu/bdev.img /mnt/scratch"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("data: { size: \"2000MiB\" }"), "{yaml}");
+    for (line, q, v) in [
+        (36, "data.bsize", 4096.0),
+        (36, "data.blocks", 512000.0),
+        (39, "log.blocks", 1310.0),
+        (41, "realtime.extsz", 4096.0),
+    ] {
+        assert!(
+            d.rows
+                .iter()
+                .any(|r| r.line == line && r.quantity == q && r.value == v),
+            "{q} = {v} at line {line}"
+        );
+    }
+    assert!(!d.rows.iter().any(|r| r.line == 47 || r.line == 48));
+    assert!(!d.rows.iter().any(|r| r.unit == "flag"));
+    let r = cell(&d, 8, &[("change", "after")]);
+    assert_eq!((r.value, r.unit.as_str()), (322.0, "transactions/s"));
+}
+
+/// Corrado Zoccolo's RFC as lore's thread page: its subject, author and date are read off
+/// the page, the page's furniture gives no numbers, and the prose changes keep their units
+/// (`from 7.667s to 1.728`: the second is seconds too).
+#[test]
+fn outside_lore_thread_page_with_prose_changes() {
+    let text = outside("cfq-slice-prose-from-to.txt");
+    let d = fslab::import::import(text.as_bytes(), Some("post.txt")).expect("imports");
+    assert_eq!(
+        d.headers.subject.as_deref(),
+        Some("[RFC] cfq: adapt slice to number of processes doing I/O")
+    );
+    assert_eq!(d.headers.from.as_deref(), Some("Corrado Zoccolo"));
+    assert_eq!(d.headers.date.as_deref(), Some("2009-09-03 11:07 UTC"));
+    assert!(d.rows.iter().all(|r| r.line > 10), "{:?}", d.rows);
+    for (line, when, v, unit) in [
+        (22, "before", 466.0, "KB/s"),
+        (22, "after", 477.0, "KB/s"),
+        (23, "before", 7.667, "s"),
+        (23, "after", 1.728, "s"),
+        (25, "after", 24393.0, "KB/s"),
+        (26, "after", 1.115, "s"),
+    ] {
+        let r = cell(&d, line, &[("change", when)]);
+        assert_eq!((r.value, r.unit.as_str()), (v, unit), "line {line} {when}");
+    }
+}
