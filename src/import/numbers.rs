@@ -266,7 +266,11 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
             .iter()
             .map(|s| s.to_ascii_lowercase())
             .collect();
-        if before.last().is_some_and(|b| HEDGES.contains(&b.as_str())) {
+        // `about 14%`, and `about a 14% improvement`
+        let hedged = |b: &[String]| b.last().is_some_and(|b| HEDGES.contains(&b.as_str()));
+        let article = before.last().is_some_and(|b| b == "a" || b == "an")
+            && hedged(&before[..before.len() - 1]);
+        if hedged(&before) || article {
             approx = true;
         }
         let joined = before.join(" ");
@@ -285,8 +289,10 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
                         .find(|h| joined.ends_with(*h))
                         .map_or(1, |h| h.split(' ').count()),
                 )
+            } else if article {
+                start.saturating_sub(2)
             } else {
-                start - 1
+                start.saturating_sub(1)
             };
             let mut p: Vec<&str> = words[hedge_start..start].to_vec();
             p.extend(printed_words.iter());
@@ -542,7 +548,7 @@ mod tests {
             [
                 (2200.0, "/s".into(), true, "about 2200/s".into()),
                 (2500.0, "/s".into(), true, "about 2500/s".into()),
-                (14.0, "percent".into(), false, "14%".into())
+                (14.0, "percent".into(), true, "about a 14%".into())
             ]
         );
         assert_eq!(

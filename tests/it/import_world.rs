@@ -253,3 +253,30 @@ fn outside_lore_thread_page_with_prose_changes() {
         assert_eq!((r.value, r.unit.as_str()), (v, unit), "line {line} {when}");
     }
 }
+
+/// Eric Sandeen's ext2 patch: "from about 2200/s to about 2500/s, about a 14%
+/// improvement": all three numbers keep `approx`, "about a" included in `printed`.
+#[test]
+fn outside_prose_numbers_hedged_with_about_a() {
+    let text = outside("ext2-create-speedup-prose.txt");
+    let (d, e) = draft_of(&text);
+    assert!(e.def.tools.contains_key("bonnie"));
+    let at13: Vec<(f64, &str, bool, &str)> = d
+        .rows
+        .iter()
+        .filter(|r| r.line == 13)
+        .map(|r| (r.value, r.unit.as_str(), r.approx, r.printed.as_str()))
+        .collect();
+    assert_eq!(
+        at13,
+        [
+            (2200.0, "/s", true, "about 2200/s"),
+            (2500.0, "/s", true, "about 2500/s"),
+            (14.0, "percent", true, "about a 14%"),
+        ]
+    );
+    assert!(d
+        .claims
+        .iter()
+        .any(|c| c.quote.contains("about a 14% improvement")));
+}
