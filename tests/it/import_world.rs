@@ -118,6 +118,10 @@ fn outside_captions_give_the_units_of_bare_cells() {
         let r = cell(&d, line, &[("column", col)]);
         assert_eq!((r.value, r.unit.as_str()), (v, "/s"), "line {line} {col}");
     }
+    assert!(d
+        .claims
+        .iter()
+        .any(|c| c.line == 43 && c.quote.contains("fsync performance seems unharmed")));
     assert!(
         !d.rows.iter().any(|r| r.line == 15 && r.unit == "x"),
         "\"Top 10 times\" is no ratio: {:?}",
@@ -176,6 +180,9 @@ fn outside_result_lines_named_without_a_colon() {
         let r = cell(&d, line, &[("row", row)]);
         assert_eq!((r.value, r.unit.as_str()), (v, "MB/s"), "{row}");
     }
+    assert!(d.claims.iter().any(|c| c
+        .quote
+        .starts_with("This provides a substantial boost in performance")));
 }
 
 /// Ming Lei's blk-mq commit: `- throughput: +70% in case of …`: the list mark is no part of
