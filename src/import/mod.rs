@@ -480,6 +480,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                     after,
                     unit,
                 } => {
+                    // what changed: "the maximum latency is reduced from 7.667s to 1.728"
+                    let what = ranges::changed(&l.text, &before.printed);
                     for (p, when) in [(before, "before"), (after, "after")] {
                         let row = mark(&mut prose, &p, ("change", when), &unit);
                         if !row {
@@ -497,6 +499,15 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                                 note: sentence.clone(),
                             });
                         }
+                        let change = ("change".to_string(), when.to_string());
+                        if let (Some(w), Some(r)) = (
+                            &what,
+                            prose
+                                .iter_mut()
+                                .rfind(|r| r.printed == p.printed && r.settings.contains(&change)),
+                        ) {
+                            r.settings.insert(0, ("of".into(), w.clone()));
+                        }
                     }
                 }
                 ranges::Finding::Range { axis, from, to } => {
@@ -508,6 +519,12 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 }
                 ranges::Finding::Unnamed { .. } => {}
             }
+        }
+        // `** the bandwidth …` under `* 32 concurrent processes performing random reads`
+        if let Some(case) = rowlabels::list_parent(lines, k) {
+            prose
+                .iter_mut()
+                .for_each(|r| r.settings.insert(0, ("case".into(), case.clone())));
         }
         candidates.extend(ranges::axes(l.n, &l.text));
         for r in &prose {

@@ -200,6 +200,38 @@ pub fn result_head(text: &str, printed: &str) -> Option<String> {
         .flatten()
 }
 
+/// The list mark a line starts with (`*`, `**`, `-`, `--`), if any.
+fn list_mark(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    let end = t.find(|c: char| !matches!(c, '*' | '-'))?;
+    (end > 0 && t[end..].starts_with(' ')).then(|| &t[..end])
+}
+
+/// The item a sub-item belongs to: `* 32 concurrent processes performing random reads`
+/// above `** the bandwidth is improved from 466KB/s to 477KB/s` (a shorter mark, the
+/// nearest above at the same quote depth).
+pub fn list_parent(lines: &[PostLine], k: usize) -> Option<String> {
+    let mark = list_mark(&lines.get(k)?.text)?;
+    if mark.len() < 2 {
+        return None;
+    }
+    let depth = lines[k].depth;
+    for l in lines[..k].iter().rev() {
+        if l.depth != depth || l.text.trim().is_empty() {
+            return None;
+        }
+        match list_mark(&l.text) {
+            Some(m) if m.len() < mark.len() => {
+                let item = l.text.trim_start()[m.len()..].trim();
+                return (item.split_whitespace().count() <= 10).then(|| item.to_string());
+            }
+            Some(_) => continue,
+            None => return None,
+        }
+    }
+    None
+}
+
 /// A line of results rather than a sentence: a few words, a digit, no full stop, no
 /// sentence words (`112.75 Requests/sec executed`, `16.01 reqs/sec`).
 pub fn result_like(text: &str) -> bool {
@@ -269,7 +301,7 @@ pub fn apply(rows: &mut [Row], label: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{result_head, result_like, short_label};
+    use super::{list_parent, result_head, result_like, short_label, PostLine};
 
     #[test]
     fn labels_and_not_labels() {
@@ -291,6 +323,31 @@ mod tests {
         assert!(result_like("   112.75 Requests/sec executed"));
         assert!(!result_like("It took 112 seconds, which is fine."));
         assert!(!result_like("see 3 below"));
+    }
+
+    #[test]
+    fn sub_items_name_their_item() {
+        let lines: Vec<PostLine> = [
+            "I performed two tests:",
+            "* 32 processes doing random reads",
+            "** the bandwidth is improved from 466KB/s to 477KB/s",
+            "** the latency is reduced from 7.6s to 1.7s",
+            "- throughput: +70%",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| PostLine {
+            n: i + 1,
+            text: t.to_string(),
+            depth: 0,
+            quoted_author: None,
+        })
+        .collect();
+        let p = |k| list_parent(&lines, k);
+        assert_eq!(p(3).as_deref(), Some("32 processes doing random reads"));
+        assert_eq!(p(2).as_deref(), Some("32 processes doing random reads"));
+        assert_eq!(p(1), None);
+        assert_eq!(p(4), None);
     }
 
     #[test]
