@@ -347,9 +347,12 @@ fn wrapped(cur: &str, next: Option<&str>) -> bool {
     };
     let last = cur.split_whitespace().last().unwrap_or("");
     let first = next.split_whitespace().next().unwrap_or("");
+    // (flags that take no value end a command; mkfs's output is no argument)
     last.len() == 2
         && last.starts_with('-')
         && last[1..].chars().all(|c| c.is_ascii_alphabetic())
+        && !matches!(last, "-f" | "-F" | "-q" | "-K" | "-N" | "-v" | "-V")
+        && !first.starts_with("meta-data=")
         && after_prompt(next).is_none()
         && !first.starts_with('-')
         && first.contains(['=', ','])
@@ -657,6 +660,23 @@ mod tests {
     use super::*;
     use crate::import::mail::unquote as unquote_lines;
     use crate::import::shell::{walk, LoopKind};
+
+    #[test]
+    fn commands_broken_after_an_option_with_a_value() {
+        assert!(wrapped("mount -o", Some("loop,logbsize=256k /img /mnt")));
+        assert!(wrapped("mkfs.xfs -f -l", Some("size=1310b,sunit=8 /img")));
+        // a flag ends the command; the output below is no argument
+        assert!(!wrapped(
+            "mkfs.xfs -f",
+            Some("meta-data=/dev/vdb isize=512 agcount=4,")
+        ));
+        assert!(!wrapped(
+            "mkfs.xfs -l",
+            Some("meta-data=/dev/vdb isize=512 agcount=4,")
+        ));
+        assert!(!wrapped("mount -o", Some("# umount /mnt")));
+        assert!(!wrapped("mount -o", None));
+    }
 
     fn lines(s: &str) -> Vec<PostLine> {
         let body: Vec<(usize, String)> = s
