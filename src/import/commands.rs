@@ -262,9 +262,13 @@ pub fn find(lines: &[PostLine]) -> Commands {
                 logical.push((cur_n, std::mem::take(&mut cur)));
             } else {
                 cont = cur.trim_end().ends_with('\\');
+                let next = lines.get(m + 1).filter(|n| n.depth == l.depth);
                 if cont {
                     let c = cur.trim_end().trim_end_matches('\\').to_string();
                     cur = c;
+                } else if kind == BlockKind::Prompt && wrapped(&cur, next.map(|n| n.text.as_str()))
+                {
+                    cont = true;
                 } else {
                     open += loop_balance(&cur);
                     pending = heredoc::openers(&cur)
@@ -342,6 +346,25 @@ pub fn find(lines: &[PostLine]) -> Commands {
     super::sequences::repeated_runs(&mut out.blocks);
     inline_commands(lines, &mut out);
     out
+}
+
+/// Whether a mailer broke the command line `cur` after an option that takes a value: `#
+/// mount -o` / `loop,logbsize=256k /img /mnt`, `# mkfs.xfs -f -l` / `size=1310b,sunit=8 /img`.
+fn wrapped(cur: &str, next: Option<&str>) -> bool {
+    let Some(next) = next.map(str::trim) else {
+        return false;
+    };
+    let last = cur.split_whitespace().last().unwrap_or("");
+    let first = next.split_whitespace().next().unwrap_or("");
+    // (flags that take no value end a command; mkfs's output is no argument)
+    last.len() == 2
+        && last.starts_with('-')
+        && last[1..].chars().all(|c| c.is_ascii_alphabetic())
+        && !matches!(last, "-f" | "-F" | "-q" | "-K" | "-N" | "-v" | "-V")
+        && !first.starts_with("meta-data=")
+        && after_prompt(next).is_none()
+        && !first.starts_with('-')
+        && first.contains(['=', ','])
 }
 
 /// The function a line defines: `run_test() {`, `run_test ()`, `function run_test {`.
@@ -613,7 +636,11 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
                     || (prev_opt
                         && (clean.contains(['=', ',', '_', '/'])
                             || clean.chars().next().is_some_and(|c| c.is_ascii_digit())))
-                    || (quoted && !clean.is_empty());
+                    || (quoted && !clean.is_empty())
+                    // dd's operands: `Example on flash: dd if=/dev/zero of=/mnt/x bs=4K`
+                    || (matches!(p, Program::Dd) && clean.split_once('=').is_some_and(|(k, v)| {
+                        !v.is_empty() && !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase())
+                    }));
                 if !takes || clean.is_empty() {
                     break;
                 }
@@ -642,6 +669,23 @@ mod tests {
     use super::*;
     use crate::import::mail::unquote as unquote_lines;
     use crate::import::shell::{walk, LoopKind};
+
+    #[test]
+    fn commands_broken_after_an_option_with_a_value() {
+        assert!(wrapped("mount -o", Some("loop,logbsize=256k /img /mnt")));
+        assert!(wrapped("mkfs.xfs -f -l", Some("size=1310b,sunit=8 /img")));
+        // a flag ends the command; the output below is no argument
+        assert!(!wrapped(
+            "mkfs.xfs -f",
+            Some("meta-data=/dev/vdb isize=512 agcount=4,")
+        ));
+        assert!(!wrapped(
+            "mkfs.xfs -l",
+            Some("meta-data=/dev/vdb isize=512 agcount=4,")
+        ));
+        assert!(!wrapped("mount -o", Some("# umount /mnt")));
+        assert!(!wrapped("mount -o", None));
+    }
 
     fn lines(s: &str) -> Vec<PostLine> {
         let body: Vec<(usize, String)> = s

@@ -41,6 +41,11 @@ const PHRASES: &[&str] = &[
     "halves",
     "cut down",
     "times as",
+    // no change worth the name, said of performance
+    "unharmed",
+    "unaffected",
+    "unaltered",
+    "boost",
 ];
 
 /// Whether a sentence compares two things.

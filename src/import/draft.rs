@@ -14,11 +14,11 @@ use super::naming::{
     tool_name, trim_float,
 };
 use super::nested;
-use super::numbers::Table;
 use super::pick;
 use super::programs::Program;
 use super::replies;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::tables::Table;
 use super::workdir;
 use super::{Note, NoteKind};
 

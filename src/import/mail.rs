@@ -238,11 +238,57 @@ fn header_block(raw: &[&str], start: usize, end: usize) -> (Vec<Field>, usize) {
     (fields, (i + 1).min(end).max(i))
 }
 
+/// A lore thread page saved as text: `… archive mirror`, ` help / color / mirror / Atom
+/// feed`, `* Subject`, the thread's `@ date name` lines, then `From: Name @ 2009-09-03 11:07
+/// UTC (permalink / raw)` with its indented `To:`/`Cc:` and a `[-- Attachment #1: … --]`
+/// line before the first message's body. Whether the page was one.
+fn lore_thread_headers(post: &mut Post, body: &mut Vec<(usize, String)>, first: usize) -> bool {
+    if !body[first].1.trim_end().ends_with("archive mirror") {
+        return false;
+    }
+    let window = first..(first + 12).min(body.len());
+    let Some(from_at) = window.clone().find(|&k| {
+        let t = &body[k].1;
+        t.starts_with("From: ") && t.contains(" @ ") && t.contains("(permalink")
+    }) else {
+        return false;
+    };
+    if let Some(k) = window.clone().find(|&k| body[k].1.starts_with("* ")) {
+        post.headers.subject = Some(body[k].1[2..].trim().to_string());
+    }
+    let from = body[from_at].1["From: ".len()..].to_string();
+    if let Some((name, rest)) = from.split_once(" @ ") {
+        post.headers.from = Some(name.trim().to_string());
+        post.headers.date = rest
+            .split(" (permalink")
+            .next()
+            .map(|d| d.trim().to_string());
+    }
+    post.headers.line = body[from_at].0;
+    let mut end = from_at + 1;
+    while let Some((_, t)) = body.get(end) {
+        let t = t.trim();
+        let furniture = t.is_empty()
+            || (body[end].1.starts_with(char::is_whitespace)
+                && (t.starts_with("To:") || t.starts_with("Cc:")))
+            || (t.starts_with("[-- Attachment #") && t.ends_with("--]"));
+        if !furniture {
+            break;
+        }
+        end += 1;
+    }
+    body.drain(..end);
+    true
+}
+
 /// A lore-style page saved as text: `Subject` on the first line and `["Name" <a@b>]` or
 /// `From: Name @ date` a few lines below, before the body.
 fn lore_like_headers(post: &mut Post, body: &mut Vec<(usize, String)>) {
     let first = body.iter().position(|(_, l)| !l.trim().is_empty());
     let Some(first) = first else { return };
+    if lore_thread_headers(post, body, first) {
+        return;
+    }
     let (n, subject) = body[first].clone();
     let looks_subject = subject.starts_with("Re:")
         || subject.starts_with('[')
@@ -250,10 +296,15 @@ fn lore_like_headers(post: &mut Post, body: &mut Vec<(usize, String)>) {
         || subject.starts_with("Fwd:");
     // a commit message: `subsystem: summary` (`xfs: …`, `Btrfs: …`, `ext4/mballoc: …`),
     // a blank line, the body; the first `Signed-off-by:` is its author
+    // (an archive that drops blank lines leaves the `Signed-off-by:` to tell)
+    let signed = body
+        .iter()
+        .any(|(_, l)| l.trim_start().starts_with("Signed-off-by:"));
     let commit = !looks_subject
-        && body
-            .get(first + 1)
-            .is_some_and(|(_, l)| l.trim().is_empty())
+        && (signed
+            || body
+                .get(first + 1)
+                .is_some_and(|(_, l)| l.trim().is_empty()))
         && subject.split_once(": ").is_some_and(|(sys, rest)| {
             !sys.is_empty()
                 && !rest.is_empty()
@@ -676,6 +727,20 @@ mod tests {
         let hi = p.lines.iter().find(|l| l.text == "hi").unwrap();
         assert_eq!(hi.n, 6);
         assert_eq!(hi.quoted_author.as_deref(), Some("Christoph Hellwig"));
+    }
+
+    #[test]
+    fn lore_thread_page_headers() {
+        let m = "linux-kernel.vger.kernel.org archive mirror\n help / color / mirror / Atom feed\n* [RFC] cfq: adapt slice\n@ 2009-09-03 11:07 Corrado Zoccolo\n  0 siblings, 1 reply; 12+ messages in thread\nFrom: Corrado Zoccolo @ 2009-09-03 11:07 UTC (permalink / raw)\n  To: Linux-Kernel, Jens Axboe\n\n[-- Attachment #1: Type: text/plain, Size: 1817 bytes --]\n\nWhen the number\n";
+        let p = read(m.as_bytes()).unwrap();
+        assert_eq!(p.headers.subject.as_deref(), Some("[RFC] cfq: adapt slice"));
+        assert_eq!(p.headers.from.as_deref(), Some("Corrado Zoccolo"));
+        assert_eq!(p.headers.date.as_deref(), Some("2009-09-03 11:07 UTC"));
+        assert_eq!(p.headers.line, 6);
+        assert_eq!(
+            p.lines.first().map(|l| (l.n, l.text.as_str())),
+            Some((11, "When the number"))
+        );
     }
 
     #[test]

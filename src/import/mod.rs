@@ -54,6 +54,7 @@ pub mod rowlabels;
 mod sequences;
 pub mod shell;
 pub mod sidebyside;
+pub mod tables;
 pub mod units;
 mod unread;
 mod versus;
@@ -61,6 +62,7 @@ pub mod workdir;
 pub mod yaml;
 
 use commands::BlockKind;
+use programs::Program;
 use shell::{walk, Node};
 
 /// What kind of number a row is (the `category` column of the published CSVs).
@@ -334,7 +336,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
 
     // tables
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
-    let tables = numbers::find_tables(&texts, &taken);
+    let tables = tables::find_tables(&texts, &taken);
     for (ti, t) in tables.iter().enumerate() {
         let first = t.header.unwrap_or(t.rows[0].0);
         // the title above, earlier tables taken (`Wall time:` / `System time:`)
@@ -342,7 +344,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .map(|l| l.0)
             .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
-        let mut trows = numbers::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        let mut trows = tables::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
         if let Some(when) = versus::side(&tables, ti, &texts) {
             trows
                 .iter_mut()
@@ -448,17 +450,11 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         );
         // `Without 3a8b36f: 16.01 reqs/sec`, `a) without patch: (*SPEED* : 451.01Kb/sec)`:
         // a result line names its row before the colon
-        if prose.len() == 1 {
-            if let Some((head, rest)) = l.text.split_once(": ") {
-                let head = head.trim();
-                if !head.is_empty()
-                    && head.split_whitespace().count() <= 6
-                    && prose[0].settings.is_empty()
-                    && rest.contains(prose[0].printed.as_str())
-                {
-                    prose[0].settings.push(("row".into(), head.to_string()));
-                    row_heads[k] = Some(head.to_string());
-                }
+        // (or before ` -- `: `Without the stripe cache -- 2.1MB/s`, or a `With …` label)
+        if prose.len() == 1 && prose[0].settings.is_empty() {
+            if let Some(head) = rowlabels::result_head(&l.text, &prose[0].printed) {
+                prose[0].settings.push(("row".into(), head.clone()));
+                row_heads[k] = Some(head);
             }
         }
         // `Without the patch:` / `a) without patch: (…)` on the line above a result line
@@ -487,6 +483,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                     after,
                     unit,
                 } => {
+                    // what changed: "the maximum latency is reduced from 7.667s to 1.728"
+                    let what = ranges::changed(&l.text, &before.printed);
                     for (p, when) in [(before, "before"), (after, "after")] {
                         let row = mark(&mut prose, &p, ("change", when), &unit);
                         if !row {
@@ -504,6 +502,15 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                                 note: sentence.clone(),
                             });
                         }
+                        let change = ("change".to_string(), when.to_string());
+                        if let (Some(w), Some(r)) = (
+                            &what,
+                            prose
+                                .iter_mut()
+                                .rfind(|r| r.printed == p.printed && r.settings.contains(&change)),
+                        ) {
+                            r.settings.insert(0, ("of".into(), w.clone()));
+                        }
                     }
                 }
                 ranges::Finding::Range { axis, from, to } => {
@@ -515,6 +522,12 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 }
                 ranges::Finding::Unnamed { .. } => {}
             }
+        }
+        // `** the bandwidth …` under `* 32 concurrent processes performing random reads`
+        if let Some(case) = rowlabels::list_parent(lines, k) {
+            prose
+                .iter_mut()
+                .for_each(|r| r.settings.insert(0, ("case".into(), case.clone())));
         }
         candidates.extend(ranges::axes(l.n, &l.text));
         for r in &prose {
@@ -779,11 +792,13 @@ fn feature_flags(l: &mail::PostLine) -> Vec<Row> {
                 .to_string()
         })
         .collect();
+    // (a program is no feature: "done with fs_mark, fio and ffsb")
     let feature = |w: &str| {
         w.contains('_')
             && w.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
             && w.len() > 3
+            && matches!(Program::of(w), Program::Other(_))
     };
     let mut out = Vec::new();
     let mut push = |f: &str, v: f64, printed: String| {

@@ -245,7 +245,11 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         }
         if q.unit.is_empty() {
             // a unit word, or a counted noun within the next words
-            if let Some((u, f)) = words.get(end).and_then(|n| word_unit(n)) {
+            if let Some((u, f)) = words
+                .get(end)
+                .and_then(|n| word_unit(n))
+                .filter(|(u, _)| *u != "x" || times_compares(&words, start, end))
+            {
                 q.value *= f;
                 q.unit = u.to_string();
                 printed_words
@@ -262,7 +266,11 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
             .iter()
             .map(|s| s.to_ascii_lowercase())
             .collect();
-        if before.last().is_some_and(|b| HEDGES.contains(&b.as_str())) {
+        // `about 14%`, and `about a 14% improvement`
+        let hedged = |b: &[String]| b.last().is_some_and(|b| HEDGES.contains(&b.as_str()));
+        let article = before.last().is_some_and(|b| b == "a" || b == "an")
+            && hedged(&before[..before.len() - 1]);
+        if hedged(&before) || article {
             approx = true;
         }
         let joined = before.join(" ");
@@ -281,8 +289,10 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
                         .find(|h| joined.ends_with(*h))
                         .map_or(1, |h| h.split(' ').count()),
                 )
+            } else if article {
+                start.saturating_sub(2)
             } else {
-                start - 1
+                start.saturating_sub(1)
             };
             let mut p: Vec<&str> = words[hedge_start..start].to_vec();
             p.extend(printed_words.iter());
@@ -301,6 +311,25 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         i = end;
     }
     out
+}
+
+/// Whether `N times` at `at` (the number) and `times` (the word) is a ratio: "10 times
+/// faster", "3 times as many", "improved by 4 times"; not "Top 10 times (out of 90)" or
+/// "ran it 5 times".
+fn times_compares(words: &[&str], at: usize, times: usize) -> bool {
+    let word = |k: usize| {
+        words
+            .get(k)
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_ascii_lowercase()
+            })
+            .unwrap_or_default()
+    };
+    let next = word(times + 1);
+    let comparative = ["more", "less", "as", "worse", "better", "over"].contains(&next.as_str())
+        || (next.len() > 3 && next.ends_with("er"));
+    comparative || at.checked_sub(1).is_some_and(|p| word(p) == "by")
 }
 
 fn is_adjective_then_noun(words: &[&str], from: usize) -> bool {
@@ -404,6 +433,18 @@ fn skip_token(w: &str, i: usize, words: &[&str]) -> bool {
     false
 }
 
+/// A kernel log line, `[ 1197.421616] XFS (loop0): Mounting Filesystem`: its numbers are
+/// the time since boot and what the kernel says, not the post's results.
+pub fn kernel_log(text: &str) -> bool {
+    text.trim_start()
+        .strip_prefix('[')
+        .and_then(|r| r.split_once(']'))
+        .is_some_and(|(stamp, _)| {
+            let stamp = stamp.trim();
+            stamp.contains('.') && stamp.parse::<f64>().is_ok()
+        })
+}
+
 /// Prose rows of one line.
 /// Whether the size printed as `printed` in `text` is an amount moved in a time, not a
 /// device's size: `64 MB in 1.60 seconds` (hdparm), `1 GB in 3 s`.
@@ -425,6 +466,9 @@ pub fn prose_rows(
     stated_by: Option<&str>,
     sentence: &str,
 ) -> Vec<Row> {
+    if kernel_log(text) {
+        return Vec::new();
+    }
     let claimish = super::comparison::is_comparison(sentence);
     prose_numbers_before(text, following)
         .into_iter()
@@ -451,269 +495,6 @@ pub fn prose_rows(
             }
         })
         .collect()
-}
-
-// ---- tables ------------------------------------------------------------------------
-
-/// A table in the post: a header row, data rows with labels, numeric cells.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    /// Post index (into the post's lines) of the header, when there is one.
-    pub header: Option<usize>,
-    /// The header's first cell when it labels the rows' axis (`rtextsize`).
-    pub axis: Option<String>,
-    pub columns: Vec<String>,
-    /// (post index, row label, cells as printed)
-    pub rows: Vec<(usize, String, Vec<String>)>,
-}
-
-fn cells_pipe(t: &str) -> Option<Vec<String>> {
-    if !t.contains('|') {
-        return None;
-    }
-    let cells: Vec<String> = t
-        .trim()
-        .trim_matches('|')
-        .split('|')
-        .map(|c| c.trim().to_string())
-        .collect();
-    (cells.len() >= 2).then_some(cells)
-}
-
-fn is_cell_number(c: &str) -> bool {
-    matches!(c, "-" | "n/a" | "N/A" | "—")
-        || token_quantity(c).is_some_and(|(q, _)| q.attached || !c.contains(char::is_alphabetic))
-}
-
-/// How many trailing whitespace tokens are numeric cells, and the label before them.
-fn split_row(t: &str) -> (String, Vec<String>) {
-    if let Some(cells) = cells_pipe(t) {
-        let n = cells.iter().rev().take_while(|c| is_cell_number(c)).count();
-        let label = cells[..cells.len() - n].join(" ");
-        return (label, cells[cells.len() - n..].to_vec());
-    }
-    let toks: Vec<&str> = t.split_whitespace().collect();
-    let n = toks.iter().rev().take_while(|c| is_cell_number(c)).count();
-    let label = toks[..toks.len() - n].join(" ");
-    (
-        label.trim_end_matches(':').trim().to_string(),
-        toks[toks.len() - n..]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-    )
-}
-
-fn header_cells(t: &str, n: usize) -> Option<(Option<String>, Vec<String>)> {
-    let candidates: Vec<Vec<String>> = [
-        cells_pipe(t),
-        Some(
-            t.split('\t')
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect(),
-        ),
-        Some(
-            t.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect(),
-        ),
-        // single spaces, an option kept with its program (`ls -R`)
-        Some(
-            t.split_whitespace()
-                .fold(Vec::new(), |mut v: Vec<String>, w| {
-                    match v.last_mut() {
-                        Some(last) if w.starts_with('-') && w.len() > 1 => {
-                            last.push(' ');
-                            last.push_str(w);
-                        }
-                        _ => v.push(w.to_string()),
-                    }
-                    v
-                }),
-        ),
-        Some(t.split_whitespace().map(String::from).collect()),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    for c in candidates {
-        if c.len() == n {
-            return Some((None, c));
-        }
-        if c.len() == n + 1 {
-            return Some((
-                Some(c[0].trim_end_matches(':').to_string()),
-                c[1..].to_vec(),
-            ));
-        }
-    }
-    None
-}
-
-/// Find tables among lines that are not already taken. `text(k)` is line k's text.
-pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < texts.len() {
-        if taken[k] || texts[k].trim().is_empty() {
-            k += 1;
-            continue;
-        }
-        let (label, cells) = split_row(texts[k]);
-        let n = cells.len();
-        let label_ok = label.split_whitespace().count() <= 5 && !label.ends_with('.');
-        if n < 2 || !label_ok || looks_like_prose(texts[k]) {
-            k += 1;
-            continue;
-        }
-        // consecutive rows with the same cell count
-        let mut rows = vec![(k, label, cells)];
-        let mut m = k + 1;
-        while m < texts.len() && !taken[m] {
-            let t = texts[m];
-            if t.trim().is_empty()
-                || t.trim()
-                    .chars()
-                    .all(|c| matches!(c, '-' | '=' | '|' | '+' | ' '))
-            {
-                if t.trim().is_empty() {
-                    break;
-                }
-                m += 1;
-                continue;
-            }
-            let (l, c) = split_row(t);
-            if c.len() != n || l.split_whitespace().count() > 5 {
-                break;
-            }
-            rows.push((m, l, c));
-            m += 1;
-        }
-        // a first row whose cells are of another unit than the rest's is the header
-        // (`rtextsize 8k 16k` above `zero out: 9.601s 10.229s`)
-        let unit_of = |c: &str| token_quantity(c).map(|(q, _)| q.unit).unwrap_or_default();
-        let mut inline_header = None;
-        if rows.len() >= 2
-            && rows[0]
-                .2
-                .iter()
-                .zip(&rows[1].2)
-                .all(|(a, b)| unit_of(a) != unit_of(b))
-        {
-            let (h, label, cells) = rows.remove(0);
-            inline_header = Some((h, (Some(label).filter(|l| !l.is_empty()), cells)));
-        }
-        // the header: the nearest non-blank line above (skipping rules)
-        let mut h = k;
-        let mut header = None;
-        while h > 0 {
-            h -= 1;
-            let t = texts[h].trim();
-            if t.chars().all(|c| matches!(c, '-' | '=' | '|' | '+' | ' ')) && !t.is_empty() {
-                continue;
-            }
-            if !t.is_empty() && !taken[h] && !looks_like_prose(texts[h]) {
-                if let Some(hc) = header_cells(texts[h], n) {
-                    header = Some((h, hc));
-                }
-            }
-            break;
-        }
-        if inline_header.is_some() {
-            header = inline_header;
-        }
-        if header.is_none() && rows.len() < 2 {
-            k += 1;
-            continue;
-        }
-        let (hidx, axis, columns) = match header {
-            Some((h, (axis, cols))) => (Some(h), axis, cols),
-            None => (None, None, (1..=n).map(|i| format!("column {i}")).collect()),
-        };
-        out.push(Table {
-            header: hidx,
-            axis,
-            columns,
-            rows,
-        });
-        k = m;
-    }
-    out
-}
-
-/// A sentence rather than a table row: many words, ends like a sentence.
-pub fn looks_like_prose(t: &str) -> bool {
-    let words: Vec<&str> = t.split_whitespace().collect();
-    let alpha = words
-        .iter()
-        .filter(|w| {
-            w.len() > 1
-                && w.chars()
-                    .all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '\'' | ';'))
-        })
-        .count();
-    alpha >= 6 && alpha * 2 > words.len()
-}
-
-/// Rows of a table: one per numeric cell, with its row and column labels as settings.
-pub fn table_rows(
-    table: &Table,
-    line_of: &dyn Fn(usize) -> usize,
-    title: &str,
-    stated_by: Option<&str>,
-) -> Vec<Row> {
-    let mut out = Vec::new();
-    let col_axis = table.axis.clone().unwrap_or_else(|| "column".into());
-    let header_units: Vec<Option<String>> = table
-        .columns
-        .iter()
-        .map(|c| match c.split_once('(') {
-            Some((_, r)) => suffix_unit(r.trim_end_matches(')').trim()).map(|u| u.0.to_string()),
-            // fs_mark's `FSUse%` and `Files/sec`: the unit is the header's own word
-            None if c.ends_with('%') => Some("percent".to_string()),
-            None => word_unit(&c.to_ascii_lowercase())
-                .filter(|u| c.contains('/') && u.1 == 1.0)
-                .map(|u| u.0.to_string()),
-        })
-        .collect();
-    for (idx, label, cells) in &table.rows {
-        for (j, cell) in cells.iter().enumerate() {
-            let Some((q, tilde)) = token_quantity(cell) else {
-                continue;
-            };
-            let unit = if q.unit.is_empty() {
-                header_units.get(j).cloned().flatten().unwrap_or_default()
-            } else {
-                q.unit.clone()
-            };
-            let mut settings = Vec::new();
-            if !label.is_empty() {
-                settings.push(("row".to_string(), label.clone()));
-            }
-            settings.push((
-                col_axis.clone(),
-                table.columns.get(j).cloned().unwrap_or_default(),
-            ));
-            out.push(Row {
-                line: line_of(*idx),
-                group: "table".into(),
-                quantity: quantity_name(&unit).into(),
-                settings,
-                value: q.value,
-                unit,
-                printed: cell.clone(),
-                approx: tilde,
-                category: Category::Measurement,
-                stated_by: stated_by.map(str::to_string),
-                note: title.to_string(),
-            });
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -767,13 +548,17 @@ mod tests {
             [
                 (2200.0, "/s".into(), true, "about 2200/s".into()),
                 (2500.0, "/s".into(), true, "about 2500/s".into()),
-                (14.0, "percent".into(), false, "14%".into())
+                (14.0, "percent".into(), true, "about a 14%".into())
             ]
         );
         assert_eq!(
             nums("we turned on rmap by default back in 2023?")[0].1,
             "year"
         );
+        // `N times` is a ratio only when it compares
+        assert_eq!(nums("Top 10 times (out of 90) in us:")[0].1, "");
+        assert_eq!(nums("it is 10 times faster")[0].1, "x");
+        assert_eq!(nums("throughput improved by 4 times.")[0].1, "x");
         assert_eq!(
             nums("I see the same for the nine subsequent runs")[0],
             (9.0, "runs".into(), false, "nine".into())
@@ -785,48 +570,11 @@ mod tests {
         assert!(
             nums("On Thu, Jul 10, 2008 at 08:36:42AM -0400, and [PATCH 1/2] with (2)").is_empty()
         );
-    }
-
-    #[test]
-    fn tables_with_header_and_row_labels() {
-        let texts = [
-            "rtextsize            8k      16k      32k",
-            "zero out:          9.601s  10.229s  11.153s",
-            "convert unwritten: 9.710s   9.642s   9.958s",
-            "",
-            "The test showed that there is no much difference between the two here.",
-        ];
-        let t = find_tables(&texts, &[false; 5]);
-        assert_eq!(t.len(), 1);
-        assert_eq!(t[0].axis.as_deref(), Some("rtextsize"));
-        assert_eq!(t[0].columns, ["8k", "16k", "32k"]);
-        let rows = table_rows(&t[0], &|k| k + 10, "t", None);
-        assert_eq!(rows.len(), 6);
-        assert_eq!(rows[3].line, 12);
-        assert_eq!(rows[3].value, 9.710);
-        assert_eq!(
-            rows[3].settings,
-            [
-                ("row".to_string(), "convert unwritten".to_string()),
-                ("rtextsize".to_string(), "8k".to_string())
-            ]
-        );
-    }
-
-    #[test]
-    fn before_after_table_with_units_in_header() {
-        let texts = [
-            "              before (s)   after (s)",
-            "create        12.5         10.0",
-            "unlink        3.25         3.5",
-        ];
-        let t = find_tables(&texts, &[false; 3]);
-        let rows = table_rows(&t[0], &|k| k + 1, "", None);
-        assert_eq!(rows.len(), 4);
-        assert_eq!((rows[0].value, rows[0].unit.as_str()), (12.5, "s"));
-        assert_eq!(
-            rows[1].settings[1],
-            ("column".to_string(), "after (s)".to_string())
-        );
+        assert!(kernel_log(
+            "[ 1197.421616] XFS (loop0): Mounting Filesystem"
+        ));
+        assert!(kernel_log("[12345.000001] EXT4-fs (sda1): mounted"));
+        assert!(!kernel_log("[PATCH 1/2] xfs: 10% faster"));
+        assert!(!kernel_log("[1] see 3.2s"));
     }
 }

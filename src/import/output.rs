@@ -292,11 +292,19 @@ pub fn xfs_geometry(
             continue;
         }
         let mut m = k + 1;
-        while m < lines.len() && geometry_line(&lines[m].text) {
+        // (a mailer that wraps at 72 columns leaves `blks` alone on the next line)
+        let wrapped = |t: &str| t.trim() == "blks";
+        while m < lines.len() && (geometry_line(&lines[m].text) || wrapped(&lines[m].text)) {
             m += 1;
         }
         let block: Vec<&str> = lines[k..m].iter().map(|l| l.text.as_str()).collect();
-        let text = block.join("\n");
+        let text = block.iter().fold(String::new(), |mut acc, t| {
+            if !acc.is_empty() {
+                acc.push(if wrapped(t) { ' ' } else { '\n' });
+            }
+            acc.push_str(t.trim_end());
+            acc
+        });
         let Ok(out) = xfs::parse(&text) else {
             k = m;
             continue;
@@ -408,7 +416,7 @@ pub fn ext_geometry(
                 }
             } else {
                 blanks = 0;
-                if super::numbers::looks_like_prose(t) {
+                if super::tables::looks_like_prose(t) {
                     break;
                 }
             }

@@ -35,6 +35,31 @@ pub enum Finding {
     Unnamed { from: ProseNumber, to: ProseNumber },
 }
 
+/// What a change is of, when the line names it with `the` before its verb: "the bandwidth
+/// is improved from 466KB/s", "the maximum latency is reduced from 7.667s" → `bandwidth`,
+/// `maximum latency`. `first` is the first number as printed.
+pub fn changed(text: &str, first: &str) -> Option<String> {
+    let head = &text[..text.find(first)?];
+    let words: Vec<String> = head
+        .split_whitespace()
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let from = words.iter().rposition(|w| w == "from")?;
+    let verb = words[..from]
+        .iter()
+        .rposition(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"))?;
+    let the = words[..verb]
+        .iter()
+        .rposition(|w| w == "the" || w == "its")?;
+    let what = &words[the + 1..verb];
+    (!what.is_empty()
+        && what.len() <= 3
+        && what
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')))
+    .then(|| what.join(" "))
+}
+
 /// Units of things measured: a "from X to Y" of these is a change, not a range.
 const MEASURED: &[&str] = &[
     "s",
@@ -481,6 +506,38 @@ pub fn axes(line: usize, text: &str) -> Vec<Axis> {
 #[cfg(test)]
 mod tests {
     use super::{axes, read, Finding};
+
+    #[test]
+    fn what_a_change_is_of() {
+        let c = |t: &str, f: &str| super::changed(t, f);
+        assert_eq!(
+            c(
+                "** the bandwidth is improved from 466KB/s to 477KB/s",
+                "466KB/s"
+            )
+            .as_deref(),
+            Some("bandwidth")
+        );
+        assert_eq!(
+            c(
+                "** the maximum latency is reduced from 7.667s to 1.728",
+                "7.667s"
+            )
+            .as_deref(),
+            Some("maximum latency")
+        );
+        assert_eq!(
+            c("Why did ffsb drop from 924 transactions/sec to 322?", "924"),
+            None
+        );
+        assert_eq!(
+            c(
+                "speeds up from about 2200/s to about 2500/s",
+                "about 2200/s"
+            ),
+            None
+        );
+    }
 
     fn summary(f: &Finding) -> String {
         match f {

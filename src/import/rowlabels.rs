@@ -150,6 +150,88 @@ pub fn short_label(text: &str) -> Option<String> {
     Some(label.to_string())
 }
 
+/// Words that open the label of a compared result (`With the stripe cache 21MB/s`).
+const COMPARED: [&str; 12] = [
+    "with",
+    "without",
+    "before",
+    "after",
+    "patched",
+    "unpatched",
+    "baseline",
+    "vanilla",
+    "stock",
+    "original",
+    "old",
+    "new",
+];
+
+/// The row a result line names before its one number (`printed`): `Without 3a8b36f: 16.01
+/// reqs/sec`, `a) without patch: (*SPEED* : …)`, `Without the stripe cache -- 2.1MB/s`,
+/// `With the stripe cache 21MB/s`. A list mark before it (`- throughput: +70%`) is no
+/// part of the label.
+pub fn result_head(text: &str, printed: &str) -> Option<String> {
+    let t = text.trim();
+    let t = match t.split_once(char::is_whitespace) {
+        Some((mark, rest))
+            if !mark.is_empty() && mark.chars().all(|c| matches!(c, '-' | '*' | '+')) =>
+        {
+            rest.trim_start()
+        }
+        _ => t,
+    };
+    let short = |h: &str| {
+        let h = h.trim();
+        (!h.is_empty() && h.split_whitespace().count() <= 6 && !h.contains(printed))
+            .then(|| h.to_string())
+    };
+    for sep in [": ", " -- "] {
+        if let Some((head, rest)) = t.split_once(sep) {
+            if rest.contains(printed) {
+                return short(head);
+            }
+        }
+    }
+    let head = t.strip_suffix(printed)?.trim_end();
+    let first = head.split_whitespace().next()?.to_ascii_lowercase();
+    COMPARED
+        .contains(&first.as_str())
+        .then(|| short(head))
+        .flatten()
+}
+
+/// The list mark a line starts with (`*`, `**`, `-`, `--`), if any.
+fn list_mark(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    let end = t.find(|c: char| !matches!(c, '*' | '-'))?;
+    (end > 0 && t[end..].starts_with(' ')).then(|| &t[..end])
+}
+
+/// The item a sub-item belongs to: `* 32 concurrent processes performing random reads`
+/// above `** the bandwidth is improved from 466KB/s to 477KB/s` (a shorter mark, the
+/// nearest above at the same quote depth).
+pub fn list_parent(lines: &[PostLine], k: usize) -> Option<String> {
+    let mark = list_mark(&lines.get(k)?.text)?;
+    if mark.len() < 2 {
+        return None;
+    }
+    let depth = lines[k].depth;
+    for l in lines[..k].iter().rev() {
+        if l.depth != depth || l.text.trim().is_empty() {
+            return None;
+        }
+        match list_mark(&l.text) {
+            Some(m) if m.len() < mark.len() => {
+                let item = l.text.trim_start()[m.len()..].trim();
+                return (item.split_whitespace().count() <= 10).then(|| item.to_string());
+            }
+            Some(_) => continue,
+            None => return None,
+        }
+    }
+    None
+}
+
 /// A line of results rather than a sentence: a few words, a digit, no full stop, no
 /// sentence words (`112.75 Requests/sec executed`, `16.01 reqs/sec`).
 pub fn result_like(text: &str) -> bool {
@@ -219,7 +301,7 @@ pub fn apply(rows: &mut [Row], label: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{result_like, short_label};
+    use super::{list_parent, result_head, result_like, short_label, PostLine};
 
     #[test]
     fn labels_and_not_labels() {
@@ -241,5 +323,61 @@ mod tests {
         assert!(result_like("   112.75 Requests/sec executed"));
         assert!(!result_like("It took 112 seconds, which is fine."));
         assert!(!result_like("see 3 below"));
+    }
+
+    #[test]
+    fn sub_items_name_their_item() {
+        let lines: Vec<PostLine> = [
+            "I performed two tests:",
+            "* 32 processes doing random reads",
+            "** the bandwidth is improved from 466KB/s to 477KB/s",
+            "** the latency is reduced from 7.6s to 1.7s",
+            "- throughput: +70%",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| PostLine {
+            n: i + 1,
+            text: t.to_string(),
+            depth: 0,
+            quoted_author: None,
+        })
+        .collect();
+        let p = |k| list_parent(&lines, k);
+        assert_eq!(p(3).as_deref(), Some("32 processes doing random reads"));
+        assert_eq!(p(2).as_deref(), Some("32 processes doing random reads"));
+        assert_eq!(p(1), None);
+        assert_eq!(p(4), None);
+    }
+
+    #[test]
+    fn result_lines_name_their_row() {
+        for (t, printed, want) in [
+            (
+                "Without 3a8b36f: 16.01 reqs/sec",
+                "16.01 reqs/sec",
+                Some("Without 3a8b36f"),
+            ),
+            (
+                "Without the stripe cache -- 2.1MB/s",
+                "2.1MB/s",
+                Some("Without the stripe cache"),
+            ),
+            (
+                "With the stripe cache 21MB/s",
+                "21MB/s",
+                Some("With the stripe cache"),
+            ),
+            (
+                "\t- throughput: +70% in case of null_blk",
+                "+70%",
+                Some("throughput"),
+            ),
+            // a sentence that ends with its number names no row
+            ("It went up to 21MB/s", "21MB/s", None),
+            ("With this patch the whole run took 12s", "12s", None),
+        ] {
+            assert_eq!(result_head(t, printed).as_deref(), want, "{t}");
+        }
     }
 }

@@ -13,7 +13,7 @@
 //!
 //! The first table's rows get the setting `change: before`, the second's `change: after`.
 
-use super::numbers::Table;
+use super::tables::Table;
 
 fn versus(t: &str) -> bool {
     matches!(

@@ -331,6 +331,17 @@ fn fuzz_mutated_posts_never_panic_and_drafts_load() {
         "fsdevel-shrinker-quoted-scripts.txt",
         "null-blk-queue-rqs-iops.txt",
         "lkml-xfs-reiserfs-ext3-time.txt",
+        // the posts of `import_world`: tables with units in headers, captions and notes,
+        // `|` tables with several header lines, lore thread pages, wrapped commands
+        "bfq-iops-mode-fio-table.txt",
+        "btrfs-fsync-filter-extents-table.txt",
+        "jbd-commit-writeout-before-after-columns.txt",
+        "phoronix-forum-fs-table-units-in-header.txt",
+        "btrfs-raid56-stripe-cache-dd.txt",
+        "blk-mq-flush-throughput-percent.txt",
+        "fsdevel-hot-track-reply-quoted-setup.txt",
+        "cfq-slice-prose-from-to.txt",
+        "ext2-create-speedup-prose.txt",
     ] {
         seeds.push(outside(f).into_bytes());
     }

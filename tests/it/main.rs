@@ -47,6 +47,7 @@ mod import_perf;
 mod import_replies;
 mod import_shell;
 mod import_variants;
+mod import_world;
 mod k8s;
 mod kernel_build;
 mod kernels;
