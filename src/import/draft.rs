@@ -18,47 +18,10 @@ use super::pick;
 use super::programs::Program;
 use super::replies;
 use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::step::{Action, Step};
 use super::tables::Table;
 use super::workdir;
 use super::{Note, NoteKind};
-
-/// What a step does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    Run {
-        name: String,
-        command: String,
-        parse: Option<&'static str>,
-    },
-    /// A command given as its words: `sh -c` with a here-document (the format runs no
-    /// shell, so the post's here-document is kept in a `sh -c` script: [`super::heredocs`]).
-    Words {
-        name: String,
-        argv: Vec<String>,
-        parse: Option<&'static str>,
-    },
-    Mount {
-        device: String,
-        options: Option<String>,
-    },
-    Mkdir(String),
-    Sync,
-    DropCaches,
-    Umount,
-}
-
-/// One step of the draft, with the post line it comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub line: usize,
-    pub action: Action,
-    pub times: Option<nested::Times>,
-    pub repeat: Option<u64>,
-    /// `when: { axis: [values] }`: the points the step runs at (a `case` branch's).
-    pub when: Option<(String, Vec<String>)>,
-    /// Comment after the step (`# line N: …`, `# guess: …`).
-    pub comment: String,
-}
 
 /// A device of the draft.
 #[derive(Debug, Clone, PartialEq)]

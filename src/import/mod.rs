@@ -54,6 +54,7 @@ pub mod rowlabels;
 mod sequences;
 pub mod shell;
 pub mod sidebyside;
+pub mod step;
 pub mod tables;
 pub mod units;
 mod unread;

@@ -5,8 +5,8 @@
 //! `times:` with the product. For the timed workload, the loops outside the timed region
 //! (`for r in 1 2 3; do time for i in …`) count its `repeat:` instead ([`split`]).
 
-use super::draft::Action;
 use super::shell::{Loop, LoopKind};
+use super::step::{Action, Times};
 
 /// What nested counting loops make of one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,14 +80,6 @@ pub fn script(loops: &[&Loop], command: &str) -> String {
         s.push_str("; done");
     }
     s
-}
-
-/// A step's `times:` and the first value of its `{{i}}` (`times_from:`, 0 unless the
-/// post's loop starts elsewhere and the command names its variable).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Times {
-    pub count: u64,
-    pub from: i64,
 }
 
 /// `times` counted by `lp` (the loop whose variable is the step's `{{i}}`): `for i in

@@ -6,9 +6,9 @@
 //! workload (a timed command, a benchmark, a program that is not preparation).
 
 use super::commands::Block;
-use super::draft::Step;
 use super::programs::Program;
 use super::shell::walk;
+use super::step::Step;
 use super::{Note, NoteKind};
 
 /// The command blocks at one quote depth.

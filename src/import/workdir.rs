@@ -6,8 +6,8 @@
 //! Any other directory (`cd ~/src`, a path the post never mounts) is a `# guess:`: the
 //! draft runs the step in `{{work}}` and says where the post ran it.
 
-use super::draft::Action;
 use super::shell::cwd::Cwd;
+use super::step::Action;
 use super::{Note, NoteKind};
 
 /// The script that runs a command in the directory of its first argument.

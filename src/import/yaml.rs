@@ -4,9 +4,10 @@
 //! not load).
 
 use super::claims::DraftClaim;
-use super::draft::{Action, Experiment, Step};
+use super::draft::Experiment;
 use super::mail::Headers;
 use super::naming::trim_float;
+use super::step::{Action, Step};
 
 fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
