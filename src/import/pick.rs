@@ -2,7 +2,6 @@
 //! in a sentence that gives a time, else a benchmark, else the last command that is not
 //! preparation.
 
-use super::programs::Program;
 use super::shell::Cmd;
 
 /// The index of the workload among `cmds` (each with whether a sentence names it).
@@ -14,18 +13,6 @@ pub fn workload(cmds: &[(&Cmd, bool)], timed_sentences: &[usize]) -> usize {
                 .position(|(c, inline)| *inline && timed_sentences.contains(&c.line))
         })
         .or_else(|| cmds.iter().position(|(c, _)| c.program().is_benchmark()))
-        .or_else(|| {
-            cmds.iter().rposition(|(c, _)| {
-                !matches!(
-                    c.program(),
-                    Program::Mkfs(_)
-                        | Program::Mount
-                        | Program::Umount
-                        | Program::Mkdir
-                        | Program::Sync
-                        | Program::Util
-                )
-            })
-        })
+        .or_else(|| cmds.iter().rposition(|(c, _)| !c.program().is_setup()))
         .unwrap_or(cmds.len().saturating_sub(1))
 }

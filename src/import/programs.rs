@@ -106,6 +106,20 @@ impl Program {
         !matches!(self, Program::Other(_))
     }
 
+    /// A program that prepares or tidies (mkfs, mount, umount, mkdir, sync, a utility):
+    /// never the workload unless the post times it.
+    pub fn is_setup(&self) -> bool {
+        matches!(
+            self,
+            Program::Mkfs(_)
+                | Program::Mount
+                | Program::Umount
+                | Program::Mkdir
+                | Program::Sync
+                | Program::Util
+        )
+    }
+
     /// A benchmark or workload program (what a post times).
     pub fn is_benchmark(&self) -> bool {
         matches!(

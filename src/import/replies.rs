@@ -64,17 +64,8 @@ fn holds_a_workload(blocks: &[&Block]) -> bool {
     let mut found = false;
     for b in blocks {
         walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
-            found |= c.timed
-                || !matches!(
-                    c.program(),
-                    Program::Mkfs(_)
-                        | Program::Mount
-                        | Program::Umount
-                        | Program::Mkdir
-                        | Program::Sync
-                        | Program::Util
-                        | Program::Script(_)
-                );
+            let program = c.program();
+            found |= c.timed || !(program.is_setup() || matches!(program, Program::Script(_)));
         });
     }
     found

@@ -633,8 +633,14 @@ fn seed_001_dir_blocks() {
 
 /// A post saved under `tests/fixtures/import/outside/`, without its `#|` header lines.
 pub(crate) fn outside(name: &str) -> String {
+    fixture_post("outside", name)
+}
+
+/// A post saved under `tests/fixtures/import/DIR/`, without its `#|` header lines.
+pub(crate) fn fixture_post(dir: &str, name: &str) -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import/outside")
+        .join("tests/fixtures/import")
+        .join(dir)
         .join(name);
     std::fs::read_to_string(&p)
         .unwrap()

@@ -3,21 +3,12 @@
 //! the step there (`{{mnt}}`, `{{mnt}}/src`), any other is a `# guess:` naming it. The post
 //! is written in the style of linux-xfs replies (its fixture's `#|` note says so).
 
-use super::import::{draft_of, note_at};
+use super::import::{draft_of, fixture_post, note_at};
 use fslab::import::NoteKind;
-use std::path::Path;
 
 /// A post of `tests/fixtures/import/styled/`, its `#|` note taken out.
 pub(crate) fn styled(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import/styled")
-        .join(name);
-    std::fs::read_to_string(&p)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.starts_with("#|"))
-        .map(|l| format!("{l}\n"))
-        .collect()
+    fixture_post("styled", name)
 }
 
 /// The line (from 1) of the first line of `text` that contains `needle`.
