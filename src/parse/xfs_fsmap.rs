@@ -7,12 +7,14 @@
 //!         7: 7:1 [112..119]: inode 131 data 67108864..67108871 8
 //!         9: 7:1 [128..383]: inodes 256
 //!        21: 7:1 [520..527]: inode 131 extent map 8
+//!        22: 7:0 [1496..1503]: inode 132 data extent map 8
 //! ```
 //!
 //! Every number is in 512-byte basic blocks whatever the filesystem block size, and
 //! ranges are inclusive (`[104..111]` is 8 units, 4096 bytes): rows give bytes. The owner
-//! is an inode, with the fork the extent belongs to (`data`, `attr`, or `extent map`: a
-//! block of the inode's extent btree) and the file offset, or one of XFS's special owners
+//! is an inode, with the fork the extent belongs to (`data`, `attr`, or a block of the
+//! inode's extent btree: `data extent map` or `attr extent map` as xfsprogs 6.13 does
+//! print it, `extent map` as some older ones do) and the file offset, or one of XFS's special owners
 //! (`free space`, `static fs metadata`, `inodes`, `journalling log`, …), kept as printed.
 //!
 //! The verbose listing (`fsmap -v`, a table with an `EXT: DEV BLOCK-RANGE OWNER` header)
@@ -39,7 +41,8 @@ pub struct FsmapRow {
     pub owner: String,
     /// The owning inode, for `inode` rows.
     pub inode: Option<u64>,
-    /// `data`, `attr` or `extent map`, for `inode` rows.
+    /// `data`, `attr`, `data extent map`, `attr extent map` or (older xfsprogs, fork not
+    /// said) `extent map`, for `inode` rows.
     pub fork: Option<String>,
     /// The file offset of a data or attr fork extent.
     pub logical_bytes: Option<u64>,
@@ -66,7 +69,7 @@ enum LineError {
     NoFileRange,
     #[error("the file range has {n} blocks, the block range {units}")]
     FileRangeDisagrees { n: u64, units: u64 },
-    #[error("an inode owner that is neither `data`, `attr` nor `extent map`")]
+    #[error("an inode owner that is neither `data`, `attr`, `data extent map`, `attr extent map` nor `extent map`")]
     UnknownFork,
 }
 
@@ -127,6 +130,7 @@ fn row(line: &str) -> Result<FsmapRow, LineError> {
     r.inode = ino.0;
     match ino.1 {
         ["extent", "map"] => r.fork = Some("extent map".into()),
+        [fork @ ("data" | "attr"), "extent", "map"] => r.fork = Some(format!("{fork} extent map")),
         [fork @ ("data" | "attr"), off] => {
             r.fork = Some((*fork).to_string());
             let (o, n) = range(off).ok_or(LineError::NoFileRange)?;
@@ -192,6 +196,32 @@ mod tests {
 \t21: 7:1 [520..527]: inode 131 extent map 8
 \t30: 7:1 [2097152..2105343]: free space 8192
 ";
+
+    /// Lines of xfsprogs 6.13's `xfs_io -c fsmap` on a parent=1 filesystem after
+    /// fsstress (fslab's own run, 2026-12-03): the big directory's extent btree blocks
+    /// say their fork.
+    const FORKED_MAPS: &str = "\t21: 7:0 [1496..1503]: inode 132 data extent map 8
+\t3171: 7:0 [359136..359151]: inode 132 data extent map 16
+\t40: 7:0 [2000..2007]: inode 140 attr extent map 8
+";
+
+    #[test]
+    fn extent_map_blocks_keep_their_fork() {
+        let o = parse(FORKED_MAPS).unwrap();
+        assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+        let forks: Vec<_> = o.rows.iter().map(|r| r.fork.as_deref()).collect();
+        assert_eq!(
+            forks,
+            [
+                Some("data extent map"),
+                Some("data extent map"),
+                Some("attr extent map")
+            ]
+        );
+        assert_eq!(o.rows[1].length_bytes, 16 * 512);
+        assert_eq!(o.rows[2].inode, Some(140));
+        assert!(o.rows.iter().all(|r| r.logical_bytes.is_none()));
+    }
 
     #[test]
     fn owners_forks_and_bytes() {
