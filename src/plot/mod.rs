@@ -162,6 +162,39 @@ type PointValues = Vec<(String, Option<f64>)>;
 /// Files beyond this many share one grey "other files" series in extent charts.
 pub const MAX_EXTENT_FILES: usize = 10;
 
+/// The magnitude of a label such as `4096`, `4k`, `1024k`, `2GiB` or `0.5`: the number
+/// times its unit (k/m/g/t as powers of 1024, with or without `iB`/`B`).
+fn magnitude(label: &str) -> Option<f64> {
+    let t = label.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit
+        .strip_suffix("ib")
+        .or_else(|| unit.strip_suffix('b'))
+        .unwrap_or(&unit);
+    let scale = match unit {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        "t" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(n * scale)
+}
+
+/// The indices of `labels` by magnitude, when every label has one (None otherwise).
+fn magnitude_order(labels: &[String]) -> Option<Vec<usize>> {
+    let m: Vec<f64> = labels.iter().map(|l| magnitude(l)).collect::<Option<_>>()?;
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_by(|a, b| m[*a].total_cmp(&m[*b]));
+    Some(order)
+}
+
 fn categorical_width(n: usize) -> u32 {
     (240 + 130 * n as u32).clamp(800, 2400)
 }
@@ -451,6 +484,21 @@ impl Chart {
         if cells.iter().all(|(_, _, v)| v.is_none()) {
             return Err(PlotError::Empty(format!("no row has a {value} value")));
         }
+        // Labels that are all numbers or sizes (`4k`, `64k`, `1024k`) go in their order
+        // of magnitude, not of first appearance; other labels keep their order.
+        if let Some(order) = magnitude_order(&labels) {
+            let rank: Vec<usize> = {
+                let mut r = vec![0; order.len()];
+                for (new, old) in order.iter().enumerate() {
+                    r[*old] = new;
+                }
+                r
+            };
+            labels = order.iter().map(|i| labels[*i].clone()).collect();
+            for c in &mut cells {
+                c.0 = rank[c.0];
+            }
+        }
         let series_out: Vec<GroupedSeries> = short_labels(&names)
             .into_iter()
             .enumerate()
@@ -667,6 +715,33 @@ mod tests {
         assert_eq!(short_labels(&one), ["fs=ext4"]);
         let same = vec!["a=1".to_string(), "a=1".to_string()];
         assert_eq!(short_labels(&same), ["a=1", "a=1"]);
+    }
+
+    /// Sizes as x labels (seed 003's rtextsize, as the runs met them: 1024k, 8k, 4k) go
+    /// from small to large, each bar with its own value; words keep their order.
+    #[test]
+    fn grouped_bars_put_sizes_in_order_of_magnitude() {
+        use polars::prelude::*;
+        let df = df!(
+            "rtextsize" => ["1024k", "8k", "4k", "64k", "1024k"],
+            "point_id" => ["rt", "rt", "rt", "rt", "hint"],
+            "wall_s" => [Some(9.0), Some(2.0), Some(1.0), Some(4.0), Some(0.5)],
+        )
+        .unwrap();
+        let c = Chart::grouped(&df, "rtextsize", "point_id", "wall_s").unwrap();
+        let ChartData::Grouped { labels, series, .. } = &c.data else {
+            panic!("{c:?}")
+        };
+        assert_eq!(labels, &["4k", "8k", "64k", "1024k"]);
+        assert_eq!(
+            series[0].values,
+            [Some(1.0), Some(2.0), Some(4.0), Some(9.0)]
+        );
+        assert_eq!(series[1].values, [None, None, None, Some(0.5)]);
+        assert_eq!(magnitude("2GiB"), Some(2.0 * 1024.0 * 1024.0 * 1024.0));
+        assert_eq!(magnitude("4096"), Some(4096.0));
+        assert_eq!(magnitude("ext4"), None);
+        assert_eq!(magnitude_order(&["b".into(), "a".into()]), None);
     }
 
     #[test]
