@@ -352,19 +352,30 @@ pub fn scale_differences(
     for (k, p) in published {
         match here.get(k) {
             Some(h) if h.label() == p.label() => {}
-            Some(h) => out.push(format!("{k}={} here, {} published", h.label(), p.label())),
-            None => out.push(format!("{k} is not set here ({} published)", p.label())),
+            Some(h) => out.push(format!("{k}={} here, {} published", shown(h), shown(p))),
+            None => out.push(format!("{k} is not set here ({} published)", shown(p))),
         }
     }
     for (k, h) in here {
         if !published.contains_key(k) {
             out.push(format!(
                 "{k}={} here, not in the published profile",
-                h.label()
+                shown(h)
             ));
         }
     }
     out
+}
+
+/// A value as the scale note shows it: an empty one (`[]`, `""`) as `(empty)`, so that
+/// a reader sees that something was compared.
+fn shown(v: &crate::spec::Value) -> String {
+    let l = v.label();
+    if l.trim().is_empty() {
+        "(empty)".to_string()
+    } else {
+        l
+    }
 }
 
 /// `N claims: a reproduced, b reproduced with substitutes, …` for these tiers.
@@ -516,6 +527,16 @@ mod tests {
             ]
         );
         assert!(scale_differences(&published, &published).is_empty());
+        // An option list that the published profile leaves empty (seed 001's mke2fs -N).
+        let none = vars(&[("mkfs_inodes", Value::List(vec![]))]);
+        let set = vars(&[(
+            "mkfs_inodes",
+            Value::List(vec![Value::Str("-N".into()), Value::Str("69400".into())]),
+        )]);
+        assert_eq!(
+            scale_differences(&set, &none),
+            ["mkfs_inodes=-N 69400 here, (empty) published"]
+        );
     }
 
     #[test]
