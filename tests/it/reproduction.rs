@@ -26,7 +26,7 @@ fn root() -> PathBuf {
 /// profile at its other scales (`scale_check`, smallest first) and its independent
 /// second rerun next to it (consecutive bundles of one profile are read together), then
 /// its run at the published scale.
-const ORDER: [&str; 16] = [
+const ORDER: [&str; 20] = [
     "000-n10k",
     "000",
     "000-b",
@@ -35,6 +35,10 @@ const ORDER: [&str; 16] = [
     "000-published-b",
     "000-published-first-runs",
     "000-published-first-runs-b",
+    "000-as-run",
+    "000-as-run-b",
+    "000-as-run-first-runs",
+    "000-as-run-first-runs-b",
     "001",
     "001-b",
     "003",
@@ -386,6 +390,58 @@ fn seed_000_link_claims_need_the_spill_regime_measured_in_the_bundle() {
     let c = get("log-items-elided-first-run");
     assert!(c.recipe.contains("name=attri_elided"), "{c:?}");
     assert!(c.measured.is_some_and(|m| m > 0.5), "{c:?}");
+}
+
+/// Seed 000's `as-run` bundles ran the post's command as fsstress before xfstests
+/// 1b37d45c read it (`-f creat=1` alone, a workload variant chosen by a var): the table
+/// says so at the top of their section, no file gets a second name, so the link=1 claims
+/// say `mechanism absent` with a count of 0, and the claims without that need are decided
+/// on this workload.
+#[test]
+fn seed_000_as_run_says_which_workload_ran_and_lacks_the_spill_regime() {
+    let b = open("000-as-run");
+    assert_eq!(b.manifest().profile.as_deref(), Some("as-run"));
+    let lines = fslab::analysis::claims::workload_variants_ran(b.manifest());
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("`when: fsstress_f=first`")
+            && lines[0].contains("every point")
+            && lines[0].contains("-z -f creat=1 -d"),
+        "{lines:?}"
+    );
+    // The bundles of the post's own command name no variant.
+    assert!(
+        fslab::analysis::claims::workload_variants_ran(open("000-published").manifest()).is_empty()
+    );
+    let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
+    assert!(md.contains(&format!("- {}\n", lines[0])), "{md}");
+    let v = verdicts("xfs-parent-pointers", &b);
+    let get = |id: &str| v.iter().find(|c| c.id == id).unwrap();
+    for id in [
+        "later-runs-same",
+        "later-runs-sys-close",
+        "later-runs-user-same",
+    ] {
+        let c = get(id);
+        assert_eq!(c.tier_label(), "not applicable: mechanism absent", "{c:?}");
+        assert!(
+            c.reason
+                .contains("0 (parent=1,link=1), 0 (parent=1,link=1)"),
+            "{}",
+            c.reason
+        );
+    }
+    let c = get("first-run-slowest");
+    assert!(decisive(c), "{c:?}");
+    // With a capture after the first run, the link=0 first-run claim is decided.
+    let fr = verdicts("xfs-parent-pointers", &open("000-as-run-first-runs"));
+    let c = fr
+        .iter()
+        .find(|c| c.id == "first-run-overhead-without-link")
+        .unwrap();
+    assert_eq!(c.not_applicable, None, "{c:?}");
+    let c = fr.iter().find(|c| c.id == "first-run-overhead").unwrap();
+    assert_eq!(c.tier_label(), "not applicable: mechanism absent", "{c:?}");
 }
 
 /// Issue 29's acceptance for seed 003: on the kernel here that converts the truncated tail

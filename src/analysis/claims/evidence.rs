@@ -109,6 +109,64 @@ pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>
     Some(vars)
 }
 
+/// Which `workload_variants` entry ran instead of `workload:`, and where: one line per
+/// variant that some point of the bundle ran (its name, the `when:` that chose it, the
+/// points, and its command before substitution); empty when every point ran `workload:`.
+pub fn workload_variants_ran(m: &Manifest) -> Vec<String> {
+    let Ok(exp) = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
+    else {
+        return Vec::new();
+    };
+    let def = &exp.def;
+    let vars = bundle_vars(m);
+    let mut used: Vec<(usize, usize)> = Vec::new();
+    for p in &m.points {
+        let mut all = vars.clone();
+        for (k, v) in &p.vars {
+            if let Ok(val) = serde_json::from_value::<SpecValue>(v.clone()) {
+                all.insert(k.clone(), val);
+            }
+        }
+        let w = def.workload_at(&all);
+        let Some(i) = def
+            .workload_variants
+            .iter()
+            .position(|v| std::ptr::eq(v, w))
+        else {
+            continue;
+        };
+        match used.iter_mut().find(|(j, _)| *j == i) {
+            Some((_, n)) => *n += 1,
+            None => used.push((i, 1)),
+        }
+    }
+    used.into_iter()
+        .map(|(i, n)| {
+            let v = &def.workload_variants[i];
+            let when = v
+                .when
+                .iter()
+                .map(|(k, c)| format!("{k}={}", c.label()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let run = match &v.run {
+                Some(crate::spec::CommandSpec::Line(l)) => l.clone(),
+                Some(crate::spec::CommandSpec::Argv(a)) => a.join(" "),
+                None => "(no run:)".to_string(),
+            };
+            let at = if n == m.points.len() {
+                "every point".to_string()
+            } else {
+                format!("{n} of the {} points", m.points.len())
+            };
+            format!(
+                "workload: the variant `{}` (`when: {when}`) at {at}, in place of `workload:`: `{run}`",
+                v.name.as_deref().unwrap_or("unnamed")
+            )
+        })
+        .collect()
+}
+
 /// The variable that sets how many timed runs the workload makes per filesystem (its
 /// `repeat: "{{var}}"`), if it is one variable.
 pub(super) fn repeat_var(m: &Manifest) -> Option<String> {

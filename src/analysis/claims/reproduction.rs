@@ -6,7 +6,7 @@
 //! committed bundles and compare.
 
 use super::error::ClaimsError;
-use super::evidence::{bundle_vars, published_vars, Evidence};
+use super::evidence::{bundle_vars, published_vars, workload_variants_ran, Evidence};
 use super::per_kernel::{check_claims, check_over_scales_per_kernel};
 use super::render::{counted_note, post_claims};
 use super::verdict::ClaimVerdict;
@@ -57,18 +57,7 @@ fn environment(b: &Bundle) -> Vec<String> {
         format!(
             "- profile `{}`{}, fslab {}; started {}, finished {}",
             m.profile.as_deref().unwrap_or("-"),
-            if m.overrides.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " with {}",
-                    m.overrides
-                        .iter()
-                        .map(|(k, v)| format!("`{k}={v}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            },
+            with_sets(m),
             m.fslab_version,
             m.started_at,
             m.finished_at.as_deref().unwrap_or("(not finished)")
@@ -203,8 +192,11 @@ fn groups<'a>(bundles: &'a [Bundle], source: &ClaimsSource) -> Vec<Vec<&'a Bundl
 }
 
 /// What bundles of one group share: the experiment, the profile and the `--set` values
-/// other than the scale check's variable (as the claims' experiment names it: today's
-/// file with `--claims-from`, else the bundle's copy).
+/// other than the scale check's variable and the replicate count (as the claims'
+/// experiment names them: today's file with `--claims-from`, else the bundle's copy).
+/// The replicate count is how much evidence a run gathers, not what it measures: a
+/// rerun or another scale with more replicates reads with the rest, and each row's
+/// unit says how many replicates a side it had.
 fn rerun_key(
     b: &Bundle,
     source: &ClaimsSource,
@@ -223,10 +215,49 @@ fn rerun_key(
         }
     };
     let mut sets = m.overrides.clone();
-    if let Some(v) = exp.and_then(|e| e.def.scale_check).map(|s| s.var) {
-        sets.remove(&v);
+    if let Some(exp) = exp {
+        if let Some(v) = exp.def.scale_check.as_ref().map(|s| s.var.clone()) {
+            sets.remove(&v);
+        }
+        if let Some(v) = replicates_var(&exp) {
+            sets.remove(&v);
+        }
     }
     (m.experiment.id.clone(), m.profile.clone(), sets)
+}
+
+/// The variable the workload's `replicates: "{{VAR}}"` names, if it is one variable.
+fn replicates_var(exp: &crate::spec::Experiment) -> Option<String> {
+    let crate::spec::Value::Str(s) = exp.def.workload.replicates.as_ref()? else {
+        return None;
+    };
+    let inner = s.trim().strip_prefix("{{")?.strip_suffix("}}")?.trim();
+    (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| inner.to_string())
+}
+
+/// ` with `k=v`, …` for a bundle's `--set` values (empty when it has none).
+fn with_sets(m: &Manifest) -> String {
+    if m.overrides.is_empty() {
+        return String::new();
+    }
+    format!(
+        " with {}",
+        m.overrides
+            .iter()
+            .map(|(k, v)| format!("`{k}={v}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `, N replicates a point` (the most any point ran), for the lines that name a rerun or
+/// another scale of a section's bundle; empty for bundles that do not record it.
+fn replicates_said(m: &Manifest) -> String {
+    match m.points.iter().map(|p| p.repeat_stops.len()).max() {
+        Some(n) if n > 0 => format!(", {n} replicate{} a point", if n == 1 { "" } else { "s" }),
+        _ => String::new(),
+    }
 }
 
 fn bundle_name(b: &Bundle) -> String {
@@ -499,8 +530,10 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             if let Some(r) = rerun {
                 let e = &r.manifest().environment;
                 out.push_str(&format!(
-                    "- rerun `{}`: kernel `{}`; started {}, finished {}\n",
+                    "- rerun `{}`{}{}: kernel `{}`; started {}, finished {}\n",
                     bundle_name(r),
+                    with_sets(r.manifest()),
+                    replicates_said(r.manifest()),
                     e.kernel,
                     r.manifest().started_at,
                     r.manifest()
@@ -512,8 +545,10 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             for (w, sb) in &sec.scales {
                 let e = &sb.manifest().environment;
                 out.push_str(&format!(
-                    "- scale {w}: `{}`, kernel `{}`; started {}, finished {}\n",
+                    "- scale {w}: `{}`{}{}, kernel `{}`; started {}, finished {}\n",
                     bundle_name(sb),
+                    with_sets(sb.manifest()),
+                    replicates_said(sb.manifest()),
                     e.kernel,
                     sb.manifest().started_at,
                     sb.manifest()
@@ -530,6 +565,9 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
                     "- differs from the published profile: {}\n",
                     differs.join(", ")
                 ));
+            }
+            for line in workload_variants_ran(m) {
+                out.push_str(&format!("- {}\n", cell_line(&line)));
             }
             let subs = substitutions(m);
             if subs.is_empty() {
