@@ -334,13 +334,13 @@ pub fn find(lines: &[PostLine]) -> Commands {
         substitute(&mut b.nodes, &mut env);
     }
     // `cd DIR`: the directory of the commands after it, within one writer's quote depth
-    let mut cwd = None;
+    let mut dirs = shell::cwd::Dirs::default();
     let mut depth = None;
     for b in &mut out.blocks {
         if depth.replace(b.depth) != Some(b.depth) {
-            cwd = None;
+            dirs = shell::cwd::Dirs::default();
         }
-        shell::cwd::apply(&mut b.nodes, &mut cwd);
+        shell::cwd::apply(&mut b.nodes, &mut dirs);
     }
     // the same commands run again with other arguments: a loop over the runs
     super::sequences::repeated_runs(&mut out.blocks);

@@ -147,3 +147,61 @@ fn a_cd_in_a_script_and_a_relative_cd() {
     assert_eq!(run_of(&e.def.workload), ["rm -rf {{mnt}}/d"]);
     note_at(&d, 12, NoteKind::Guess, "the post ran it in `/tmp`");
 }
+
+/// `pushd DIR` goes there as `cd` does, and `popd` back to where the commands ran before
+/// it (bash's stack); a `popd` with nothing pushed leaves the directory unknown, said as a
+/// guess at the step, never taken as the mount point.
+#[test]
+fn pushd_and_popd_follow_the_directory_stack() {
+    let post = "Subject: Re: [PATCH] xfs: faster link\n\nThe script:\n\n#!/bin/sh\nmkfs.xfs -f /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\nmkdir a\npushd a\nfor i in $(seq 1 100); do touch f$i; done\npopd\nmkdir b\npopd\ntime rm -rf /mnt/test/a\n";
+    let (d, e) = draft_of(post);
+    assert_eq!(
+        e.def
+            .setup
+            .iter()
+            .filter_map(|s| s.mkdir.as_deref())
+            .collect::<Vec<_>>(),
+        // `mkdir b` after the `popd` is back in /mnt/test, not in a
+        ["{{mnt}}/a", "{{mnt}}/b"]
+    );
+    let setup: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
+    assert!(
+        setup
+            .iter()
+            .any(|r| r.len() > 5 && r[4] == "{{mnt}}/a" && r[5] == "touch"),
+        "{setup:#?}"
+    );
+    // the second `popd` has nothing to pop: the workload's directory is unknown, a guess
+    assert_eq!(run_of(&e.def.workload), ["rm -rf {{mnt}}/a"]);
+    note_at(&d, 14, NoteKind::Guess, "(after `popd`)");
+}
+
+/// `(cd DIR && CMD)`: the `cd` holds inside the parentheses only, so the command after
+/// them runs where the commands before them ran.
+#[test]
+fn a_cd_in_a_subshell_holds_inside_it_only() {
+    let post = "Subject: Re: [PATCH] xfs: faster link\n\nThe script:\n\n#!/bin/sh\nmkfs.xfs -f /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\n(cd /tmp && tar xf /root/src.tar)\nmkdir d\n(cd d && touch x)\ntime rm -rf /mnt/test/d\n";
+    let (d, e) = draft_of(post);
+    // `mkdir d` after the first subshell is back in /mnt/test
+    assert_eq!(
+        e.def
+            .setup
+            .iter()
+            .filter_map(|s| s.mkdir.as_deref())
+            .collect::<Vec<_>>(),
+        ["{{mnt}}/d"]
+    );
+    let setup: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
+    // the tar ran in /tmp: a guess naming it; the touch in {{mnt}}/d
+    note_at(&d, 9, NoteKind::Guess, "the post ran it in `/tmp`");
+    assert!(
+        setup
+            .iter()
+            .any(|r| r.len() > 5 && r[4] == "{{mnt}}/d" && r[5] == "touch"),
+        "{setup:#?}"
+    );
+    assert!(
+        !setup.iter().flatten().any(|w| w == ")" || w == "(cd"),
+        "{setup:#?}"
+    );
+}

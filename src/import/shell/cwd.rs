@@ -1,7 +1,9 @@
 //! `cd DIR`: the directory the commands after it run in (`cd /mnt/test && fs_mark -d foo`,
 //! `cd /mnt; dd of=file`, a `cd /mnt` line or prompt before the commands). The `cd` is no
 //! step; each later command carries the directory ([`Cwd`]) until the next `cd`, as in the
-//! shell: a `cd` inside a loop body holds after the loop too.
+//! shell: a `cd` inside a loop body holds after the loop too. `pushd DIR` goes there as
+//! `cd` does and remembers where it was; `popd` goes back ([`Dirs`], bash's stack). A
+//! `(cd DIR && CMD)` subshell is read the same way: its `cd` holds up to its `)`.
 
 use super::{unquote, Cmd, Node};
 
@@ -24,9 +26,67 @@ impl Cwd {
     }
 }
 
-/// Is this command a `cd` (`cd DIR`, `cd -P DIR`, `cd`)?
-pub fn is_cd(c: &Cmd) -> bool {
-    c.words.first().is_some_and(|w| w == "cd")
+/// The directory of the commands so far, and the `pushd` stack under it.
+#[derive(Debug, Clone, Default)]
+pub struct Dirs {
+    /// Where the next command runs (None: where the post's shell started).
+    pub cur: Option<Cwd>,
+    /// The directories `pushd` left, the last pushed last.
+    stack: Vec<Option<Cwd>>,
+}
+
+/// Is this command one that changes the directory (`cd`, `pushd`, `popd`)?
+fn changes_dir(c: &Cmd) -> bool {
+    c.words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "cd" | "pushd" | "popd" | "(cd" | ")"))
+}
+
+impl Dirs {
+    /// Follow one `cd`, `pushd` or `popd`. `pushd` with no directory or a `+N`/`-N`
+    /// rotation, and `popd` on an empty stack, leave the directory unknown from here on
+    /// (as written, so that a step placed by it says so) rather than guessed.
+    fn follow(&mut self, c: &Cmd) {
+        let verb = c.words[0].as_str();
+        let args: Vec<String> = c.words[1..]
+            .iter()
+            .map(|w| unquote(w))
+            .filter(|w| w != "-n")
+            .collect();
+        match verb {
+            // the subshell's `cd`, whose `)` comes back as `popd` does
+            "(cd" => {
+                let next = target(c, self.cur.as_ref());
+                self.stack.push(self.cur.replace(next));
+            }
+            ")" => match self.stack.pop() {
+                Some(prev) => self.cur = prev,
+                None => self.unknown(c),
+            },
+            "pushd" => match args.first().map(String::as_str) {
+                Some(d) if !(d.starts_with('+') || d.starts_with('-')) => {
+                    let next = target(c, self.cur.as_ref());
+                    self.stack.push(self.cur.replace(next));
+                }
+                _ => self.unknown(c),
+            },
+            "popd" => match self.stack.pop() {
+                Some(prev) if args.is_empty() => self.cur = prev,
+                _ => self.unknown(c),
+            },
+            _ => self.cur = Some(target(c, self.cur.as_ref())),
+        }
+    }
+
+    /// The directory after a `pushd`/`popd` fslab cannot follow: the command as written.
+    fn unknown(&mut self, c: &Cmd) {
+        let text = c.words.join(" ");
+        self.cur = Some(Cwd {
+            dir: format!("(after `{text}`)"),
+            line: c.line,
+            text,
+        });
+    }
 }
 
 /// `path` resolved against `base` (`..` and `.` taken out); a relative path with no
@@ -71,24 +131,24 @@ fn target(c: &Cmd, cur: Option<&Cwd>) -> Cwd {
     }
 }
 
-/// Take the `cd` commands out of nodes and give each later command the directory of the
-/// last one (`cur`, which goes on into the next block).
-pub fn apply(nodes: &mut Vec<Node>, cur: &mut Option<Cwd>) {
+/// Take the `cd`, `pushd` and `popd` commands out of nodes and give each later command
+/// the directory they leave (`dirs`, which goes on into the next block).
+pub fn apply(nodes: &mut Vec<Node>, dirs: &mut Dirs) {
     for mut n in std::mem::take(nodes) {
         match &mut n {
-            Node::Cmd(c) if is_cd(c) => {
-                *cur = Some(target(c, cur.as_ref()));
+            Node::Cmd(c) if changes_dir(c) => {
+                dirs.follow(c);
                 continue;
             }
             Node::Cmd(c) => {
                 if c.cwd.is_none() {
-                    c.cwd.clone_from(cur);
+                    c.cwd.clone_from(&dirs.cur);
                 }
             }
-            Node::Loop(l) => apply(&mut l.body, cur),
+            Node::Loop(l) => apply(&mut l.body, dirs),
             Node::Else { body, .. } | Node::Unread { body, .. } => {
                 // a branch the draft does not run: its `cd` holds inside it only
-                apply(body, &mut cur.clone());
+                apply(body, &mut dirs.clone());
             }
             Node::Func { .. } | Node::Assign { .. } => {}
         }

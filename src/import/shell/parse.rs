@@ -114,9 +114,31 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
     let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
     // `time (for …; done)`: the subshell around a timed loop is the loop
     let mut subshells = 0;
+    // `(cd DIR && CMD)`: the words `(cd` and `)` (a command each), which `cwd` reads as
+    // a `pushd` and its `popd`: the directory holds inside the parentheses only
+    let mut cd_subshells = 0;
     let after_time = |out: &[Tok]| matches!(out.last(), Some(Tok::Word(w, _)) if w == "time");
+    let at_start = |out: &[Tok]| matches!(out.last(), None | Some(Tok::Sep(_) | Tok::Chain(..)));
     for t in toks {
         match t {
+            Tok::Word(w, n) if w == "(cd" && at_start(&out) => {
+                cd_subshells += 1;
+                out.push(Tok::Word(w, n));
+            }
+            Tok::Word(w, n)
+                if cd_subshells > 0
+                    && w.ends_with(')')
+                    && w.matches(')').count() > w.matches('(').count() =>
+            {
+                cd_subshells -= 1;
+                let inner = &w[..w.len() - 1];
+                if !inner.is_empty() {
+                    out.push(Tok::Word(inner.to_string(), n));
+                }
+                out.push(Tok::Sep(n));
+                out.push(Tok::Word(")".into(), n));
+                out.push(Tok::Sep(n));
+            }
             Tok::Word(w, n) if w == "(for" && after_time(&out) => {
                 subshells += 1;
                 out.push(Tok::Word("for".into(), n));
