@@ -401,7 +401,7 @@ fn seed_000_link_claims_need_the_spill_regime_measured_in_the_bundle() {
 fn seed_000_as_run_says_which_workload_ran_and_lacks_the_spill_regime() {
     let b = open("000-as-run");
     assert_eq!(b.manifest().profile.as_deref(), Some("as-run"));
-    let lines = fslab::analysis::claims::workload_variants_ran(b.manifest());
+    let lines = fslab::analysis::claims::workloads_ran(b.manifest());
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].contains("`when: fsstress_f=first`")
@@ -409,10 +409,15 @@ fn seed_000_as_run_says_which_workload_ran_and_lacks_the_spill_regime() {
             && lines[0].contains("-z -f creat=1 -d"),
         "{lines:?}"
     );
-    // The bundles of the post's own command name no variant.
+    // The bundles of the post's own command say so, naming the whole -f list.
+    let plain = fslab::analysis::claims::workloads_ran(open("000-published").manifest());
+    assert_eq!(plain.len(), 1, "{plain:?}");
     assert!(
-        fslab::analysis::claims::workload_variants_ran(open("000-published").manifest()).is_empty()
+        plain[0].starts_with("workload: `workload:` at every point")
+            && plain[0].contains("-f creat=1,mkdir=1,"),
+        "{plain:?}"
     );
+
     let md = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
     assert!(md.contains(&format!("- {}\n", lines[0])), "{md}");
     let v = verdicts("xfs-parent-pointers", &b);
@@ -426,7 +431,7 @@ fn seed_000_as_run_says_which_workload_ran_and_lacks_the_spill_regime() {
         assert_eq!(c.tier_label(), "not applicable: mechanism absent", "{c:?}");
         assert!(
             c.reason
-                .contains("0 (parent=1,link=1), 0 (parent=1,link=1)"),
+                .contains("0 (parent=1,link=1) in each of 3 replicates"),
             "{}",
             c.reason
         );

@@ -109,17 +109,18 @@ pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>
     Some(vars)
 }
 
-/// Which `workload_variants` entry ran instead of `workload:`, and where: one line per
-/// variant that some point of the bundle ran (its name, the `when:` that chose it, the
-/// points, and its command before substitution); empty when every point ran `workload:`.
-pub fn workload_variants_ran(m: &Manifest) -> Vec<String> {
+/// Which workload the points of the bundle ran, from the experiment copy it ran: one line
+/// for `workload:` (where no variant's `when:` held) and one per `workload_variants`
+/// entry that ran, each with where and its command before substitution.
+pub fn workloads_ran(m: &Manifest) -> Vec<String> {
     let Ok(exp) = crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml")
     else {
         return Vec::new();
     };
     let def = &exp.def;
     let vars = bundle_vars(m);
-    let mut used: Vec<(usize, usize)> = Vec::new();
+    // None: `workload:`; Some(i): the i-th variant; with how many points ran it
+    let mut used: Vec<(Option<usize>, usize)> = Vec::new();
     for p in &m.points {
         let mut all = vars.clone();
         for (k, v) in &p.vars {
@@ -128,20 +129,39 @@ pub fn workload_variants_ran(m: &Manifest) -> Vec<String> {
             }
         }
         let w = def.workload_at(&all);
-        let Some(i) = def
+        let i = def
             .workload_variants
             .iter()
-            .position(|v| std::ptr::eq(v, w))
-        else {
-            continue;
-        };
+            .position(|v| std::ptr::eq(v, w));
         match used.iter_mut().find(|(j, _)| *j == i) {
             Some((_, n)) => *n += 1,
             None => used.push((i, 1)),
         }
     }
+    used.sort_by_key(|(i, _)| *i);
+    let run_of = |s: &crate::spec::Step| match &s.run {
+        Some(crate::spec::CommandSpec::Line(l)) => l.clone(),
+        Some(crate::spec::CommandSpec::Argv(a)) => a.join(" "),
+        None => "(no run:)".to_string(),
+    };
     used.into_iter()
         .map(|(i, n)| {
+            let at = if n == m.points.len() {
+                "every point".to_string()
+            } else {
+                format!("{n} of the {} points", m.points.len())
+            };
+            let Some(i) = i else {
+                let why = if def.workload_variants.is_empty() {
+                    ""
+                } else {
+                    " (no variant's `when:` holds there)"
+                };
+                return format!(
+                    "workload: `workload:` at {at}{why}: `{}`",
+                    run_of(&def.workload)
+                );
+            };
             let v = &def.workload_variants[i];
             let when = v
                 .when
@@ -149,19 +169,10 @@ pub fn workload_variants_ran(m: &Manifest) -> Vec<String> {
                 .map(|(k, c)| format!("{k}={}", c.label()))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let run = match &v.run {
-                Some(crate::spec::CommandSpec::Line(l)) => l.clone(),
-                Some(crate::spec::CommandSpec::Argv(a)) => a.join(" "),
-                None => "(no run:)".to_string(),
-            };
-            let at = if n == m.points.len() {
-                "every point".to_string()
-            } else {
-                format!("{n} of the {} points", m.points.len())
-            };
             format!(
-                "workload: the variant `{}` (`when: {when}`) at {at}, in place of `workload:`: `{run}`",
-                v.name.as_deref().unwrap_or("unnamed")
+                "workload: the variant `{}` (`when: {when}`) at {at}, in place of `workload:`: `{}`",
+                v.name.as_deref().unwrap_or("unnamed"),
+                run_of(v)
             )
         })
         .collect()

@@ -6,7 +6,7 @@
 //! committed bundles and compare.
 
 use super::error::ClaimsError;
-use super::evidence::{bundle_vars, published_vars, workload_variants_ran, Evidence};
+use super::evidence::{bundle_vars, published_vars, workloads_ran, Evidence};
 use super::per_kernel::{check_claims, check_over_scales_per_kernel};
 use super::render::{counted_note, post_claims};
 use super::verdict::ClaimVerdict;
@@ -566,7 +566,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
                     differs.join(", ")
                 ));
             }
-            for line in workload_variants_ran(m) {
+            for line in workloads_ran(m) {
                 out.push_str(&format!("- {}\n", cell_line(&line)));
             }
             let subs = substitutions(m);

@@ -136,6 +136,27 @@ fn counts(ev: &Evidence, need: &AttrForks) -> Result<(Counts, Moments), MeasureE
     Ok((counts, when))
 }
 
+/// The counts as the reason gives them: `102 (parent=1,link=1) in each of 8 replicates`
+/// when every replicate of one point has the same, else one `N (point)` a replicate.
+fn listed<'a>(counts: impl Iterator<Item = &'a (String, u64)>) -> String {
+    let all: Vec<&(String, u64)> = counts.collect();
+    match all.first() {
+        Some(first) if all.len() > 1 && all.iter().all(|c| c == first) => {
+            format!(
+                "{} ({}) in each of {} replicates",
+                first.1,
+                first.0,
+                all.len()
+            )
+        }
+        _ => all
+            .iter()
+            .map(|(id, n)| format!("{n} ({id})"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
 /// Whether the attr-fork need is met during the runs the claim reads (`reads`: its
 /// check's selections), with the counts; an error when the bundle cannot show it.
 pub(super) fn found(
@@ -144,11 +165,7 @@ pub(super) fn found(
     reads: &[(&str, &Selection)],
 ) -> Result<Spill, MeasureError> {
     let (counts, when) = counts(ev, need)?;
-    let listed = counts
-        .values()
-        .map(|(id, n)| format!("{n} ({id})"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let listed = listed(counts.values());
     if let Some(last) = last_read(reads) {
         let after: BTreeSet<Option<i64>> = counts
             .keys()
