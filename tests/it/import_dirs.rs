@@ -180,7 +180,7 @@ fn pushd_and_popd_follow_the_directory_stack() {
 /// them runs where the commands before them ran.
 #[test]
 fn a_cd_in_a_subshell_holds_inside_it_only() {
-    let post = "Subject: Re: [PATCH] xfs: faster link\n\nThe script:\n\n#!/bin/sh\nmkfs.xfs -f /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\n(cd /tmp && tar xf /root/src.tar)\nmkdir d\n(cd d && touch x)\ntime rm -rf /mnt/test/d\n";
+    let post = "Subject: Re: [PATCH] xfs: faster link\n\nThe script:\n\n#!/bin/sh\nmkfs.xfs -f /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\n(cd /tmp && tar xf /root/src.tar)\nmkdir d\n(cd d && touch x) > /dev/null 2>&1\ntime rm -rf /mnt/test/d\n";
     let (d, e) = draft_of(post);
     // `mkdir d` after the first subshell is back in /mnt/test
     assert_eq!(
@@ -200,8 +200,12 @@ fn a_cd_in_a_subshell_holds_inside_it_only() {
             .any(|r| r.len() > 5 && r[4] == "{{mnt}}/d" && r[5] == "touch"),
         "{setup:#?}"
     );
+    // neither the parentheses nor the redirection after them is a step of its own
     assert!(
-        !setup.iter().flatten().any(|w| w == ")" || w == "(cd"),
+        !setup
+            .iter()
+            .flatten()
+            .any(|w| w == ")" || w == "(cd" || w == ">" || w == "2>&1"),
         "{setup:#?}"
     );
 }

@@ -135,9 +135,10 @@ pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
                 if !inner.is_empty() {
                     out.push(Tok::Word(inner.to_string(), n));
                 }
+                // a redirection after the `)` (`> log 2>&1`) goes with it, not with a
+                // command of its own
                 out.push(Tok::Sep(n));
                 out.push(Tok::Word(")".into(), n));
-                out.push(Tok::Sep(n));
             }
             Tok::Word(w, n) if w == "(for" && after_time(&out) => {
                 subshells += 1;
