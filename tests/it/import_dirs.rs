@@ -33,18 +33,30 @@ fn words(w: &[&str]) -> Vec<String> {
 
 const IN_DIR: &str = "cd \"$1\" && shift && exec \"$@\"";
 
+/// The directories of the draft's built-in `mkdir:` setup steps, in order.
+fn mkdirs(e: &fslab::Experiment) -> Vec<&str> {
+    e.def
+        .setup
+        .iter()
+        .filter_map(|s| s.mkdir.as_deref())
+        .collect()
+}
+
+/// Whether a setup step runs `cmd` in `dir` (the `sh -c 'cd "$1" …' sh DIR CMD…` form).
+fn runs_in(e: &fslab::Experiment, dir: &str, cmd: &str) -> bool {
+    e.def
+        .setup
+        .iter()
+        .map(run_of)
+        .any(|r| r.len() > 5 && r[4] == dir && r[5] == cmd)
+}
+
 #[test]
 fn commands_after_a_cd_into_the_mount_point_run_there() {
     let text = styled("xfs-cd-into-scratch.txt");
     let (d, e) = draft_of(&text);
     // `cd /mnt/scratch` then `mkdir -p fsm`, `mkdir src`: the built-in mkdir under {{mnt}}
-    let mkdirs: Vec<&str> = e
-        .def
-        .setup
-        .iter()
-        .filter_map(|s| s.mkdir.as_deref())
-        .collect();
-    assert_eq!(mkdirs, ["{{mnt}}/fsm", "{{mnt}}/src"]);
+    assert_eq!(mkdirs(&e), ["{{mnt}}/fsm", "{{mnt}}/src"]);
     // the timed fs_mark runs in {{mnt}}, its relative `-d fsm/0` kept as written
     let mut want = words(&[
         "sh",
@@ -129,20 +141,8 @@ fn a_cd_in_a_script_and_a_relative_cd() {
     let post = "Subject: Re: [PATCH] ext4: faster unlink\n\nThe script:\n\n#!/bin/sh\nmkfs.ext4 -F /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\nmkdir d\ncd d\nfor i in $(seq 1 100); do touch f$i; done\ncd /tmp\ntime rm -rf /mnt/test/d\n";
     let (d, e) = draft_of(post);
     let setup: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
-    assert_eq!(
-        e.def
-            .setup
-            .iter()
-            .filter_map(|s| s.mkdir.as_deref())
-            .collect::<Vec<_>>(),
-        ["{{mnt}}/d"]
-    );
-    assert!(
-        setup
-            .iter()
-            .any(|r| r.len() > 5 && r[4] == "{{mnt}}/d" && r[5] == "touch"),
-        "{setup:#?}"
-    );
+    assert_eq!(mkdirs(&e), ["{{mnt}}/d"]);
+    assert!(runs_in(&e, "{{mnt}}/d", "touch"), "{setup:#?}");
     // `cd /tmp`: the workload names its path from `/`; it runs in {{work}}, said as a guess
     assert_eq!(run_of(&e.def.workload), ["rm -rf {{mnt}}/d"]);
     note_at(&d, 12, NoteKind::Guess, "the post ran it in `/tmp`");
@@ -156,21 +156,12 @@ fn pushd_and_popd_follow_the_directory_stack() {
     let post = "Subject: Re: [PATCH] xfs: faster link\n\nThe script:\n\n#!/bin/sh\nmkfs.xfs -f /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\nmkdir a\npushd a\nfor i in $(seq 1 100); do touch f$i; done\npopd\nmkdir b\npopd\ntime rm -rf /mnt/test/a\n";
     let (d, e) = draft_of(post);
     assert_eq!(
-        e.def
-            .setup
-            .iter()
-            .filter_map(|s| s.mkdir.as_deref())
-            .collect::<Vec<_>>(),
+        mkdirs(&e),
         // `mkdir b` after the `popd` is back in /mnt/test, not in a
         ["{{mnt}}/a", "{{mnt}}/b"]
     );
     let setup: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
-    assert!(
-        setup
-            .iter()
-            .any(|r| r.len() > 5 && r[4] == "{{mnt}}/a" && r[5] == "touch"),
-        "{setup:#?}"
-    );
+    assert!(runs_in(&e, "{{mnt}}/a", "touch"), "{setup:#?}");
     // the second `popd` has nothing to pop: the workload's directory is unknown, a guess
     assert_eq!(run_of(&e.def.workload), ["rm -rf {{mnt}}/a"]);
     note_at(&d, 14, NoteKind::Guess, "(after `popd`)");
@@ -183,23 +174,11 @@ fn a_cd_in_a_subshell_holds_inside_it_only() {
     let post = "Subject: Re: [PATCH] xfs: faster link\n\nThe script:\n\n#!/bin/sh\nmkfs.xfs -f /dev/sdb\nmount /dev/sdb /mnt/test\ncd /mnt/test\n(cd /tmp && tar xf /root/src.tar)\nmkdir d\n(cd d && touch x) > /dev/null 2>&1\ntime rm -rf /mnt/test/d\n";
     let (d, e) = draft_of(post);
     // `mkdir d` after the first subshell is back in /mnt/test
-    assert_eq!(
-        e.def
-            .setup
-            .iter()
-            .filter_map(|s| s.mkdir.as_deref())
-            .collect::<Vec<_>>(),
-        ["{{mnt}}/d"]
-    );
+    assert_eq!(mkdirs(&e), ["{{mnt}}/d"]);
     let setup: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
     // the tar ran in /tmp: a guess naming it; the touch in {{mnt}}/d
     note_at(&d, 9, NoteKind::Guess, "the post ran it in `/tmp`");
-    assert!(
-        setup
-            .iter()
-            .any(|r| r.len() > 5 && r[4] == "{{mnt}}/d" && r[5] == "touch"),
-        "{setup:#?}"
-    );
+    assert!(runs_in(&e, "{{mnt}}/d", "touch"), "{setup:#?}");
     // neither the parentheses nor the redirection after them is a step of its own
     assert!(
         !setup
