@@ -183,7 +183,20 @@ pub fn workloads_ran(m: &Manifest) -> Vec<String> {
 pub(super) fn repeat_var(m: &Manifest) -> Option<String> {
     let exp =
         crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()?;
-    let Some(crate::spec::RepeatSpec::Count(SpecValue::Str(s))) = &exp.def.workload.repeat else {
+    let Some(crate::spec::RepeatSpec::Count(v)) = &exp.def.workload.repeat else {
+        return None;
+    };
+    single_var(v)
+}
+
+/// The variable the workload's `replicates: "{{VAR}}"` names, if it is one variable.
+pub(super) fn replicates_var(exp: &crate::spec::Experiment) -> Option<String> {
+    single_var(exp.def.workload.replicates.as_ref()?)
+}
+
+/// `VAR` when a value is exactly `"{{VAR}}"`, one variable and nothing else.
+fn single_var(v: &SpecValue) -> Option<String> {
+    let SpecValue::Str(s) = v else {
         return None;
     };
     let inner = s.trim().strip_prefix("{{")?.strip_suffix("}}")?.trim();

@@ -6,7 +6,7 @@
 //! committed bundles and compare.
 
 use super::error::ClaimsError;
-use super::evidence::{bundle_vars, published_vars, workloads_ran, Evidence};
+use super::evidence::{bundle_vars, published_vars, replicates_var, workloads_ran, Evidence};
 use super::per_kernel::{check_claims, check_over_scales_per_kernel};
 use super::render::{counted_note, post_claims};
 use super::verdict::ClaimVerdict;
@@ -224,16 +224,6 @@ fn rerun_key(
         }
     }
     (m.experiment.id.clone(), m.profile.clone(), sets)
-}
-
-/// The variable the workload's `replicates: "{{VAR}}"` names, if it is one variable.
-fn replicates_var(exp: &crate::spec::Experiment) -> Option<String> {
-    let crate::spec::Value::Str(s) = exp.def.workload.replicates.as_ref()? else {
-        return None;
-    };
-    let inner = s.trim().strip_prefix("{{")?.strip_suffix("}}")?.trim();
-    (!inner.is_empty() && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .then(|| inner.to_string())
 }
 
 /// ` with `k=v`, …` for a bundle's `--set` values (empty when it has none).
