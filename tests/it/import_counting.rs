@@ -15,17 +15,21 @@ fn line(s: &Step) -> String {
     }
 }
 
+/// The draft's setup step that runs `touch`.
+fn touch_step(e: &fslab::Experiment) -> &fslab::spec::Step {
+    e.def
+        .setup
+        .iter()
+        .find(|s| line(s).starts_with("touch"))
+        .unwrap()
+}
+
 #[test]
 fn a_loop_from_one_names_the_posts_files() {
     let text = styled("ext4-unlink-seq-files.txt");
     let (_, e) = draft_of(&text);
     // `for i in $(seq 1 10000); do touch /mnt/test/f_$i; done`
-    let touch = e
-        .def
-        .setup
-        .iter()
-        .find(|s| line(s).starts_with("touch"))
-        .unwrap();
+    let touch = touch_step(&e);
     assert_eq!(line(touch), "touch {{mnt}}/f_{{i}}");
     assert_eq!(touch.times, Some(Value::Int(10000)));
     assert_eq!(touch.times_from, Some(Value::Int(1)));
@@ -39,12 +43,7 @@ fn a_loop_from_one_names_the_posts_files() {
     assert_eq!((w.index_of(0), w.index_of(9999)), (1, 10000));
     // a loop from 0 (`for ((i=0;i<N;i++))`) needs no `times_from`
     let (d, e) = draft_of(&text.replace("for i in $(seq 1 10000)", "for ((i=0;i<10000;i++))"));
-    let touch = e
-        .def
-        .setup
-        .iter()
-        .find(|s| line(s).starts_with("touch"))
-        .unwrap();
+    let touch = touch_step(&e);
     assert_eq!(
         (touch.times.clone(), touch.times_from.clone()),
         (Some(Value::Int(10000)), None)
