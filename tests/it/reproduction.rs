@@ -156,6 +156,41 @@ fn a_bundle_with_other_settings_is_not_read_as_a_rerun() {
     );
 }
 
+/// The replicate count is how much evidence a run gathers, not what it measures: a rerun
+/// whose only other `--set` is `replicates=` is read as the rerun it is, and its line
+/// says its settings and replicates.
+#[test]
+fn a_rerun_with_another_replicate_count_is_still_a_rerun() {
+    let tmp = std::env::temp_dir().join(format!("fslab-repl-{}", std::process::id()));
+    let copy = tmp.join("000-b");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let st = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(root().join("data/reruns/000-b"))
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let path = copy.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    m["overrides"]["replicates"] = serde_json::json!(8);
+    std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    let md = reproduction_md(
+        &[open("000"), Bundle::open(&copy).unwrap()],
+        &ClaimsSource::Dir(root().join("experiments")),
+    )
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(md.matches("\nBundle: ").count(), 1, "{md}");
+    assert!(md.contains("its independent rerun: `000-b`"), "{md}");
+    assert!(
+        md.contains("- rerun `000-b` with `replicates=8`, 8 replicates a point:"),
+        "{md}"
+    );
+}
+
 #[test]
 fn every_claim_of_the_seed_experiments_is_in_the_table() {
     let file = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
