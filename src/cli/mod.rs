@@ -154,6 +154,11 @@ impl PlanArgs {
             .iter()
             .map(|s| fslab::plan::parse_override(s))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(fslab::Plan::new(&exp, self.profile.as_deref(), &overrides)?)
+        let plan = fslab::Plan::new(&exp, self.profile.as_deref(), &overrides)?;
+        // Steps that reach host paths outside their point: said wherever a plan is made.
+        for w in &plan.warnings {
+            eprintln!("{w}");
+        }
+        Ok(plan)
     }
 }

@@ -24,6 +24,9 @@ mod workdir;
 /// `FSLAB_REQUIRE_ROOT` is set (scripts/test.sh sets it), else says SKIPPED and the
 /// caller returns. The integration tests' `require::root` says the same.
 #[cfg(test)]
+mod word_tests;
+
+#[cfg(test)]
 pub(crate) fn test_needs_root(test: &str) -> bool {
     if nix::unistd::geteuid().is_root() {
         return true;
@@ -362,21 +365,27 @@ impl PointResources {
     /// Refuse a command word that names a device path other than this point's devices
     /// (the loop devices fslab created and the real devices the user mapped).
     pub fn check_word(&self, word: &str) -> Result<(), DeviceError> {
-        // Also catch `rtdev=/dev/x`, `-llogdev=/dev/x` and similar.
-        let mut rest = word;
-        while let Some(i) = rest.find("/dev/") {
-            let tail = &rest[i..];
-            let end = tail.find([',', ' ', ':', ';']).unwrap_or(tail.len());
-            let path = &tail[..end];
-            let ok = HARMLESS_DEV_PATHS.iter().any(|h| path.starts_with(h))
-                || self.owns_device(Path::new(path));
-            if !ok {
-                return Err(DeviceError::Refused {
-                    device: path.to_string(),
-                    reason: Box::new(policy::Refusal::NotThisPointsDevice),
-                });
+        // Also catch `rtdev=/dev/x`, `-llogdev=/dev/x`, `of=/dev/x` and similar, and a
+        // path anywhere that is a block device (a symbolic link to one, a node made
+        // outside /dev).
+        use crate::spec::devpath::{absolute_paths, dev_paths, is_harmless};
+        let refuse = |path: &str| DeviceError::Refused {
+            device: path.to_string(),
+            reason: Box::new(policy::Refusal::NotThisPointsDevice),
+        };
+        for path in dev_paths(word) {
+            if !is_harmless(path) && !self.owns_device(Path::new(path)) {
+                return Err(refuse(path));
             }
-            rest = &tail[end..];
+        }
+        for path in absolute_paths(word) {
+            let p = Path::new(path);
+            if crate::host::path_kind(p) == crate::host::PathKind::BlockDevice
+                && !self.owns_device(p)
+                && !std::fs::canonicalize(p).is_ok_and(|c| self.owns_device(&c))
+            {
+                return Err(refuse(path));
+            }
         }
         Ok(())
     }

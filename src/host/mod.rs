@@ -60,6 +60,27 @@ pub enum Probe {
 
 /// The questions fslab asks about a host: the machine it runs on ([`LocalHost`]), a
 /// guest, or a made-up one in tests.
+/// What a path is on this host (symbolic links followed), for the plan's device check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKind {
+    Missing,
+    BlockDevice,
+    /// A regular file with an execute bit (a program).
+    Program,
+    Other,
+}
+
+/// Read what `path` is (following symbolic links).
+pub fn path_kind(path: &Path) -> PathKind {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    match std::fs::metadata(path) {
+        Err(_) => PathKind::Missing,
+        Ok(m) if m.file_type().is_block_device() => PathKind::BlockDevice,
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => PathKind::Program,
+        Ok(_) => PathKind::Other,
+    }
+}
+
 pub trait Host {
     /// Where `program` is installed (a path is checked as it is).
     fn which(&self, program: &str) -> Option<PathBuf>;
@@ -76,6 +97,11 @@ pub trait Host {
     /// How to probe kernel features.
     fn probe_mode(&self) -> Probe {
         Probe::Never
+    }
+    /// What a path is here. Every host answers from the real filesystem unless a test
+    /// says otherwise: a fake host must never hide a real block device.
+    fn path_kind(&self, path: &Path) -> PathKind {
+        path_kind(path)
     }
     /// Try mounting XFS with a realtime device.
     fn probe_xfs_rt(&self) -> ProbeResult {

@@ -1,6 +1,7 @@
 //! Matrix expansion: experiment × profile × `--set` overrides → points. Runs nothing.
 
 pub mod executes;
+pub mod guard;
 
 use crate::host::{
     check_kernel, check_program, check_version, Asked, Findings, Host, LocalHost, Version, Wanted,
@@ -51,6 +52,9 @@ pub enum PlanError {
         tool: String,
         message: String,
     },
+    /// A resolved word of a step names a device the point did not provision.
+    #[error("{0}")]
+    DeviceInStep(Box<guard::DeviceRefusal>),
     #[error("{experiment}: every point of the matrix is excluded; nothing to run")]
     Empty { experiment: String },
 }
@@ -118,6 +122,9 @@ pub struct Plan {
     pub points: Vec<Point>,
     /// The choice made for each of the experiment's `tools:` (in their order).
     pub tools: IndexMap<String, ResolvedTool>,
+    /// Steps that reach host paths outside their point (`guard`), to be shown wherever
+    /// the plan is: `fslab plan`, `doctor` and `run`.
+    pub warnings: Vec<guard::HostPathWarning>,
 }
 
 /// Which alternative of a `tools:` entry the plan uses.
@@ -422,13 +429,16 @@ impl Plan {
                 experiment: def.id.clone(),
             });
         }
-        Ok(Plan {
+        let mut plan = Plan {
             experiment: exp.clone(),
             profile,
             overrides: applied,
             points,
             tools,
-        })
+            warnings: Vec::new(),
+        };
+        plan.warnings = guard::check(&plan, host)?;
+        Ok(plan)
     }
 
     /// The steps of `phase` that apply at `point` (its `when:` conditions hold).

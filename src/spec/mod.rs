@@ -15,6 +15,7 @@
 //!   and variable values.
 
 pub mod claim;
+pub mod devpath;
 mod error;
 mod locate;
 pub mod media;
@@ -24,10 +25,10 @@ mod truncate_need;
 mod validate;
 mod value;
 
+pub use devpath::HARMLESS_DEV_PATHS;
 pub use error::SpecError;
 pub use schema::*;
 pub use template::{Piece, Template, TemplateError};
-pub use validate::HARMLESS_DEV_PATHS;
 pub use value::{NotAScalar, Value};
 
 use locate::{yaml_error, Locator};
@@ -101,6 +102,63 @@ impl Experiment {
             }
         }
         out
+    }
+
+    /// Where a step of this experiment is (found by identity): `the workload`, `setup
+    /// step 2`, … and `file:line:column` of its first line (the file alone when it
+    /// cannot be found), for messages made after the experiment loaded.
+    pub fn step_place(&self, step: &Step) -> (String, String) {
+        let d = &self.def;
+        let name = self
+            .file
+            .as_ref()
+            .map_or_else(|| format!("{}.yaml", d.id), |f| f.display().to_string());
+        let loc = Locator::new(&name, &self.source_text);
+        let at = |section: &str, i: usize, what: String| {
+            let pos = validate::step_range(&loc, section, i).map(|r| loc.start_of(&r));
+            let place = match pos {
+                Some((l, c)) => format!("{name}:{l}:{c}"),
+                None => name.clone(),
+            };
+            (what, place)
+        };
+        let same = |s: &Step| std::ptr::eq(s, step);
+        if same(&d.workload) {
+            return at("workload", 0, "the workload".into());
+        }
+        for (section, steps) in [
+            ("setup", &d.setup),
+            ("before_each", &d.workload.before_each),
+            ("capture", &d.capture),
+            ("teardown", &d.teardown),
+        ] {
+            if let Some(i) = steps.iter().position(same) {
+                return at(section, i, format!("{section} step {}", i + 1));
+            }
+        }
+        for (v, variant) in d.workload_variants.iter().enumerate() {
+            let block = loc
+                .section("workload_variants")
+                .and_then(|r| loc.item(r, v));
+            let (what, range) = if same(variant) {
+                (format!("workload variant {}", v + 1), block)
+            } else if let Some(i) = variant.before_each.iter().position(same) {
+                (
+                    format!("before_each step {} of workload variant {}", i + 1, v + 1),
+                    block
+                        .and_then(|b| loc.block(b, "before_each"))
+                        .and_then(|b| loc.item(b, i)),
+                )
+            } else {
+                continue;
+            };
+            let place = match range.map(|r| loc.start_of(&r)) {
+                Some((l, c)) => format!("{name}:{l}:{c}"),
+                None => name.clone(),
+            };
+            return (what, place);
+        }
+        ("a step".into(), name)
     }
 
     /// All steps in run order (the workload variants and their `before_each` after the

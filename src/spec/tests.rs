@@ -105,3 +105,84 @@ fn profile_naming_unknown_variable() {
     assert_eq!(e.line, 14, "{e}");
     assert_eq!(e.help.as_deref(), Some("did you mean `fs`?"));
 }
+
+/// The device hole: a value that a step uses is read like a literal, wherever the
+/// value is written.
+const DD: &str = r#"id: dd
+title: dd
+devices:
+  data: { size: 64MiB }
+vars:
+  bs: 1M
+matrix:
+  filename: [test-data, other]
+profiles:
+  big: { bs: 4M }
+setup:
+  - run: mkfs.ext4 -F {{dev.data}}
+  - mount: data
+workload:
+  run: dd if={{filename}} of={{mnt}}/out bs={{bs}} count=1
+"#;
+
+#[test]
+fn an_axis_value_that_names_a_device_is_refused_where_it_is_written() {
+    Experiment::from_str_named(DD, "dd.yaml").unwrap();
+    let e = err(&DD.replace("[test-data, other]", "[test-data, /dev/vda]"));
+    assert_eq!((e.line, e.column), (8, 25), "{e}");
+    assert!(
+        e.message.contains("the workload uses `{{filename}}`"),
+        "{e}"
+    );
+    assert!(e.message.contains("the matrix axis `filename`"), "{e}");
+    assert!(e.message.contains("names the device `/dev/vda`"), "{e}");
+    assert!(e.help.unwrap().contains("logical devices only"));
+}
+
+#[test]
+fn a_var_that_names_a_device_is_refused_where_it_is_written() {
+    let e = err(&DD
+        .replace("  bs: 1M", "  bs: 1M\n  disk: /dev/nvme0n1")
+        .replace("of={{mnt}}/out", "of={{disk}}"));
+    assert_eq!((e.line, e.column), (7, 9), "{e}");
+    assert!(e.message.contains("`vars.disk`"), "{e}");
+    // Inside a longer word too, and with the device's name only half in the value.
+    let e = err(&DD.replace("bs: 1M", "bs: \"1M oflag=direct of=/dev/sda\""));
+    assert_eq!(e.line, 6, "{e}");
+    let e = err(&DD.replace("bs: 1M", "bs: /dev/"));
+    assert!(e.message.contains("names the device `/dev/`"), "{e}");
+}
+
+#[test]
+fn a_profile_value_that_names_a_device_is_refused_where_it_is_written() {
+    let e = err(&DD.replace("big: { bs: 4M }", "big: { bs: 4M, filename: /dev/sdb }"));
+    assert_eq!((e.line, e.column), (10, 28), "{e}");
+    assert!(e.message.contains("profile `big`"), "{e}");
+}
+
+#[test]
+fn a_tool_choice_that_names_a_device_is_refused() {
+    let text = DD.replace(
+        "setup:",
+        "tools:\n  copy:\n    choices:\n      - dd of=/dev/sdc\nsetup:",
+    );
+    let e = err(&text);
+    assert!(
+        e.message
+            .contains("tool `copy` choice 1 names the device `/dev/sdc`"),
+        "{e}"
+    );
+    assert_eq!(e.line, 14, "{e}");
+}
+
+#[test]
+fn a_harmless_value_and_an_unused_device_value_load() {
+    Experiment::from_str_named(
+        &DD.replace("[test-data, other]", "[test-data, /dev/zero]"),
+        "ok.yaml",
+    )
+    .unwrap();
+    // A harmless prefix does not hide a device.
+    let e = err(&DD.replace("[test-data, other]", "[test-data, /dev/null/../sda]"));
+    assert!(e.message.contains("/dev/null/../sda"), "{e}");
+}

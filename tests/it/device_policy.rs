@@ -439,3 +439,52 @@ fn a_list_entry_that_now_names_another_device_is_refused_before_the_point() {
     assert!(e.contains("disk sequence number changed"), "{e}");
     let _ = std::fs::remove_file(&link);
 }
+
+/// The device hole: a `--set` value that names the user's real disk never reaches a
+/// step, even when the disk is listed as a scratch device (the list allows
+/// `--device NAME=PATH`, never a value in a command). `plan`, `doctor` and `run` refuse
+/// it before anything is made, and the disk is unchanged. Through a symbolic link
+/// outside /dev too: the plan sees that the path is a block device.
+#[test]
+fn a_set_value_that_names_a_real_disk_never_reaches_a_step() {
+    let s = Scratch::new("dp");
+    let disk = TestDisk::new("set", 8);
+    let link = s.root.join("plain-name");
+    std::os::unix::fs::symlink(&disk.device, &link).unwrap();
+    let exp = s.root.join("dd.yaml");
+    std::fs::write(
+        &exp,
+        "id: dd\ntitle: dd onto a file\ndevices:\n  data: { size: 32MiB }\nmatrix:\n  filename: [test-data]\n\
+         setup:\n  - run: mkfs.ext4 -q -F {{dev.data}}\n  - mount: data\n\
+         workload:\n  run: dd if=/dev/zero of={{filename}} bs=64k count=16 conv=notrunc\n",
+    )
+    .unwrap();
+    let before = ends(disk.path());
+    for value in [disk.path().to_string(), link.display().to_string()] {
+        for cmd in [&["plan"][..], &["doctor"][..], &["run", "--quiet"][..]] {
+            let mut c = fslab(&s, disk.path());
+            c.args(cmd)
+                .arg(&exp)
+                .args(["--set", &format!("filename={value}")]);
+            let o = c.output().unwrap();
+            assert!(!o.status.success(), "{cmd:?} {value}: {}", text(&o));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                err.contains(&format!("names the device `{value}`"))
+                    && err.contains(&format!("from `--set filename={value}`"))
+                    && err.contains("dd.yaml:10:1:"),
+                "{cmd:?}: {err}"
+            );
+        }
+    }
+    assert_eq!(before, ends(disk.path()), "the disk changed");
+    assert!(s.bundles("dd").is_empty(), "a bundle was started");
+    assert!(s.loops().is_empty() && s.mounts().is_empty());
+    // The same experiment with its own value runs.
+    let o = fslab(&s, "")
+        .args(["run", "--quiet"])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+}

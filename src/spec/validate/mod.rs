@@ -11,6 +11,7 @@ mod names;
 mod requirements;
 mod steps;
 mod tools;
+mod values;
 
 use devices::*;
 use matrix::*;
@@ -18,20 +19,6 @@ use names::*;
 use requirements::*;
 use steps::*;
 use tools::*;
-
-/// Device paths an experiment may name literally (they are not storage).
-pub const HARMLESS_DEV_PATHS: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/stdin",
-    "/dev/stdout",
-    "/dev/stderr",
-    "/dev/fd/",
-    "/dev/shm",
-];
 
 /// A name that can be written as `{{name}}` and used as a table column.
 fn plain_name(name: &str) -> bool {
@@ -55,7 +42,11 @@ fn yaml_text(v: &Value) -> String {
 
 /// Where a step is written: its block (the workload's section, or the item of its
 /// sequence) when it can be found.
-fn step_range(loc: &Locator<'_>, section: &str, index: usize) -> Option<std::ops::Range<usize>> {
+pub(super) fn step_range(
+    loc: &Locator<'_>,
+    section: &str,
+    index: usize,
+) -> Option<std::ops::Range<usize>> {
     match section {
         "workload" => loc.section("workload"),
         "before_each" => loc
@@ -227,6 +218,7 @@ pub(super) fn validate(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(), Spe
     check_excludes(&c)?;
     check_profiles(&c)?;
     check_steps(&c)?;
+    values::check_value_devices(&c)?;
     check_repeat(&c)?;
     claims::check_claims(def, loc)?;
     Ok(())

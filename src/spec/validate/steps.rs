@@ -3,9 +3,9 @@
 
 use super::{
     check_count, closest, step_range, suggest, validate_requirement, Checker, Locator, Names,
-    HARMLESS_DEV_PATHS,
 };
 use crate::parse::Kind;
+use crate::spec::devpath::{device_paths, LOGICAL_DEVICES_ONLY};
 use crate::spec::{
     CommandSpec, MountSpec, Piece, RepeatSpec, SpecError, Step, Template, TemplateError, Value,
     BUILTIN_NAMES,
@@ -516,30 +516,17 @@ fn check_command(step: &Step, at: &StepAt<'_>, names: &Names<'_>) -> Result<(), 
         }
         for piece in &t.pieces {
             let Piece::Lit(lit) = piece else { continue };
-            let mut rest = lit.as_str();
-            while let Some(i) = rest.find("/dev/") {
-                let tail = &rest[i..];
-                let end = tail
-                    .find([',', ' ', ':', ';', '=', '"', '\''])
-                    .unwrap_or(tail.len());
-                let path = &tail[..end];
-                if !HARMLESS_DEV_PATHS.iter().any(|h| path.starts_with(h)) {
-                    let pos = at
-                        .range
-                        .clone()
-                        .and_then(|r| loc.find_in(r, path))
-                        .unwrap_or(at.step_pos);
-                    return Err(at.fail(
-                        pos,
-                        format!("{what} names the device `{path}` directly"),
-                        Some(
-                            "experiment files name logical devices only: declare one under `devices:` and write `{{dev.NAME}}`; \
-                             a real device can only be mapped by the user (`fslab run --device NAME=/dev/...` plus the local config)"
-                                .into(),
-                        ),
-                    ));
-                }
-                rest = &tail[end.max(1)..];
+            if let Some(path) = device_paths(lit).into_iter().next() {
+                let pos = at
+                    .range
+                    .clone()
+                    .and_then(|r| loc.find_in(r, path))
+                    .unwrap_or(at.step_pos);
+                return Err(at.fail(
+                    pos,
+                    format!("{what} names the device `{path}` directly"),
+                    Some(LOGICAL_DEVICES_ONLY.into()),
+                ));
             }
         }
     }
