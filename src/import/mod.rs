@@ -37,6 +37,7 @@ pub mod excludes;
 pub mod fiojobs;
 pub mod fiolat;
 pub mod heredocs;
+mod host_paths;
 pub mod mail;
 mod namedrows;
 mod naming;
@@ -630,6 +631,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     );
     let mut experiment = experiment;
     if let Some(exp) = &mut experiment {
+        host_paths::contain(exp, post.headers.subject.as_deref(), lines, &mut notes);
         for c in candidates {
             if exp.matrix.iter().any(|a| a.name == c.name)
                 || exp.candidates.iter().any(|a| a.name == c.name)

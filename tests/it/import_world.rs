@@ -170,9 +170,13 @@ fn outside_result_lines_named_without_a_colon() {
     let (d, e) = draft_of(&text);
     let w = format!("{:?}", e.def.workload.run);
     assert!(
-        w.contains("if=/dev/zero of=/mnt/xxx bs=4K oflag=direct"),
-        "{w}"
+        w.contains("if=/dev/zero of={{mnt}}/xxx bs=4K oflag=direct"),
+        "the host path /mnt/xxx becomes the point's own mount: {w}"
     );
+    // ... of a declared device, made with the filesystem the post names
+    assert!(e.def.devices.contains_key("data"), "{:?}", e.def.devices);
+    let setup = format!("{:?}", e.def.setup);
+    assert!(setup.contains("mkfs.btrfs"), "{setup}");
     for (line, row, v) in [
         (16, "Without the stripe cache", 2.1),
         (17, "With the stripe cache", 21.0),

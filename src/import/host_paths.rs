@@ -1,0 +1,254 @@
+//! Host paths a post benchmarks on (`--directory=/data`, `of=/mnt/xxx`, `-d /mnt/fsync/`)
+//! become `{{mnt}}` of a device the draft declares, so that no draft runs outside its
+//! point. When the post shows no mount, the draft makes and mounts its own device, with
+//! the filesystem the post names (else a stated guess), and says so in a note.
+
+use super::draft::{Device, Experiment, DEFAULT_SIZE};
+use super::mail::PostLine;
+use super::naming::replace_path;
+use super::step::{Action, Step};
+use super::{Note, NoteKind};
+use crate::spec::devpath::{absolute_paths, in_host_data_dir};
+
+/// Filesystems a post may name, most specific first (`ext4` before `ext3`).
+const FILESYSTEMS: &[&str] = &["ext4", "ext3", "ext2", "xfs", "btrfs", "f2fs", "bcachefs"];
+
+/// The filesystem the post is about: its subject's subsystem (`btrfs: …`, `[PATCH] jbd:`),
+/// else the one its text names most often.
+fn post_filesystem(subject: Option<&str>, lines: &[PostLine]) -> Option<String> {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect()
+    };
+    let named = |w: &str| match w {
+        "jbd" => Some("ext3"),
+        "jbd2" => Some("ext4"),
+        w => FILESYSTEMS.iter().copied().find(|f| *f == w),
+    };
+    if let Some(s) = subject {
+        if let Some(fs) = words(s).iter().find_map(|w| named(w)) {
+            return Some(fs.to_string());
+        }
+    }
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for l in lines {
+        for w in words(&l.text) {
+            if let Some(fs) = named(&w) {
+                match counts.iter_mut().find(|(f, _)| *f == fs) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((fs, 1)),
+                }
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map(|(f, _)| f.to_string())
+}
+
+/// The directory a host path stands for: its top data directory plus one more level
+/// when the path goes deeper (`/mnt/test/d` → `/mnt/test`, `/mnt/xxx` → `/mnt`,
+/// `/mnt/fsync/` → `/mnt/fsync`, `/data` → `/data`).
+fn mount_point_of(path: &str) -> String {
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let deeper = parts.len() > 2 || (parts.len() == 2 && path.ends_with('/'));
+    let keep = if deeper { 2 } else { 1 };
+    format!("/{}", parts[..keep.min(parts.len())].join("/"))
+}
+
+/// Every step's command text, for reading and rewriting.
+fn commands(exp: &mut Experiment) -> Vec<&mut String> {
+    let mut out: Vec<&mut String> = Vec::new();
+    let steps = exp
+        .setup
+        .iter_mut()
+        .chain(exp.workload.iter_mut())
+        .chain(exp.workload_variants.iter_mut())
+        .chain(exp.capture.iter_mut())
+        .chain(exp.teardown.iter_mut());
+    for s in steps {
+        match &mut s.action {
+            Action::Run { command, .. } => out.push(command),
+            Action::Words { argv, .. } => out.extend(argv.iter_mut()),
+            Action::Mkdir(p) => out.push(p),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The first host data path a command names (not its program).
+fn first_host_path(exp: &mut Experiment) -> Option<String> {
+    for c in commands(exp) {
+        for (i, word) in c.split_whitespace().enumerate() {
+            if i == 0 {
+                continue;
+            }
+            let word = word.trim_matches(|c| c == '"' || c == '\'');
+            if let Some(p) = absolute_paths(word)
+                .into_iter()
+                .find(|p| in_host_data_dir(p))
+            {
+                return Some(p.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Map every host data path of the draft's steps into `{{mnt}}`, declaring and
+/// mounting a device when the post showed none.
+pub(super) fn contain(
+    exp: &mut Experiment,
+    subject: Option<&str>,
+    lines: &[PostLine],
+    notes: &mut Vec<Note>,
+) {
+    let mut mapped: Vec<String> = Vec::new();
+    while let Some(path) = first_host_path(exp) {
+        let mp = mount_point_of(&path);
+        if mapped.contains(&mp) {
+            // replace_path could not take it (an unusual neighbour): never loop.
+            break;
+        }
+        let line = exp.workload.as_ref().map_or(0, |w| w.line);
+        for c in commands(exp) {
+            *c = replace_path(c, &mp, "{{mnt}}");
+        }
+        notes.push(Note::new(
+            line,
+            NoteKind::Guess,
+            &format!(
+                "the post runs on the host path `{mp}`: the draft runs there on its own device's filesystem, `{{{{mnt}}}}`{}",
+                if mapped.is_empty() {
+                    ""
+                } else {
+                    " (with the other host paths: the post may have used several filesystems)"
+                }
+            ),
+        ));
+        mapped.push(mp);
+    }
+    if mapped.is_empty() {
+        return;
+    }
+    let mounts = exp
+        .setup
+        .iter()
+        .any(|s| matches!(s.action, Action::Mount { .. }));
+    if mounts {
+        return;
+    }
+    let line = exp.workload.as_ref().map_or(0, |w| w.line);
+    if !exp.devices.iter().any(|d| d.name == "data") {
+        let why = format!(
+            "guess: the post does not give the size of the filesystem at `{}`; {DEFAULT_SIZE} is a default",
+            mapped[0]
+        );
+        notes.push(Note::new(line, NoteKind::Guess, &why));
+        exp.devices.insert(
+            0,
+            Device {
+                name: "data".into(),
+                path: String::new(),
+                line,
+                size: DEFAULT_SIZE.into(),
+                size_from_post: false,
+                why,
+            },
+        );
+    }
+    let has_mkfs = exp.setup.iter().any(|s| match &s.action {
+        Action::Run { name, .. } => name == "mkfs",
+        _ => false,
+    });
+    let mut new_steps = Vec::new();
+    if !has_mkfs {
+        let (fs, why) = match post_filesystem(subject, lines) {
+            Some(fs) => (fs.clone(), format!("the post names {fs}")),
+            None => (
+                "ext4".to_string(),
+                "guess: the post names no filesystem; ext4 is a default, change it".to_string(),
+            ),
+        };
+        let force = if fs.starts_with("ext") { "-F" } else { "-f" };
+        notes.push(Note::new(
+            line,
+            NoteKind::Guess,
+            &format!(
+                "the post does not show how `{}` was made: the draft makes {fs} on `data` ({why})",
+                mapped[0]
+            ),
+        ));
+        new_steps.push(Step {
+            line,
+            action: Action::Run {
+                name: "mkfs".into(),
+                command: format!("mkfs.{fs} {force} {{{{dev.data}}}}"),
+                parse: None,
+            },
+            times: None,
+            repeat: None,
+            when: None,
+            comment: format!(
+                "line {line}: guess: the post does not show the filesystem at `{}`; {why}",
+                mapped[0]
+            ),
+        });
+    }
+    new_steps.push(Step {
+        line,
+        action: Action::Mount {
+            device: "data".into(),
+            options: None,
+        },
+        times: None,
+        repeat: None,
+        when: None,
+        comment: format!(
+            "line {line}: guess: the post does not show the mount at `{}`",
+            mapped[0]
+        ),
+    });
+    exp.setup.splice(0..0, new_steps);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_directory_a_host_path_stands_for() {
+        assert_eq!(mount_point_of("/mnt/test/d"), "/mnt/test");
+        assert_eq!(mount_point_of("/mnt/xxx"), "/mnt");
+        assert_eq!(mount_point_of("/mnt/fsync/"), "/mnt/fsync");
+        assert_eq!(mount_point_of("/data"), "/data");
+        assert_eq!(mount_point_of("/opt/bench/run1/x"), "/opt/bench");
+    }
+
+    #[test]
+    fn the_filesystem_a_post_names() {
+        let line = |t: &str| PostLine {
+            n: 1,
+            depth: 0,
+            text: t.into(),
+            quoted_author: None,
+        };
+        assert_eq!(
+            post_filesystem(Some("[PATCH] jbd: commit writeout"), &[]).as_deref(),
+            Some("ext3")
+        );
+        assert_eq!(
+            post_filesystem(
+                Some("Re: raid56 stripe cache"),
+                &[line("on btrfs, not xfs: btrfs")]
+            )
+            .as_deref(),
+            Some("btrfs")
+        );
+        assert_eq!(post_filesystem(None, &[line("a disk")]), None);
+    }
+}
