@@ -29,6 +29,7 @@
 //! | `journal` | `runs.jsonl`, grown ahead in zero bytes while a run appends, and reading it back |
 //! | `writer` | [`BundleWriter`]: creating, reopening (`--resume`) and filling a bundle |
 //! | `reader` | [`Bundle`], the one reader of a bundle |
+//! | `hash` | [`content_hash`]: one sha256 over a bundle's manifest, experiment, journal and tables |
 //! | [`parts`] | capture rows on disk before they reach their table (`.parts/`) |
 //! | `status`, `order` | the typed statuses of a bundle, a point and a run; the run order |
 //! | [`merge`] | merging shard bundles |
@@ -39,6 +40,7 @@ use std::path::{Path, PathBuf};
 
 mod files;
 mod format;
+mod hash;
 mod journal;
 pub mod merge;
 mod order;
@@ -54,6 +56,7 @@ pub use format::{
     StoredNotebook, ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION, JOURNAL_FILE,
     LOGS_DIR, MANIFEST_FILE, NOTEBOOK_DIR, RUNS_FILE, RUN_COLUMNS,
 };
+pub use hash::{content_hash, ContentHash, HashedFile, CONTENT_HASH_COMMAND, HASHED_FILES};
 pub use order::{OrderEntry, RunOrder, RunOrderRecord, UnknownOrder};
 pub use reader::{value_label, with_axes, Bundle};
 pub use status::{BundleStatus, PointStatus, RunStatus, UnknownStatus};
