@@ -18,6 +18,7 @@ pub mod charts;
 pub mod content;
 pub mod html;
 pub mod markdown;
+pub mod wrap;
 
 pub use charts::ChartError;
 pub use content::Content;
