@@ -342,29 +342,68 @@ pub fn decide(
     }
 }
 
-/// Every variable whose value here differs from the published profile's, either way
-/// (`n=5000 here, 400000 published`), in the bundle's order.
-pub fn scale_differences(
+/// One variable whose value here differs from the published profile's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VarDifference {
+    pub var: String,
+    /// Its value here (as the scale note shows it); None when it is not set here.
+    pub here: Option<String>,
+    /// Its value in the published profile; None when that profile does not have it.
+    pub published: Option<String>,
+}
+
+impl VarDifference {
+    /// `n=5000 here, 400000 published`, `k is not set here (1 published)`, `k=2 here,
+    /// not in the published profile`.
+    pub fn label(&self) -> String {
+        let k = &self.var;
+        match (&self.here, &self.published) {
+            (Some(h), Some(p)) => format!("{k}={h} here, {p} published"),
+            (None, Some(p)) => format!("{k} is not set here ({p} published)"),
+            (Some(h), None) => format!("{k}={h} here, not in the published profile"),
+            (None, None) => k.clone(),
+        }
+    }
+}
+
+/// Every variable whose value here differs from the published profile's, either way,
+/// in the bundle's order.
+pub fn var_differences(
     here: &indexmap::IndexMap<String, crate::spec::Value>,
     published: &indexmap::IndexMap<String, crate::spec::Value>,
-) -> Vec<String> {
+) -> Vec<VarDifference> {
     let mut out = Vec::new();
     for (k, p) in published {
         match here.get(k) {
             Some(h) if h.label() == p.label() => {}
-            Some(h) => out.push(format!("{k}={} here, {} published", shown(h), shown(p))),
-            None => out.push(format!("{k} is not set here ({} published)", shown(p))),
+            h => out.push(VarDifference {
+                var: k.clone(),
+                here: h.map(shown),
+                published: Some(shown(p)),
+            }),
         }
     }
     for (k, h) in here {
         if !published.contains_key(k) {
-            out.push(format!(
-                "{k}={} here, not in the published profile",
-                shown(h)
-            ));
+            out.push(VarDifference {
+                var: k.clone(),
+                here: Some(shown(h)),
+                published: None,
+            });
         }
     }
     out
+}
+
+/// [`var_differences`] in words (`n=5000 here, 400000 published`).
+pub fn scale_differences(
+    here: &indexmap::IndexMap<String, crate::spec::Value>,
+    published: &indexmap::IndexMap<String, crate::spec::Value>,
+) -> Vec<String> {
+    var_differences(here, published)
+        .iter()
+        .map(VarDifference::label)
+        .collect()
 }
 
 /// A value as the scale note shows it: an empty one (`[]`, `""`) as `(empty)`, so that

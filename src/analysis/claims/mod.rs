@@ -88,7 +88,7 @@ mod words;
 pub use crate::spec::claim::*;
 pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
-pub use evidence::{workloads_ran, Evidence, PublishedLoader};
+pub use evidence::{published_differences, workloads_ran, Evidence, PublishedLoader};
 pub use kinds::{discontiguity, Run};
 pub use per_kernel::{check_bundle, check_claims, pins_kernel};
 pub use render::{
