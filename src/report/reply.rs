@@ -376,28 +376,15 @@ fn table(out: &mut Vec<String>, t: &ReplyTable, r: &Reply) {
         "{head}  {}  {head}",
         pad(&rpad("%change", chg_w), chg_group)
     );
-    let metric_head = if one_metric { "" } else { "metric " };
-    let label_head = if axes.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "{}{axes}",
-            " ".repeat(metric_w.saturating_sub(width(metric_head)) + usize::from(!one_metric) * 0)
-        )
-    };
-    if label_head.is_empty()
-        || width(&heads) + 2 + width(metric_head) + width(&label_head) > MAIL_COLUMNS
-    {
+    // The axes the names are values of, over the names when they fit there.
+    let indent = if one_metric { 0 } else { metric_w + 1 };
+    if axes.is_empty() {
         out.push(heads);
-        if !label_head.is_empty() {
-            out.push(format!("  points: {axes}"));
-        }
+    } else if width(&heads) + 2 + indent + width(&axes) <= MAIL_COLUMNS {
+        out.push(format!("{heads}  {}{axes}", " ".repeat(indent)));
     } else {
-        out.push(format!(
-            "{heads}  {}{}",
-            pad(metric_head, metric_w + usize::from(!one_metric)),
-            axes
-        ));
+        out.push(heads);
+        out.push(format!("  points: {axes}"));
     }
     let lines: Vec<(String, String)> = rows
         .iter()
@@ -789,7 +776,7 @@ fn claims(out: &mut Vec<String>, r: &Reply) {
         let overlap = with_both.iter().filter(|o| **o).count();
         let mut s = format!(
             "{} (the same experiment and profile) gives the same tier for {same} of {} claims",
-            short_name(&r.table.as_ref().map_or("", |t| t.base.as_str())),
+            short_name(r.table.as_ref().map_or("", |t| t.base.as_str())),
             post_agree.len()
         );
         let differ: Vec<String> = post_agree
