@@ -559,7 +559,7 @@ pub struct Claim {
     /// The checkable statement; interpreted by `analysis::claims`, its schema checked
     /// when the experiment is loaded.
     #[serde(default)]
-    pub check: Option<serde_yaml::Value>,
+    pub check: Option<crate::spec::claim::CheckSpec>,
     /// Why this claim cannot be measured by a run here (e.g. it compares two kernels):
     /// the verdict is `not applicable` with this reason; the published number is still
     /// computed from `check:`.

@@ -223,3 +223,21 @@ fn a_top_level_kernel_beside_a_kernel_axis_or_var_is_located() {
     assert_eq!(e.line, 3, "{e}");
     assert!(e.message.contains("is not a kernel name"), "{e}");
 }
+
+#[test]
+fn every_check_is_read_once_at_load_and_written_back_as_it_was() {
+    let text = format!(
+        "{GOOD}claims:\n  - id: c\n    text: t\n    check: {{ kind: ratio, metric: wall_s, numerator: {{ fs: xfs }}, denominator: {{ fs: ext4 }}, expect: {{ max: 2 }} }}\n"
+    );
+    let e = Experiment::from_str_named(&text, "c.yaml").unwrap();
+    let spec = e.def.claims[0].check.as_ref().unwrap();
+    assert_eq!(spec.read().map(|c| c.kind()), Some("ratio"));
+    assert!(spec.error().is_none());
+    let back = serde_yaml::to_value(&e.def.claims[0]).unwrap();
+    assert_eq!(&back["check"], spec.raw());
+    // One that does not read is refused at load, at its key: never a missing verdict later.
+    let bad = text.replace("kind: ratio", "kind: ratioo");
+    let err = err(&bad);
+    assert_eq!((err.line, err.column), (16, 20), "{err}");
+    assert!(err.message.contains("ratioo"), "{err}");
+}
