@@ -6,7 +6,7 @@
 //! ([`crate::analysis::claims::agreement`]), the substitutions, the scale against the
 //! published profile, and the bundle's content hash ([`crate::store::content_hash`]).
 
-use crate::analysis::claims::{agreement, check_bundle, parse_check, published_differences};
+use crate::analysis::claims::{agreement, check_bundle, published_differences};
 use crate::analysis::tiers::{substitutions, Substitution, VarDifference};
 use crate::analysis::{
     compare_runs, recorded_warmup, AnalysisError, CompareOptions, Comparison, Warmup,
@@ -124,7 +124,7 @@ fn claim_metrics(m: &Manifest) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     if let Ok(exp) = Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml") {
         for c in exp.def.claims.iter().filter(|c| !c.draft) {
-            let Some(check) = c.check.as_ref().and_then(|raw| parse_check(raw).ok()) else {
+            let Some(check) = c.check.as_ref().and_then(|spec| spec.read()) else {
                 continue;
             };
             if let Some(metric) = check.runs_metric() {

@@ -25,8 +25,14 @@ const CASES: &[(&str, &[&str])] = &[
         ],
     ),
     ("000-n100k", &["data/reruns/000-n100k"]),
-    ("001--compare-001-b", &["data/reruns/001", "--compare", "data/reruns/001-b"]),
-    ("003--compare-003-b", &["data/reruns/003", "--compare", "data/reruns/003-b"]),
+    (
+        "001--compare-001-b",
+        &["data/reruns/001", "--compare", "data/reruns/001-b"],
+    ),
+    (
+        "003--compare-003-b",
+        &["data/reruns/003", "--compare", "data/reruns/003-b"],
+    ),
     ("003-paths", &["data/reruns/003-paths"]),
 ];
 
@@ -66,7 +72,9 @@ fn ok(args: &[&str]) -> String {
 }
 
 fn golden(name: &str) -> PathBuf {
-    root().join("tests/fixtures/reply").join(format!("{name}.txt"))
+    root()
+        .join("tests/fixtures/reply")
+        .join(format!("{name}.txt"))
 }
 
 /// The lines wider than a mail's 72 columns, with their numbers.
@@ -133,7 +141,10 @@ fn every_line_fits_72_columns_and_the_acceptance_reply_60_lines() {
         "--profile published --set link=1 --set replicates=3",
         "Content hash of 000-published",
     ] {
-        assert!(acceptance.contains(needle), "no {needle:?} in\n{acceptance}");
+        assert!(
+            acceptance.contains(needle),
+            "no {needle:?} in\n{acceptance}"
+        );
     }
     // One line per claim of the post: each claim's tier is on the line with its number.
     let claims = acceptance
@@ -188,7 +199,11 @@ fn the_content_hash_is_what_sha256sum_gives() {
         .current_dir(&bundle)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{check}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{check}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let shell = String::from_utf8(out.stdout).unwrap();
     assert_eq!(shell.split_whitespace().next(), Some(hash), "{check}");
     // The library's hash is the same, and names what it covers.
@@ -216,7 +231,10 @@ fn a_changed_table_changes_the_hash() {
     let mid = bytes.len() / 2;
     bytes[mid] ^= 1;
     std::fs::write(&geometry, bytes).unwrap();
-    assert_ne!(fslab::store::content_hash(dir.path()).unwrap().sha256, before);
+    assert_ne!(
+        fslab::store::content_hash(dir.path()).unwrap().sha256,
+        before
+    );
 }
 
 #[test]
@@ -251,7 +269,11 @@ fn a_post_gives_in_reply_to_its_message_id_and_none_is_made_up() {
 fn failure(args: &[&str]) -> String {
     let o = reply(args);
     assert!(!o.status.success(), "fslab reply {args:?} succeeded");
-    assert_eq!(o.status.code(), Some(1), "{args:?}");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{args:?}: errors exit 2, as in every fslab command"
+    );
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!err.contains("panicked"), "{err}");
     err
@@ -275,12 +297,29 @@ fn a_missing_or_bad_bundle_or_post_is_a_located_error() {
     assert!(err.contains("line 1 column"), "{err}");
     let err = failure(&["data/reruns/000-published", "--compare", "data/reruns/nope"]);
     assert!(err.contains("--compare"), "{err}");
-    assert!(err.contains("data/reruns/nope: not a result bundle"), "{err}");
-    let err = failure(&["data/reruns/000-published", "--post", "tests/fixtures/reply/absent.eml"]);
-    assert!(err.contains("--post tests/fixtures/reply/absent.eml"), "{err}");
+    assert!(
+        err.contains("data/reruns/nope: not a result bundle"),
+        "{err}"
+    );
+    let err = failure(&[
+        "data/reruns/000-published",
+        "--post",
+        "tests/fixtures/reply/absent.eml",
+    ]);
+    assert!(
+        err.contains("--post tests/fixtures/reply/absent.eml"),
+        "{err}"
+    );
     assert!(err.contains("No such file"), "{err}");
     let empty = dir.path().join("empty.eml");
     std::fs::write(&empty, "\n\n").unwrap();
-    let err = failure(&["data/reruns/000-published", "--post", empty.to_str().unwrap()]);
-    assert!(err.contains(&format!("--post {}: not a mail", empty.display())), "{err}");
+    let err = failure(&[
+        "data/reruns/000-published",
+        "--post",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains(&format!("--post {}: not a mail", empty.display())),
+        "{err}"
+    );
 }
