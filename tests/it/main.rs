@@ -39,6 +39,7 @@ mod faults;
 mod fio_example;
 mod fuzz_spec;
 mod import;
+mod import_acceptance;
 mod import_counting;
 mod import_dirs;
 mod import_fio;
