@@ -206,6 +206,8 @@ mod tests {
             note: None,
             grounds: None,
             scale_standing: super::super::verdict::ScaleStanding::Published,
+            power: None,
+            reading: None,
         }
     }
 
