@@ -47,7 +47,7 @@ pub fn why_words(a: &Answer) -> String {
     let expected = &a.expected;
     match &a.why {
         Why::RerunsDisagree { first, second } => {
-            format!("the two reruns disagree: {first} against {second}")
+            format!("reruns disagree: {first}; other rerun: {second}")
         }
         Why::ReducedScaleRerunsDisagree => {
             "below the published scale; at their own scale the two reruns disagree".into()
