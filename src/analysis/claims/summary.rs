@@ -261,6 +261,9 @@ pub struct Answer {
     pub standing: Standing,
     /// How many verdicts of the claim (sections × kernels) the answer was chosen from.
     pub candidates: usize,
+    /// Which reading of the post the deciding verdict assumes (`needs: reading:`), in
+    /// its words; None when the claim names no reading.
+    pub reading: Option<String>,
 }
 
 /// One answer per claim of every experiment in the sections: experiments in the order
@@ -320,6 +323,7 @@ fn answer(sections: &[Section], exp: &str, id: &str) -> Option<Answer> {
         why: why(sec, v),
         standing: standings[i],
         candidates: candidates.len(),
+        reading: v.reading.clone(),
     })
 }
 

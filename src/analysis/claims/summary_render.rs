@@ -190,7 +190,33 @@ fn experiments(answers: &[Answer]) -> Vec<&str> {
 
 /// The cells of each row: experiment (on its first row only), claim, published, here,
 /// tier, decided by, why.
-fn rows<'a>(answers: &'a [&'a Answer], code: bool) -> Vec<[String; 7]> {
+/// The readings the answers assume, each once, in the order they first appear: a row
+/// names its reading by its place here (`R1`, `R2`), the words are said once below.
+fn readings(answers: &[Answer]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in answers.iter().filter_map(|a| a.reading.as_deref()) {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn reading_tag(a: &Answer, all: &[&str]) -> String {
+    a.reading
+        .as_deref()
+        .and_then(|r| all.iter().position(|x| *x == r))
+        .map_or_else(|| "—".into(), |i| format!("R{}", i + 1))
+}
+
+fn reading_legend(all: &[&str]) -> String {
+    all.iter()
+        .enumerate()
+        .map(|(i, r)| format!("R{}: read as {r}\n", i + 1))
+        .collect()
+}
+
+fn rows<'a>(answers: &'a [&'a Answer], all: &[&str], code: bool) -> Vec<[String; 8]> {
     let mut last: Option<&str> = None;
     answers
         .iter()
@@ -208,19 +234,21 @@ fn rows<'a>(answers: &'a [&'a Answer], code: bool) -> Vec<[String; 7]> {
                 here_words(a),
                 a.tier_label.clone(),
                 decided_by(a, code),
+                reading_tag(a, all),
                 why_words(a),
             ]
         })
         .collect()
 }
 
-const HEAD: [&str; 7] = [
+const HEAD: [&str; 8] = [
     "experiment",
     "claim",
     "published",
     "here",
     "tier",
     "decided by",
+    "reading",
     "why",
 ];
 
@@ -231,6 +259,7 @@ fn md_cell(s: &str) -> String {
 /// The summary as a Markdown section (`## Summary…`), for the top of REPRODUCTION.md.
 pub fn summary_md(answers: &[Answer]) -> String {
     let (post, variants): (Vec<&Answer>, Vec<&Answer>) = answers.iter().partition(|a| !a.variant);
+    let all = readings(answers);
     let mut out = String::from("## Summary: one answer per claim\n\n");
     out.push_str(
         "One row per claim of each post, over every section below: the post's number, the number here from the evidence that decides (its section and bundle), the tier that section supports and why in a few words (the section has the details). ",
@@ -239,13 +268,13 @@ pub fn summary_md(answers: &[Answer]) -> String {
     out.push_str("\n\n");
     out.push_str(&format!("| {} |\n", HEAD.join(" | ")));
     out.push_str(&format!("|{}\n", "---|".repeat(HEAD.len())));
-    let line = |r: &[String; 7]| {
+    let line = |r: &[String; 8]| {
         format!(
             "| {} |\n",
             r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
         )
     };
-    for r in rows(&post, true) {
+    for r in rows(&post, &all, true) {
         out.push_str(&line(&r));
     }
     if !variants.is_empty() {
@@ -253,21 +282,23 @@ pub fn summary_md(answers: &[Answer]) -> String {
             "| *fslab's own variants (no quote from the post; not counted)* |{}\n",
             " |".repeat(HEAD.len() - 1)
         ));
-        for r in rows(&variants, true) {
+        for r in rows(&variants, &all, true) {
             out.push_str(&line(&r));
         }
     }
     out.push_str(&format!("\n{}\n", tally(answers)));
+    out.push_str(&reading_legend(&all));
     out
 }
 
 /// The summary as aligned text for a terminal (`fslab claims --summary`).
 pub fn summary_text(answers: &[Answer]) -> String {
     let (post, variants): (Vec<&Answer>, Vec<&Answer>) = answers.iter().partition(|a| !a.variant);
-    let post_rows = rows(&post, false);
-    let variant_rows = rows(&variants, false);
-    let head: [String; 7] = HEAD.map(String::from);
-    let mut width = [0usize; 7];
+    let all = readings(answers);
+    let post_rows = rows(&post, &all, false);
+    let variant_rows = rows(&variants, &all, false);
+    let head: [String; 8] = HEAD.map(String::from);
+    let mut width = [0usize; 8];
     for r in std::iter::once(&head)
         .chain(&post_rows)
         .chain(&variant_rows)
@@ -276,7 +307,7 @@ pub fn summary_text(answers: &[Answer]) -> String {
             *w = (*w).max(c.chars().count());
         }
     }
-    let line = |r: &[String; 7]| {
+    let line = |r: &[String; 8]| {
         let mut s = String::new();
         for (i, c) in r.iter().enumerate() {
             s.push_str(c);
@@ -302,5 +333,6 @@ pub fn summary_text(answers: &[Answer]) -> String {
         }
     }
     out.push_str(&format!("\n{}\n", tally(answers)));
+    out.push_str(&reading_legend(&all));
     out
 }
