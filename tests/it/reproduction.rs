@@ -879,6 +879,22 @@ fn the_summary_gives_one_answer_per_claim_on_one_screen() {
     for a in &r.answers {
         assert!(summary.contains(&format!("| {} |", a.id)), "{}", a.id);
     }
+    // Issue 43.5: which reading each verdict assumes, said once under the table.
+    assert!(
+        summary.contains("\nR1: read as the post's fsstress ran creat alone"),
+        "{summary}"
+    );
+    let a = r
+        .answers
+        .iter()
+        .find(|a| a.id == "later-runs-same")
+        .unwrap();
+    assert!(
+        a.reading
+            .as_deref()
+            .is_some_and(|s| s.contains("creat alone")),
+        "{a:?}"
+    );
     let text = summary_text(&r.answers);
     assert!(text.lines().count() <= 40, "{text}");
 }
