@@ -246,6 +246,12 @@ fn medium_substitutions(m: &Manifest) -> Vec<Substitution> {
 /// why. Substitutions cap `reproduced` (they are named once, where the verdicts are
 /// listed, not in each reason).
 pub fn decide_point(expect: &Expect, value: f64, substituted: bool) -> (Tier, String) {
+    let (tier, _, why) = decide_point_on(expect, value, substituted);
+    (tier, why)
+}
+
+/// [`decide_point`], also saying what decided it ([`Decided::Point`]).
+pub fn decide_point_on(expect: &Expect, value: f64, substituted: bool) -> (Tier, Decided, String) {
     let why = NoInterval::DeterministicLayout;
     let v = crate::analysis::fmt_sig(value, 4);
     if expect.holds(value) {
@@ -254,17 +260,41 @@ pub fn decide_point(expect: &Expect, value: f64, substituted: bool) -> (Tier, St
         } else {
             Tier::Reproduced
         };
-        (tier, format!("{v} is {expect} ({why})"))
+        (
+            tier,
+            Decided::Point(Side::Inside),
+            format!("{v} is {expect} ({why})"),
+        )
     } else {
         (
             Tier::NotReproduced,
+            Decided::Point(Side::Outside),
             format!("{v} violates {expect} ({why})"),
         )
     }
 }
 
+/// What decided a tier computed from a measured number ([`decide_on`],
+/// [`decide_point_on`]), typed: the reason says the same in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decided {
+    /// The interval is over the iterations of one filesystem: it never decides; `need`
+    /// replicates a side would.
+    IterationsOnly { need: usize },
+    /// Fewer replicates a side (`have`) than a decisive tier needs (`need`).
+    TooFewReplicates { have: usize, need: usize },
+    /// The number has no interval.
+    NoInterval(NoInterval),
+    /// Where the 95 % interval lies against `expect`.
+    Interval(Side),
+    /// A number that has no interval by its nature (a layout read once), against `expect`.
+    Point(Side),
+}
+
 /// Where an interval lies against `expect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Side {
     /// The whole interval satisfies `expect`.
     Inside,
@@ -299,6 +329,18 @@ pub fn decide(
     min_replicates: usize,
     substituted: bool,
 ) -> (Tier, String) {
+    let (tier, _, why) = decide_on(expect, interval, rep, min_replicates, substituted);
+    (tier, why)
+}
+
+/// [`decide`], also saying what decided it, typed ([`Decided`]).
+pub fn decide_on(
+    expect: &Expect,
+    interval: &Result<Interval, NoInterval>,
+    rep: &Replication,
+    min_replicates: usize,
+    substituted: bool,
+) -> (Tier, Decided, String) {
     if rep.unit == SampleUnit::Iteration {
         let mut r = format!(
             "{}: an interval over the iterations of one filesystem does not cover the variation from one filesystem to the next; at least {min_replicates} replicates a side are needed",
@@ -315,11 +357,21 @@ pub fn decide(
                 i.label()
             ));
         }
-        return (Tier::Inconclusive, r);
+        return (
+            Tier::Inconclusive,
+            Decided::IterationsOnly {
+                need: min_replicates,
+            },
+            r,
+        );
     }
     if rep.fewest_replicates() < min_replicates {
         return (
             Tier::Inconclusive,
+            Decided::TooFewReplicates {
+                have: rep.fewest_replicates(),
+                need: min_replicates,
+            },
             format!(
                 "{}; at least {min_replicates} replicates a side are needed",
                 rep.label()
@@ -328,23 +380,33 @@ pub fn decide(
     }
     let i = match interval {
         Ok(i) => i,
-        Err(e) => return (Tier::Inconclusive, format!("{}; {e}", rep.label())),
+        Err(e) => {
+            return (
+                Tier::Inconclusive,
+                Decided::NoInterval(e.clone()),
+                format!("{}; {e}", rep.label()),
+            )
+        }
     };
-    match side(expect, i) {
+    let s = side(expect, i);
+    match s {
         Side::Inside => (
             if substituted {
                 Tier::ReproducedWithSubstitutes
             } else {
                 Tier::Reproduced
             },
+            Decided::Interval(s),
             format!("the whole interval {} is {expect}", i.label()),
         ),
         Side::Outside => (
             Tier::NotReproduced,
+            Decided::Interval(s),
             format!("the whole interval {} violates {expect}", i.label()),
         ),
         Side::Straddles => (
             Tier::Inconclusive,
+            Decided::Interval(s),
             format!("the interval {} straddles {expect}", i.label()),
         ),
     }

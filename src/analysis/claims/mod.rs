@@ -78,9 +78,12 @@ mod render;
 mod reproduction;
 mod scale;
 mod scale_need;
+mod sections;
 mod select;
 mod slope;
 mod spill;
+mod summary;
+mod summary_render;
 mod units;
 mod verdict;
 mod words;
@@ -95,7 +98,10 @@ pub use render::{
     claims_frame, claims_tier_counts, counted_per, post_claims, render, shared_lines, tier_counts,
     tier_counts_frame, verdicts_frame, CountedPer, Report,
 };
-pub use reproduction::{reproduction_md, ClaimsSource};
+pub use reproduction::{render_reproduction, reproduction_md, SHARED_MIN};
+pub use sections::{analyse, ClaimsSource, Reading, Section, Settled};
+pub use summary::{best, rank, summarise, Answer, Bearing, Need, ReadingKind, Standing, Why};
+pub use summary_render::{summary_md, summary_text, why_words, WHY_MAX};
 pub use units::{Replication, SampleUnit};
 pub use verdict::*;
 

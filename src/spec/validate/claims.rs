@@ -39,6 +39,30 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
     if let Some(sc) = &def.scale {
         check_scale(def, sc, loc)?;
     }
+    for var in def.post_reading.iter().flat_map(|r| r.keys()) {
+        if !def.vars.contains_key(var) {
+            let pos = loc
+                .section("post_reading")
+                .map(|r| {
+                    loc.value_in(r.clone(), var)
+                        .unwrap_or_else(|| loc.start_of(&r))
+                })
+                .unwrap_or((0, 0));
+            let mut e = loc.at_pos(
+                pos,
+                format!("`post_reading: {var}` is not a var of the experiment"),
+            );
+            e.help = Some(format!(
+                "name the `vars:` whose values make the workload run as the post's tools ran it: {}",
+                def.vars
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            return Err(e);
+        }
+    }
     let section = loc.section("claims");
     let mut seen: IndexMap<&str, usize> = IndexMap::new();
     for (i, claim) in def.claims.iter().enumerate() {
