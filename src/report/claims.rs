@@ -229,6 +229,8 @@ pub(crate) mod tests {
             details: Vec::new(),
             substitutions: Vec::new(),
             note: None,
+            power: None,
+            reading: None,
         }
     }
 
