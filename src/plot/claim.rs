@@ -243,20 +243,24 @@ pub(super) fn draw<DB: DrawingBackend>(
     let left = TextStyle::from((FAMILY, LABEL).into_font())
         .color(&grey)
         .pos(Pos::new(HPos::Left, VPos::Center));
-    chart.draw_series(p.rows.iter().enumerate().filter_map(|(i, r)| {
-        r.value.is_none().then(|| {
-            Text::new(
-                format!(
-                    "no number here{}",
-                    r.note
-                        .as_deref()
-                        .map(|w| format!(": {w}"))
-                        .unwrap_or_default()
-                ),
-                (x0 + (x1 - x0) * 0.02, at(i)),
-                left.clone(),
-            )
-        })
-    }))?;
+    chart.draw_series(
+        p.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.value.is_none())
+            .map(|(i, r)| {
+                Text::new(
+                    format!(
+                        "no number here{}",
+                        r.note
+                            .as_deref()
+                            .map(|w| format!(": {w}"))
+                            .unwrap_or_default()
+                    ),
+                    (x0 + (x1 - x0) * 0.02, at(i)),
+                    left.clone(),
+                )
+            }),
+    )?;
     legend_box(&mut chart, SeriesLabelPosition::UpperRight)
 }

@@ -95,7 +95,7 @@ pub fn own_scale(v: &ClaimVerdict, common: &[&str]) -> String {
 /// A row of a claim chart from one verdict.
 fn estimate(label: String, v: &ClaimVerdict) -> ClaimEstimate {
     let note = match (v.measured, &v.no_interval) {
-        (None, _) => Some(format!("{}", v.tier_label())),
+        (None, _) => Some(v.tier_label().to_string()),
         (Some(_), Some(why)) => Some(why.clone()),
         _ => None,
     };

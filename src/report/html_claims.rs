@@ -120,6 +120,12 @@ fn what_cell(v: &ClaimVerdict, common: &[&str]) -> String {
         "<details><summary>why</summary><p>{}</p>",
         html_escape(&v.reason)
     ));
+    if let Some(r) = &v.reading {
+        s.push_str(&format!("<p>reading of the post: {}</p>", html_escape(r)));
+    }
+    if let Some(p) = v.power_line() {
+        s.push_str(&format!("<p>{}</p>", html_escape(&p)));
+    }
     if let Some(n) = &v.note {
         s.push_str(&format!("<p>note: {}</p>", html_escape(n)));
     }

@@ -61,6 +61,7 @@ mod parse_fixtures;
 mod parse_proptest;
 mod parse_world;
 mod published;
+mod report_claims_html;
 mod reproduction;
 mod run_order;
 mod scale_check;
