@@ -18,8 +18,11 @@
 
 pub mod cells;
 pub mod charts;
+pub mod claims;
 pub mod content;
+pub mod forest;
 pub mod html;
+pub mod html_claims;
 pub mod markdown;
 pub mod reply;
 pub mod reply_content;

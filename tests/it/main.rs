@@ -63,6 +63,7 @@ mod parse_proptest;
 mod parse_world;
 mod published;
 mod reply;
+mod report_claims_html;
 mod reproduction;
 mod run_order;
 mod scale_check;
