@@ -30,7 +30,7 @@ pub use step_error::StepError;
 pub use crate::store::RunOrder;
 pub use approve::approve_mappings;
 pub use error::RunError;
-pub use options::{Event, EventSink, RunOptions};
+pub use options::{Event, EventSink, RunHook, RunOptions};
 pub use resume::{plan_of_bundle, resume};
 
 use approve::device_infos;
@@ -177,10 +177,14 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         merged: None,
         executables: target.executables(plan),
         run_order: None,
+        calibration: None,
     };
     let mut manifest = mark_shard(manifest, opts.shard);
     manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
+    if let Some(h) = &opts.hook {
+        h.started(&mut writer)?;
+    }
     run_points(plan, opts, &work, &mut writer, &mapped)
 }
 
