@@ -4,11 +4,13 @@
 //! One noun per file: [`RunOptions`] and [`Event`]s (`options`), why a run stops
 //! (`error`), `--device` approval (`approve`), finishing an interrupted bundle
 //! (`resume`), the step context that renders and runs one step (`context`), the order
-//! of the (point, replicate) pairs (`order`), and running those pairs (`point`). This
-//! file holds [`run`] and re-exports.
+//! of the (point, replicate) pairs (`order`), running those pairs (`point`), and one
+//! point run as two sides for `fslab calibrate` (`calibrate`). This file holds [`run`]
+//! and re-exports.
 
 mod approve;
 mod blocksize;
+pub mod calibrate;
 mod context;
 mod counters;
 pub mod env;

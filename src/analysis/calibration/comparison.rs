@@ -10,7 +10,7 @@ use super::super::{i64_values, str_values, AnalysisError};
 use crate::analysis::claims::{Replication, SampleUnit};
 use crate::spec::claim::Expect;
 use crate::store::CalibrationDesign;
-use polars::prelude::{BooleanChunked, Column, DataFrame, NewChunkedArray};
+use polars::prelude::{BooleanChunked, Column, DataFrame, NewChunkedArray, PolarsResult};
 use serde::Serialize;
 
 /// The point id both sides get inside a comparison, so that `fslab compare` sets them
@@ -178,6 +178,76 @@ pub fn compare_block(
             .map_or_else(|| "none".to_string(), |i| i.label()),
         stated: stated(design),
     })
+}
+
+/// The rows as the bundle's `calibration` table, every column typed as it is (a
+/// column that is empty in one batch keeps its type, so batches line up).
+pub fn rows_frame(rows: &[CalibrationRow]) -> PolarsResult<DataFrame> {
+    fn f(name: &str, v: Vec<Option<f64>>) -> Column {
+        Column::new(name.into(), v)
+    }
+    fn u(name: &str, v: Vec<u32>) -> Column {
+        Column::new(name.into(), v)
+    }
+    fn s(name: &str, v: Vec<String>) -> Column {
+        Column::new(name.into(), v)
+    }
+    let cols = vec![
+        u("comparison", rows.iter().map(|r| r.comparison).collect()),
+        u("first_pair", rows.iter().map(|r| r.first_pair).collect()),
+        u("last_pair", rows.iter().map(|r| r.last_pair).collect()),
+        u("a_n", rows.iter().map(|r| r.a_n as u32).collect()),
+        u("b_n", rows.iter().map(|r| r.b_n as u32).collect()),
+        f("a_mean", rows.iter().map(|r| r.a_mean).collect()),
+        f("b_mean", rows.iter().map(|r| r.b_mean).collect()),
+        f("a_cv_pct", rows.iter().map(|r| r.a_cv_pct).collect()),
+        f("b_cv_pct", rows.iter().map(|r| r.b_cv_pct).collect()),
+        f("ratio", rows.iter().map(|r| r.ratio).collect()),
+        f("ratio_lo", rows.iter().map(|r| r.ratio_lo).collect()),
+        f("ratio_hi", rows.iter().map(|r| r.ratio_hi).collect()),
+        f("change_pct", rows.iter().map(|r| r.change_pct).collect()),
+        f("p_value", rows.iter().map(|r| r.p_value).collect()),
+        f("p_adjusted", rows.iter().map(|r| r.p_adjusted).collect()),
+        s(
+            "compare",
+            rows.iter().map(|r| significance_word(r.compare)).collect(),
+        ),
+        s(
+            "tier_same",
+            rows.iter().map(|r| tier_word(r.tier_same)).collect(),
+        ),
+        s(
+            "tier_slower",
+            rows.iter().map(|r| tier_word(r.tier_slower)).collect(),
+        ),
+        f("truth", rows.iter().map(|r| r.truth).collect()),
+        Column::new(
+            "covers".into(),
+            rows.iter().map(|r| r.covers).collect::<Vec<Option<bool>>>(),
+        ),
+        s(
+            "injected",
+            rows.iter().map(|r| r.injected.clone()).collect(),
+        ),
+        s("stated", rows.iter().map(|r| r.stated.clone()).collect()),
+    ];
+    DataFrame::new(rows.len(), cols)
+}
+
+/// The snake-case word serde gives a value (`not_significant`, `not_reproduced`).
+fn word<T: Serialize>(v: T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|j| j.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn significance_word(s: Significance) -> String {
+    word(s)
+}
+
+fn tier_word(t: Tier) -> String {
+    word(t)
 }
 
 #[cfg(test)]

@@ -17,18 +17,17 @@
 //! With nothing injected (A/A) every called difference is a false positive. With a known
 //! slowdown injected into B (`store::Injection`) the same rates are power, and the
 //! interval's coverage of the injected ratio is checked. [`rates`] counts them with a
-//! Clopper–Pearson interval ([`Proportion`]); [`power`] says what a design could detect
-//! at a measured spread.
+//! Clopper–Pearson interval ([`Proportion`]); what a design could detect at a measured
+//! spread is `analysis::power`, shared with `fslab claims`.
 //!
 //! Pure: the runner (`run::calibrate`) calls [`compare_block`] after each block of pairs
 //! and stores the rows and the [`record`].
 
 mod comparison;
-pub mod power;
 mod proportion;
 mod rates;
 
-pub use comparison::{compare_block, stated, CalibrationRow};
+pub use comparison::{compare_block, rows_frame, stated, CalibrationRow};
 pub use proportion::{Proportion, RateInterval};
 pub use rates::{happened, rate_text, rates};
 
