@@ -32,12 +32,14 @@
 //! | `hash` | [`content_hash`]: one sha256 over a bundle's manifest, experiment, journal and tables |
 //! | [`parts`] | capture rows on disk before they reach their table (`.parts/`) |
 //! | `status`, `order` | the typed statuses of a bundle, a point and a run; the run order |
+//! | `calibration` | what `fslab calibrate` records: its design, the injected effect, the rates |
 //! | [`merge`] | merging shard bundles |
 
 use crate::frames;
 use polars::prelude::PolarsError;
 use std::path::{Path, PathBuf};
 
+mod calibration;
 mod files;
 mod format;
 mod hash;
@@ -49,6 +51,9 @@ mod reader;
 mod status;
 mod writer;
 
+pub use calibration::{
+    CalibrationDesign, CalibrationRecord, Expected, Injection, RateEvent, RateRecord,
+};
 pub use files::{atomic_copy, atomic_write, read_parquet, write_parquet};
 pub use format::{
     point_dir_name, runs_frame, short_id, stamped_id, DeviceInfo, Environment, ExecutableRecord,
