@@ -200,7 +200,7 @@ pub fn base_verdicts(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::{claim_charts, claim_rows, common_scale, own_scale};
-    use crate::analysis::claims::{ClaimVerdict, Expect};
+    use crate::analysis::claims::{ClaimVerdict, Expect, ScaleStanding};
     use crate::analysis::tiers::Tier;
     use std::collections::HashMap;
 
@@ -231,6 +231,8 @@ pub(crate) mod tests {
             note: None,
             power: None,
             reading: None,
+            grounds: None,
+            scale_standing: ScaleStanding::Published,
         }
     }
 
