@@ -25,7 +25,18 @@ pub struct ClaimRow {
 pub struct ClaimChart {
     pub id: String,
     pub caption: String,
-    pub chart: Result<Chart, String>,
+    pub chart: Result<Chart, NoChart>,
+}
+
+/// Why a claim has no chart.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NoChart {
+    /// Neither the bundle nor the post has a number for the claim.
+    #[error("no chart: neither this bundle nor the post has a number for it")]
+    NoNumber,
+    /// The chart could not be drawn (the plotting error, as text).
+    #[error("{0}")]
+    Draw(String),
 }
 
 /// The `expect:` of every claim of the bundle's experiment whose check can be read, by
@@ -148,10 +159,8 @@ pub fn claim_charts(rows: &[ClaimRow], here: &str, base: Option<&str>) -> Vec<Cl
                 rows: estimates,
             };
             let chart = Chart::claim(id, plot).map_err(|e| match e {
-                PlotError::Empty(_) => {
-                    "no chart: neither this bundle nor the post has a number for it".to_string()
-                }
-                e => e.to_string(),
+                PlotError::Empty(_) => NoChart::NoNumber,
+                e => NoChart::Draw(e.to_string()),
             });
             ClaimChart {
                 id: id.to_string(),
@@ -276,7 +285,7 @@ pub(crate) mod tests {
         assert_eq!(p.expect, (Some(1.5), None));
         assert_eq!(p.published, Some(3.0));
         // Nothing measured and nothing published: no chart, and it says why.
-        assert!(charts[1].chart.as_ref().unwrap_err().contains("no chart"));
+        assert!(matches!(charts[1].chart, Err(super::NoChart::NoNumber)));
         assert!(common_scale(&rows).is_empty());
     }
 

@@ -300,7 +300,7 @@ pub fn render(c: &ClaimsContent) -> Result<String, ReportError> {
             Err(why) => s.push_str(&format!(
                 "<p class=\"note\"><b>{}</b>: {}</p>",
                 html_escape(&ch.id),
-                html_escape(why)
+                html_escape(&why.to_string())
             )),
         }
         s.push_str(&format!(

@@ -26,6 +26,7 @@ pub mod html_claims;
 pub mod markdown;
 pub mod reply;
 pub mod reply_content;
+mod reply_table;
 pub mod wrap;
 
 pub use charts::ChartError;
