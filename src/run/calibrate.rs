@@ -210,9 +210,56 @@ fn program_words(plan: &Plan, step: &Step) -> Vec<String> {
     }
 }
 
+/// A step's command with `prefix` words before it.
+fn with_prefix(step: &Step, prefix: &[String]) -> Option<CommandSpec> {
+    match &step.run {
+        Some(CommandSpec::Line(l)) => Some(CommandSpec::Line(format!(
+            "{} {l}",
+            shell_words::join(prefix)
+        ))),
+        Some(CommandSpec::Argv(v)) => {
+            Some(CommandSpec::Argv(prefix.iter().chain(v).cloned().collect()))
+        }
+        None => None,
+    }
+}
+
+/// The words that run a command under `fslab delay` (see [`delayed`]).
+fn delay_prefix(pct: f64) -> Vec<String> {
+    vec![
+        "{{fslab}}".into(),
+        "delay".into(),
+        "--pct".into(),
+        pct.to_string(),
+        "--".into(),
+    ]
+}
+
 /// Put `inj` into side `b` of `plan`.
 fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), CalibrateError> {
+    if let Injection::Delay { pct } = inj {
+        // Both sides run the wrapper, side A with no delay, so that its start is on
+        // both sides alike.
+        let step = plan.experiment.def.workload_at(&b.vars).clone();
+        if step.run.is_none() {
+            return Err(CalibrateError::WrongWorkload {
+                what: "delay",
+                needs: "a command (`run:`)",
+                runs: "nothing".into(),
+            });
+        }
+        for (side, p) in [("A", 0.0), ("B", *pct)] {
+            let mut variant = step.clone();
+            variant.run = with_prefix(&step, &delay_prefix(p));
+            variant
+                .when
+                .insert(SIDE_VAR.into(), Value::Str(side.into()));
+            plan.experiment.def.workload_variants.insert(0, variant);
+        }
+        return Ok(());
+    }
     let extra: Vec<String> = match inj {
+        Injection::Delay { .. } => unreachable!("handled above"),
         Injection::Throttle {
             device,
             read_iops,
@@ -279,6 +326,43 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
     variant.when.insert(SIDE_VAR.into(), Value::Str("B".into()));
     plan.experiment.def.workload_variants.insert(0, variant);
     Ok(())
+}
+
+/// What [`delayed`] did: the command's exit status, the time it took, the time waited.
+#[derive(Debug)]
+pub struct Delayed {
+    pub status: std::process::ExitStatus,
+    pub worked: std::time::Duration,
+    pub waited: std::time::Duration,
+}
+
+/// Run `argv` (stdio inherited) and, when it has exited, wait `pct` % of the time it
+/// took before returning: a sleep to 200 µs before the deadline, then a busy-wait to
+/// it, so the wait is `pct` % of the command's time to within the clock's resolution
+/// (the busy-wait's last check; a preempted busy-wait still ends at the deadline, or
+/// later only by the time until the next run of this process). `fslab delay`.
+pub fn delayed(argv: &[String], pct: f64) -> std::io::Result<Delayed> {
+    use std::time::{Duration, Instant};
+    let (program, args) = argv.split_first().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command to run")
+    })?;
+    let start = Instant::now();
+    let status = std::process::Command::new(program).args(args).status()?;
+    let worked = start.elapsed();
+    let wait = worked.mul_f64(pct.max(0.0) / 100.0);
+    let deadline = Instant::now() + wait;
+    let slack = Duration::from_micros(200);
+    if wait > slack {
+        std::thread::sleep(wait - slack);
+    }
+    while Instant::now() < deadline {
+        std::hint::spin_loop();
+    }
+    Ok(Delayed {
+        status,
+        worked,
+        waited: Instant::now().duration_since(deadline - wait),
+    })
 }
 
 /// Computes each comparison when its pairs have run, and keeps the record current.

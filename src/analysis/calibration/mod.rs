@@ -50,9 +50,14 @@ pub fn truth(
     Ok(match inj.expected() {
         Expected::Ratio(r) => (
             Some(r),
-            Some(format!(
-                "{r} by construction (of the time the injected program works; its start and exit are not delayed)"
-            )),
+            Some(match inj {
+                crate::store::Injection::Delay { .. } => format!(
+                    "{r} by construction (of the time the command takes inside `fslab delay`; the runner's own spawn and wait around it, on both sides alike, are not delayed)"
+                ),
+                _ => format!(
+                    "{r} by construction (of the time the injected program works; its start and exit are not delayed)"
+                ),
+            }),
         ),
         Expected::AddedSeconds(s) => {
             let warmup = Warmup::from_count(design.warmup);

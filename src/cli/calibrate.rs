@@ -1,0 +1,252 @@
+//! `fslab calibrate EXPERIMENT`: one point run as two sides in interleaved pairs, and the
+//! false-positive rate (A/A) or the power and coverage (a known slowdown injected into
+//! side B) of fslab's verdicts on this host (`run::calibrate`).
+
+use anyhow::Context;
+use fslab::analysis::calibration::rate_text;
+use fslab::run::calibrate::{calibrate, CalibrateOptions};
+use fslab::run::{Event, RunError, RunOptions};
+use fslab::store::{CalibrationRecord, Injection, RateEvent};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Experiment file, or its id in ./experiments.
+    pub experiment: String,
+    /// Profile to use (default: the experiment's default).
+    #[arg(long, short)]
+    pub profile: Option<String>,
+    /// Override one variable or matrix axis: NAME=VALUE.
+    #[arg(long = "set", short = 's', value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// The point both sides run (its id, as `fslab plan` prints it); needed when the
+    /// plan has more than one.
+    #[arg(long, value_name = "ID")]
+    pub point: Option<String>,
+    /// Pairs: replicates a side, run in blocks of one replicate of each side in random
+    /// order.
+    #[arg(long, default_value_t = 200)]
+    pub pairs: u32,
+    /// Replicates a side per comparison (default: the point's `replicates` when at
+    /// least 3, else 3); comparison c takes pairs (c − 1)·K + 1 … c·K.
+    #[arg(long, value_name = "K")]
+    pub per_side: Option<u32>,
+    /// A known slowdown injected into side B: `delay:pct=P` (any workload: the command
+    /// waits P % of its own time before it exits), `stress-delay:pct=P` (`fslab
+    /// stress`), `fio-spin:usec=U,blocks=B,ios=N` (fio), or
+    /// `throttle:device=NAME,read_iops=N,…` (a cgroup block-I/O throttle; its effect is
+    /// not known in advance, so no coverage). Without it: an A/A calibration.
+    #[arg(long, value_name = "SPEC")]
+    pub inject: Option<String>,
+    /// The runs column compared.
+    #[arg(long, default_value = "wall_s")]
+    pub metric: String,
+    /// Leading iterations of each replicate left out as warm-up (default: 1 when the
+    /// workload repeats, else 0).
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// `fslab compare`'s significance level.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Noise threshold in percent (`fslab compare`'s, and the band of the tier rule's
+    /// "the same" claim).
+    #[arg(long, default_value_t = fslab::analysis::DEFAULT_THRESHOLD_PCT)]
+    pub threshold: f64,
+    /// Move the finished bundle here (it must not exist). Default: it stays under the
+    /// results directory.
+    #[arg(long, short = 'o', value_name = "BUNDLE")]
+    pub output: Option<PathBuf>,
+    /// Where the bundle is written while it runs (default: $FSLAB_RESULTS_DIR or ./results).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// fslab's work directory for images and mount points.
+    #[arg(long)]
+    pub work_dir: Option<PathBuf>,
+    /// The seed of the random order within each pair (default: a fresh one; recorded).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let injection = args
+        .inject
+        .as_deref()
+        .map(str::parse::<Injection>)
+        .transpose()?;
+    if let Some(out) = &args.output {
+        if out.exists() {
+            anyhow::bail!(
+                "-o {}: it exists; name a bundle directory that does not",
+                out.display()
+            );
+        }
+    }
+    let plan = super::PlanArgs {
+        experiment: args.experiment.clone(),
+        profile: args.profile.clone(),
+        set: args.set.clone(),
+    }
+    .plan()?;
+    let o = CalibrateOptions {
+        point: args.point.clone(),
+        pairs: args.pairs,
+        per_side: args.per_side,
+        injection,
+        metric: args.metric.clone(),
+        warmup: args.warmup,
+        alpha: args.alpha,
+        threshold_pct: args.threshold,
+    };
+    // Refused designs are said before anything runs.
+    fslab::run::calibrate::calibration_plan(&plan, &o)?;
+    let mut opts = RunOptions::default().with_signal_handlers()?;
+    if let Some(r) = &args.results {
+        opts.results_dir = r.clone();
+    }
+    if let Some(w) = &args.work_dir {
+        opts.work_dir = w.clone();
+    }
+    opts.seed = args.seed;
+    let quiet = args.quiet;
+    let pairs = args.pairs;
+    let opts = opts.with_events(move |e| match e {
+        Event::Started { bundle, seed, .. } => eprintln!(
+            "fslab: calibrating, {pairs} pairs{} → {}",
+            seed.map(|s| format!(" (seed {s})")).unwrap_or_default(),
+            bundle.display()
+        ),
+        Event::ReplicateStarted { position, of, .. } if !quiet && position % 20 == 1 => {
+            eprintln!("fslab: [{position}/{of}]")
+        }
+        Event::PointFinished {
+            id,
+            status,
+            reason: Some(r),
+            ..
+        } => eprintln!("fslab: point {id}: {status}: {r}"),
+        Event::Reclaimed(r) => eprintln!("fslab: {}", r.describe()),
+        Event::Warning(w) => eprintln!("fslab: warning: {w}"),
+        _ => {}
+    });
+    let t0 = Instant::now();
+    let bundle = match calibrate(&plan, &o, opts) {
+        Ok(b) => b,
+        Err(RunError::Interrupted { bundle }) => {
+            eprintln!("fslab: interrupted; all devices and mounts released. Partial bundle (its calibration record counts what finished):");
+            println!("{}", bundle.display());
+            return Ok(ExitCode::from(130));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let wall = t0.elapsed();
+    let record = bundle
+        .manifest()
+        .calibration
+        .clone()
+        .context("the bundle has no calibration record")?;
+    let ok = bundle.manifest().status == fslab::store::BundleStatus::Complete;
+    let path = match &args.output {
+        Some(out) => move_bundle(bundle.path(), out)?,
+        None => bundle.path().to_path_buf(),
+    };
+    print!("{}", render(&record, wall, &path));
+    Ok(if ok && record.comparisons > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Rename the bundle to `out` (its parent made if needed).
+fn move_bundle(from: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("-o {}: making {}", out.display(), parent.display()))?;
+    }
+    std::fs::rename(from, out).with_context(|| {
+        format!(
+            "-o {}: moving the bundle there (it is complete at {})",
+            out.display(),
+            from.display()
+        )
+    })?;
+    Ok(out.to_path_buf())
+}
+
+/// The calibration's summary for people: design, rates with their intervals.
+pub fn render(r: &CalibrationRecord, wall: Duration, bundle: &Path) -> String {
+    let d = &r.design;
+    let rate = |e: RateEvent| r.rates.iter().find(|x| x.event == e);
+    let mut s = String::new();
+    let kind = if d.injection.is_some() {
+        "injected"
+    } else {
+        "A/A"
+    };
+    s.push_str(&format!("calibration ({kind}) of point {}\n", d.point));
+    s.push_str(&format!("  bundle:       {}\n", bundle.display()));
+    s.push_str(&format!(
+        "  pairs:        {} ({} replicates a side per comparison)\n",
+        d.pairs, d.per_side
+    ));
+    s.push_str(&format!("  comparisons:  {}\n", r.comparisons));
+    s.push_str(&format!("  wall time:    {:.1} s\n", wall.as_secs_f64()));
+    s.push_str(&format!(
+        "  metric:       {} (warm-up {}), α = {}, threshold {} %\n",
+        d.metric, d.warmup, d.alpha, d.threshold_pct
+    ));
+    match &d.injection {
+        None => s.push_str("  injection:    none\n"),
+        Some(i) => s.push_str(&format!("  injection:    {i}\n")),
+    }
+    if let Some(t) = r.truth {
+        s.push_str(&format!(
+            "  true ratio:   {} ({})\n",
+            fslab::analysis::fmt_sig(t, 5),
+            r.truth_note.as_deref().unwrap_or("")
+        ));
+    }
+    let headline: &[(RateEvent, &str)] = if d.injection.is_some() {
+        &[
+            (RateEvent::TierSlower, "tier rule power"),
+            (RateEvent::CompareSignificantSlower, "compare power"),
+            (RateEvent::IntervalCovers, "coverage"),
+        ]
+    } else {
+        &[
+            (RateEvent::TierDiffers, "tier rule false-positive rate"),
+            (
+                RateEvent::TierSlower,
+                "tier rule one-sided false-positive rate",
+            ),
+            (RateEvent::CompareSignificant, "compare false-positive rate"),
+        ]
+    };
+    for (e, name) in headline {
+        if let Some(x) = rate(*e) {
+            s.push_str(&format!("  {name}: {}\n", rate_text(x)));
+        }
+    }
+    s.push_str("every rate (95 % Clopper–Pearson intervals):\n");
+    for x in &r.rates {
+        s.push_str(&format!(
+            "  {:<27} {}: {}{}\n",
+            serde_json::to_value(x.event)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            x.meaning,
+            rate_text(x),
+            x.nominal
+                .map(|n| format!(" [nominal {} %]", fslab::analysis::fmt_sig(100.0 * n, 3)))
+                .unwrap_or_default()
+        ));
+    }
+    s.push_str(&format!("stated: {}\n", r.stated));
+    s
+}
