@@ -561,6 +561,41 @@ teardown:
     }
 
     #[test]
+    fn a_delay_wraps_both_sides_and_delays_side_b_only() {
+        let mut o = opts("fs=xfs");
+        o.injection = Some(Injection::Delay { pct: 2.0 });
+        let (cal, d) = calibration_plan(&plan(), &o).unwrap();
+        let w = |p: &Point| match &cal.experiment.def.workload_at(&p.vars).run {
+            Some(CommandSpec::Line(l)) => l.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            w(&cal.points[0]).starts_with("{{fslab}} delay --pct 0 -- {{fslab}} stress -n"),
+            "{}",
+            w(&cal.points[0])
+        );
+        assert!(
+            w(&cal.points[1]).starts_with("{{fslab}} delay --pct 2 -- {{fslab}} stress -n"),
+            "{}",
+            w(&cal.points[1])
+        );
+        assert_eq!(
+            d.injection.unwrap().expected(),
+            crate::store::Expected::Ratio(1.02)
+        );
+    }
+
+    #[test]
+    fn delayed_waits_at_least_its_share_and_keeps_the_status() {
+        let argv: Vec<String> = ["sh", "-c", "exit 3"].map(String::from).to_vec();
+        let d = delayed(&argv, 100.0).unwrap();
+        assert_eq!(d.status.code(), Some(3));
+        // The busy-wait ends at the deadline or after it, never before.
+        assert!(d.waited >= d.worked, "{d:?}");
+        assert!(delayed(&[], 1.0).is_err());
+    }
+
+    #[test]
     fn what_cannot_be_calibrated_is_said() {
         let p = plan();
         let none = CalibrateOptions {

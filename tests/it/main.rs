@@ -28,6 +28,7 @@ mod blockmap_getfsmap;
 mod blockmap_stream;
 mod bundle_format;
 mod bundle_summaries;
+mod calibrate;
 mod charts;
 mod claims_drafts;
 mod cleanup_safety;
