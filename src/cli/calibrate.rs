@@ -14,7 +14,13 @@ use std::time::{Duration, Instant};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Experiment file, or its id in ./experiments.
-    pub experiment: String,
+    #[arg(required_unless_present = "from")]
+    pub experiment: Option<String>,
+    /// Run nothing: compute a finished (or partial) calibration bundle's comparisons
+    /// again from its runs, with --metric, --per-side or --warmup changed, and print
+    /// them (the bundle is not changed).
+    #[arg(long, value_name = "BUNDLE", conflicts_with_all = ["experiment", "inject", "output", "point", "seed"])]
+    pub from: Option<PathBuf>,
     /// Profile to use (default: the experiment's default).
     #[arg(long, short)]
     pub profile: Option<String>,
@@ -40,9 +46,10 @@ pub struct Args {
     /// not known in advance, so no coverage). Without it: an A/A calibration.
     #[arg(long, value_name = "SPEC")]
     pub inject: Option<String>,
-    /// The runs column compared.
-    #[arg(long, default_value = "wall_s")]
-    pub metric: String,
+    /// The runs column compared (default `wall_s`), or `cpu_s`: `user_s + sys_s`, the
+    /// process tree's CPU time, which waiting for a CPU does not add to.
+    #[arg(long)]
+    pub metric: Option<String>,
     /// Leading iterations of each replicate left out as warm-up (default: 1 when the
     /// workload repeats, else 0).
     #[arg(long)]
@@ -73,6 +80,12 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(b) = &args.from {
+        return again(&args, b);
+    }
+    let Some(experiment) = args.experiment.clone() else {
+        anyhow::bail!("name an experiment (or --from BUNDLE)");
+    };
     let injection = args
         .inject
         .as_deref()
@@ -87,7 +100,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let plan = super::PlanArgs {
-        experiment: args.experiment.clone(),
+        experiment,
         profile: args.profile.clone(),
         set: args.set.clone(),
     }
@@ -97,7 +110,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         pairs: args.pairs,
         per_side: args.per_side,
         injection,
-        metric: args.metric.clone(),
+        metric: args.metric.clone().unwrap_or_else(|| "wall_s".into()),
         warmup: args.warmup,
         alpha: args.alpha,
         threshold_pct: args.threshold,
@@ -154,12 +167,44 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         Some(out) => move_bundle(bundle.path(), out)?,
         None => bundle.path().to_path_buf(),
     };
-    print!("{}", render(&record, wall, &path));
+    print!("{}", render(&record, Some(wall), &path));
     Ok(if ok && record.comparisons > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `--from BUNDLE`: the comparisons again, with the design changed as asked.
+fn again(args: &Args, dir: &Path) -> anyhow::Result<ExitCode> {
+    let b = fslab::Bundle::open(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let rec = b.manifest().calibration.clone().with_context(|| {
+        format!(
+            "{}: not a calibration bundle (its manifest has no `calibration`)",
+            dir.display()
+        )
+    })?;
+    let mut design = rec.design;
+    if let Some(m) = &args.metric {
+        design.metric = m.clone();
+    }
+    if let Some(k) = args.per_side {
+        if k < 2 {
+            anyhow::bail!("--per-side {k}: a comparison needs at least 2 replicates a side");
+        }
+        design.per_side = k;
+    }
+    if let Some(w) = args.warmup {
+        design.warmup = w;
+    }
+    design.alpha = args.alpha;
+    design.threshold_pct = args.threshold;
+    let runs = b
+        .runs()
+        .with_context(|| format!("reading {}", dir.display()))?;
+    let (_, again) = fslab::analysis::calibration::reanalyse(&runs, &design)?;
+    print!("{}", render(&again, None, dir));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Rename the bundle to `out` (its parent made if needed).
@@ -179,7 +224,7 @@ fn move_bundle(from: &Path, out: &Path) -> anyhow::Result<PathBuf> {
 }
 
 /// The calibration's summary for people: design, rates with their intervals.
-pub fn render(r: &CalibrationRecord, wall: Duration, bundle: &Path) -> String {
+pub fn render(r: &CalibrationRecord, wall: Option<Duration>, bundle: &Path) -> String {
     let d = &r.design;
     let rate = |e: RateEvent| r.rates.iter().find(|x| x.event == e);
     let mut s = String::new();
@@ -195,7 +240,10 @@ pub fn render(r: &CalibrationRecord, wall: Duration, bundle: &Path) -> String {
         d.pairs, d.per_side
     ));
     s.push_str(&format!("  comparisons:  {}\n", r.comparisons));
-    s.push_str(&format!("  wall time:    {:.1} s\n", wall.as_secs_f64()));
+    match wall {
+        Some(w) => s.push_str(&format!("  wall time:    {:.1} s\n", w.as_secs_f64())),
+        None => s.push_str("  wall time:    (computed again from the bundle's runs)\n"),
+    }
     s.push_str(&format!(
         "  metric:       {} (warm-up {}), α = {}, threshold {} %\n",
         d.metric, d.warmup, d.alpha, d.threshold_pct

@@ -9,6 +9,10 @@ pub struct Args {
     /// The wait, in percent of the command's own time (0: none).
     #[arg(long, value_name = "P")]
     pub pct: f64,
+    /// Wait in CPU time: busy-wait until this process has used P % of the command's CPU
+    /// time (user + system of its process tree).
+    #[arg(long)]
+    pub cpu: bool,
     /// Print the command's time and the wait to stderr.
     #[arg(long)]
     pub verbose: bool,
@@ -24,7 +28,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             args.pct
         );
     }
-    let d = fslab::run::calibrate::delayed(&args.command, args.pct)
+    let d = fslab::run::calibrate::delayed_in(&args.command, args.pct, args.cpu)
         .map_err(|e| anyhow::anyhow!("running `{}`: {e}", args.command.join(" ")))?;
     if args.verbose {
         eprintln!(

@@ -224,20 +224,21 @@ fn with_prefix(step: &Step, prefix: &[String]) -> Option<CommandSpec> {
     }
 }
 
-/// The words that run a command under `fslab delay` (see [`delayed`]).
-fn delay_prefix(pct: f64) -> Vec<String> {
-    vec![
-        "{{fslab}}".into(),
-        "delay".into(),
-        "--pct".into(),
-        pct.to_string(),
-        "--".into(),
-    ]
+/// The words that run a command under `fslab delay` (see [`delayed`]), `--cpu` for a
+/// wait in CPU time.
+fn delay_prefix(pct: f64, cpu: bool) -> Vec<String> {
+    let mut w: Vec<String> = vec!["{{fslab}}".into(), "delay".into()];
+    if cpu {
+        w.push("--cpu".into());
+    }
+    w.extend(["--pct".into(), pct.to_string(), "--".into()]);
+    w
 }
 
 /// Put `inj` into side `b` of `plan`.
 fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), CalibrateError> {
-    if let Injection::Delay { pct } = inj {
+    if let Injection::Delay { pct } | Injection::CpuDelay { pct } = inj {
+        let cpu = matches!(inj, Injection::CpuDelay { .. });
         // Both sides run the wrapper, side A with no delay, so that its start is on
         // both sides alike.
         let step = plan.experiment.def.workload_at(&b.vars).clone();
@@ -250,7 +251,7 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
         }
         for (side, p) in [("A", 0.0), ("B", *pct)] {
             let mut variant = step.clone();
-            variant.run = with_prefix(&step, &delay_prefix(p));
+            variant.run = with_prefix(&step, &delay_prefix(p, cpu));
             variant
                 .when
                 .insert(SIDE_VAR.into(), Value::Str(side.into()));
@@ -259,7 +260,7 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
         return Ok(());
     }
     let extra: Vec<String> = match inj {
-        Injection::Delay { .. } => unreachable!("handled above"),
+        Injection::Delay { .. } | Injection::CpuDelay { .. } => unreachable!("handled above"),
         Injection::Throttle {
             device,
             read_iops,
@@ -342,7 +343,50 @@ pub struct Delayed {
 /// (the busy-wait's last check; a preempted busy-wait still ends at the deadline, or
 /// later only by the time until the next run of this process). `fslab delay`.
 pub fn delayed(argv: &[String], pct: f64) -> std::io::Result<Delayed> {
+    delayed_in(argv, pct, false)
+}
+
+/// The CPU time of this process (`cpu: false`) or of its waited-for children.
+fn cpu_time(children: bool) -> std::time::Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let who = if children {
+        UsageWho::RUSAGE_CHILDREN
+    } else {
+        UsageWho::RUSAGE_SELF
+    };
+    getrusage(who).map_or(std::time::Duration::ZERO, |u| {
+        let t = |v: nix::sys::time::TimeVal| {
+            std::time::Duration::new(v.tv_sec().max(0) as u64, (v.tv_usec().max(0) as u32) * 1000)
+        };
+        t(u.user_time()) + t(u.system_time())
+    })
+}
+
+/// [`delayed`], or with `cpu` a busy-wait until this process's own CPU time has grown by
+/// `pct` % of the command's CPU time (user + system of its whole process tree, from
+/// `getrusage(RUSAGE_CHILDREN)`; the clock is read through `getrusage(RUSAGE_SELF)`,
+/// whose resolution is the kernel's accounting, microseconds here). `worked` and
+/// `waited` are then CPU times.
+pub fn delayed_in(argv: &[String], pct: f64, cpu: bool) -> std::io::Result<Delayed> {
     use std::time::{Duration, Instant};
+    if cpu {
+        let (program, args) = argv.split_first().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command to run")
+        })?;
+        let before = cpu_time(true);
+        let status = std::process::Command::new(program).args(args).status()?;
+        let worked = cpu_time(true).saturating_sub(before);
+        let wait = worked.mul_f64(pct.max(0.0) / 100.0);
+        let start = cpu_time(false);
+        while cpu_time(false).saturating_sub(start) < wait {
+            std::hint::spin_loop();
+        }
+        return Ok(Delayed {
+            status,
+            worked,
+            waited: cpu_time(false).saturating_sub(start),
+        });
+    }
     let (program, args) = argv.split_first().ok_or_else(|| {
         std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command to run")
     })?;

@@ -18,6 +18,11 @@ pub enum Injection {
     /// runs under `fslab delay --pct 0 --`, so both sides start the same wrapper. Any
     /// workload; the command's own time grows by exactly `pct` %.
     Delay { pct: f64 },
+    /// As [`Injection::Delay`], but the wait is CPU time: `fslab delay --cpu --pct PCT
+    /// --` busy-waits until its own CPU time has grown by `pct` % of the command's CPU
+    /// time (user + system, its whole process tree). Meant for the metric `cpu_s`
+    /// (`user_s + sys_s`), which waiting for a CPU does not change.
+    CpuDelay { pct: f64 },
     /// `fslab stress --delay-pct PCT`: each stress process busy-waits (on the CPU) for
     /// `pct` % of the time it has spent working, every 64 operations and after the last.
     StressDelay { pct: f64 },
@@ -56,9 +61,9 @@ impl Injection {
     /// The expected effect on `wall_s` of side B's timed iterations.
     pub fn expected(&self) -> Expected {
         match self {
-            Injection::Delay { pct } | Injection::StressDelay { pct } => {
-                Expected::Ratio(1.0 + pct / 100.0)
-            }
+            Injection::Delay { pct }
+            | Injection::CpuDelay { pct }
+            | Injection::StressDelay { pct } => Expected::Ratio(1.0 + pct / 100.0),
             Injection::FioSpin { usec, blocks, ios } => {
                 Expected::AddedSeconds(*usec as f64 * 1e-6 * (ios / (*blocks).max(1)) as f64)
             }
@@ -70,6 +75,7 @@ impl Injection {
     pub fn label(&self) -> String {
         match self {
             Injection::Delay { pct } => format!("delay={pct}%"),
+            Injection::CpuDelay { pct } => format!("cpu-delay={pct}%"),
             Injection::StressDelay { pct } => format!("stress-delay={pct}%"),
             Injection::FioSpin { usec, blocks, .. } => format!("fio-spin={usec}us/{blocks}"),
             Injection::Throttle { device, .. } => format!("throttle={device}"),
@@ -83,6 +89,10 @@ impl fmt::Display for Injection {
             Injection::Delay { pct } => write!(
                 f,
                 "side B's workload command runs under `fslab delay --pct {pct}`, which waits {pct} % of the command's own measured time before exiting, inside the timed region (side A's under `fslab delay --pct 0`): a {pct} % slowdown of the command by construction"
+            ),
+            Injection::CpuDelay { pct } => write!(
+                f,
+                "side B's workload command runs under `fslab delay --cpu --pct {pct}`, which busy-waits until it has used {pct} % of the command's own CPU time (user + system) before exiting, inside the timed region (side A's under `fslab delay --cpu --pct 0`): a {pct} % growth of the command's CPU time by construction"
             ),
             Injection::StressDelay { pct } => write!(
                 f,
@@ -150,7 +160,7 @@ pub enum InjectionSpecError {
 }
 
 /// The kinds `--inject` knows, with an example each.
-const KINDS: &str = "delay:pct=2 (any workload), stress-delay:pct=2 (`{{fslab}} stress`), fio-spin:usec=U,blocks=B,ios=N (fio), throttle:device=NAME,read_iops=N[,write_iops=N,read_bps=N,write_bps=N]";
+const KINDS: &str = "delay:pct=2 (any workload), cpu-delay:pct=2 (any workload, for --metric cpu_s), stress-delay:pct=2 (`{{fslab}} stress`), fio-spin:usec=U,blocks=B,ios=N (fio), throttle:device=NAME,read_iops=N[,write_iops=N,read_bps=N,write_bps=N]";
 
 impl std::str::FromStr for Injection {
     type Err = InjectionSpecError;
@@ -171,6 +181,7 @@ impl std::str::FromStr for Injection {
         let (kind, known, example): (&'static str, &'static [&'static str], &'static str) =
             match kind.trim() {
                 "delay" => ("delay", &["pct"], "delay:pct=2"),
+                "cpu-delay" => ("cpu-delay", &["pct"], "cpu-delay:pct=2"),
                 "stress-delay" => ("stress-delay", &["pct"], "stress-delay:pct=2"),
                 "fio-spin" => (
                     "fio-spin",
@@ -190,7 +201,7 @@ impl std::str::FromStr for Injection {
                 }
             };
         let known_text: &'static str = match kind {
-            "delay" | "stress-delay" => "pct",
+            "delay" | "cpu-delay" | "stress-delay" => "pct",
             "fio-spin" => "usec, blocks, ios",
             _ => "device, read_iops, write_iops, read_bps, write_bps",
         };
@@ -237,6 +248,9 @@ impl std::str::FromStr for Injection {
         };
         Ok(match kind {
             "delay" => Injection::Delay {
+                pct: pct(need("pct")?)?,
+            },
+            "cpu-delay" => Injection::CpuDelay {
                 pct: pct(need("pct")?)?,
             },
             "stress-delay" => Injection::StressDelay {
@@ -383,6 +397,10 @@ mod tests {
         assert_eq!(
             "delay:pct=2".parse::<Injection>(),
             Ok(Injection::Delay { pct: 2.0 })
+        );
+        assert_eq!(
+            "cpu-delay:pct=2".parse::<Injection>(),
+            Ok(Injection::CpuDelay { pct: 2.0 })
         );
         assert_eq!(
             "stress-delay:pct=0.5%".parse::<Injection>(),

@@ -82,6 +82,28 @@ fn side_rows(
     Ok(df)
 }
 
+/// The derived metric `cpu_s`: a run's CPU time, `user_s + sys_s` (the process tree's
+/// CPU time, which waiting for a CPU on a loaded host does not add to, unlike `wall_s`).
+pub const CPU_METRIC: &str = "cpu_s";
+
+/// `runs` with the column `metric` present: [`CPU_METRIC`] is added from `user_s` and
+/// `sys_s` when the frame has no such column; any other metric is left as it is.
+pub fn with_metric(runs: &DataFrame, metric: &str) -> Result<DataFrame, AnalysisError> {
+    if metric != CPU_METRIC || runs.column(CPU_METRIC).is_ok() {
+        return Ok(runs.clone());
+    }
+    let user = super::super::f64_values(runs, "runs", "user_s")?;
+    let sys = super::super::f64_values(runs, "runs", "sys_s")?;
+    let cpu: Vec<Option<f64>> = user
+        .iter()
+        .zip(&sys)
+        .map(|(u, s)| u.zip(*s).map(|(u, s)| u + s))
+        .collect();
+    let mut df = runs.clone();
+    df.with_column(Column::new(CPU_METRIC.into(), cpu))?;
+    Ok(df)
+}
+
 /// What every verdict of a calibration stands on.
 pub fn stated(design: &CalibrationDesign) -> String {
     let sides = match &design.injection {
@@ -106,6 +128,7 @@ pub fn compare_block(
 ) -> Result<CalibrationRow, AnalysisError> {
     let k = design.per_side.max(1);
     let (first, last) = ((c - 1) * k + 1, c * k);
+    let runs = &with_metric(runs, &design.metric)?;
     let a = side_rows(runs, &design.side_a, first, last)?;
     let b = side_rows(runs, &design.side_b, first, last)?;
     let warmup = Warmup::from_count(design.warmup);

@@ -27,7 +27,7 @@ mod comparison;
 mod proportion;
 mod rates;
 
-pub use comparison::{compare_block, rows_frame, stated, CalibrationRow};
+pub use comparison::{compare_block, rows_frame, stated, with_metric, CalibrationRow, CPU_METRIC};
 pub use proportion::{Proportion, RateInterval};
 pub use rates::{happened, rate_text, rates};
 
@@ -51,6 +51,9 @@ pub fn truth(
         Expected::Ratio(r) => (
             Some(r),
             Some(match inj {
+                crate::store::Injection::CpuDelay { .. } => format!(
+                    "{r} by construction on `cpu_s` (of the command's CPU time inside `fslab delay --cpu`; the wrapper's own start, on both sides alike, is not counted in)"
+                ),
                 crate::store::Injection::Delay { .. } => format!(
                     "{r} by construction (of the time the command takes inside `fslab delay`; the runner's own spawn and wait around it, on both sides alike, are not delayed)"
                 ),
@@ -61,6 +64,7 @@ pub fn truth(
         ),
         Expected::AddedSeconds(s) => {
             let warmup = Warmup::from_count(design.warmup);
+            let runs = &with_metric(runs, &design.metric)?;
             let a: Vec<f64> = samples_by_point(runs, &design.metric)?
                 .into_iter()
                 .filter(|p| p.point_id == design.side_a)
@@ -83,6 +87,34 @@ pub fn truth(
             Some("the injected effect is not known in advance: no coverage".into()),
         ),
     })
+}
+
+/// A calibration's rows and record computed again from its runs with another design
+/// (another metric, or another number of replicates a side per comparison): every
+/// comparison whose pairs all have rows.
+pub fn reanalyse(
+    runs: &DataFrame,
+    design: &CalibrationDesign,
+) -> Result<(Vec<CalibrationRow>, CalibrationRecord), AnalysisError> {
+    let runs = with_metric(runs, &design.metric)?;
+    let reps = super::i64_values(&runs, "runs", "replicate")?;
+    let ids = super::str_values(&runs, "runs", "point_id")?;
+    let most = |side: &str| {
+        ids.iter()
+            .zip(&reps)
+            .filter(|(i, _)| i.as_deref() == Some(side))
+            .filter_map(|(_, r)| *r)
+            .max()
+            .unwrap_or(0)
+    };
+    let pairs = most(&design.side_a).min(most(&design.side_b)).max(0) as u32;
+    let k = design.per_side.max(1);
+    let truth = truth(&runs, design)?;
+    let rows = (1..=pairs / k)
+        .map(|c| compare_block(&runs, design, c, truth.0))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rec = record(design, &rows, truth);
+    Ok((rows, rec))
 }
 
 /// The record of a calibration with these comparison rows.

@@ -170,4 +170,28 @@ mod tests {
         assert!(none.iter().all(|x| x.rate.is_none() && x.of == 0));
         assert_eq!(rate_text(&none[0]), "no comparisons");
     }
+
+    #[test]
+    fn computed_again_with_another_metric_and_block_size() {
+        // Six pairs; wall time says B is slower, CPU time (user + sys) says the same.
+        let a: Vec<&[f64]> = vec![&[0.0, 1.00]; 6];
+        let b: Vec<&[f64]> = vec![
+            &[0.0, 1.30],
+            &[0.0, 1.31],
+            &[0.0, 1.29],
+            &[0.0, 1.30],
+            &[0.0, 1.31],
+            &[0.0, 1.29],
+        ];
+        let mut d = design(3);
+        let (rows, rec) = crate::analysis::calibration::reanalyse(&runs(&a, &b), &d).unwrap();
+        assert_eq!((rows.len(), rec.comparisons), (2, 2));
+        assert!(rows.iter().all(|r| r.tier_same == Tier::NotReproduced));
+        // The fixture's user_s and sys_s are 0: `cpu_s` exists, and is constant.
+        d.metric = crate::analysis::calibration::CPU_METRIC.into();
+        d.per_side = 2;
+        let (rows, _) = crate::analysis::calibration::reanalyse(&runs(&a, &b), &d).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|r| r.a_mean == Some(0.0)), "{rows:?}");
+    }
 }
