@@ -259,6 +259,13 @@ pub fn render(r: &CalibrationRecord, wall: Option<Duration>, bundle: &Path) -> S
             r.truth_note.as_deref().unwrap_or("")
         ));
     }
+    match r.detectable_median {
+        Some(x) => s.push_str(&format!(
+            "  detectable:   ≥ {}× B ÷ A at 90 % power (the median over the comparisons, each at its own spread)\n",
+            fslab::analysis::fmt_sig(x, 4)
+        )),
+        None => s.push_str("  detectable:   not known (no comparison has a bounded interval)\n"),
+    }
     let headline: &[(RateEvent, &str)] = if d.injection.is_some() {
         &[
             (RateEvent::TierSlower, "tier rule power"),

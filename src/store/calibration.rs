@@ -377,6 +377,11 @@ pub struct CalibrationRecord {
     pub design: CalibrationDesign,
     /// Comparisons done (each is a row of the `calibration` table).
     pub comparisons: u32,
+    /// The median over the comparisons of the smallest ratio B ÷ A each could have
+    /// detected with 90 % power at its own spread; None without one (and in records
+    /// written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detectable_median: Option<f64>,
     /// The true ratio B ÷ A the coverage is checked against: 1 for A/A, the injected
     /// effect otherwise; None when it is not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -85,6 +85,16 @@ fn check_consistent(out: &Path, printed: &str) -> fslab::store::CalibrationRecor
         let line = format!("{}: {}", r.meaning, rate_text(r));
         assert!(printed.contains(&line), "missing {line:?} in\n{printed}");
     }
+    match rec.detectable_median {
+        Some(x) => assert!(
+            printed.contains(&format!(
+                "  detectable:   ≥ {}× B ÷ A at 90 % power",
+                fslab::analysis::fmt_sig(x, 4)
+            )),
+            "{printed}"
+        ),
+        None => assert!(printed.contains("  detectable:   not known"), "{printed}"),
+    }
     // The table's verdicts are what the rates count.
     let tier = table.column("tier_same").unwrap().str().unwrap();
     let differs = tier.iter().filter(|t| *t == Some("not_reproduced")).count() as u64;

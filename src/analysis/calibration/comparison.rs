@@ -47,6 +47,9 @@ pub struct CalibrationRow {
     pub tier_same: Tier,
     /// The tier rule on the claim "B slower than A" (expect B ÷ A ≥ 1).
     pub tier_slower: Tier,
+    /// The smallest ratio B ÷ A this comparison could have detected with 90 % power at
+    /// its own spread (`analysis::power`, from its interval); None without an interval.
+    pub detectable: Option<f64>,
     /// The true ratio the interval is checked against, when known.
     pub truth: Option<f64>,
     /// Whether the interval covers it.
@@ -171,6 +174,18 @@ pub fn compare_block(
     let (tier_slower, _) = decide(&slower, &interval, &replication, min_reps, false);
     let (ma, mb) = (mean(&am), mean(&bm));
     let iv = interval.as_ref().ok();
+    let detectable = match (ma, mb, iv) {
+        (Some(a), Some(b), Some(i)) if a != 0.0 => super::super::power::of_interval(
+            b / a,
+            i,
+            (bm.len(), am.len()),
+            &band,
+            tier_same != Tier::Inconclusive,
+            None,
+        )
+        .map(|p| p.detectable),
+        _ => None,
+    };
     Ok(CalibrationRow {
         comparison: c,
         first_pair: first,
@@ -193,6 +208,7 @@ pub fn compare_block(
         compare: row.map_or(Significance::NotTested, |r| r.significance),
         tier_same,
         tier_slower,
+        detectable,
         truth,
         covers: truth.zip(iv).map(|(t, i)| i.lo <= t && t <= i.hi),
         injected: design
@@ -243,6 +259,7 @@ pub fn rows_frame(rows: &[CalibrationRow]) -> PolarsResult<DataFrame> {
             "tier_slower",
             rows.iter().map(|r| tier_word(r.tier_slower)).collect(),
         ),
+        f("detectable", rows.iter().map(|r| r.detectable).collect()),
         f("truth", rows.iter().map(|r| r.truth).collect()),
         Column::new(
             "covers".into(),

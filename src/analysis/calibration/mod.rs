@@ -123,9 +123,20 @@ pub fn record(
     rows: &[CalibrationRow],
     truth: (Option<f64>, Option<String>),
 ) -> CalibrationRecord {
+    let mut d: Vec<f64> = rows.iter().filter_map(|r| r.detectable).collect();
+    d.sort_by(f64::total_cmp);
+    let detectable_median = (!d.is_empty()).then(|| {
+        let m = d.len() / 2;
+        if d.len() % 2 == 1 {
+            d[m]
+        } else {
+            0.5 * (d[m - 1] + d[m])
+        }
+    });
     CalibrationRecord {
         design: design.clone(),
         comparisons: rows.len() as u32,
+        detectable_median,
         truth: truth.0,
         truth_note: truth.1,
         rates: rates(rows, design),
