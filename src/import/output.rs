@@ -350,7 +350,7 @@ fn geometry_line(t: &str) -> bool {
 
 fn xfs_unit(g: &GeometryRow) -> String {
     match (g.key.as_str(), g.unit.as_deref()) {
-        ("imaxpct", _) => "percent".into(),
+        ("imaxpct", _) => "%".into(),
         (_, Some("blks") | Some("blocks")) => "blocks".into(),
         (_, Some(u)) => u.to_string(),
         _ => String::new(),
@@ -859,7 +859,7 @@ mod tests {
             .iter()
             .find(|r| r.quantity == "data.imaxpct")
             .unwrap();
-        assert_eq!(imax.unit, "percent");
+        assert_eq!(imax.unit, "%");
     }
 
     #[test]

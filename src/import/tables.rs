@@ -380,7 +380,7 @@ pub fn table_rows(
                     .map(|u| u.0.to_string())
             }
             // fs_mark's `FSUse%` and `Files/sec`: the unit is the header's own word
-            None if c.ends_with('%') => Some("percent".to_string()),
+            None if c.ends_with('%') => Some("%".to_string()),
             // `iops` heads a column of counts per second
             None if c.eq_ignore_ascii_case("iops") => Some("IOPS".to_string()),
             None => word_unit(&c.to_ascii_lowercase())

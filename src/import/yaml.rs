@@ -320,11 +320,7 @@ pub fn yaml(
             if let (Some((v, unit)), Some(axis)) =
                 (&c.bound, exp.matrix.iter().find(|a| a.values.len() == 2))
             {
-                let bound = if unit == "percent" {
-                    1.0 + v / 100.0
-                } else {
-                    *v
-                };
+                let bound = if unit == "%" { 1.0 + v / 100.0 } else { *v };
                 y.push_str(&format!(
                     "    # check skeleton (fill in and uncomment once the claim is read):\n    # check: {{ kind: ratio, metric: wall_s, numerator: {{ {a}: {}, iteration: 1 }}, denominator: {{ {a}: {}, iteration: 1 }}, expect: {{ max: {} }} }}\n",
                     scalar(&axis.values[1]),
