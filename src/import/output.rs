@@ -495,7 +495,7 @@ pub fn ext_geometry(
                 }
             } else {
                 blanks = 0;
-                if super::tables::looks_like_prose(t) {
+                if super::rowlabels::looks_like_prose(t) {
                     break;
                 }
             }

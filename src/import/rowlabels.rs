@@ -298,6 +298,20 @@ pub fn result_like(text: &str) -> bool {
         && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()))
 }
 
+/// A sentence rather than a table row: many words, ends like a sentence.
+pub fn looks_like_prose(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let alpha = words
+        .iter()
+        .filter(|w| {
+            w.len() > 1
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '\'' | ';'))
+        })
+        .count();
+    alpha >= 6 && alpha * 2 > words.len()
+}
+
 /// The short label heading the block that starts at post index `k`: the nearest line above
 /// it, past lines `skip` says belong to the block's kind (earlier `time` blocks under the
 /// same label) and single blank lines, when it is a short label at the same quote depth.

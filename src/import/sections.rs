@@ -17,8 +17,7 @@
 //! (the headings in force joined with ` / `), unless its settings already say it.
 
 use super::mail::PostLine;
-use super::rowlabels::{result_like, short_label, GENERIC};
-use super::tables::looks_like_prose;
+use super::rowlabels::{looks_like_prose, result_like, short_label, GENERIC};
 use super::Row;
 use std::collections::HashMap;
 
@@ -50,6 +49,14 @@ pub fn heading(text: &str, code: bool) -> Option<(u8, String)> {
         }
     }
     short_label(t).map(|l| (LABEL, l))
+}
+
+/// A title line, a heading that is no short label: Markdown or HTML, a text between
+/// rules, in brackets (`== result (KBps) ==`).
+pub fn title(text: &str) -> Option<String> {
+    heading(text, false)
+        .filter(|(rank, _)| *rank <= FRAMED)
+        .map(|(_, t)| t)
 }
 
 /// A Markdown heading, `### text ###`: its level and text.

@@ -44,6 +44,12 @@ pub(super) fn suffix_unit(s: &str) -> Option<(&'static str, f64)> {
         "Mb/sec" | "Mb/s" => ("Mb/s", 1.0),
         "MB/sec" => ("MB/s", 1.0),
         "iops" | "IOPS" => ("IOPS", 1.0),
+        // `KBps`: bytes (a capital B); `kbps`, `Mbps`: bits
+        "KBps" | "kBps" => ("KB/s", 1.0),
+        "MBps" => ("MB/s", 1.0),
+        "GBps" => ("GB/s", 1.0),
+        "kbps" | "Kbps" => ("Kb/s", 1.0),
+        "Mbps" => ("Mb/s", 1.0),
         _ => return None,
     })
 }

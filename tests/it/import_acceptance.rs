@@ -610,8 +610,8 @@ fn acceptance_corpus_scores_above_the_floors() {
     const TARGET: &str = "issue 41 target: 0 unsafe steps, 10/12 drafts, 90 % unit, 80 % label";
     const MAX_UNSAFE: usize = 4;
     const MIN_DRAFTS: usize = 2;
-    const MIN_UNIT: usize = 107;
-    const MIN_LABEL: usize = 76;
+    const MIN_UNIT: usize = 129;
+    const MIN_LABEL: usize = 116;
     println!(
         "{TARGET}; reached: {} unsafe steps, {all}/{} drafts, {unit}/{n} with unit, {label}/{to_label} with label",
         unsafe_steps.len(),
