@@ -418,18 +418,18 @@ pub fn field_key(text: &str, at: usize) -> Option<String> {
     .then(|| k.to_string())
 }
 
-/// What a change names right after it: `(+4.3% throughput, -14.4% max latency)` →
-/// `throughput`, `max latency`: up to three words to the next `,`/`)`/`;`, none of them
-/// a small word of a sentence (`+70% in case of null_blk` names nothing).
+/// What a change names right after it: `(+4.3% throughput, -14.4% max latency)`,
+/// `-8.2% throughput and …` → `throughput`, `max latency`: up to three words, to the next
+/// `,`/`)`/`;` or small word of a sentence (`+70% in case of null_blk` names nothing).
 fn change_of(text: &str, printed: &str) -> Option<String> {
     let at = text.find(printed)? + printed.len();
     let rest = text[at..].trim_start_matches(['%', 'x']);
     let end = rest.find([',', ')', ';', '.']).unwrap_or(rest.len());
-    let words: Vec<&str> = rest[..end].split_whitespace().collect();
-    let plain = |w: &&str| {
-        w.chars().all(|c| c.is_ascii_alphabetic() || c == '-')
-            && !STOP.contains(&w.to_ascii_lowercase().as_str())
-    };
+    let words: Vec<&str> = rest[..end]
+        .split_whitespace()
+        .take_while(|w| !STOP.contains(&w.to_ascii_lowercase().as_str()))
+        .collect();
+    let plain = |w: &&str| w.chars().all(|c| c.is_ascii_alphabetic() || c == '-');
     (!words.is_empty() && words.len() <= 3 && words.iter().all(plain)).then(|| words.join(" "))
 }
 

@@ -165,6 +165,8 @@ pub fn time_rows(
                     printed.push((name, v.to_string(), m));
                 }
                 _ if row.format.starts_with("gnu") => {}
+                // star's one line, `53:10.490r 1.020u 1:29.420s 3%`
+                _ if row.format == "schily" && m == start => {}
                 _ => break,
             }
             taken.push(m);

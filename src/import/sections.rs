@@ -35,7 +35,9 @@ pub fn heading(text: &str, code: bool) -> Option<(u8, String)> {
     if let Some((level, body)) = atx(t).filter(|_| !code) {
         // a title, not a comment line of a program's output (`# Sync method: NO SYNC`,
         // `# App overhead is time in microseconds spent …`)
-        let title = !looks_like_prose(body) && !body.contains(": ");
+        let title = body.split_whitespace().count() <= 10
+            && !body.ends_with(['.', '?', '!'])
+            && !body.contains(": ");
         return title.then(|| (level, body.to_string()));
     }
     if let Some(body) = framed(t) {

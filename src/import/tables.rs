@@ -114,7 +114,7 @@ fn columns_are_values(cols: &[String]) -> bool {
     cols.iter().all(|c| {
         token_quantity(c).is_some()
             || c.contains('=')
-            || c.chars().next().is_some_and(|f| f.is_ascii_digit())
+            || (c.chars().next().is_some_and(|f| f.is_ascii_digit()) && !c.contains(' '))
     })
 }
 

@@ -534,7 +534,8 @@ fn outside_iops_with_si_suffix_in_prose() {
     assert_eq!(
         got,
         [
-            (7, 3.6, "%", "about 3.6%", vec![]),
+            // `about 3.6% improvement in IOPS`: the percent names what it is
+            (7, 3.6, "%", "about 3.6%", vec![s("of", "improvement")]),
             // `with hw_queue_depth=256`: a keyed value, named by its key
             (
                 8,

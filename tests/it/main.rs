@@ -44,6 +44,7 @@ mod import_counting;
 mod import_dirs;
 mod import_fio;
 mod import_nested;
+mod import_numbers;
 mod import_perf;
 mod import_replies;
 mod import_shell;
