@@ -54,6 +54,7 @@ mod kernel_build;
 mod kernels;
 mod media_run;
 mod medium;
+mod notebook_pages;
 mod notebook_run;
 mod parse_blockmaps;
 mod parse_blockmaps_proptest;
