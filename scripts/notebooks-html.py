@@ -360,7 +360,7 @@ so that a reader on the web sees the charts as the notebook shows them.
 |---|---|---|---|---|
 {chr(10).join(rows)}
 
-A content hash is the one `fslab reply` prints for the bundle (inside it:
+A content hash (its first 16 hex digits here) is the one `fslab reply` prints for the bundle (inside it:
 `sha256sum manifest.json experiment.yaml runs.jsonl *.parquet | LC_ALL=C sort -k2 | sha256sum`).
 Output that depends on the machine that made the page (the doctor's findings, the kernels
 installed) is that machine's, as in any executed notebook.
