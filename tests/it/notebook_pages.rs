@@ -60,7 +60,10 @@ fn committed_pages_are_fresh() {
         "ext-fsck-small-files",
         "xfs-rt-truncate",
     ] {
-        assert!(pages.iter().any(|p| p == seed), "{seed} has no page: {pages:?}");
+        assert!(
+            pages.iter().any(|p| p == seed),
+            "{seed} has no page: {pages:?}"
+        );
     }
     // Kept small enough to serve and to keep in git.
     for p in &pages {
@@ -170,9 +173,7 @@ fn a_changed_input_makes_its_page_stale() {
     assert!(ok, "{report}");
 
     // A file of a bundle it opens.
-    let (ok, report) = with_edit(root, "data/reruns/000/runs.jsonl", |b| {
-        [b, b"\n"].concat()
-    });
+    let (ok, report) = with_edit(root, "data/reruns/000/runs.jsonl", |b| [b, b"\n"].concat());
     assert!(!ok, "{report}");
     assert_eq!(stale_pages(&report), ["xfs-parent-pointers"], "{report}");
     assert!(report.contains("data/reruns/000 changed"), "{report}");
@@ -320,7 +321,10 @@ fn a_page_shows_its_charts_in_chromium() {
     let drawn = probe_value(&dom, "drawn");
     let tables = probe_value(&dom, "tables");
     assert_eq!(charts, in_source, "every SVG output is a chart in the DOM");
-    assert_eq!(drawn, charts, "every chart decoded and laid out with a size");
+    assert_eq!(
+        drawn, charts,
+        "every chart decoded and laid out with a size"
+    );
     assert!(tables >= 3, "{tables} HTML tables (the frames)");
 
     // For a look (not compared: a chart's pixels are not this test's business).
