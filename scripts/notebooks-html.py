@@ -8,6 +8,8 @@ then `publish`; tests/it/notebook_pages.rs runs `check`.
                                               then docs/notebooks/SOURCES.sha256 and README.md
     notebooks-html.py check [--root ROOT]     exit 1 naming each stale page and what changed
     notebooks-html.py inputs                  every path the stamp covers (for the test's copy)
+    notebooks-html.py compare DIR             exit 1 naming each code cell whose output in
+                                              DIR/NAME.ipynb (a fresh run) differs from its page's
 
 A page is stale when any of its inputs hashes differently from the stamp:
 - its notebook: the cells' types and sources only (not outputs, execution counts or
@@ -19,7 +21,12 @@ A page is stale when any of its inputs hashes differently from the stamp:
   and this script with its template (they make the HTML);
 - the page itself (an edited or half-written page is stale too).
 What the analysis computes (src/analysis/, the claims) is not in the stamp: a change there
-that moves a number shows in CI's run of the notebooks (scripts/run-notebooks.sh), not here.
+that moves a number shows in the outputs instead. `publish` also writes
+docs/notebooks/OUTPUTS.sha256, one sha256 per code cell of the outputs it shows (their
+kinds, texts and rich data; not execution counts or metadata), and `compare` recomputes
+them on the notebooks scripts/run-notebooks.sh has just executed (scripts/test.sh runs it
+after that run, so CI executes each notebook once). Cells tagged `host-dependent` (the
+doctor's findings, the kernels installed: they differ from machine to machine) are left out.
 Stamp lines are `<sha256>  <page>  <input>`; the hash of a directory is the sha256 of its
 listing, `<sha256>  <path>\\n` per file (sha256sum's format), sorted by path in byte order.
 """
@@ -34,6 +41,8 @@ import sys
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 OUT = "docs/notebooks"
 STAMP = f"{OUT}/SOURCES.sha256"
+OUTPUTS = f"{OUT}/OUTPUTS.sha256"
+HOST_DEPENDENT = "host-dependent"
 INDEX = f"{OUT}/README.md"
 TEMPLATE = "scripts/notebooks-html"
 REGENERATE = "bash scripts/notebooks-html.sh"
@@ -237,6 +246,8 @@ def check(root):
             for rel in recorded:
                 if rel not in now:
                     problems.append(f"{rel} is in the stamp but no longer an input")
+        if page not in read_outputs(root):
+            problems.append(f"{OUTPUTS} has no line for {page}")
         for rel in undeclared(root, name):
             problems.append(
                 f"{notebook_of(name)} opens ../{rel}, which is not among the page's inputs "
@@ -293,19 +304,107 @@ def export(executed, dest):
         f.write(body)
 
 
+def text_of(v):
+    return "".join(v) if isinstance(v, list) else (v or "")
+
+
+def output_hashes(executed):
+    """{"cell N": sha256} over the outputs each code cell shows, host-dependent cells left
+    out; N counts code cells from 1 (as `fslab notebook run --timing` does)."""
+    nb = json.load(open(executed))
+    out = {}
+    n = 0
+    for c in nb.get("cells", []):
+        if c.get("cell_type") != "code":
+            continue
+        # The injected-parameters cell of a parameterised run is not the notebook's own.
+        if "injected-parameters" in c.get("metadata", {}).get("tags", []):
+            continue
+        n += 1
+        if HOST_DEPENDENT in c.get("metadata", {}).get("tags", []):
+            continue
+        parts = []
+        for o in c.get("outputs", []):
+            kind = o.get("output_type", "")
+            if kind == "stream":
+                parts.append(f"{kind}:{o.get('name')}\n{text_of(o.get('text'))}")
+            elif kind in ("display_data", "execute_result"):
+                for mime in sorted(o.get("data", {})):
+                    parts.append(f"{mime}\n{text_of(o['data'][mime])}")
+            elif kind == "error":
+                parts.append(f"error\n{o.get('ename')}: {o.get('evalue')}")
+        body = "\0".join(parts).replace(ROOT + "/", "")
+        out[f"cell {n}"] = sha256(body.encode())
+    return out
+
+
+def read_outputs(root):
+    got = {}
+    try:
+        lines = open(os.path.join(root, OUTPUTS)).read().splitlines()
+    except OSError:
+        return got
+    for line in lines:
+        if line and not line.startswith("#"):
+            digest, page, cell = line.split("  ")
+            got.setdefault(page, {})[cell] = digest
+    return got
+
+
+def write_outputs(root, outputs):
+    lines = [
+        f"# The outputs of each code cell of the pages of {OUT}/: `<sha256>  <page>  cell N`.",
+        f"# Written by {REGENERATE}; `python3 scripts/notebooks-html.py compare target/notebooks`",
+        f"# (scripts/test.sh) compares a fresh run with them; cells tagged {HOST_DEPENDENT} are left out.",
+    ]
+    for page in sorted(outputs):
+        for cell, digest in outputs[page].items():
+            lines.append(f"{digest}  {page}  {cell}")
+    with open(os.path.join(root, OUTPUTS), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def compare(executed_dir):
+    recorded = read_outputs(ROOT)
+    differ = []
+    for name in PAGES:
+        executed = os.path.join(executed_dir, f"{name}.ipynb")
+        if not os.path.isfile(executed):
+            continue
+        page = page_of(name)
+        want = recorded.get(page, {})
+        now = output_hashes(executed)
+        cells = [c for c in now if want.get(c) != now[c]] + [c for c in want if c not in now]
+        if cells:
+            differ.append(name)
+            print(f"{page}: the output of {', '.join(cells)} differs from this run's ({executed})")
+    if differ:
+        print(
+            "the code that computes these outputs changed since the pages were made (the stamp "
+            f"covers only their inputs and the rendering); regenerate with: {REGENERATE} {' '.join(differ)}"
+        )
+        return 1
+    print(f"{OUT}: the outputs of a fresh run match the pages")
+    return 0
+
+
 def publish(executed_dir, names):
     root = ROOT
     os.makedirs(os.path.join(root, OUT), exist_ok=True)
     stamp = read_stamp(root)
-    for page in list(stamp):
-        if page not in {page_of(n) for n in PAGES}:
-            del stamp[page]
+    outputs = read_outputs(root)
+    for kept in (stamp, outputs):
+        for page in list(kept):
+            if page not in {page_of(n) for n in PAGES}:
+                del kept[page]
     for name in names:
         executed = os.path.join(executed_dir, f"{name}.ipynb")
         export(executed, os.path.join(root, page_of(name)))
         stamp[page_of(name)] = hashes(root, name)
+        outputs[page_of(name)] = output_hashes(executed)
         print(f"notebooks-html: {page_of(name)} ({os.path.getsize(os.path.join(root, page_of(name))) // 1024} KiB)")
     write_stamp(root, stamp)
+    write_outputs(root, outputs)
     write_index(root, names)
 
 
@@ -370,7 +469,11 @@ installed) is that machine's, as in any executed notebook.
 sha256 of each page's inputs (the notebook's cells, the bundles and data files it opens, the
 code that renders notebook output: `src/display.rs`, `src/plot/`, the script and its
 template). `tests/it/notebook_pages.rs` recomputes them, so CI fails while a page is stale
-and names it (`python3 scripts/notebooks-html.py check` does the same by hand).
+and names it (`python3 scripts/notebooks-html.py check` does the same by hand). What the
+analysis computes is not among those inputs: `OUTPUTS.sha256` holds a sha256 of each code
+cell's outputs, and after CI's run of the notebooks (`scripts/test.sh`) `python3
+scripts/notebooks-html.py compare target/notebooks` fails naming a cell whose output is no
+longer the page's (cells tagged `host-dependent`, such as the doctor's, are left out).
 `getting-started.ipynb` and `fio.ipynb` have no page: they run their experiment on the
 machine at hand rather than open a committed bundle.
 """
@@ -401,6 +504,10 @@ def main(argv):
         elif rest:
             raise SystemExit("notebooks-html: check [--root ROOT]")
         return check(root)
+    if cmd == "compare":
+        if len(rest) != 1:
+            raise SystemExit("notebooks-html: compare DIR")
+        return compare(rest[0])
     if cmd == "inputs":
         seen = []
         for name in PAGES:

@@ -341,3 +341,32 @@ fn a_page_shows_its_charts_in_chromium() {
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     eprintln!("screenshot: {}", shot.display());
 }
+
+#[test]
+fn a_run_whose_outputs_differ_from_the_page_is_reported() {
+    // `compare` reads executed notebooks; the committed notebook, never executed, has no
+    // outputs at all, so every cell that shows something differs from the page.
+    let tmp = tempfile::tempdir_in(support::scratch()).unwrap();
+    std::fs::copy(
+        repo().join("notebooks/xfs-rt-truncate.ipynb"),
+        tmp.path().join("xfs-rt-truncate.ipynb"),
+    )
+    .unwrap();
+    let o = script(&["compare", tmp.path().to_str().unwrap()]);
+    let report = stdout(&o);
+    assert!(!o.status.success(), "{report}");
+    assert!(
+        report.contains("docs/notebooks/xfs-rt-truncate.html: the output of cell "),
+        "{report}"
+    );
+    assert!(
+        report.contains("regenerate with: bash scripts/notebooks-html.sh xfs-rt-truncate"),
+        "{report}"
+    );
+    // The pages it has no run of are not compared.
+    assert!(!report.contains("xfs-parent-pointers.html"), "{report}");
+    // The doctor's cell (tagged host-dependent) is not among those that differ, although
+    // its output in the page is not empty.
+    let line = report.lines().find(|l| l.contains("the output of")).unwrap();
+    assert!(!line.contains("cell 3,") && !line.contains("cell 3 "), "{line}");
+}
