@@ -2,7 +2,8 @@
 # The test suite, as root on a machine prepared by scripts/install-deps.sh:
 # formatting, lints, unit and integration tests on real loop devices (nextest when
 # installed, cargo test otherwise), then every notebook executed headlessly in Jupyter
-# with the evcxr kernel, their outputs compared with the pages of docs/notebooks/. Ends by checking that nothing was left attached or mounted.
+# with the evcxr kernel, and their outputs compared with the pages of docs/notebooks/.
+# Ends by checking that nothing was left attached or mounted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
