@@ -515,7 +515,7 @@ def main(argv):
                 if rel not in seen:
                     seen.append(rel)
             seen.append(page_of(name))
-        print("\n".join(seen + [STAMP, INDEX]))
+        print("\n".join(seen + [STAMP, OUTPUTS, INDEX]))
         return 0
     raise SystemExit(__doc__)
 

@@ -367,6 +367,12 @@ fn a_run_whose_outputs_differ_from_the_page_is_reported() {
     assert!(!report.contains("xfs-parent-pointers.html"), "{report}");
     // The doctor's cell (tagged host-dependent) is not among those that differ, although
     // its output in the page is not empty.
-    let line = report.lines().find(|l| l.contains("the output of")).unwrap();
-    assert!(!line.contains("cell 3,") && !line.contains("cell 3 "), "{line}");
+    let line = report
+        .lines()
+        .find(|l| l.contains("the output of"))
+        .unwrap();
+    assert!(
+        !line.contains("cell 3,") && !line.contains("cell 3 "),
+        "{line}"
+    );
 }
