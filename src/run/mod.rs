@@ -180,6 +180,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         executables: target.executables(plan),
         run_order: None,
         calibration: None,
+        sequential: None,
     };
     let mut manifest = mark_shard(manifest, opts.shard);
     manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));
