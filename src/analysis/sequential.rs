@@ -45,6 +45,7 @@ use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
 pub use crate::store::Spending;
+use crate::store::{SequentialRecord, SequentialStop};
 
 impl Spending {
     /// α spent by information fraction `t` (0 ≤ t ≤ 1) of a design with two-sided `alpha`.
@@ -286,6 +287,67 @@ impl Boundaries {
     /// looks raising the error above α.
     pub fn interval_level(&self, k: usize) -> Option<f64> {
         self.looks.get(k).map(|l| 1.0 - l.nominal_alpha)
+    }
+}
+
+/// What a verdict computed from a bundle of `fslab run --until-decided` states about its
+/// stopping rule (from the manifest's `sequential` record): the interval is the repeated
+/// confidence interval of the last look, which keeps the overall α over every look.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stopping {
+    /// The last look (from 1) and the replicates a point had there.
+    pub look: usize,
+    pub replicates: u32,
+    /// The most replicates a point could get.
+    pub max_replicates: u32,
+    /// The level of the last look's intervals.
+    pub level: f64,
+    pub alpha: f64,
+    pub spending: Spending,
+    pub stopped: Option<SequentialStop>,
+}
+
+impl Stopping {
+    pub fn of(record: &SequentialRecord) -> Option<Stopping> {
+        let last = record.looks.last()?;
+        Some(Stopping {
+            look: last.look,
+            replicates: last.replicates,
+            max_replicates: record.max_replicates,
+            level: last.level,
+            alpha: record.alpha,
+            spending: record.spending,
+            stopped: record.stopped,
+        })
+    }
+
+    /// `stopping rule: sequential (look 3 of the run, 6 of at most 12 replicates a
+    /// point; …)`.
+    pub fn label(&self) -> String {
+        format!(
+            "stopping rule: sequential ({}, overall α = {} over the looks; look {} at {} of at most {} replicates a point, so the interval is the {} % repeated confidence interval{})",
+            self.spending.label(),
+            self.alpha,
+            self.look,
+            self.replicates,
+            self.max_replicates,
+            level_percent(self.level),
+            self.stopped
+                .map(|s| format!("; stopped: {s}"))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// A level in per cent with enough digits to tell it from 100 (`95`, `99.2`, `99.999`).
+pub fn level_percent(level: f64) -> String {
+    let tail = ((1.0 - level) * 100.0).max(f64::MIN_POSITIVE);
+    let digits = (1 - tail.log10().floor() as i32).clamp(0, 12) as usize;
+    let s = format!("{:.digits$}", level * 100.0);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 
@@ -615,5 +677,9 @@ mod tests {
         assert_eq!(next_block(3, 12, Some(3)), 1);
         assert_eq!(next_block(3, 12, None), 3);
         assert_eq!(next_block(12, 12, None), 0);
+        assert_eq!(level_percent(0.95), "95");
+        assert_eq!(level_percent(0.992), "99.2");
+        assert_eq!(level_percent(0.99999), "99.999");
+        assert_eq!(level_percent(0.9987654), "99.88");
     }
 }

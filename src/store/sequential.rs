@@ -35,8 +35,6 @@ pub enum SequentialStop {
     Budget,
     /// The open claims' points have `--max-replicates` replicates.
     MaxReplicates,
-    /// A point of an open claim failed: its replicates cannot grow.
-    PointFailed,
 }
 
 impl SequentialStop {
@@ -46,7 +44,6 @@ impl SequentialStop {
             SequentialStop::NothingOpen => "no undecided claim can be decided by more replicates",
             SequentialStop::Budget => "the next block would not fit in the budget",
             SequentialStop::MaxReplicates => "the most replicates a point may get was reached",
-            SequentialStop::PointFailed => "a point of an undecided claim failed",
         }
     }
 }
