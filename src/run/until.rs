@@ -365,7 +365,9 @@ fn would_decide_at(v: &ClaimVerdict, claim: &Claim, power: f64) -> Option<usize>
                 _ => None,
             }
         }
-        Some(Grounds::Decided(Decided::NoInterval(_))) => Some(DEFAULT_MIN_REPLICATES),
+        Some(Grounds::Decided(Decided::NoInterval(NoInterval::TooFewSamples { .. }))) => {
+            Some(DEFAULT_MIN_REPLICATES)
+        }
         _ => None,
     }
 }
