@@ -89,25 +89,38 @@ pub struct Args {
     pub quiet: bool,
 }
 
-fn parse_power(s: &str) -> Result<f64, String> {
+/// A value of `--power` or `--budget` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum FlagError {
+    #[error("`{0}` is not a number: write a power such as 0.9")]
+    NotANumber(String),
+    #[error("{0} is not a power: it must be strictly between 0 and 1, such as 0.9")]
+    NotAPower(f64),
+    #[error("`{given}` is not a duration ({why}): write e.g. `90s`, `40m`, `2h`")]
+    NotADuration { given: String, why: String },
+    #[error("a budget of 0 leaves no time to run anything")]
+    ZeroBudget,
+}
+
+fn parse_power(s: &str) -> Result<f64, FlagError> {
     let p: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("`{s}` is not a number: write a power such as 0.9"))?;
+        .map_err(|_| FlagError::NotANumber(s.to_string()))?;
     if p > 0.0 && p < 1.0 {
         Ok(p)
     } else {
-        Err(format!(
-            "{p} is not a power: it must be strictly between 0 and 1, such as 0.9"
-        ))
+        Err(FlagError::NotAPower(p))
     }
 }
 
-fn parse_budget(s: &str) -> Result<std::time::Duration, String> {
-    let d = humantime::parse_duration(s.trim())
-        .map_err(|e| format!("`{s}` is not a duration ({e}): write e.g. `90s`, `40m`, `2h`"))?;
+fn parse_budget(s: &str) -> Result<std::time::Duration, FlagError> {
+    let d = humantime::parse_duration(s.trim()).map_err(|e| FlagError::NotADuration {
+        given: s.to_string(),
+        why: e.to_string(),
+    })?;
     if d.is_zero() {
-        return Err("a budget of 0 leaves no time to run anything".into());
+        return Err(FlagError::ZeroBudget);
     }
     Ok(d)
 }
