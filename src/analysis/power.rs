@@ -160,15 +160,21 @@ pub fn of_interval_at(
 }
 
 impl Power {
+    /// The smallest detectable effect alone: `≥ 1.12×`, `≥ 0.02 s`.
+    pub fn effect(&self, unit: &str) -> String {
+        match self.scale {
+            EffectScale::Factor => format!("≥ {}×", sig3(self.detectable)),
+            EffectScale::Difference if unit.is_empty() => format!("≥ {}", sig3(self.detectable)),
+            EffectScale::Difference => format!("≥ {} {unit}", sig3(self.detectable)),
+        }
+    }
+
     /// `could detect ≥ 1.12× (90 % power, 3 replicates a side); would need about 14 a
     /// side, ≈ 40 min here`.
     pub fn label(&self, unit: &str) -> String {
         let effect = match self.scale {
-            EffectScale::Factor => format!("≥ {}×", sig3(self.detectable)),
-            EffectScale::Difference if unit.is_empty() => {
-                format!("a difference ≥ {}", sig3(self.detectable))
-            }
-            EffectScale::Difference => format!("a difference ≥ {} {unit}", sig3(self.detectable)),
+            EffectScale::Factor => self.effect(unit),
+            EffectScale::Difference => format!("a difference {}", self.effect(unit)),
         };
         let mut s = format!(
             "could detect {effect} ({} % power, {} replicates a side)",
