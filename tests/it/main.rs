@@ -81,3 +81,4 @@ mod tiers;
 mod tools;
 mod uml;
 mod uml_probes;
+mod until_decided;
