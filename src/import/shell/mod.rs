@@ -1,5 +1,6 @@
-//! The small shell a post's command blocks are read with: words and quotes, `;`/`&&`
-//! lists, `for NAME in …`, `for ((i=0;i<N;i++))`, `for i in {A..B}` and `$(seq [A [S]] B)`,
+//! The shell a post's command blocks are read with, through a bash grammar
+//! ([`brush_parser`], in `parse`): words and quotes, redirections and pipelines (kept
+//! beside the command's words: [`Redir`], [`Piped`]), `;`/`&&` lists, `for NAME in …`, `for ((i=0;i<N;i++))`, `for i in {A..B}` and `$(seq [A [S]] B)`,
 //! counting `while`/`until` loops (`i=0; while [ $i -lt 10 ]; do …; i=$((i+1)); done`),
 //! `if … then … [elif/else] fi` (the `then` branch is kept, its condition noted; the other
 //! branches are kept aside as [`Node::Else`]), `time CMD` and `time for …`, `NAME=value`
@@ -23,7 +24,6 @@ use super::programs::Program;
 pub use case::{glob_matches, CaseArm};
 pub use functions::Call;
 pub use heredoc::HereDoc;
-use parse::{parse_list, tokenize};
 pub use vars::{subst_word, substitute, var_at, vars_in, Env};
 
 /// A loop's iteration.
@@ -63,6 +63,41 @@ pub struct Cmd {
     pub per_branch: Option<String>,
     /// The directory a `cd` before it went to (`cd /mnt/test && fs_mark -d foo`).
     pub cwd: Option<cwd::Cwd>,
+    /// Its redirections (`> out.log`, `2>&1`): shell, never words of the program. A
+    /// command fed a here-document keeps them among its words instead (it runs in `sh -c`).
+    pub redirs: Vec<Redir>,
+    /// The other commands of its pipeline (`| tee LOG`, `yes |`).
+    pub piped: Vec<Piped>,
+}
+
+/// A redirection of a command, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Redir {
+    /// As the post wrote it: `2>&1`, `> out.log`.
+    pub text: String,
+    /// The file standard output goes to (`> f`, `>> f`, `&> f`).
+    pub stdout: Option<String>,
+    pub append: bool,
+}
+
+/// Another command of a command's pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piped {
+    /// As written: `tee LOG`.
+    pub text: String,
+    /// It feeds the command (`yes | mkfs …`) rather than reads its output.
+    pub before: bool,
+}
+
+impl Piped {
+    /// `| tee LOG`, `yes |`, quoted for a message.
+    pub fn written(&self) -> String {
+        if self.before {
+            format!("`{} |`", self.text)
+        } else {
+            format!("`| {}`", self.text)
+        }
+    }
 }
 
 impl Cmd {
@@ -78,6 +113,8 @@ impl Cmd {
             called: None,
             per_branch: None,
             cwd: None,
+            redirs: Vec::new(),
+            piped: Vec::new(),
         }
     }
 
@@ -120,9 +157,73 @@ impl Cmd {
             .collect()
     }
 
-    /// The command from the program on, as written.
+    /// The command from the program on, as written (its redirections and pipeline too).
     pub fn text(&self) -> String {
-        self.words[self.program_index()..].join(" ")
+        let mut t: Vec<String> = self.words[self.program_index()..].to_vec();
+        t.extend(self.redirs.iter().map(|r| r.text.clone()));
+        let before: Vec<String> = self
+            .piped
+            .iter()
+            .filter(|p| p.before)
+            .map(|p| format!("{} |", p.text))
+            .collect();
+        let after = self
+            .piped
+            .iter()
+            .filter(|p| !p.before)
+            .map(|p| format!("| {}", p.text));
+        before
+            .into_iter()
+            .chain([t.join(" ")])
+            .chain(after)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The shell around the command that a step cannot carry (the format runs no shell):
+    /// its redirections and the rest of its pipeline, said for a `# guess:`. None when
+    /// there is none.
+    pub fn not_carried(&self) -> Option<String> {
+        let mut parts: Vec<String> = self
+            .redirs
+            .iter()
+            .map(|r| format!("`{}`", r.text))
+            .collect();
+        parts.extend(self.piped.iter().map(Piped::written));
+        if parts.is_empty() {
+            return None;
+        }
+        let tee: Vec<&str> = self
+            .piped
+            .iter()
+            .filter(|p| !p.before && p.text.split_whitespace().next() == Some("tee"))
+            .filter_map(|p| {
+                p.text
+                    .split_whitespace()
+                    .filter(|w| !w.starts_with('-'))
+                    .nth(1)
+            })
+            .collect();
+        let out = self
+            .redirs
+            .iter()
+            .filter_map(|r| r.stdout.as_deref())
+            .chain(tee)
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>();
+        let kept = if out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; what the post wrote to {} is the step's output in the bundle",
+                out.join(", ")
+            )
+        };
+        Some(format!(
+            "the step runs `{}` without the shell around it ({}){kept}",
+            self.words[self.program_index()..].join(" "),
+            parts.join(", ")
+        ))
     }
 }
 
@@ -231,11 +332,8 @@ pub(super) fn loop_balance(s: &str) -> i32 {
 /// inlined at their calls, variables substituted.
 pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
     let (lines, docs) = heredoc::extract(logical);
-    let toks = tokenize(&lines);
-    let mut i = 0;
-    let mut nodes = parse_list(&toks, &mut i, &[]);
+    let mut nodes = parse::read(&lines);
     attach_heredocs(&mut nodes, &docs);
-    heredoc::herestrings(&mut nodes);
     functions::inline(&mut nodes, &mut Vec::new());
     substitute(&mut nodes, &mut Env::default());
     nodes
