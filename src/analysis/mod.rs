@@ -28,6 +28,7 @@ pub mod compare;
 pub mod figures;
 pub mod interval;
 pub mod io_trace;
+pub mod power;
 pub mod reshape;
 pub mod stats;
 pub mod text_grid;

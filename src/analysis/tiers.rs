@@ -49,6 +49,14 @@ impl Tier {
         Tier::NotApplicable,
     ];
 
+    /// Whether the tier decides the claim one way or the other.
+    pub fn decides(self) -> bool {
+        matches!(
+            self,
+            Tier::Reproduced | Tier::ReproducedWithSubstitutes | Tier::NotReproduced
+        )
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Tier::Reproduced => "reproduced",

@@ -66,7 +66,9 @@ impl Experiment {
     /// Load from text; `name` is used in error messages in place of a file name.
     pub fn from_str_named(text: &str, name: &str) -> Result<Experiment, SpecError> {
         let loc = Locator::new(name, text);
-        let def: ExperimentDef = serde_yaml::from_str(text).map_err(|e| yaml_error(&loc, &e))?;
+        let mut def: ExperimentDef =
+            serde_yaml::from_str(text).map_err(|e| yaml_error(&loc, &e))?;
+        validate::kernel_key(&mut def, &loc)?;
         validate::validate(&def, &loc)?;
         Ok(Experiment {
             def,

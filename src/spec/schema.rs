@@ -59,6 +59,12 @@ pub struct ExperimentDef {
     /// Profile used when none is given (defaults to `quick` when it exists).
     #[serde(default)]
     pub default_profile: Option<String>,
+    /// The kernel every point runs on: `host` (this machine's) or an installed kernel
+    /// (`fslab kernels list`), e.g. `kernel: uml-bookworm`. Shorthand for `vars: { kernel:
+    /// NAME }`, which it becomes at load (so `--set kernel=` and profiles can change it);
+    /// refused beside a `kernel` var or matrix axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
     #[serde(default)]
     pub setup: Vec<Step>,
     /// The timed command; `repeat` and `before_each` apply here only.
@@ -553,7 +559,7 @@ pub struct Claim {
     /// The checkable statement; interpreted by `analysis::claims`, its schema checked
     /// when the experiment is loaded.
     #[serde(default)]
-    pub check: Option<serde_yaml::Value>,
+    pub check: Option<crate::spec::claim::CheckSpec>,
     /// Why this claim cannot be measured by a run here (e.g. it compares two kernels):
     /// the verdict is `not applicable` with this reason; the published number is still
     /// computed from `check:`.

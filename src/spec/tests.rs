@@ -186,3 +186,58 @@ fn a_harmless_value_and_an_unused_device_value_load() {
     let e = err(&DD.replace("[test-data, other]", "[test-data, /dev/null/../sda]"));
     assert!(e.message.contains("/dev/null/../sda"), "{e}");
 }
+
+#[test]
+fn a_top_level_kernel_is_the_kernel_variable_of_every_point() {
+    let text = GOOD.replace("title: Good\n", "title: Good\nkernel: uml-bookworm\n");
+    let e = Experiment::from_str_named(&text, "k.yaml").unwrap();
+    assert_eq!(e.def.kernel, None);
+    assert_eq!(
+        e.def.vars.get("kernel"),
+        Some(&super::Value::Str("uml-bookworm".into()))
+    );
+    // a profile may change it, as it may any var
+    let text = format!("{text}profiles:\n  here: {{ kernel: host }}\n");
+    assert!(Experiment::from_str_named(&text, "k.yaml").is_ok());
+}
+
+#[test]
+fn a_top_level_kernel_beside_a_kernel_axis_or_var_is_located() {
+    let text = GOOD
+        .replace("title: Good\n", "title: Good\nkernel: uml-bookworm\n")
+        .replace(
+            "  fs: [ext4, xfs]\n",
+            "  fs: [ext4, xfs]\n  kernel: [host, uml-trixie]\n",
+        );
+    let e = err(&text);
+    assert_eq!((e.line, e.column), (3, 9), "{e}");
+    assert!(e.message.contains("both name the kernel"), "{e}");
+    assert!(e.help.as_deref().unwrap().contains("keep one"), "{e:?}");
+    let text = GOOD.replace(
+        "title: Good\n",
+        "title: Good\nkernel: uml-bookworm\nvars:\n  kernel: host\n",
+    );
+    assert!(err(&text).message.contains("`vars:` both name"));
+    let text = GOOD.replace("title: Good\n", "title: Good\nkernel: \"uml bookworm\"\n");
+    let e = err(&text);
+    assert_eq!(e.line, 3, "{e}");
+    assert!(e.message.contains("is not a kernel name"), "{e}");
+}
+
+#[test]
+fn every_check_is_read_once_at_load_and_written_back_as_it_was() {
+    let text = format!(
+        "{GOOD}claims:\n  - id: c\n    text: t\n    check: {{ kind: ratio, metric: wall_s, numerator: {{ fs: xfs }}, denominator: {{ fs: ext4 }}, expect: {{ max: 2 }} }}\n"
+    );
+    let e = Experiment::from_str_named(&text, "c.yaml").unwrap();
+    let spec = e.def.claims[0].check.as_ref().unwrap();
+    assert_eq!(spec.read().map(|c| c.kind()), Some("ratio"));
+    assert!(spec.error().is_none());
+    let back = serde_yaml::to_value(&e.def.claims[0]).unwrap();
+    assert_eq!(&back["check"], spec.raw());
+    // One that does not read is refused at load, at its key: never a missing verdict later.
+    let bad = text.replace("kind: ratio", "kind: ratioo");
+    let err = err(&bad);
+    assert_eq!((err.line, err.column), (16, 20), "{err}");
+    assert!(err.message.contains("ratioo"), "{err}");
+}

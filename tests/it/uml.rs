@@ -771,3 +771,50 @@ fn kernel_flag_is_refused_when_a_profile_pins_the_kernel_axis_to_host() {
     );
     assert!(s.bundles("uml-path").is_empty());
 }
+
+/// `kernel: uml-bookworm` at the top of an experiment runs its points in that guest,
+/// with no `--kernel` and no axis; `--set kernel=host` brings them back to the host.
+#[test]
+fn a_top_level_kernel_key_runs_the_points_in_that_guest() {
+    if !uml("a_top_level_kernel_key_runs_the_points_in_that_guest") {
+        return;
+    }
+    let yaml = AXIS_EXPERIMENT
+        .replace("id: uml-axis\n", "id: uml-key\nkernel: uml-bookworm\n")
+        .replace("matrix:\n  kernel: [host, uml-bookworm]\n", "");
+    let (s, exp) = scratch_with("umlk", "uml-key.yaml", &yaml);
+    let o = s.run(&["plan", exp.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = s.run(&["run", exp.to_str().unwrap(), "--order", "fixed", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = s.bundles("uml-key")[0].clone();
+    let b = fslab::store::Bundle::open(&dir).unwrap();
+    let m = b.manifest();
+    assert_eq!(m.environment.guests.len(), 1, "{:?}", m.environment.guests);
+    assert_eq!(m.environment.guests[0].name, "uml-bookworm");
+    assert_eq!(m.points.len(), 1);
+    let p = &m.points[0];
+    assert_eq!(p.status, "ok", "{p:?}");
+    let release = std::fs::read_to_string(
+        dir.join("logs")
+            .join(format!("{:02}-{}", p.index, p.id))
+            .join("capture-01-release.stdout"),
+    )
+    .unwrap();
+    assert!(release.starts_with("6.1."), "{release}");
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.starts_with("measured in a User-Mode Linux guest")),
+        "{p:?}"
+    );
+    // `--kernel` is refused beside it: the file names the kernel, --set chooses another.
+    let o = s.run(&["run", exp.to_str().unwrap(), "--kernel", "uml-trixie", "-q"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("choose with --set kernel=uml-trixie"),
+        "{}",
+        text(&o)
+    );
+    finish(&s);
+}

@@ -204,6 +204,8 @@ mod tests {
             details: Vec::new(),
             substitutions: Vec::new(),
             note: None,
+            power: None,
+            reading: None,
         }
     }
 

@@ -106,6 +106,8 @@ mod tests_kernels;
 #[cfg(test)]
 mod tests_kinds;
 #[cfg(test)]
+mod tests_readings;
+#[cfg(test)]
 mod tests_rules;
 #[cfg(test)]
 mod tests_seeds;

@@ -18,7 +18,7 @@ use super::scale::check_over_scales;
 use super::select::text_matches;
 use super::verdict::{check_claim, ClaimVerdict, Inapplicable};
 use crate::analysis::tiers::Tier;
-use crate::spec::claim::{parse_check, Selection, KERNEL_AXIS};
+use crate::spec::claim::{CheckSpec, Selection, KERNEL_AXIS};
 use crate::spec::Claim;
 use crate::store::{value_label, Bundle, Manifest, PointRecord};
 use polars::prelude::{BooleanChunked, DataFrame, DataType};
@@ -148,7 +148,7 @@ fn unsplittable(mut v: ClaimVerdict, kernel: &str, e: &ClaimsError) -> ClaimVerd
 /// Every selection a claim makes on the bundle: its check's (measured side) and its
 /// `needs:`' (a contrast's, the attr forks'). None when it has no readable check.
 fn claim_selections(claim: &Claim) -> Option<Vec<Selection>> {
-    let check = parse_check(claim.check.as_ref()?).ok()?;
+    let check = claim.check.as_ref()?.read()?;
     let mut out: Vec<Selection> = check
         .selections()
         .into_iter()
@@ -183,7 +183,7 @@ pub(super) fn kernels_for(claim: &Claim, ev: &Evidence) -> Vec<String> {
     if sels.iter().any(|s| s.contains_key(KERNEL_AXIS)) {
         return Vec::new();
     }
-    let Some(check) = claim.check.as_ref().and_then(|c| parse_check(c).ok()) else {
+    let Some(check) = claim.check.as_ref().and_then(CheckSpec::read) else {
         return Vec::new();
     };
     let measured: Vec<&Selection> = check.selections().into_iter().map(|(_, s)| s).collect();

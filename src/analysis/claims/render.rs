@@ -267,6 +267,12 @@ pub fn render(v: &[ClaimVerdict]) -> String {
         if let Some(r) = &c.replication {
             out.push_str(&format!("  {}\n", r.label()));
         }
+        if let Some(r) = &c.reading {
+            out.push_str(&format!("  reading:   {r}\n"));
+        }
+        if let Some(p) = c.power_line() {
+            out.push_str(&format!("  power:     {p}\n"));
+        }
         if !c.scale.is_empty() && Some(c.scale.as_str()) != common {
             out.push_str(&format!("  scale:     {}\n", c.scale));
         }

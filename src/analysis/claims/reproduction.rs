@@ -133,13 +133,19 @@ fn points_line(m: &Manifest) -> String {
 
 /// The row's reason: the tier's own, then the claim's note.
 fn row_reason(v: &ClaimVerdict) -> String {
-    let mut r = v.reason.clone();
+    let mut r = match &v.reading {
+        Some(reading) => format!("read as: {reading}; {}", v.reason),
+        None => v.reason.clone(),
+    };
     let decided = matches!(
         v.tier,
         Tier::ReproducedWithSubstitutes | Tier::NotReproduced
     );
     if decided && !v.substitutions.is_empty() {
         r.push_str(" (substitutes: see above)");
+    }
+    if let Some(p) = v.power_line() {
+        r.push_str(&format!("; {p}"));
     }
     if let Some(n) = &v.note {
         r.push_str(&format!("; note: {n}"));

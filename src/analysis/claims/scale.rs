@@ -22,7 +22,7 @@ use super::verdict::{check_claim_at, ClaimVerdict, Inapplicable};
 use super::words::num;
 use crate::analysis::interval::{Interval, Method};
 use crate::analysis::tiers::{side, Side, Tier};
-use crate::spec::claim::parse_check;
+use crate::spec::claim::CheckSpec;
 use crate::spec::Claim;
 
 /// One measured scale of a claim.
@@ -79,10 +79,10 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
     let ev_top = evs
         .iter()
         .find(|e| e.vars.get(var).and_then(scalar) == Some(top.scale))?;
-    let Some(check) = claim.check.as_ref().and_then(|r| parse_check(r).ok()) else {
+    let Some(check) = claim.check.as_ref().and_then(CheckSpec::read) else {
         return Some(v);
     };
-    let mut need = scale_needed(&check, check.stated().at_scale, ev_top);
+    let mut need = scale_needed(check, check.stated().at_scale, ev_top);
     let Some((published, _)) = need.required.shift_remove(var) else {
         return Some(v);
     };

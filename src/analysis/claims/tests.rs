@@ -2,8 +2,8 @@
 //! comment next to it.
 
 use super::{
-    check_claim, check_claims, parse_check, render, tier_counts_frame, verdicts_frame, Evidence,
-    Expect, Inapplicable, Stat,
+    check_claim, check_claims, render, tier_counts_frame, verdicts_frame, Evidence, Expect,
+    Inapplicable, Stat,
 };
 use crate::analysis::tiers::Tier;
 use crate::spec::{Claim, Value as SpecValue};
@@ -496,7 +496,7 @@ fn claims_in_words_only_have_no_published_number() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
         let exp = crate::spec::Experiment::load(dir.join(format!("{experiment}.yaml"))).unwrap();
         let c = exp.def.claims.iter().find(|c| c.id == claim).unwrap();
-        let check = parse_check(c.check.as_ref().unwrap()).unwrap();
+        let check = c.check.as_ref().unwrap().read().unwrap().clone();
         let ev = Evidence {
             manifest: Manifest::default(),
             tables: BTreeMap::new(),

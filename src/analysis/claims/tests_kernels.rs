@@ -115,13 +115,14 @@ fn a_claim_that_pins_the_kernel_is_checked_once_as_written() {
     assert!(!pins_kernel(&split));
     let mut pinned = split.clone();
     pinned.id = "pinned".into();
-    let check = pinned.check.as_mut().unwrap();
+    let mut raw = pinned.check.as_ref().unwrap().raw().clone();
     for side in ["numerator", "denominator"] {
-        check[side]
+        raw[side]
             .as_mapping_mut()
             .unwrap()
             .insert("kernel".into(), "uml-trixie".into());
     }
+    pinned.check = Some(crate::spec::claim::CheckSpec::new(raw).unwrap());
     assert!(pins_kernel(&pinned));
     let v = verdicts("003-uml-trixie", vec![pinned]);
     let one = find(&v, "pinned");

@@ -85,10 +85,11 @@ fn every_kind_measures_a_claim_of_a_real_bundle() {
         let ev = Evidence::from_bundle(&bundle).unwrap_or_else(|e| panic!("{name}: {e}"));
         for claim in exp.def.claims.iter().filter(|c| !c.draft) {
             let Some(raw) = &claim.check else { continue };
-            let check = parse_check(raw).unwrap_or_else(|e| panic!("{name} {}: {e}", claim.id));
+            let check =
+                parse_check(raw.raw()).unwrap_or_else(|e| panic!("{name} {}: {e}", claim.id));
             // The kind it answers to is the one written.
             assert_eq!(
-                raw.get("kind").and_then(|k| k.as_str()),
+                raw.raw().get("kind").and_then(|k| k.as_str()),
                 Some(check.kind()),
                 "{name} {}",
                 claim.id

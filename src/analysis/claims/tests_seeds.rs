@@ -18,7 +18,7 @@ fn the_seed_experiments_checks_all_parse() {
         let exp = crate::spec::Experiment::load(dir.join(format!("{name}.yaml"))).unwrap();
         assert!(!exp.def.claims.is_empty(), "{name} has no claims");
         for c in &exp.def.claims {
-            let check = parse_check(c.check.as_ref().expect("every claim has a check"));
+            let check = parse_check(c.check.as_ref().expect("every claim has a check").raw());
             assert!(check.is_ok(), "{name} claim {}: {:?}", c.id, check.err());
         }
     }
@@ -30,7 +30,7 @@ fn published_satisfies(experiment: &str, claim: &str) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
     let exp = crate::spec::Experiment::load(dir.join(format!("{experiment}.yaml"))).unwrap();
     let c = exp.def.claims.iter().find(|c| c.id == claim).unwrap();
-    let check: Check = serde_yaml::from_value(c.check.clone().unwrap()).unwrap();
+    let check: Check = c.check.as_ref().unwrap().read().unwrap().clone();
     let ev = Evidence {
         manifest: Manifest::default(),
         tables: BTreeMap::new(),
@@ -140,7 +140,7 @@ fn seed_xfs_rt_truncate_variant_has_no_published_number() {
         .iter()
         .find(|c| c.id == "variant-data-hint-flat")
         .unwrap();
-    let check: Check = serde_yaml::from_value(c.check.clone().unwrap()).unwrap();
+    let check: Check = c.check.as_ref().unwrap().read().unwrap().clone();
     let ev = Evidence {
         manifest: Manifest::default(),
         tables: BTreeMap::new(),

@@ -7,13 +7,14 @@ use super::path::PathFound;
 use super::scale_need::scale_needed;
 use super::select::sel_label;
 use super::spill::Spill;
-use super::units::Replication;
+use super::units::{Replication, SampleUnit};
 use super::words::num;
 use crate::analysis::interval::{Interval, NoInterval};
+use crate::analysis::power::{self, Power};
 use crate::analysis::tiers::{
     decide, decide_point, substitutions, Substitution, SubstitutionKind, Tier,
 };
-use crate::spec::claim::{parse_check, Allocator, Check, Needs};
+use crate::spec::claim::{Allocator, Check, Needs};
 use crate::spec::Claim;
 use serde::Serialize;
 
@@ -103,6 +104,12 @@ pub struct ClaimVerdict {
     pub substitutions: Vec<String>,
     /// The claim's own note (how fslab reads the post).
     pub note: Option<String>,
+    /// What the design could detect at 90 % power and what would decide the claim
+    /// ([`crate::analysis::power`]); None without an interval over replicates.
+    pub power: Option<Power>,
+    /// Which reading of the post the verdict assumes, when the claim's `needs:` name one
+    /// (`needs: reading:`): its words, or the other reading's when the bundle ran that.
+    pub reading: Option<String>,
 }
 
 impl ClaimVerdict {
@@ -113,6 +120,28 @@ impl ClaimVerdict {
             Some(k) => format!("{} @ kernel={k}", self.id),
             None => self.id.clone(),
         }
+    }
+
+    /// What the verdict could have detected, for a verdict that rests on a measured
+    /// interval (decided or inconclusive): the power line, or why there is none. None
+    /// for a claim not applicable here, which measured nothing it could decide.
+    pub fn power_line(&self) -> Option<String> {
+        if self.tier == Tier::NotApplicable && self.at_this_scale.is_none() {
+            return None;
+        }
+        if let Some(p) = &self.power {
+            return Some(p.label(&self.unit));
+        }
+        Some(match &self.replication {
+            Some(r) if r.unit == SampleUnit::Iteration || r.fewest_replicates() < 2 => {
+                "detectable effect unknown: no spread between replicates (fewer than 2 a side)"
+                    .into()
+            }
+            Some(_) if self.interval.is_none() => {
+                "no effect is detectable at this spread: the replicates give no bounded interval (a less noisy denominator or many more replicates are needed)".into()
+            }
+            _ => "detectable effect unknown".into(),
+        })
     }
 
     /// The tier as written, with why it is not applicable where that is its own tier
@@ -170,15 +199,20 @@ pub(super) fn check_claim_at(
         details: Vec::new(),
         substitutions: subs.iter().map(|s| s.what.clone()).collect(),
         note: None,
+        power: None,
+        reading: None,
     };
     let Some(raw) = &claim.check else {
         v.reason = "the claim has no `check:`; it is not checked".into();
         return v;
     };
-    let check: Check = match parse_check(raw) {
-        Ok(c) => c,
-        Err(e) => {
-            v.reason = format!("its `check:` cannot be read: {e}");
+    let check: &Check = match (raw.read(), raw.error()) {
+        (Some(c), _) => c,
+        (None, e) => {
+            v.reason = match e {
+                Some(e) => format!("its `check:` cannot be read: {e}"),
+                None => "its `check:` cannot be read".into(),
+            };
             return v;
         }
     };
@@ -202,7 +236,7 @@ pub(super) fn check_claim_at(
         Some(Err(e)) => extra.push(format!("published value unavailable: {e}")),
         None => {}
     }
-    let need = scale_needed(&check, at_scale, ev);
+    let need = scale_needed(check, at_scale, ev);
     let gap = need.gap();
     v.scale = match &gap {
         Some(g) => format!("reduced: {g}"),
@@ -248,7 +282,36 @@ pub(super) fn check_claim_at(
         v.no_interval = Some("not measured here".into());
         return finish(v, extra);
     }
-    if let Some(why) = guest_cannot_measure(claim, &check, ev) {
+    // A bundle run under the other reading of the post checks the claim without the
+    // needs of this one (the post's mechanism there is not this reading's).
+    // A bundle that does not record a variable of `when` (made before it existed) is
+    // checked under the needs' own reading, and says it could not tell.
+    let needs = match claim.needs.as_ref().and_then(|n| n.reading.as_ref()) {
+        Some(r) => {
+            let unrecorded: Vec<&str> = r
+                .when
+                .keys()
+                .filter(|k| !ev.vars.contains_key(*k))
+                .map(String::as_str)
+                .collect();
+            if !unrecorded.is_empty() {
+                v.reading = Some(format!(
+                    "{} (the bundle does not record `{}`, so its needs apply)",
+                    r.says,
+                    unrecorded.join("`, `")
+                ));
+                claim.needs.as_ref()
+            } else if r.when.iter().all(|(k, want)| ev.vars.get(k) == Some(want)) {
+                v.reading = Some(r.says.clone());
+                claim.needs.as_ref()
+            } else {
+                v.reading = Some(r.otherwise.clone());
+                None
+            }
+        }
+        None => claim.needs.as_ref(),
+    };
+    if let Some(why) = guest_cannot_measure(claim, check, ev) {
         v.not_applicable = Some(Inapplicable::Untestable);
         v.reason = why;
         return finish(v, extra);
@@ -261,10 +324,7 @@ pub(super) fn check_claim_at(
         }
         Ok(m) => m,
     };
-    if let Some((why, absent)) = claim
-        .needs
-        .as_ref()
-        .and_then(|n| mechanism_absent(n, &check, m.value, &subs, ev))
+    if let Some((why, absent)) = needs.and_then(|n| mechanism_absent(n, check, m.value, &subs, ev))
     {
         v.reason = match why {
             Inapplicable::MechanismUnshown => format!("mechanism not shown: {absent}"),
@@ -291,6 +351,18 @@ pub(super) fn check_claim_at(
             substituted,
         ),
     };
+    if m.replication.unit == SampleUnit::Replicate {
+        if let Ok(i) = &m.interval {
+            v.power = power::of_interval(
+                m.value,
+                i,
+                m.replication.replicates,
+                expect,
+                tier.decides(),
+                replicate_seconds(&ev.manifest),
+            );
+        }
+    }
     *at_this_scale = Some(if m.incomplete.is_empty() {
         (tier, why.clone())
     } else {
@@ -433,4 +505,21 @@ fn mechanism_absent(
         return Some((Inapplicable::MechanismAbsent, absent.join("; ")));
     }
     (!unshown.is_empty()).then(|| (Inapplicable::MechanismUnshown, unshown.join("; ")))
+}
+
+/// The mean time of one (point, replicate) pair of the bundle, setup to teardown, from
+/// its run order (None in bundles that did not record it).
+fn replicate_seconds(m: &crate::store::Manifest) -> Option<f64> {
+    let order = m.run_order.as_ref()?;
+    let secs: Vec<f64> = order
+        .pairs
+        .iter()
+        .filter_map(|e| {
+            let a = chrono::DateTime::parse_from_rfc3339(e.started_at.as_deref()?).ok()?;
+            let b = chrono::DateTime::parse_from_rfc3339(e.finished_at.as_deref()?).ok()?;
+            let s = (b - a).num_milliseconds() as f64 / 1000.0;
+            (s >= 0.0).then_some(s)
+        })
+        .collect();
+    (!secs.is_empty()).then(|| secs.iter().sum::<f64>() / secs.len() as f64)
 }

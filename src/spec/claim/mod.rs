@@ -8,6 +8,9 @@
 //! evaluators in `analysis::claims::kinds` from the same list there.
 
 pub(crate) mod kinds;
+mod written;
+
+pub use written::CheckSpec;
 
 pub use super::truncate_need::{TruncatePathNeed, TruncatePathNeeds};
 use super::Value as SpecValue;
@@ -50,6 +53,27 @@ pub struct Needs {
     /// checked.
     #[serde(default)]
     pub flush_latency: bool,
+    /// The reading of the post these needs are the mechanism of, when the post can be
+    /// read two ways (its fsstress ran the whole `-f` list, or `creat` alone). A bundle
+    /// run under another reading (its variables do not match `when`) checks the claim
+    /// without `allocator`, `contrast` and `attr_forks`, and its verdict says which
+    /// reading it assumes.
+    #[serde(default)]
+    pub reading: Option<Reading>,
+}
+
+/// `needs: { reading: … }`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    /// The bundle's variables (vars or a profile's values) that run this reading, e.g.
+    /// `{ fsstress_f: all }`.
+    pub when: IndexMap<String, SpecValue>,
+    /// This reading in words, said with each verdict checked under it.
+    pub says: String,
+    /// The other reading in words, said with each verdict checked under it (without
+    /// the needs).
+    pub otherwise: String,
 }
 
 /// `needs: { attr_forks: … }`: the inodes with an attr fork extent, counted in the

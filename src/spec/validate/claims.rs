@@ -81,8 +81,35 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
                 return Err(e);
             }
         }
+        if let Some(r) = claim.needs.as_ref().and_then(|n| n.reading.as_ref()) {
+            let known = |k: &str| def.vars.contains_key(k);
+            if let Some(k) = r.when.keys().find(|k| !known(k)) {
+                let pos = item
+                    .clone()
+                    .and_then(|r| loc.block(r, "needs"))
+                    .and_then(|r| loc.block(r, "reading"))
+                    .and_then(|r| loc.key_in(r, k))
+                    .unwrap_or_else(at_start);
+                let mut e = loc.at_pos(
+                    pos,
+                    format!(
+                        "claim `{}`: `needs: reading: when:` names `{k}`, which is not a var",
+                        claim.id
+                    ),
+                );
+                e.help = Some(format!(
+                    "a reading is chosen by the bundle's vars (a profile sets them): {}",
+                    def.vars
+                        .keys()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+                return Err(e);
+            }
+        }
         let Some(raw) = &claim.check else { continue };
-        let message = match parse_check(raw) {
+        let message = match parse_check(raw.raw()) {
             Ok(check) => {
                 check_kernel_pins(def, claim, &check, item.clone(), loc)?;
                 if let Some(TruncatePathNeeds::Sides { .. }) =

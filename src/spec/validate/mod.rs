@@ -6,6 +6,7 @@ use crate::spec::{ExperimentDef, Piece, SpecError, Template, Value, BUILTIN_NAME
 
 mod claims;
 mod devices;
+mod kernel;
 mod matrix;
 mod names;
 mod requirements;
@@ -201,6 +202,18 @@ impl Checker<'_> {
             .and_then(|r| loc.value_in(r, key))
             .unwrap_or_else(|| self.section_start(s))
     }
+}
+
+/// `kernel: NAME` checked and turned into the `kernel` variable, before the other checks
+/// (which then see `{{kernel}}` and profiles that set it as they would a var).
+pub(super) fn kernel_key(def: &mut ExperimentDef, loc: &Locator<'_>) -> Result<(), SpecError> {
+    kernel::check_kernel_key(&Checker {
+        def,
+        loc,
+        names: Names { def },
+    })?;
+    kernel::desugar(def);
+    Ok(())
 }
 
 /// Check a deserialised experiment; the first problem found is the error.
