@@ -70,7 +70,8 @@ fn mean_var(x: &[f64]) -> (f64, f64) {
 }
 
 /// Why no interval can be given.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum NoInterval {
     /// Fewer than two samples on a side.
     TooFewSamples {

@@ -16,6 +16,10 @@
 //! - [`figures`], [`io_trace`]: the frames each chart draws (plot only draws them);
 //! - [`bundle_summary`]: a bundle's facts, once, for `fslab show`, the report and the
 //!   notebook display;
+//! - [`calibration`]: A/A and injected-effect calibrations (false-positive rate, power,
+//!   coverage, with their intervals) of compare's verdict and the tier rule;
+//! - [`sequential`]: the group-sequential stopping rule (alpha spending) for adding
+//!   replicates until a claim is decided;
 //! - [`text_grid`]: plain-text grids for terminals.
 //!
 //! Analysis never draws: charts live in the `plot` module, which draws the frames
@@ -23,6 +27,7 @@
 
 pub mod adaptive;
 pub mod bundle_summary;
+pub mod calibration;
 pub mod claims;
 pub mod compare;
 pub mod figures;
@@ -30,6 +35,7 @@ pub mod interval;
 pub mod io_trace;
 pub mod power;
 pub mod reshape;
+pub mod sequential;
 pub mod stats;
 pub mod text_grid;
 pub mod tiers;

@@ -246,6 +246,12 @@ fn medium_substitutions(m: &Manifest) -> Vec<Substitution> {
 /// why. Substitutions cap `reproduced` (they are named once, where the verdicts are
 /// listed, not in each reason).
 pub fn decide_point(expect: &Expect, value: f64, substituted: bool) -> (Tier, String) {
+    let (tier, _, why) = decide_point_on(expect, value, substituted);
+    (tier, why)
+}
+
+/// [`decide_point`], also saying what decided it ([`Decided::Point`]).
+pub fn decide_point_on(expect: &Expect, value: f64, substituted: bool) -> (Tier, Decided, String) {
     let why = NoInterval::DeterministicLayout;
     let v = crate::analysis::fmt_sig(value, 4);
     if expect.holds(value) {
@@ -254,17 +260,41 @@ pub fn decide_point(expect: &Expect, value: f64, substituted: bool) -> (Tier, St
         } else {
             Tier::Reproduced
         };
-        (tier, format!("{v} is {expect} ({why})"))
+        (
+            tier,
+            Decided::Point(Side::Inside),
+            format!("{v} is {expect} ({why})"),
+        )
     } else {
         (
             Tier::NotReproduced,
+            Decided::Point(Side::Outside),
             format!("{v} violates {expect} ({why})"),
         )
     }
 }
 
+/// What decided a tier computed from a measured number ([`decide_on`],
+/// [`decide_point_on`]), typed: the reason says the same in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decided {
+    /// The interval is over the iterations of one filesystem: it never decides; `need`
+    /// replicates a side would.
+    IterationsOnly { need: usize },
+    /// Fewer replicates a side (`have`) than a decisive tier needs (`need`).
+    TooFewReplicates { have: usize, need: usize },
+    /// The number has no interval.
+    NoInterval(NoInterval),
+    /// Where the 95 % interval lies against `expect`.
+    Interval(Side),
+    /// A number that has no interval by its nature (a layout read once), against `expect`.
+    Point(Side),
+}
+
 /// Where an interval lies against `expect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Side {
     /// The whole interval satisfies `expect`.
     Inside,
@@ -299,6 +329,18 @@ pub fn decide(
     min_replicates: usize,
     substituted: bool,
 ) -> (Tier, String) {
+    let (tier, _, why) = decide_on(expect, interval, rep, min_replicates, substituted);
+    (tier, why)
+}
+
+/// [`decide`], also saying what decided it, typed ([`Decided`]).
+pub fn decide_on(
+    expect: &Expect,
+    interval: &Result<Interval, NoInterval>,
+    rep: &Replication,
+    min_replicates: usize,
+    substituted: bool,
+) -> (Tier, Decided, String) {
     if rep.unit == SampleUnit::Iteration {
         let mut r = format!(
             "{}: an interval over the iterations of one filesystem does not cover the variation from one filesystem to the next; at least {min_replicates} replicates a side are needed",
@@ -315,11 +357,21 @@ pub fn decide(
                 i.label()
             ));
         }
-        return (Tier::Inconclusive, r);
+        return (
+            Tier::Inconclusive,
+            Decided::IterationsOnly {
+                need: min_replicates,
+            },
+            r,
+        );
     }
     if rep.fewest_replicates() < min_replicates {
         return (
             Tier::Inconclusive,
+            Decided::TooFewReplicates {
+                have: rep.fewest_replicates(),
+                need: min_replicates,
+            },
             format!(
                 "{}; at least {min_replicates} replicates a side are needed",
                 rep.label()
@@ -328,51 +380,100 @@ pub fn decide(
     }
     let i = match interval {
         Ok(i) => i,
-        Err(e) => return (Tier::Inconclusive, format!("{}; {e}", rep.label())),
+        Err(e) => {
+            return (
+                Tier::Inconclusive,
+                Decided::NoInterval(e.clone()),
+                format!("{}; {e}", rep.label()),
+            )
+        }
     };
-    match side(expect, i) {
+    let s = side(expect, i);
+    match s {
         Side::Inside => (
             if substituted {
                 Tier::ReproducedWithSubstitutes
             } else {
                 Tier::Reproduced
             },
+            Decided::Interval(s),
             format!("the whole interval {} is {expect}", i.label()),
         ),
         Side::Outside => (
             Tier::NotReproduced,
+            Decided::Interval(s),
             format!("the whole interval {} violates {expect}", i.label()),
         ),
         Side::Straddles => (
             Tier::Inconclusive,
+            Decided::Interval(s),
             format!("the interval {} straddles {expect}", i.label()),
         ),
     }
 }
 
-/// Every variable whose value here differs from the published profile's, either way
-/// (`n=5000 here, 400000 published`), in the bundle's order.
-pub fn scale_differences(
+/// One variable whose value here differs from the published profile's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VarDifference {
+    pub var: String,
+    /// Its value here (as the scale note shows it); None when it is not set here.
+    pub here: Option<String>,
+    /// Its value in the published profile; None when that profile does not have it.
+    pub published: Option<String>,
+}
+
+impl VarDifference {
+    /// `n=5000 here, 400000 published`, `k is not set here (1 published)`, `k=2 here,
+    /// not in the published profile`.
+    pub fn label(&self) -> String {
+        let k = &self.var;
+        match (&self.here, &self.published) {
+            (Some(h), Some(p)) => format!("{k}={h} here, {p} published"),
+            (None, Some(p)) => format!("{k} is not set here ({p} published)"),
+            (Some(h), None) => format!("{k}={h} here, not in the published profile"),
+            (None, None) => k.clone(),
+        }
+    }
+}
+
+/// Every variable whose value here differs from the published profile's, either way,
+/// in the bundle's order.
+pub fn var_differences(
     here: &indexmap::IndexMap<String, crate::spec::Value>,
     published: &indexmap::IndexMap<String, crate::spec::Value>,
-) -> Vec<String> {
+) -> Vec<VarDifference> {
     let mut out = Vec::new();
     for (k, p) in published {
         match here.get(k) {
             Some(h) if h.label() == p.label() => {}
-            Some(h) => out.push(format!("{k}={} here, {} published", shown(h), shown(p))),
-            None => out.push(format!("{k} is not set here ({} published)", shown(p))),
+            h => out.push(VarDifference {
+                var: k.clone(),
+                here: h.map(shown),
+                published: Some(shown(p)),
+            }),
         }
     }
     for (k, h) in here {
         if !published.contains_key(k) {
-            out.push(format!(
-                "{k}={} here, not in the published profile",
-                shown(h)
-            ));
+            out.push(VarDifference {
+                var: k.clone(),
+                here: Some(shown(h)),
+                published: None,
+            });
         }
     }
     out
+}
+
+/// [`var_differences`] in words (`n=5000 here, 400000 published`).
+pub fn scale_differences(
+    here: &indexmap::IndexMap<String, crate::spec::Value>,
+    published: &indexmap::IndexMap<String, crate::spec::Value>,
+) -> Vec<String> {
+    var_differences(here, published)
+        .iter()
+        .map(VarDifference::label)
+        .collect()
 }
 
 /// A value as the scale note shows it: an empty one (`[]`, `""`) as `(empty)`, so that

@@ -10,23 +10,29 @@ const DRAFT: &str = "draft, not checked";
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Result bundle directories (several only with --md; two with --agree).
+    /// Result bundle directories (several only with --md or --summary; two with --agree).
     #[arg(required = true)]
     pub bundles: Vec<PathBuf>,
     /// Two independent reruns of one profile: per claim, whether they give the same tier
     /// and whether their intervals overlap (a tier that differs is `inconclusive`).
-    #[arg(long, conflicts_with = "md")]
+    #[arg(long, conflicts_with_all = ["md", "summary"])]
     pub agree: bool,
     /// Check the claims of this experiment file instead of the copy in the bundle.
-    #[arg(long, conflicts_with = "md")]
+    #[arg(long, conflicts_with_all = ["md", "summary"])]
     pub experiment: Option<PathBuf>,
-    /// Print the verdicts as JSON: `{ "claims": [...], "tiers": { tier: count } }`.
+    /// Print the verdicts as JSON: `{ "claims": [...], "tiers": { tier: count } }` (with
+    /// --summary: the answers, one per claim).
     #[arg(long, conflicts_with = "md")]
     pub json: bool,
-    /// With --md: check today's claims in DIR/<experiment id>.yaml over each bundle's
-    /// data instead of the copy each bundle ran (the document names both).
-    #[arg(long, requires = "md", value_name = "DIR")]
+    /// With --md or --summary: check today's claims in DIR/<experiment id>.yaml over each
+    /// bundle's data instead of the copy each bundle ran (the document names both).
+    #[arg(long, value_name = "DIR")]
     pub claims_from: Option<PathBuf>,
+    /// One answer per claim over all the bundles given (read in sections as --md reads
+    /// them): the post's number, the number here from the evidence that decides (its
+    /// section and bundle, by the rule it prints), the tier and why in a few words.
+    #[arg(long, conflicts_with = "md")]
+    pub summary: bool,
     /// Print REPRODUCTION.md for these bundles (one per seed experiment): their
     /// environment, then one row per claim with quote, published, here (with interval),
     /// tier and reason.
@@ -35,7 +41,7 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
-    if args.md {
+    if args.md || args.summary {
         let bundles = args
             .bundles
             .iter()
@@ -45,8 +51,22 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             Some(dir) => claims::ClaimsSource::Dir(dir.clone()),
             None => claims::ClaimsSource::Bundle,
         };
-        print!("{}", claims::reproduction_md(&bundles, &source)?);
+        if args.md {
+            print!("{}", claims::reproduction_md(&bundles, &source)?);
+        } else {
+            let answers = claims::summarise(&claims::analyse(&bundles, &source)?);
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&answers)?);
+            } else {
+                print!("{}", claims::summary_text(&answers));
+            }
+        }
         return Ok(ExitCode::SUCCESS);
+    }
+    if args.claims_from.is_some() {
+        anyhow::bail!(
+            "--claims-from goes with --md or --summary (several bundles read in sections)"
+        );
     }
     if args.agree {
         let [a, b] = args.bundles.as_slice() else {
@@ -72,7 +92,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let [bundle] = args.bundles.as_slice() else {
-        anyhow::bail!("give one bundle (several only with --md, two with --agree)");
+        anyhow::bail!("give one bundle (several only with --md or --summary, two with --agree)");
     };
     let bundle = fslab::Bundle::open(bundle)?;
     let exp = match &args.experiment {

@@ -19,6 +19,7 @@ mod merge;
 mod notebook;
 mod parse;
 mod plan;
+mod reply;
 mod report;
 mod run;
 mod show;
@@ -59,6 +60,8 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Write a self-contained HTML or Markdown report of a bundle.
     Report(report::ReportArgs),
+    /// A plain-text answer to the post (72 columns): table, claims, rerun command, hash.
+    Reply(reply::Args),
     /// Block maps of files: FIEMAP on a mounted tree, or debugfs on an unmounted ext image.
     Blockmap(blockmap::Args),
     /// Notebooks: `fslab notebook run NB.ipynb -p NAME VALUE … [-o OUT] [--html OUT.html] [--bundle DIR]`.
@@ -98,6 +101,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Blockmap(args) => blockmap::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Report(args) => report::run(args),
+        Command::Reply(a) => reply::main(a),
         Command::Notebook(a) => notebook::main(a),
         Command::Merge(a) => merge::main(a),
         Command::Slurm(a) => slurm::main(a),

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 const USAGE: &str = "\
-usage: fslab stress [fsstress options] [--threads] [--json]
+usage: fslab stress [fsstress options] [--threads] [--json] [--delay-pct P]
   -n nops        operations per process (default 1)
   -p nproc       processes (default 1)
   -s seed        seed; process p uses seed+p (default: from the clock)
@@ -17,6 +17,8 @@ usage: fslab stress [fsstress options] [--threads] [--json]
   -c             remove each process's directory when done
   -S x           print the operation table and exit
   --threads      run the processes as threads of one process (default: one OS process each)
+  --delay-pct P  inject a known slowdown: each process busy-waits for P % of the time it
+                 works (checked every 64 operations and after the last; `fslab calibrate`)
   --json         print the summary as JSON instead of a table
 operations: creat fsync link mkdir mknod rename rmdir symlink truncate unlink write
 ";

@@ -254,6 +254,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     found.extend(perfstat::blocks(&post, &cmds.command_lines, &mut notes));
     found.extend(perfcsv::blocks(&post, &cmds.command_lines, &mut notes));
     found.extend(fiojobs::fio_text(&post, &jobs, &mut notes));
+    found.extend(output::summary_rows(&post, &cmds.command_lines));
     found.extend(output::time_rows(&post, &cmds.command_lines, &settings_at));
     found.extend(sidebyside::blocks(&post));
     for f in &found {
@@ -307,10 +308,12 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         .filter(|f| f.tool == "fio")
         .flat_map(|f| f.lines.iter().copied())
         .collect();
-    for f in found
-        .iter_mut()
-        .filter(|f| matches!(f.tool, "time" | "fio" | "perf stat"))
-    {
+    for f in found.iter_mut().filter(|f| {
+        matches!(
+            f.tool,
+            "time" | "fio" | "perf stat" | "dd" | "dbench" | "hdparm"
+        )
+    }) {
         let fio = f.tool == "fio";
         let skip = |i: usize| {
             if fio {

@@ -6,7 +6,7 @@
 
 use super::mail::{Post, PostLine};
 use super::{Category, Row};
-use crate::parse::{debugfs, e2fsck, ext, filefrag, fio, time, xfs, GeometryRow};
+use crate::parse::{debugfs, e2fsck, ext, filefrag, fio, summary, time, xfs, GeometryRow};
 
 /// A tool output found in the post: which lines it covers and its rows.
 #[derive(Debug, Clone)]
@@ -181,6 +181,8 @@ pub fn time_rows(
             time_line(i)
                 || lines[i].text.trim().starts_with("Discarding")
                 || geometry_line(&lines[i].text)
+                || summary::is_furniture(&lines[i].text)
+                || !summary::parse(&lines[i].text).is_empty()
         };
         let prompt =
             |i: usize| is_cmd[i] && super::commands::after_prompt(&lines[i].text).is_some();
@@ -199,11 +201,13 @@ pub fn time_rows(
         let stated_by = lines[start].quoted_author.clone();
         let mut rows = Vec::new();
         let values = [
-            ("real_time", row.real_s),
-            ("user_time", row.user_s),
-            ("sys_time", row.sys_s),
+            ("real_time", row.real_s, "s"),
+            ("user_time", row.user_s, "s"),
+            ("sys_time", row.sys_s, "s"),
+            ("cpu_share", row.cpu_percent, "%"),
+            ("max_rss", row.max_rss_kb.map(|k| k as f64), "KB"),
         ];
-        for (name, v) in values {
+        for (name, v, unit) in values {
             let Some(v) = v else { continue };
             let (p, k) = printed
                 .iter()
@@ -216,7 +220,7 @@ pub fn time_rows(
                 quantity: name.into(),
                 settings: settings.clone(),
                 value: v,
-                unit: "s".into(),
+                unit: unit.into(),
                 printed: p,
                 approx: false,
                 category: Category::Measurement,
@@ -235,6 +239,81 @@ pub fn time_rows(
             lines: taken,
             device_bytes: Vec::new(),
         });
+    }
+    found
+}
+
+/// The summaries dd, dbench and hdparm print (`crate::parse::summary`), one [`Found`] per
+/// block of them (dbench's table and its `Throughput` line, with the lines between): each
+/// number with its unit, named by its line (`WriteX`, `Timing cached reads`, the text
+/// before it: `2.6.27-rc8:`), and by the command right above that printed it
+/// (`dd … conv=fdatasync`, `dbench -D /xfs 32`).
+pub fn summary_rows(post: &Post, is_cmd: &[bool]) -> Vec<Found> {
+    let lines = &post.lines;
+    let mut found: Vec<Found> = Vec::new();
+    for r in summary::parse(&post.body_text()) {
+        let k = r.line - 1;
+        let gap = |a: usize| {
+            (a + 1..k).all(|i| {
+                let t = lines[i].text.trim();
+                t.is_empty() || t == "..." || summary::is_furniture(t)
+            })
+        };
+        let joins = found
+            .last()
+            .is_some_and(|f| f.tool == r.tool && f.lines.last().is_some_and(|&a| a == k || gap(a)));
+        if !joins {
+            found.push(Found {
+                tool: r.tool,
+                first: k,
+                rows: Vec::new(),
+                lines: Vec::new(),
+                device_bytes: Vec::new(),
+            });
+        }
+        let f = found.last_mut().expect("pushed above");
+        if f.lines.last() != Some(&k) {
+            let from = f.lines.last().map_or(k, |a| a + 1);
+            f.lines.extend(from..=k);
+        }
+        let mut settings = r.settings.clone();
+        for (key, v) in [("row", &r.name), ("label", &r.prefix)] {
+            if !v.is_empty() {
+                settings.push((key.into(), v.clone()));
+            }
+        }
+        f.rows.push(Row {
+            line: lines[k].n,
+            group: r.tool.into(),
+            quantity: format!("{}_{}", r.tool, r.quantity),
+            settings,
+            value: r.value,
+            unit: r.unit.clone(),
+            printed: r.printed.clone(),
+            approx: false,
+            category: Category::Measurement,
+            stated_by: lines[k].quoted_author.clone(),
+            note: lines[k].text.trim().to_string(),
+        });
+    }
+    // the command that printed a block: the nearest line above past dd's own lines
+    for f in &mut found {
+        let mut i = f.first;
+        while i > 0 && f.first - i < 4 {
+            i -= 1;
+            let t = lines[i].text.trim();
+            if t.is_empty() || summary::is_furniture(t) || t.starts_with("```") {
+                continue;
+            }
+            if is_cmd[i] {
+                let cmd = super::commands::after_prompt(t).unwrap_or(t).to_string();
+                for r in &mut f.rows {
+                    add_label_settings(&mut r.settings, &cmd);
+                    r.settings.push(("command".into(), cmd.clone()));
+                }
+            }
+            break;
+        }
     }
     found
 }

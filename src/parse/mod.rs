@@ -20,6 +20,7 @@ pub mod fio;
 pub mod fsmark;
 pub mod map;
 pub mod perf_stat;
+pub mod summary;
 mod text;
 pub mod time;
 pub mod truncate_path;

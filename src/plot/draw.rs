@@ -11,7 +11,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+pub(super) type DrawResult<DB> =
+    Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// Tableau 10: distinct, colour-blind friendly, readable on white.
 const PALETTE: [RGBColor; 10] = [
@@ -26,21 +27,21 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0x9C, 0x75, 0x5F),
     RGBColor(0xBA, 0xB0, 0xAC),
 ];
-const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
+pub(super) const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 const OTHER: RGBColor = RGBColor(0xB0, 0xB0, 0xB0);
 
-fn color(i: usize) -> RGBColor {
+pub(super) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 // plotters draws SVG text at size / 1.24 px.
-const CAPTION: u32 = 27;
-const LABEL: u32 = 18;
-const DESC: u32 = 20;
-const LEGEND: u32 = 18;
+pub(super) const CAPTION: u32 = 27;
+pub(super) const LABEL: u32 = 18;
+pub(super) const DESC: u32 = 20;
+pub(super) const LEGEND: u32 = 18;
 const VALUE: u32 = 16;
-const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
-const GRID_LIGHT: RGBColor = RGBColor(0xF4, 0xF4, 0xF4);
+pub(super) const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
+pub(super) const GRID_LIGHT: RGBColor = RGBColor(0xF4, 0xF4, 0xF4);
 
 /// A chart with one category per label along x and values along y, in fslab's style
 /// (caption, areas, fonts, grid). The mesh is drawn; series are the caller's.
@@ -108,12 +109,13 @@ pub(super) fn draw<DB: DrawingBackend>(
             series,
         } => grouped(root, &chart.title, x_label, y_label, labels, series),
         ChartData::Io { traces } => super::io::draw(root, &chart.title, traces),
+        ChartData::Claim(p) => super::claim::draw(root, &chart.title, p),
     }
 }
 
 /// A value range with 5 % padding; from zero when `zero_based` and all values are
 /// non-negative.
-fn value_range(values: impl IntoIterator<Item = f64>, zero_based: bool) -> (f64, f64) {
+pub(super) fn value_range(values: impl IntoIterator<Item = f64>, zero_based: bool) -> (f64, f64) {
     let (mut lo, mut hi) = values
         .into_iter()
         .filter(|v| v.is_finite())
@@ -143,7 +145,7 @@ fn value_range(values: impl IntoIterator<Item = f64>, zero_based: bool) -> (f64,
 }
 
 /// Axis tick text: at most 6 decimals, trailing zeros trimmed.
-fn tick(v: &f64) -> String {
+pub(super) fn tick(v: &f64) -> String {
     let r = (v * 1e6).round() / 1e6;
     if r == 0.0 {
         "0".to_string()
@@ -155,10 +157,10 @@ fn tick(v: &f64) -> String {
 /// A linear f64 axis whose ticks are exactly the given values (categories at 0..n,
 /// iteration numbers).
 #[derive(Clone)]
-struct FixedTicks {
-    lo: f64,
-    hi: f64,
-    keys: Vec<f64>,
+pub(super) struct FixedTicks {
+    pub(super) lo: f64,
+    pub(super) hi: f64,
+    pub(super) keys: Vec<f64>,
 }
 
 impl FixedTicks {
@@ -197,7 +199,7 @@ impl Ranged for FixedTicks {
     }
 }
 
-fn category_label(labels: &[String], x: f64) -> String {
+pub(super) fn category_label(labels: &[String], x: f64) -> String {
     let i = x.round();
     if (x - i).abs() > 1e-6 || i < 0.0 {
         return String::new();
@@ -205,7 +207,7 @@ fn category_label(labels: &[String], x: f64) -> String {
     labels.get(i as usize).cloned().unwrap_or_default()
 }
 
-fn legend_box<'a, DB, X, Y>(
+pub(super) fn legend_box<'a, DB, X, Y>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     position: SeriesLabelPosition,
 ) -> DrawResult<DB>

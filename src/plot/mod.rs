@@ -17,7 +17,9 @@
 //!   (e2fsck time per pass and filesystem);
 //! - [`Chart::distribution_of`]: box plot with every iteration as a dot, warm-up and
 //!   outliers marked (a frame of each iteration's role and each point's box);
-//! - [`Chart::io_traces`]: seekwatcher-style block-I/O traces ([`IoTrace`]).
+//! - [`Chart::io_traces`]: seekwatcher-style block-I/O traces ([`IoTrace`]);
+//! - [`Chart::claim`]: one claim's number per bundle or kernel with its interval,
+//!   against the band it expects and the post's number ([`ClaimPlot`]).
 //!
 //! The constructors that start from a runs or `io` frame (`Chart::iterations`,
 //! `Chart::distribution`, `Chart::io_trace`, `Chart::io_compare`) compute first, so they
@@ -27,10 +29,12 @@
 //! Plot derives only what a chart's geometry needs: in [`Chart::normalised`], each
 //! series divided by its baseline point.
 
+mod claim;
 mod draw;
 pub mod fonts;
 mod io;
 
+pub use claim::{ClaimEstimate, ClaimPlot};
 pub use io::{IoRates, IoTrace};
 
 use crate::frames::{self, ColumnError};
@@ -145,6 +149,9 @@ pub enum ChartData {
     Io {
         traces: Vec<IoTrace>,
     },
+    /// One claim's estimates against its expected band and the post's number
+    /// ([`Chart::claim`]).
+    Claim(ClaimPlot),
 }
 
 /// A chart ready to render.
@@ -640,6 +647,7 @@ impl Chart {
             ChartData::Normalised { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
             ChartData::Grouped { series, .. } => series.iter().map(|s| s.name.clone()).collect(),
             ChartData::Io { traces } => io::series_names(traces),
+            ChartData::Claim(p) => claim::series_names(p),
             ChartData::Distribution {
                 groups, threshold, ..
             } => {

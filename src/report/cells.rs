@@ -3,7 +3,7 @@
 //! notes. Formatting only: every number comes computed in the [`Content`].
 
 use super::content::ClaimsContent;
-use crate::analysis::claims::CountedPer;
+use crate::analysis::claims::{ClaimVerdict, CountedPer};
 use crate::analysis::text_grid::Align;
 use crate::analysis::{BundleSummary, PointStatsRow, Resolution, Unit, Warmup};
 use crate::labels::fmt_sig;
@@ -88,18 +88,57 @@ pub fn stop_rows(s: &BundleSummary) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The columns of the verdicts table (from `analysis::claims::verdicts_frame`).
-pub const CLAIM_COLUMNS: [&str; 9] = [
+/// The columns of the verdicts table in text (Markdown).
+pub const CLAIM_HEADERS: [&str; 6] = [
     "claim",
-    "variant",
     "tier",
-    "measured",
-    "interval_lo",
-    "interval_hi",
-    "published",
+    "here (95 % CI)",
+    "post",
     "expected",
-    "unit",
+    "unit, replicates",
 ];
+
+/// The measured number with its interval in words: `1.278 [0.9377, 1.999]`, `0.5
+/// (no interval: …)`, or `—`.
+pub fn here_text(v: &ClaimVerdict) -> String {
+    match (v.measured, v.interval, &v.no_interval) {
+        (Some(m), Some(i), _) => format!(
+            "{} [{}, {}]",
+            fmt_sig(m, 4),
+            fmt_sig(i.lo, 4),
+            fmt_sig(i.hi, 4)
+        ),
+        (Some(m), None, Some(why)) => format!("{} (no interval: {why})", fmt_sig(m, 4)),
+        (Some(m), None, None) => fmt_sig(m, 4),
+        (None, _, _) => "—".to_string(),
+    }
+}
+
+/// The post's number, or `—`.
+pub fn post_text(v: &ClaimVerdict) -> String {
+    v.published
+        .map_or_else(|| "—".to_string(), |p| fmt_sig(p, 4))
+}
+
+/// The unit of the samples and how many a side: `replicate, 3 a side`.
+pub fn replication_text(v: &ClaimVerdict) -> String {
+    v.replication.map_or_else(String::new, |r| {
+        let l = r.label();
+        l.strip_prefix("unit: ").map(str::to_string).unwrap_or(l)
+    })
+}
+
+/// A row of the verdicts table in text.
+pub fn claim_text_cells(v: &ClaimVerdict) -> Vec<String> {
+    vec![
+        v.name(),
+        v.tier_label().to_string(),
+        here_text(v),
+        post_text(v),
+        v.expected.clone(),
+        replication_text(v),
+    ]
+}
 
 /// The line above the verdicts table: the post's claims counted per tier.
 pub fn claims_line(c: &ClaimsContent) -> String {

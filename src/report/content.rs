@@ -7,9 +7,10 @@
 //! ([`super::charts`]).
 
 use super::charts::{bundle_charts, ChartInputs};
+use super::claims::{base_verdicts, claim_charts, claim_rows, expects, ClaimChart, ClaimRow};
 use super::{ReportError, ReportOptions};
 use crate::analysis::claims::{
-    check_bundle, counted_per, post_claims, tier_counts, verdicts_frame, CountedPer,
+    check_bundle, counted_per, post_claims, shared_lines, tier_counts, CountedPer,
 };
 use crate::analysis::{
     compare_runs, point_stats_rows, stats_frame, BundleSummary, CompareOptions, Comparison,
@@ -17,7 +18,6 @@ use crate::analysis::{
 };
 use crate::plot::Chart;
 use crate::store::Bundle;
-use polars::prelude::{Column, DataFrame};
 
 /// The statistics of one metric.
 #[derive(Debug, Clone)]
@@ -40,9 +40,18 @@ pub enum ClaimsContent {
         /// What `tiers` counts: `claim`, or `claim and kernel` when the claims are
         /// checked once per kernel of a `kernel` axis (`analysis::claims::counted_per`).
         counted_per: CountedPer,
-        /// One row per verdict (`analysis::claims::verdicts_frame`); its `claim` column
-        /// names the kernel of a per-kernel verdict (`id @ kernel=K`).
-        table: DataFrame,
+        /// What every verdict shares, said once (`analysis::claims::shared_lines`: the
+        /// substitutions, the scale when it is common).
+        shared: Vec<String>,
+        /// One row per verdict (a per-kernel verdict is named `id @ kernel=K`), in the
+        /// order the claims are written, the post's and fslab's variants mixed.
+        rows: Vec<ClaimRow>,
+        /// One chart per claim, in the order of `rows`.
+        charts: Vec<ClaimChart>,
+        /// Why the compared bundle's verdicts are not beside these, when they are not.
+        base_note: Option<String>,
+        /// The compared bundle (`Bundle::label`), when there is one.
+        base_label: Option<String>,
     },
     /// The experiment has claims, but they could not be checked: why.
     Unchecked(String),
@@ -131,34 +140,38 @@ impl Content {
             summary,
             warmup: opts.warmup,
             stats,
-            claims: claims(bundle),
+            claims: claims(bundle, other),
             comparison,
             charts,
         })
     }
 }
 
-/// The verdicts of the claims of the experiment embedded in the bundle; `None` without
-/// claims. Claims that cannot be checked (an experiment file fslab no longer reads)
-/// are said so, not left out.
-fn claims(bundle: &Bundle) -> Option<ClaimsContent> {
+/// The verdicts of the claims of the experiment embedded in the bundle, beside those of
+/// the bundle compared with; `None` without claims. Claims that cannot be checked (an
+/// experiment file fslab no longer reads) are said so, not left out.
+fn claims(bundle: &Bundle, other: Option<&Bundle>) -> Option<ClaimsContent> {
     match check_bundle(bundle) {
         Ok(v) if v.is_empty() => None,
-        Ok(v) => Some(
-            match verdicts_frame(&v).and_then(|mut table| {
-                let names: Vec<String> = v.iter().map(|c| c.name()).collect();
-                table.with_column(Column::new("claim".into(), names))?;
-                Ok(table)
-            }) {
-                Ok(table) => ClaimsContent::Checked {
-                    tiers: tier_counts(&v).into_iter().collect(),
-                    variants: v.len() - post_claims(&v).count(),
-                    counted_per: counted_per(&v),
-                    table,
-                },
-                Err(e) => ClaimsContent::Unchecked(e.to_string()),
-            },
-        ),
+        Ok(v) => {
+            let (base, base_note) = base_verdicts(bundle, other);
+            let tiers = tier_counts(&v).into_iter().collect();
+            let variants = v.len() - post_claims(&v).count();
+            let counted_per = counted_per(&v);
+            let shared = shared_lines(&v);
+            let rows = claim_rows(v, &expects(bundle), &base);
+            let charts = claim_charts(&rows, &bundle.label(), other.map(Bundle::label).as_deref());
+            Some(ClaimsContent::Checked {
+                tiers,
+                variants,
+                counted_per,
+                shared,
+                rows,
+                charts,
+                base_note,
+                base_label: other.map(Bundle::label),
+            })
+        }
         Err(e) => {
             let yaml = &bundle.manifest().experiment.yaml;
             yaml.lines()
@@ -172,9 +185,11 @@ fn claims(bundle: &Bundle) -> Option<ClaimsContent> {
 mod tests {
     use super::{ClaimsContent, Content, CountedPer};
     use crate::analysis::{BundleSummary, Warmup};
+    use crate::report::claims::tests::blank_verdict;
+    use crate::report::claims::ClaimRow;
     use crate::report::{html, markdown};
     use crate::store::Manifest;
-    use polars::prelude::{df, DataFrame};
+    use polars::prelude::DataFrame;
 
     pub(crate) fn content(claims: Option<ClaimsContent>) -> Content {
         Content {
@@ -191,11 +206,21 @@ mod tests {
     /// before the environment, in both formats.
     #[test]
     fn the_verdicts_come_before_the_environment() {
+        let mut v = blank_verdict();
+        v.id = "c1".into();
         let checked = ClaimsContent::Checked {
             tiers: vec![("reproduced", 1), ("inconclusive", 2)],
             variants: 1,
             counted_per: CountedPer::Claim,
-            table: df!("claim" => ["c1"], "tier" => ["inconclusive"]).unwrap(),
+            shared: Vec::new(),
+            rows: vec![ClaimRow {
+                verdict: v,
+                expect: None,
+                base: None,
+            }],
+            charts: Vec::new(),
+            base_note: None,
+            base_label: None,
         };
         let mut c = content(Some(checked));
         c.summary.environment = vec![("kernel".into(), "6.18".into())];
@@ -237,11 +262,22 @@ mod tests {
         let table: Vec<f64> = c.stats[0].rows.iter().filter_map(|r| r.mean).collect();
         let drawn: Vec<f64> = points.iter().map(|p| p.mean).collect();
         assert_eq!(drawn, table);
-        let Some(ClaimsContent::Checked { tiers, table, .. }) = &c.claims else {
+        let Some(ClaimsContent::Checked {
+            tiers,
+            rows,
+            charts,
+            ..
+        }) = &c.claims
+        else {
             panic!("{:?}", c.claims)
         };
         let counted: usize = tiers.iter().map(|(_, n)| n).sum();
-        assert!(counted > 0 && counted <= table.height());
+        assert!(counted > 0 && counted <= rows.len());
+        // One chart (or why none) per claim, each claim once.
+        let mut ids: Vec<&str> = rows.iter().map(|r| r.verdict.id.as_str()).collect();
+        ids.dedup();
+        let charted: Vec<&str> = charts.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(charted, ids);
         let captions: Vec<&str> = c.charts.iter().map(|(t, _)| t.as_str()).collect();
         assert!(
             captions.iter().any(|t| t.starts_with("Extent layout")),

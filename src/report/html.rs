@@ -2,12 +2,12 @@
 //! fetch). Renders a [`Content`]; computes nothing.
 
 use super::cells::{
-    claims_line, environment_rows, point_status_rows, stats_aligns, stats_cells, stats_intro,
-    stats_note, stop_rows, subtitle, CLAIM_COLUMNS, STATS_HEADERS,
+    environment_rows, point_status_rows, stats_aligns, stats_cells, stats_intro, stats_note,
+    stop_rows, subtitle, STATS_HEADERS,
 };
-use super::content::{ClaimsContent, Content};
+use super::content::Content;
 use super::ReportError;
-use crate::analysis::text_grid::{frame_to_text, Align};
+use crate::analysis::text_grid::Align;
 use crate::labels::metric_label;
 
 /// `s` as HTML text (or a double-quoted attribute value): `&`, `<`, `>` and `"` escaped.
@@ -56,8 +56,9 @@ dt{font-weight:bold}dd{margin:0}";
 pub fn render(c: &Content) -> Result<String, ReportError> {
     let title = &c.summary.title;
     let mut s = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<h1>{}</h1>\n<dl>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}{}</style>\n</head>\n<body>\n<h1>{}</h1>\n<dl>\n",
         html_escape(title),
+        super::html_claims::CSS,
         html_escape(title)
     );
     for (k, v) in subtitle(&c.summary) {
@@ -68,17 +69,10 @@ pub fn render(c: &Content) -> Result<String, ReportError> {
         ));
     }
     s.push_str("</dl>\n");
-    // What a reader came for first: the verdicts, then what they were measured on.
+    // What a reader came for first: the verdicts and a chart of each claim, then what
+    // they were measured on.
     if let Some(claims) = &c.claims {
-        s.push_str(&format!(
-            "<h2>Claims</h2>\n<p>{}</p>\n",
-            html_escape(&claims_line(claims))
-        ));
-        if let ClaimsContent::Checked { table, .. } = claims {
-            s.push_str("<pre>");
-            s.push_str(&html_escape(&frame_to_text(table, Some(&CLAIM_COLUMNS), 4)));
-            s.push_str("</pre>\n");
-        }
+        s.push_str(&super::html_claims::render(claims)?);
     }
     s.push_str("<h2>Environment</h2>\n");
     s.push_str(&html_table(

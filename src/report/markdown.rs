@@ -2,11 +2,12 @@
 //! blocks, no pictures. Renders a [`Content`]; computes nothing.
 
 use super::cells::{
-    claims_line, environment_rows, mail_cells, point_status_rows, stats_aligns, stats_intro,
-    stats_note, stop_rows, subtitle, CLAIM_COLUMNS, MAIL_HEADERS,
+    claim_text_cells, claims_line, environment_rows, mail_cells, point_status_rows, stats_aligns,
+    stats_intro, stats_note, stop_rows, subtitle, CLAIM_HEADERS, MAIL_HEADERS,
 };
+use super::claims::{common_scale, own_scale};
 use super::content::{ClaimsContent, Content};
-use crate::analysis::text_grid::{frame_to_text, render_grid, Align};
+use crate::analysis::text_grid::{render_grid, Align};
 use crate::labels::metric_label;
 
 /// The report as Markdown.
@@ -18,10 +19,37 @@ pub fn render(c: &Content) -> String {
     // What a reader came for first: the verdicts, then what they were measured on.
     if let Some(claims) = &c.claims {
         s.push_str(&format!("\n## Claims\n\n{}\n", claims_line(claims)));
-        if let ClaimsContent::Checked { table, .. } = claims {
-            s.push_str("\n```\n");
-            s.push_str(&frame_to_text(table, Some(&CLAIM_COLUMNS), 4));
-            s.push_str("```\n");
+        if let ClaimsContent::Checked { rows, shared, .. } = claims {
+            s.push('\n');
+            for line in shared.iter().filter(|l| !l.starts_with("scale: ")) {
+                s.push_str(&format!("{line}\n"));
+            }
+            let common = common_scale(rows);
+            if !common.is_empty() {
+                s.push_str(&format!("scale of every claim: {}\n", common.join("; ")));
+            }
+            // The post's claims, then fslab's variants apart.
+            for (variants, heading) in
+                [(false, ""), (true, "fslab's own variants (not counted):\n")]
+            {
+                let cells: Vec<Vec<String>> = rows
+                    .iter()
+                    .filter(|r| r.verdict.variant == variants)
+                    .map(|r| claim_text_cells(&r.verdict))
+                    .collect();
+                if cells.is_empty() {
+                    continue;
+                }
+                s.push_str(&format!("\n{heading}```\n"));
+                s.push_str(&render_grid(&CLAIM_HEADERS, &[Align::Left; 6], &cells));
+                s.push_str("```\n");
+                for r in rows.iter().filter(|r| r.verdict.variant == variants) {
+                    let own = own_scale(&r.verdict, &common);
+                    if !own.is_empty() {
+                        s.push_str(&format!("- {} scale: {own}\n", r.verdict.name()));
+                    }
+                }
+            }
         }
     }
     s.push_str("\n## Environment\n\n```\n");

@@ -12,12 +12,22 @@
 //!   (for pasting into a mail: plain-text fixed-width tables in code blocks, no
 //!   pictures) render a [`content::Content`]; [`cells`] holds the words and table cells
 //!   both share.
+//! - `fslab reply`: [`reply_content`] gathers a bundle's answer to its post (verdicts,
+//!   comparison, substitutions, content hash), [`reply`] renders it as a plain-text
+//!   block of 72 columns ([`wrap`] fits text to them).
 
 pub mod cells;
 pub mod charts;
+pub mod claims;
 pub mod content;
+pub mod forest;
 pub mod html;
+pub mod html_claims;
 pub mod markdown;
+pub mod reply;
+pub mod reply_content;
+mod reply_table;
+pub mod wrap;
 
 pub use charts::ChartError;
 pub use content::Content;

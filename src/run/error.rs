@@ -30,4 +30,12 @@ pub enum RunError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     Guest(#[from] super::target::GuestError),
+    #[error(transparent)]
+    Calibrate(#[from] super::calibrate::CalibrateError),
+    /// A [`RunHook`](super::RunHook) failed (what it was doing, and why).
+    #[error("{what}: {source}")]
+    Hook {
+        what: &'static str,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }

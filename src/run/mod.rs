@@ -4,11 +4,13 @@
 //! One noun per file: [`RunOptions`] and [`Event`]s (`options`), why a run stops
 //! (`error`), `--device` approval (`approve`), finishing an interrupted bundle
 //! (`resume`), the step context that renders and runs one step (`context`), the order
-//! of the (point, replicate) pairs (`order`), and running those pairs (`point`). This
-//! file holds [`run`] and re-exports.
+//! of the (point, replicate) pairs (`order`), running those pairs (`point`), and one
+//! point run as two sides for `fslab calibrate` (`calibrate`). This file holds [`run`]
+//! and re-exports.
 
 mod approve;
 mod blocksize;
+pub mod calibrate;
 mod context;
 mod counters;
 pub mod env;
@@ -30,7 +32,7 @@ pub use step_error::StepError;
 pub use crate::store::RunOrder;
 pub use approve::approve_mappings;
 pub use error::RunError;
-pub use options::{Event, EventSink, RunOptions};
+pub use options::{Event, EventSink, RunHook, RunOptions};
 pub use resume::{plan_of_bundle, resume};
 
 use approve::device_infos;
@@ -177,10 +179,14 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         merged: None,
         executables: target.executables(plan),
         run_order: None,
+        calibration: None,
     };
     let mut manifest = mark_shard(manifest, opts.shard);
     manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));
     let mut writer = BundleWriter::create(&opts.results_dir, manifest)?;
+    if let Some(h) = &opts.hook {
+        h.started(&mut writer)?;
+    }
     run_points(plan, opts, &work, &mut writer, &mapped)
 }
 

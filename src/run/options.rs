@@ -1,9 +1,9 @@
 //! How to run (`RunOptions`) and what the runner reports while it works (`Event`).
 
-use super::{default_work_dir, target, RunOrder};
+use super::{default_work_dir, target, RunError, RunOrder};
 use crate::devices::{self, policy::ScratchList};
 use crate::doctor::Probe;
-use crate::store::PointStatus;
+use crate::store::{BundleWriter, PointStatus};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -60,6 +60,18 @@ pub enum Event {
 
 pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
 
+/// What a caller adds to the bundle as the run goes, through the run's own writer (so
+/// it is written the way everything else is: atomically, and before the next pair
+/// starts). `fslab calibrate` records its design and, after each pair, the comparisons
+/// that pair completed.
+pub trait RunHook: Send + Sync {
+    /// Once, after the bundle is created and before the first pair runs.
+    fn started(&self, writer: &mut BundleWriter) -> Result<(), RunError>;
+    /// After each (point, replicate) pair, once its rows, tables and run-order entry
+    /// are on disk.
+    fn replicate_done(&self, writer: &mut BundleWriter) -> Result<(), RunError>;
+}
+
 /// How to run.
 #[derive(Clone)]
 pub struct RunOptions {
@@ -92,6 +104,8 @@ pub struct RunOptions {
     /// the seed either way.
     pub seed: Option<u64>,
     pub on_event: Option<EventSink>,
+    /// Called as the run goes (see [`RunHook`]); None for a plain run.
+    pub hook: Option<Arc<dyn RunHook>>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -125,6 +139,7 @@ impl Default for RunOptions {
             order: RunOrder::default(),
             seed: None,
             on_event: None,
+            hook: None,
         }
     }
 }

@@ -170,6 +170,9 @@ pub(super) fn run_points(
             });
         }
         writer.save_manifest()?;
+        if let Some(h) = &opts.hook {
+            h.replicate_done(writer)?;
+        }
         if status == PointStatus::Interrupted || opts.cancelled() {
             interrupted = true;
             break;

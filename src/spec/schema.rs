@@ -92,6 +92,14 @@ pub struct ExperimentDef {
     /// filesystem's measured fill (`analysis::claims`, issue 28).
     #[serde(default)]
     pub scale: Option<crate::spec::claim::ScaleSpec>,
+    /// The values of variables under which the workload runs as the post's own tools most
+    /// likely ran its command (seed 000: `{ fsstress_f: first }`, the post's fsstress kept
+    /// only the first `-f` suboption). A bundle that ran with all of them is the post's
+    /// reading of the workload, one that did not the other reading; between otherwise
+    /// equal evidence, the claims' summary (`fslab claims --summary`) takes the post's
+    /// (`analysis::claims::summary`).
+    #[serde(default)]
+    pub post_reading: Option<IndexMap<String, Value>>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]

@@ -4,7 +4,7 @@
 //! bundle. A change here is a change of the format: old bundles must still open.
 
 use super::merge::{MergeInfo, ShardInfo};
-use super::{BundleStatus, PointStatus, RunOrderRecord, RunStatus, StoreError};
+use super::{BundleStatus, CalibrationRecord, PointStatus, RunOrderRecord, RunStatus, StoreError};
 use crate::frames;
 use polars::prelude::{DataFrame, DataType};
 use serde::{Deserialize, Serialize};
@@ -259,6 +259,11 @@ pub struct Manifest {
     /// keeps its own). An optional field: the format version stays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_order: Option<RunOrderRecord>,
+    /// Set on a bundle `fslab calibrate` made: its design, the effect injected into side
+    /// B if any, and the rates so far (the rows are the `calibration` table). An
+    /// optional field: the format version stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationRecord>,
 }
 
 /// A device's disk model as the manifest records it.

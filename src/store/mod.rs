@@ -29,16 +29,20 @@
 //! | `journal` | `runs.jsonl`, grown ahead in zero bytes while a run appends, and reading it back |
 //! | `writer` | [`BundleWriter`]: creating, reopening (`--resume`) and filling a bundle |
 //! | `reader` | [`Bundle`], the one reader of a bundle |
+//! | `hash` | [`content_hash`]: one sha256 over a bundle's manifest, experiment, journal and tables |
 //! | [`parts`] | capture rows on disk before they reach their table (`.parts/`) |
 //! | `status`, `order` | the typed statuses of a bundle, a point and a run; the run order |
+//! | `calibration` | what `fslab calibrate` records: its design, the injected effect, the rates |
 //! | [`merge`] | merging shard bundles |
 
 use crate::frames;
 use polars::prelude::PolarsError;
 use std::path::{Path, PathBuf};
 
+mod calibration;
 mod files;
 mod format;
+mod hash;
 mod journal;
 pub mod merge;
 mod order;
@@ -47,6 +51,9 @@ mod reader;
 mod status;
 mod writer;
 
+pub use calibration::{
+    CalibrationDesign, CalibrationRecord, Expected, Injection, RateEvent, RateRecord,
+};
 pub use files::{atomic_copy, atomic_write, read_parquet, write_parquet};
 pub use format::{
     point_dir_name, runs_frame, short_id, stamped_id, DeviceInfo, Environment, ExecutableRecord,
@@ -54,6 +61,7 @@ pub use format::{
     StoredNotebook, ToolRecord, CAPTURES_DIR, EXPERIMENT_FILE, FORMAT_VERSION, JOURNAL_FILE,
     LOGS_DIR, MANIFEST_FILE, NOTEBOOK_DIR, RUNS_FILE, RUN_COLUMNS,
 };
+pub use hash::{content_hash, ContentHash, HashedFile, CONTENT_HASH_COMMAND, HASHED_FILES};
 pub use order::{OrderEntry, RunOrder, RunOrderRecord, UnknownOrder};
 pub use reader::{value_label, with_axes, Bundle};
 pub use status::{BundleStatus, PointStatus, RunStatus, UnknownStatus};

@@ -38,6 +38,43 @@ pub struct Config {
     pub show_ops: bool,
     /// Not an fsstress flag: how the processes run.
     pub workers: Workers,
+    /// Not an fsstress flag (`--delay-pct P`): a known slowdown, injected on purpose
+    /// (`fslab calibrate --inject stress-delay:pct=P`). None: no delay.
+    pub delay: Option<Delay>,
+}
+
+/// A CPU-bound delay of a fixed share of the work: each process busy-waits, every
+/// [`Delay::EVERY`] operations and after its last, until the time it has waited is this
+/// share of the time it has worked (since it started, waits excluded). So the operations'
+/// time grows by exactly that share, whatever they cost, and what an operation costs is
+/// never measured one by one (two clock reads per operation would themselves slow the
+/// workload). Kept in hundredths of a percent so that the config stays comparable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delay {
+    hundredths_pct: u32,
+}
+
+impl Delay {
+    /// Operations between two checks of the clock.
+    pub const EVERY: u64 = 64;
+    /// The largest delay accepted: ten times the work.
+    const MAX_PCT: f64 = 1000.0;
+
+    /// `pct` percent (0 < pct ≤ 1000, at most two decimals kept).
+    pub fn from_pct(pct: f64) -> Option<Delay> {
+        (pct > 0.0 && pct <= Self::MAX_PCT).then(|| Delay {
+            hundredths_pct: (pct * 100.0).round() as u32,
+        })
+    }
+
+    pub fn pct(self) -> f64 {
+        f64::from(self.hundredths_pct) / 100.0
+    }
+
+    /// The share of the work, as a fraction (0.02 for 2 %).
+    pub fn fraction(self) -> f64 {
+        self.pct() / 100.0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,6 +103,10 @@ pub enum ConfigError {
     NoProcs,
     #[error("every operation frequency is 0 (after -z, add -f op=freq)")]
     NoOps,
+    #[error(
+        "--delay-pct {0:?}: expected a percentage above 0 and at most 1000 (e.g. --delay-pct 2)"
+    )]
+    BadDelay(String),
 }
 
 /// fsstress operations that the built-in workload does not implement: accepted with
@@ -135,6 +176,7 @@ impl Config {
             cleanup: false,
             show_ops: false,
             workers: Workers::Threads,
+            delay: None,
         }
     }
 
@@ -144,7 +186,7 @@ impl Config {
     /// what came before it). Supported: `-c -d -f -l 1 -n -p -s -S -v -w -z`; `-X` is
     /// accepted and ignored (nothing here is XFS-specific); the rest is refused. A leading
     /// program name whose file name is `fsstress` is skipped, so a whole fsstress command
-    /// line parses too.
+    /// line parses too. One option is fslab's own: `--delay-pct P` (see [`Delay`]).
     pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<Config, ConfigError> {
         let mut cfg = Config::new(PathBuf::new());
         let mut have_dir = false;
@@ -158,6 +200,26 @@ impl Config {
         while i < args.len() {
             let arg = args[i].as_ref();
             i += 1;
+            if let Some(v) = arg.strip_prefix("--delay-pct") {
+                let value = match v.strip_prefix('=') {
+                    Some(v) => v.to_string(),
+                    None if v.is_empty() && i < args.len() => {
+                        i += 1;
+                        args[i - 1].as_ref().to_string()
+                    }
+                    None if v.is_empty() => return Err(ConfigError::BadDelay(String::new())),
+                    None => return Err(ConfigError::Positional(arg.to_string())),
+                };
+                cfg.delay = Some(
+                    value
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                        .and_then(Delay::from_pct)
+                        .ok_or(ConfigError::BadDelay(value))?,
+                );
+                continue;
+            }
             let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
                 return Err(ConfigError::Positional(arg.to_string()));
             };
@@ -332,7 +394,7 @@ impl Config {
     }
 
     /// The fsstress options that reproduce this config (canonical form: `-n -p [-s] -z -f
-    /// op=f,… [-v] [-c] -d DIR`); `Config::from_args` of them gives back this config
+    /// op=f,… [-v] [-c] [--delay-pct P] -d DIR`); `Config::from_args` of them gives back this config
     /// (less `workers` and `show_ops`).
     pub fn to_args(&self) -> Vec<OsString> {
         let mut out: Vec<OsString> = vec![
@@ -362,6 +424,10 @@ impl Config {
         }
         if self.cleanup {
             out.push("-c".into());
+        }
+        if let Some(d) = self.delay {
+            out.push("--delay-pct".into());
+            out.push(d.pct().to_string().into());
         }
         out.push("-d".into());
         out.push(self.dir.clone().into_os_string());
@@ -507,7 +573,39 @@ mod tests {
     }
 
     #[test]
+    fn the_delay_is_fslabs_own_option() {
+        let a = parse("-n 5 --delay-pct 2 -z -f creat=1 -d d").unwrap();
+        assert_eq!(a.delay.map(Delay::pct), Some(2.0));
+        assert!((a.delay.unwrap().fraction() - 0.02).abs() < 1e-12);
+        let b = parse("--delay-pct=0.25 -z -f creat=1 -d d").unwrap();
+        assert_eq!(b.delay.map(Delay::pct), Some(0.25));
+        assert_eq!(parse("-z -f creat=1 -d d").unwrap().delay, None);
+        for bad in ["0", "-1", "x", "2000", "nan"] {
+            assert_eq!(
+                parse(&format!("-z -f creat=1 -d d --delay-pct {bad}")).unwrap_err(),
+                ConfigError::BadDelay(bad.into()),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            parse("-d d --delay-pct").unwrap_err(),
+            ConfigError::BadDelay(String::new())
+        );
+        assert_eq!(
+            parse("-d d --delay-pctx").unwrap_err(),
+            ConfigError::Positional("--delay-pctx".into())
+        );
+    }
+
+    #[test]
     fn to_args_round_trips() {
+        let delayed = parse("-n 7 -z -f creat=1 --delay-pct 2.5 -d /x").unwrap();
+        let args: Vec<String> = delayed
+            .to_args()
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        assert_eq!(Config::from_args(&args).unwrap(), delayed);
         let cfg = parse("-n 7 -p 3 -s 9 -z -f creat=2,link=1 -v -c -d /x/y").unwrap();
         let args: Vec<String> = cfg
             .to_args()

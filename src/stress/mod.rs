@@ -34,7 +34,7 @@ mod config;
 mod names;
 mod worker;
 
-pub use config::{Config, ConfigError, Workers};
+pub use config::{Config, ConfigError, Delay, Workers};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -163,6 +163,12 @@ pub struct Summary {
     pub elapsed_s: f64,
     /// Per operation, in [`Op::ALL`] order: every op with a non-zero frequency.
     pub ops: Vec<OpStats>,
+    /// The injected delay (`--delay-pct`), in percent of the work; None without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_pct: Option<f64>,
+    /// Seconds the processes busy-waited for it, summed over the processes.
+    #[serde(default)]
+    pub delayed_s: f64,
 }
 
 impl Summary {
@@ -182,6 +188,8 @@ impl Summary {
             workers: workers.into(),
             elapsed_s: 0.0,
             ops: Vec::new(),
+            delay_pct: cfg.delay.map(Delay::pct),
+            delayed_s: 0.0,
         }
     }
 
@@ -228,6 +236,13 @@ impl fmt::Display for Summary {
             self.workers,
             self.elapsed_s
         )?;
+        if let Some(p) = self.delay_pct {
+            writeln!(
+                f,
+                "injected delay: {p} % of the work, {:.3} s of busy-waiting",
+                self.delayed_s
+            )?;
+        }
         writeln!(
             f,
             "{:<10} {:>10} {:>10} {:>10} {:>10}  errors",
@@ -304,10 +319,11 @@ pub fn run_worker(cfg: &Config, id: u32, log: &mut dyn Write) -> Result<Summary,
     check(cfg)?;
     let seed = resolve_seed(cfg);
     let start = Instant::now();
-    let ops = worker::run_proc(cfg, seed, id, log)?;
+    let (ops, delayed) = worker::run_proc(cfg, seed, id, log)?;
     let mut summary = Summary::empty(cfg, seed, "worker");
     summary.procs = 1;
     summary.merge_ops(&ops);
+    summary.delayed_s = delayed;
     summary.elapsed_s = start.elapsed().as_secs_f64();
     Ok(summary)
 }
@@ -336,7 +352,7 @@ fn resolve_seed(cfg: &Config) -> u64 {
 }
 
 fn run_threads(cfg: &Config, seed: u64) -> Result<Summary, StressError> {
-    let results: Vec<Result<Vec<OpStats>, StressError>> = std::thread::scope(|s| {
+    let results: Vec<Result<(Vec<OpStats>, f64), StressError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..cfg.procs)
             .map(|id| {
                 s.spawn(move || {
@@ -349,7 +365,9 @@ fn run_threads(cfg: &Config, seed: u64) -> Result<Summary, StressError> {
     });
     let mut summary = Summary::empty(cfg, seed, "threads");
     for r in results {
-        summary.merge_ops(&r?);
+        let (ops, delayed) = r?;
+        summary.merge_ops(&ops);
+        summary.delayed_s += delayed;
     }
     Ok(summary)
 }
@@ -403,7 +421,7 @@ fn run_processes(cfg: &Config, seed: u64, exe: &PathBuf) -> Result<Summary, Stre
     }
     // Read every child's stdout concurrently: verbose lines pass through, the summary
     // line is kept.
-    let results: Vec<Result<Vec<OpStats>, StressError>> = std::thread::scope(|s| {
+    let results: Vec<Result<(Vec<OpStats>, f64), StressError>> = std::thread::scope(|s| {
         let handles: Vec<_> = children
             .into_iter()
             .map(|(id, mut child)| {
@@ -437,7 +455,7 @@ fn run_processes(cfg: &Config, seed: u64, exe: &PathBuf) -> Result<Summary, Stre
                             id,
                             message: format!("bad summary: {e}"),
                         })?;
-                    Ok(s.ops)
+                    Ok((s.ops, s.delayed_s))
                 })
             })
             .collect();
@@ -445,7 +463,9 @@ fn run_processes(cfg: &Config, seed: u64, exe: &PathBuf) -> Result<Summary, Stre
     });
     let mut summary = Summary::empty(cfg, seed, "processes");
     for r in results {
-        summary.merge_ops(&r?);
+        let (ops, delayed) = r?;
+        summary.merge_ops(&ops);
+        summary.delayed_s += delayed;
     }
     Ok(summary)
 }

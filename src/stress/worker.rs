@@ -1,7 +1,7 @@
 //! One fsstress process: `ops_per_proc` operations in `DIR/p<id>` with its own generator.
 
 use super::names::{Ft, NameList, ANY, DIRS, NOT_DIR, REGS};
-use super::{Config, Op, OpStats, StressError};
+use super::{Config, Delay, Op, OpStats, StressError};
 use nix::errno::Errno;
 use nix::fcntl::{openat, renameat, OFlag};
 use nix::sys::stat::{fstat, mkdirat, mknodat, Mode, SFlag};
@@ -14,6 +14,7 @@ use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// fsstress's PATH_MAX bound on symlink targets.
 const SYMLINK_MAX: u64 = 4096;
@@ -34,13 +35,48 @@ pub(crate) fn proc_dir(cfg: &Config, id: u32) -> PathBuf {
     cfg.dir.join(format!("p{id:x}"))
 }
 
-/// Run process `id` with `seed + id`; verbose lines go to `log`.
+/// The injected delay of one process (see [`Delay`]): the time it worked and waited.
+struct Owed {
+    fraction: f64,
+    start: Instant,
+    waited: Duration,
+}
+
+impl Owed {
+    fn new(delay: Delay) -> Owed {
+        Owed {
+            fraction: delay.fraction(),
+            start: Instant::now(),
+            waited: Duration::ZERO,
+        }
+    }
+
+    /// Busy-wait until the time waited is `fraction` of the time worked. A wait that
+    /// overshoots counts as waited, so the next one is shorter by as much.
+    fn pay(&mut self) {
+        let now = Instant::now();
+        let worked = now.duration_since(self.start).saturating_sub(self.waited);
+        let owed = worked.mul_f64(self.fraction);
+        if owed <= self.waited {
+            return;
+        }
+        let until = now + (owed - self.waited);
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        self.waited += Instant::now().duration_since(now);
+    }
+}
+
+/// Run process `id` with `seed + id`; verbose lines go to `log`. Returns the counts and
+/// the seconds it busy-waited for an injected delay (0 without one).
 pub(crate) fn run_proc(
     cfg: &Config,
     seed: u64,
     id: u32,
     log: &mut dyn Write,
-) -> Result<Vec<OpStats>, StressError> {
+) -> Result<(Vec<OpStats>, f64), StressError> {
+    let mut owed = cfg.delay.map(Owed::new);
     let io = |path: &PathBuf| {
         let path = path.clone();
         move |source| StressError::Io { path, source }
@@ -71,6 +107,11 @@ pub(crate) fn run_proc(
         stats: BTreeMap::new(),
     };
     for opno in 0..cfg.ops_per_proc {
+        if opno % Delay::EVERY == 0 && opno > 0 {
+            if let Some(o) = owed.as_mut() {
+                o.pay();
+            }
+        }
         let op = ops[(p.rng.next_u32() as usize) % ops.len()];
         let r = p.rng.next_u64();
         let outcome = p.step(op, r);
@@ -114,7 +155,11 @@ pub(crate) fn run_proc(
     if cfg.cleanup {
         std::fs::remove_dir_all(&dir).map_err(io(&dir))?;
     }
-    Ok(Op::ALL
+    let waited = owed.as_mut().map_or(0.0, |o| {
+        o.pay();
+        o.waited.as_secs_f64()
+    });
+    let counts = Op::ALL
         .iter()
         .filter(|&&op| cfg.freq(op) > 0 || stats.contains_key(&op))
         .collect::<Vec<_>>()
@@ -134,7 +179,8 @@ pub(crate) fn run_proc(
                     .collect(),
             }
         })
-        .collect())
+        .collect();
+    Ok((counts, waited))
 }
 
 fn errno_name(e: i32) -> String {

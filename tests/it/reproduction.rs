@@ -6,11 +6,14 @@
 //! second rerun of a profile is compared claim by claim.
 
 use fslab::analysis::claims::{
-    check_claims, reproduction_md, ClaimVerdict, ClaimsSource, Evidence, SampleUnit,
+    analyse, check_claims, render_reproduction, reproduction_md, summarise, summary_text,
+    why_words, Answer, ClaimVerdict, ClaimsSource, Evidence, SampleUnit, SHARED_MIN, WHY_MAX,
 };
 use fslab::analysis::tiers::Tier;
 use fslab::Bundle;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 const SEEDS: [(&str, &str); 3] = [
     ("000", "xfs-parent-pointers"),
@@ -75,6 +78,25 @@ fn all_reruns() -> Vec<Bundle> {
     ORDER.iter().map(|n| open(n)).collect()
 }
 
+/// What the README's command makes of the committed reruns, made once for the tests of
+/// this file: the document and the summary's answers.
+struct Regenerated {
+    md: String,
+    answers: Vec<Answer>,
+}
+
+fn regenerated() -> &'static Regenerated {
+    static R: OnceLock<Regenerated> = OnceLock::new();
+    R.get_or_init(|| {
+        let bundles = all_reruns();
+        let secs = analyse(&bundles, &ClaimsSource::Dir(root().join("experiments"))).unwrap();
+        Regenerated {
+            md: render_reproduction(&secs),
+            answers: summarise(&secs),
+        }
+    })
+}
+
 #[test]
 fn reproduction_md_is_regenerated_from_the_committed_reruns() {
     // The command written in README.md is the one this test runs.
@@ -84,13 +106,9 @@ fn reproduction_md_is_regenerated_from_the_committed_reruns() {
         "README.md should give: {}",
         command()
     );
-    let md = reproduction_md(
-        &all_reruns(),
-        &ClaimsSource::Dir(root().join("experiments")),
-    )
-    .unwrap();
+    let md = &regenerated().md;
     let file = std::fs::read_to_string(root().join("REPRODUCTION.md")).unwrap();
-    if md != file {
+    if *md != file {
         let first = md
             .lines()
             .zip(file.lines())
@@ -592,4 +610,362 @@ fn seed_003_conclusions_compare_two_builds_of_one_tree_that_take_the_two_paths()
             );
         }
     }
+}
+
+/// The numbers a text writes: each run of digits (with `.` inside, a version as one
+/// number; an exponent `e-6` as part of it) that stands as a word of its own, not inside
+/// a hash or a name (`4d58253ce898`, `0x800`, `v1045`), with its minus sign.
+fn numbers(text: &str) -> BTreeSet<String> {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = BTreeSet::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() || (i > 0 && (word(b[i - 1]) || b[i - 1] == b'.')) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut j = i;
+        while j < b.len()
+            && (b[j].is_ascii_digit()
+                || (b[j] == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit)))
+        {
+            j += 1;
+        }
+        // An exponent: e, an optional sign, digits.
+        if b.get(j) == Some(&b'e') {
+            let mut k = j + 1;
+            if matches!(b.get(k), Some(b'-' | b'+')) {
+                k += 1;
+            }
+            if b.get(k).is_some_and(u8::is_ascii_digit) {
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                j = k;
+            }
+        }
+        if b.get(j).is_some_and(|&c| word(c)) {
+            // Part of a name or a hash: skip the whole word.
+            while j < b.len() && (word(b[j]) || b[j] == b'.') {
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
+        let negative = start > 0 && b[start - 1] == b'-' && (start < 2 || !word(b[start - 2]));
+        let n = &text[start..j];
+        out.insert(if negative {
+            format!("-{n}")
+        } else {
+            n.to_string()
+        });
+        i = j;
+    }
+    out
+}
+
+#[test]
+fn the_number_scanner_reads_numbers_and_not_hashes() {
+    let n = numbers(
+        "1.098 [-0.1366, 3.566] n=400000 sha256 4d58253ce898 0x800 v1045 6.13.0 -3.775e-6 2026-12-03T10:36:41.176Z 8k",
+    );
+    let want: BTreeSet<String> = [
+        "1.098",
+        "-0.1366",
+        "3.566",
+        "400000",
+        "6.13.0",
+        "-3.775e-6",
+        "2026",
+        "12",
+        "36",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(n, want);
+}
+
+/// Issue 42: the summary and the sentences said once per section leave every number
+/// REPRODUCTION.md gave before them (tests/fixtures/reproduction/before.md, the file as
+/// it was at 71a1395) in the document.
+#[test]
+fn every_number_of_the_document_before_the_summary_is_still_in_it() {
+    let before =
+        std::fs::read_to_string(root().join("tests/fixtures/reproduction/before.md")).unwrap();
+    let was = numbers(&before);
+    assert!(was.len() > 300, "{} numbers in the fixture", was.len());
+    let now = numbers(&regenerated().md);
+    let lost: Vec<&String> = was.difference(&now).collect();
+    assert!(
+        lost.is_empty(),
+        "numbers no longer in REPRODUCTION.md: {lost:?}"
+    );
+}
+
+/// The sentences of a row's cell, as issue 42's check counts them: split after `;` and
+/// after a `.` followed by white space (not in `e.g.` or `i.e.`), trimmed, a claim's note
+/// without its `note: ` label.
+fn row_sentences(cell: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = cell.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let end = match c {
+            ';' => true,
+            '.' => {
+                chars.get(i + 1).is_some_and(|n| n.is_whitespace())
+                    && !(cur.ends_with("e.g") || cur.ends_with("i.e"))
+            }
+            _ => false,
+        };
+        if end {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out.into_iter()
+        .map(|s| {
+            let t = s.trim();
+            t.strip_prefix("note: ").unwrap_or(t).to_string()
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Per section (`## …`) of a Markdown document: each sentence of at least SHARED_MIN
+/// characters that more than one table row says, with the rows (by line), and how many
+/// such sentences were read.
+fn repeated_sentences(md: &str) -> (Vec<(String, String, usize)>, usize) {
+    let mut out = Vec::new();
+    let mut read = 0;
+    for section in md.split("\n## ") {
+        let heading = section.lines().next().unwrap_or("").to_string();
+        let mut rows: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        for (n, line) in section.lines().enumerate() {
+            let is_row = line.starts_with("| ")
+                && !line.starts_with("| claim | quote |")
+                && !line.starts_with("| experiment | claim |");
+            if !is_row {
+                continue;
+            }
+            let inner = line.trim_start_matches("| ").trim_end_matches(" |");
+            // A claim row's quote (its second cell) is the post's own words for that
+            // claim: two claims read from one sentence of the post quote it both.
+            let claim_row = section.contains("\n| claim | quote |");
+            for (k, cell) in inner.split(" | ").enumerate() {
+                if claim_row && k == 1 {
+                    continue;
+                }
+                for s in row_sentences(cell) {
+                    if s.chars().count() >= SHARED_MIN {
+                        read += 1;
+                        rows.entry(s).or_default().insert(n);
+                    }
+                }
+            }
+        }
+        for (s, at) in rows {
+            if at.len() > 1 {
+                out.push((heading.clone(), s, at.len()));
+            }
+        }
+    }
+    (out, read)
+}
+
+/// Issue 42: what a section's rows share is said once at its top; a row says only what is
+/// its own. The document before issue 42 repeated sentences across rows (the check finds
+/// them there), today's repeats none.
+#[test]
+fn no_sentence_of_60_characters_is_in_two_rows_of_a_section() {
+    let before =
+        std::fs::read_to_string(root().join("tests/fixtures/reproduction/before.md")).unwrap();
+    let (was, _) = repeated_sentences(&before);
+    assert!(
+        was.iter()
+            .any(|(_, s, _)| s.starts_with("the post's fsstress may have run creat alone")),
+        "{was:?}"
+    );
+    let (now, read) = repeated_sentences(&regenerated().md);
+    assert!(
+        read > 100,
+        "only {read} sentences of {SHARED_MIN}+ characters read"
+    );
+    assert!(
+        now.is_empty(),
+        "sentences said in more than one row of a section:\n{}",
+        now.iter()
+            .map(|(h, s, n)| format!("{h}: {n} rows: {s}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The summary section of REPRODUCTION.md: from its heading to the next section.
+fn summary_section(md: &str) -> &str {
+    let start = md.find("\n## Summary").expect("a summary section") + 1;
+    let end = md[start..].find("\n\n## ").map_or(md.len(), |e| start + e);
+    &md[start..end]
+}
+
+/// Issue 42's acceptance: one answer per claim of the three posts (23) and fslab's
+/// variants apart, each naming the section and bundle that decides (chosen by the rule
+/// of `analysis::claims::summary`), with a reason of at most WHY_MAX characters, first
+/// in REPRODUCTION.md and on one screen.
+#[test]
+fn the_summary_gives_one_answer_per_claim_on_one_screen() {
+    let r = regenerated();
+    let post: Vec<&Answer> = r.answers.iter().filter(|a| !a.variant).collect();
+    let variants: Vec<&Answer> = r.answers.iter().filter(|a| a.variant).collect();
+    assert_eq!(post.len(), 23, "{post:#?}");
+    assert_eq!(variants.len(), 6, "{variants:#?}");
+    for (_, id) in SEEDS {
+        let exp =
+            fslab::Experiment::load(root().join("experiments").join(format!("{id}.yaml"))).unwrap();
+        for c in &exp.def.claims {
+            let n = r
+                .answers
+                .iter()
+                .filter(|a| a.id == c.id && a.experiment == id)
+                .count();
+            assert_eq!(n, 1, "{id} {}", c.id);
+        }
+    }
+    for a in &r.answers {
+        assert!(ORDER.contains(&a.bundle.as_str()), "{a:?}");
+        // The section it names is the one whose bundle it names.
+        assert!(
+            r.md.contains(&format!("(§{})\n\nBundle: `{}`", a.section, a.bundle)),
+            "{a:?}"
+        );
+        let why = why_words(a);
+        assert!(
+            why.chars().count() <= WHY_MAX,
+            "{} chars: {why}",
+            why.chars().count()
+        );
+    }
+    let pick = |id: &str| -> (&str, Option<&str>) {
+        let a = r.answers.iter().find(|a| a.id == id).unwrap();
+        (a.bundle.as_str(), a.kernel.as_deref())
+    };
+    // At the post's scale, 3 replicates a side in both readings: the post's reading
+    // (fsstress_f=first) decides, over 8 replicates at n = 100,000 and today's reading.
+    assert_eq!(pick("first-run-slowest"), ("000-as-run", None));
+    // At the post's scale under the post's reading (creat alone, the claim checked
+    // without the spill regime): 3 replicates a side over 8 at n = 100,000.
+    assert_eq!(pick("later-runs-same"), ("000-as-run", None));
+    // The kernel that takes the zeroing path, over the one that converts.
+    assert_eq!(pick("zero-out-grows"), ("003-paths", Some("uml-rt-zero")));
+    // 5 replicates a side over seed 003's first rerun's single one.
+    assert_eq!(
+        pick("convert-unwritten-flat"),
+        ("003-converted", Some("uml-trixie"))
+    );
+    assert_eq!(pick("ext4-fsck-10x-faster"), ("001", None));
+
+    let summary = summary_section(&r.md);
+    let lines = summary.lines().count();
+    assert!(lines <= 40, "the summary has {lines} lines:\n{summary}");
+    assert!(
+        r.md.find("\n## Summary").unwrap() < r.md.find("\n## xfs-parent-pointers").unwrap(),
+        "the summary comes first"
+    );
+    for a in &r.answers {
+        assert!(summary.contains(&format!("| {} |", a.id)), "{}", a.id);
+    }
+    // Issue 43.5: which reading each verdict assumes, said once under the table.
+    assert!(
+        summary.contains("\nR1: read as the post's fsstress ran creat alone"),
+        "{summary}"
+    );
+    let a = r
+        .answers
+        .iter()
+        .find(|a| a.id == "later-runs-same")
+        .unwrap();
+    assert!(
+        a.reading
+            .as_deref()
+            .is_some_and(|s| s.contains("creat alone")),
+        "{a:?}"
+    );
+    let text = summary_text(&r.answers);
+    assert!(text.lines().count() <= 40, "{text}");
+}
+
+fn fslab_claims(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_fslab"))
+        .current_dir(root())
+        .arg("claims")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `fslab claims --summary` over the committed seed bundles: one row per claim of the
+/// posts (23), fslab's variants apart (6), each naming the section and bundle that
+/// decides, in at most 40 lines.
+#[test]
+fn fslab_claims_summary_over_the_seed_bundles_fits_a_screen() {
+    let dirs: Vec<String> = ORDER.iter().map(|n| format!("data/reruns/{n}")).collect();
+    let mut args = vec!["--summary", "--claims-from", "experiments"];
+    args.extend(dirs.iter().map(String::as_str));
+    let o = fslab_claims(&args);
+    assert!(o.status.success(), "{}", crate::common::text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        out.lines().count() <= 40,
+        "{} lines:\n{out}",
+        out.lines().count()
+    );
+    let (post, variants) = out
+        .split_once("\nfslab's own variants")
+        .expect("the variants apart");
+    let named = |part: &str| -> usize {
+        part.lines()
+            .filter(|l| {
+                ORDER.iter().any(|b| {
+                    l.contains(&format!(" {b}  "))
+                        || l.contains(&format!(" {b}, kernel="))
+                        || l.ends_with(&format!(" {b}"))
+                }) && l.contains('§')
+            })
+            .count()
+    };
+    assert_eq!(named(post), 23, "{out}");
+    assert_eq!(named(variants), 6, "{out}");
+    assert!(out.contains("Which evidence decides"), "{out}");
+}
+
+#[test]
+fn fslab_claims_summary_json_and_where_claims_from_goes() {
+    let o = fslab_claims(&[
+        "--summary",
+        "--json",
+        "--claims-from",
+        "experiments",
+        "data/reruns/001",
+        "data/reruns/001-b",
+    ]);
+    assert!(o.status.success(), "{}", crate::common::text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), 8, "{v}");
+    assert!(
+        a.iter().all(|x| x["bundle"] == "001" && x["section"] == 1),
+        "{v}"
+    );
+    let o = fslab_claims(&["--claims-from", "experiments", "data/reruns/001"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--claims-from goes with --md or --summary"),
+        "{}",
+        crate::common::text(&o)
+    );
 }

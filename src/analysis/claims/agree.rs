@@ -204,6 +204,8 @@ mod tests {
             details: Vec::new(),
             substitutions: Vec::new(),
             note: None,
+            grounds: None,
+            scale_standing: super::super::verdict::ScaleStanding::Published,
             power: None,
             reading: None,
         }

@@ -109,6 +109,14 @@ pub(super) fn published_vars(m: &Manifest) -> Option<IndexMap<String, SpecValue>
     Some(vars)
 }
 
+/// What the bundle ran with that differs from its experiment's `published` profile
+/// (`n`: 40000 here, 400000 published), in the bundle's order (empty: the published
+/// profile as it is); None when the experiment has no `published` profile, so there is
+/// no published scale to compare with.
+pub fn published_differences(m: &Manifest) -> Option<Vec<crate::analysis::tiers::VarDifference>> {
+    published_vars(m).map(|p| crate::analysis::tiers::var_differences(&bundle_vars(m), &p))
+}
+
 /// Which workload the points of the bundle ran, from the experiment copy it ran: one line
 /// for `workload:` (where no variant's `when:` held) and one per `workload_variants`
 /// entry that ran, each with where and its command before substitution.

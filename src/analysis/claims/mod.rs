@@ -78,9 +78,12 @@ mod render;
 mod reproduction;
 mod scale;
 mod scale_need;
+mod sections;
 mod select;
 mod slope;
 mod spill;
+mod summary;
+mod summary_render;
 mod units;
 mod verdict;
 mod words;
@@ -88,14 +91,17 @@ mod words;
 pub use crate::spec::claim::*;
 pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
-pub use evidence::{workloads_ran, Evidence, PublishedLoader};
+pub use evidence::{published_differences, workloads_ran, Evidence, PublishedLoader};
 pub use kinds::{discontiguity, Run};
 pub use per_kernel::{check_bundle, check_claims, pins_kernel};
 pub use render::{
     claims_frame, claims_tier_counts, counted_per, post_claims, render, shared_lines, tier_counts,
     tier_counts_frame, verdicts_frame, CountedPer, Report,
 };
-pub use reproduction::{reproduction_md, ClaimsSource};
+pub use reproduction::{render_reproduction, reproduction_md, SHARED_MIN};
+pub use sections::{analyse, ClaimsSource, Reading, Section, Settled};
+pub use summary::{best, rank, summarise, Answer, Bearing, Need, ReadingKind, Standing, Why};
+pub use summary_render::{summary_md, summary_text, why_words, WHY_MAX};
 pub use units::{Replication, SampleUnit};
 pub use verdict::*;
 

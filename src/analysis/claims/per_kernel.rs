@@ -134,6 +134,7 @@ fn unsplittable(mut v: ClaimVerdict, kernel: &str, e: &ClaimsError) -> ClaimVerd
     v.kernel = Some(kernel.to_string());
     v.tier = Tier::NotApplicable;
     v.not_applicable = Some(Inapplicable::NoData);
+    v.grounds = None;
     v.reason =
         format!("the rows of kernel={kernel} cannot be told apart from the other kernels': {e}");
     v.measured = None;

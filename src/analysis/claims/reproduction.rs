@@ -6,14 +6,17 @@
 //! committed bundles and compare.
 
 use super::error::ClaimsError;
-use super::evidence::{bundle_vars, published_vars, replicates_var, workloads_ran, Evidence};
-use super::per_kernel::{check_claims, check_over_scales_per_kernel};
+use super::evidence::{bundle_vars, published_vars, workloads_ran};
 use super::render::{counted_note, post_claims};
+use super::sections::{analyse, bundle_name, ClaimsSource, Reading, Section};
+use super::summary::summarise;
+use super::summary_render::summary_md;
 use super::verdict::ClaimVerdict;
 use super::words::num;
 use crate::analysis::tiers::counts_line;
 use crate::analysis::tiers::{scale_differences, substitutions, Tier};
 use crate::spec::claim::KERNEL_AXIS;
+use crate::spec::Value as SpecValue;
 use crate::store::PointStatus;
 use crate::store::{Bundle, Manifest};
 use indexmap::IndexMap;
@@ -161,75 +164,146 @@ fn unit_cell(v: &ClaimVerdict) -> String {
 
 const HEADER: &str = "| claim | quote | published | here | unit | scale | expected | tier | reason | computed from |\n|---|---|---|---|---|---|---|---|---|---|\n";
 
-/// One table row of a verdict; `tier` replaces its tier when two reruns are combined.
-fn row(v: &ClaimVerdict, tier: &str, reason: &str) -> String {
-    format!(
-        "| **{}**: {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        cell(&v.name()),
-        cell(&v.text),
-        cell(v.quote.as_deref().unwrap_or("—")),
+/// The cells of a row; the first two (the claim and its quote) are the claim's own.
+type Cells = [String; 10];
+
+/// The cells of a verdict's row; `tier` replaces its tier when two reruns are combined.
+/// A verdict of the claim of the row above (another kernel of it) names the claim only.
+fn row_cells(v: &ClaimVerdict, tier: &str, reason: &str, same_claim: bool) -> Cells {
+    let (text, quote) = if same_claim {
+        (
+            "(the claim of the row above, on this kernel)".to_string(),
+            "(as above)".to_string(),
+        )
+    } else {
+        (cell(&v.text), cell(v.quote.as_deref().unwrap_or("—")))
+    };
+    [
+        format!("**{}**: {text}", cell(&v.name())),
+        quote,
         opt_num(v.published),
         cell(&here(v)),
         cell(&unit_cell(v)),
         cell(if v.scale.is_empty() { "—" } else { &v.scale }),
         cell(&v.expected),
-        tier,
+        tier.to_string(),
         cell(reason),
         cell(if v.recipe.is_empty() {
             "—"
         } else {
             &v.recipe
-        })
-    )
+        }),
+    ]
 }
 
-/// Bundles in order, grouped: consecutive bundles of one experiment and profile, run
-/// with the same `--set` values apart from the scale check's variable (a bundle with
-/// other settings, `runs=1` or one matrix value, is not a rerun of one without them).
-fn groups<'a>(bundles: &'a [Bundle], source: &ClaimsSource) -> Vec<Vec<&'a Bundle>> {
-    let mut out: Vec<Vec<&Bundle>> = Vec::new();
-    for b in bundles {
-        match out.last_mut() {
-            Some(g) if rerun_key(g[0], source) == rerun_key(b, source) => g.push(b),
-            _ => out.push(vec![b]),
+fn row_line(c: &Cells) -> String {
+    format!("| {} |\n", c.join(" | "))
+}
+
+/// The shortest sentence said once for a section instead of in each of its rows.
+pub const SHARED_MIN: usize = 60;
+
+/// A text's sentences as (sentence, separator after it): split after `;` and after a `.`
+/// followed by white space (not in `e.g.` or `i.e.`); the separators keep the spaces.
+pub(super) fn sentences(s: &str) -> Vec<(&str, &str)> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let end_here = match b[i] {
+            b';' => true,
+            b'.' => {
+                let next_space = b.get(i + 1).is_some_and(|c| c.is_ascii_whitespace());
+                let abbrev = s[..i].ends_with("e.g") || s[..i].ends_with("i.e");
+                next_space && !abbrev
+            }
+            _ => false,
+        };
+        if end_here {
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            out.push((&s[start..i], &s[i..j]));
+            start = j;
+            i = j;
+        } else {
+            i += 1;
         }
+    }
+    if start < s.len() {
+        out.push((&s[start..], ""));
     }
     out
 }
 
-/// What bundles of one group share: the experiment, the profile and the `--set` values
-/// other than the scale check's variable and the replicate count (as the claims'
-/// experiment names them: today's file with `--claims-from`, else the bundle's copy).
-/// The replicate count is how much evidence a run gathers, not what it measures: a
-/// rerun or another scale with more replicates reads with the rest, and each row's
-/// unit says how many replicates a side it had.
-fn rerun_key(
-    b: &Bundle,
-    source: &ClaimsSource,
-) -> (
-    String,
-    Option<String>,
-    serde_json::Map<String, serde_json::Value>,
-) {
-    let m = b.manifest();
-    let exp = match source {
-        ClaimsSource::Dir(dir) => {
-            crate::spec::Experiment::load(dir.join(format!("{}.yaml", m.experiment.id))).ok()
+/// `A`, `B`, … `Z`, `AA`, `AB`, …
+fn letter(mut n: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push((b'A' + (n % 26) as u8) as char);
+        if n < 26 {
+            break;
         }
-        ClaimsSource::Bundle => {
-            crate::spec::Experiment::from_str_named(&m.experiment.yaml, "experiment.yaml").ok()
-        }
-    };
-    let mut sets = m.overrides.clone();
-    if let Some(exp) = exp {
-        if let Some(v) = exp.def.scale_check.as_ref().map(|s| s.var.clone()) {
-            sets.remove(&v);
-        }
-        if let Some(v) = replicates_var(&exp) {
-            sets.remove(&v);
+        n = n / 26 - 1;
+    }
+    out.iter().rev().collect()
+}
+
+/// A sentence without the label a row puts before a claim's note (`note: `): the label,
+/// the sentence.
+fn unlabelled(sentence: &str) -> (&str, &str) {
+    let t = sentence.trim();
+    match t.strip_prefix("note: ") {
+        Some(rest) => ("note: ", rest),
+        None => ("", t),
+    }
+}
+
+/// Every sentence of at least [`SHARED_MIN`] characters that more than one row says (in
+/// any cell but the claim and its quote) is taken out of the rows, which name it `[A]`:
+/// the returned list says each once, in the order the rows first say them.
+fn hoist(rows: &mut [Cells]) -> Vec<(String, String)> {
+    let mut seen: IndexMap<String, Vec<usize>> = IndexMap::new();
+    for (r, cells) in rows.iter().enumerate() {
+        for c in &cells[2..] {
+            for (sentence, _) in sentences(c) {
+                let (_, t) = unlabelled(sentence);
+                if t.chars().count() >= SHARED_MIN {
+                    let at = seen.entry(t.to_string()).or_default();
+                    if !at.contains(&r) {
+                        at.push(r);
+                    }
+                }
+            }
         }
     }
-    (m.experiment.id.clone(), m.profile.clone(), sets)
+    let shared: IndexMap<String, String> = seen
+        .into_iter()
+        .filter(|(_, at)| at.len() > 1)
+        .enumerate()
+        .map(|(i, (t, _))| (t, format!("[{}]", letter(i))))
+        .collect();
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    for cells in rows.iter_mut() {
+        for c in cells[2..].iter_mut() {
+            let rebuilt: String = sentences(c)
+                .into_iter()
+                .map(|(sentence, sep)| {
+                    let (prefix, t) = unlabelled(sentence);
+                    match shared.get(t) {
+                        Some(letter) => format!("{prefix}{letter}{sep}"),
+                        None => format!("{sentence}{sep}"),
+                    }
+                })
+                .collect();
+            *c = rebuilt;
+        }
+    }
+    shared.into_iter().map(|(t, l)| (l, t)).collect()
 }
 
 /// ` with `k=v`, …` for a bundle's `--set` values (empty when it has none).
@@ -256,200 +330,229 @@ fn replicates_said(m: &Manifest) -> String {
     }
 }
 
-fn bundle_name(b: &Bundle) -> String {
-    b.path()
-        .file_name()
-        .map(|f| f.to_string_lossy().to_string())
-        .unwrap_or_default()
+/// `k=v, …` for a map of values.
+fn values_said(m: &IndexMap<String, SpecValue>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{k}={}", v.label()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Where the claims checked against a bundle come from.
-#[derive(Debug, Clone)]
-pub enum ClaimsSource {
-    /// The copy of the experiment each bundle ran (its `experiment.yaml`).
-    Bundle,
-    /// `DIR/<experiment id>.yaml`: today's claims over the bundle's data, e.g. after a
-    /// claim was redefined; the document names the file and both hashes.
-    Dir(std::path::PathBuf),
+/// The line that says which reading of the workload a section's bundle ran (None when
+/// the experiment does not say which reading is the post's).
+fn reading_line(r: &Reading) -> Option<String> {
+    match r {
+        Reading::Undeclared => None,
+        Reading::Post(p) => Some(format!(
+            "- reading of the workload: the post's (`post_reading: {}`): the workload as the post's own tools most likely ran it; every row below rests on it",
+            values_said(p)
+        )),
+        Reading::Other { post, here } => Some(format!(
+            "- reading of the workload: not the post's; here {}, the post's `post_reading:` is {}; every row below rests on it",
+            here.iter()
+                .map(|(k, v)| format!(
+                    "{k}={}",
+                    v.as_ref().map_or_else(|| "(unset)".to_string(), SpecValue::label)
+                ))
+                .collect::<Vec<_>>()
+                .join(", "),
+            values_said(post)
+        )),
+    }
 }
 
-/// What a bundle is checked with: the claims from `source`, the experiment's scale
-/// check, the bundle's evidence, and a line saying where the claims come from.
-struct Checked {
-    claims: Vec<crate::spec::Claim>,
-    scale_check: Option<crate::spec::claim::ScaleCheck>,
-    ev: Evidence,
-    line: String,
-}
-
-fn checked(b: &Bundle, source: &ClaimsSource) -> Result<Checked, ClaimsError> {
+/// The claims of one section as Markdown: its heading, environment, what its claims
+/// share, then one row per claim (fslab's variants apart).
+fn section_md(sec: &Section, out: &mut String) -> Vec<Tier> {
+    let b = sec.main;
+    let rerun = sec.rerun;
     let m = b.manifest();
-    let ev = Evidence::from_bundle(b)?;
-    match source {
-        ClaimsSource::Bundle => {
-            let exp = crate::spec::Experiment::from_str_named(
-                &m.experiment.yaml,
-                &b.path().join("experiment.yaml").display().to_string(),
-            )?;
-            Ok(Checked {
-                claims: exp.def.claims,
-                scale_check: exp.def.scale_check,
-                ev,
-                line: "- claims: the bundle's own copy of the experiment".to_string(),
-            })
-        }
-        ClaimsSource::Dir(dir) => {
-            let path = dir.join(format!("{}.yaml", m.experiment.id));
-            let exp = crate::spec::Experiment::load(&path)?;
-            let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
-                exp.source_text.as_bytes(),
-            ));
-            let line = if sha == m.experiment.sha256 {
-                format!(
-                    "- claims: `{}` (the same file the bundle ran)",
-                    path.file_name()
-                        .map(|f| f.to_string_lossy().to_string())
-                        .unwrap_or_default()
-                )
-            } else {
-                format!(
-                    "- claims: today's `experiments/{}.yaml` (sha256 {}), checked over the data of a bundle that ran an earlier copy (sha256 {}); a claim that needs points or tables the bundle lacks says so",
-                    m.experiment.id,
-                    &sha[..12],
-                    &m.experiment.sha256[..m.experiment.sha256.len().min(12)]
-                )
-            };
-            // Today's claims are judged at today's idea of the scale.
-            let mut ev = ev;
-            ev.scale = exp.def.scale;
-            Ok(Checked {
-                claims: exp.def.claims,
-                scale_check: exp.def.scale_check,
-                ev,
-                line,
-            })
-        }
-    }
-}
-
-/// One section of the document: a bundle, maybe its rerun, maybe other scales.
-struct Section<'a> {
-    /// The bundle whose environment heads the section (the largest scale).
-    main: &'a Bundle,
-    rerun: Option<&'a Bundle>,
-    /// In a series over scales, the bundle that `rerun` reruns (at its own scale), when it
-    /// is not `main`: the series is checked once with each.
-    rerun_of: Option<&'a Bundle>,
-    /// Other scales of a scale check: (`var=value`, bundle), smallest first.
-    scales: Vec<(String, &'a Bundle)>,
-    verdicts: Vec<ClaimVerdict>,
-    agreed: Option<Vec<super::agree::Agreement>>,
-    claims_line: String,
-    scale_var: Option<String>,
-}
-
-/// A group of bundles of one experiment and profile as sections: with a scale check and
-/// several values of its variable, one section checked over the scales (a rerun at one
-/// scale gives a second series to agree with); else bundles two by two (a bundle and
-/// its rerun).
-fn sections<'a>(
-    group: &[&'a Bundle],
-    source: &ClaimsSource,
-) -> Result<Vec<Section<'a>>, ClaimsError> {
-    let checked: Vec<Checked> = group
-        .iter()
-        .map(|b| checked(b, source))
-        .collect::<Result<_, _>>()?;
-    let var = checked[0].scale_check.as_ref().map(|s| s.var.clone());
-    if let Some(var) = var {
-        // Scale value → indices of the bundles at it, smallest scale first.
-        let mut at: Vec<(f64, Vec<usize>)> = Vec::new();
-        for (i, c) in checked.iter().enumerate() {
-            let Some(x) = super::scale::scale_of(&c.ev, &var) else {
-                continue;
-            };
-            match at.iter_mut().find(|(y, _)| *y == x) {
-                Some((_, v)) => v.push(i),
-                None => at.push((x, vec![i])),
-            }
-        }
-        at.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if at.len() > 1 {
-            let firsts: Vec<usize> = at.iter().map(|(_, v)| v[0]).collect();
-            let series = |idx: &[usize]| -> Vec<ClaimVerdict> {
-                let evs: Vec<&Evidence> = idx.iter().map(|&i| &checked[i].ev).collect();
-                checked[idx[idx.len() - 1]]
-                    .claims
+    let verdicts = &sec.verdicts;
+    let scale_word = |bundle: &Bundle| -> String {
+        sec.scale_var.as_ref().map_or_else(String::new, |var| {
+            bundle_vars(bundle.manifest())
+                .get(var)
+                .map(|v| format!(" ({var}={})", v.label()))
+                .unwrap_or_default()
+        })
+    };
+    out.push_str(&format!(
+        "\n## {} — {} (§{})\n\nBundle: `{}`{}{}{}\n\n",
+        m.experiment.id,
+        m.experiment.title,
+        sec.index,
+        bundle_name(b),
+        scale_word(b),
+        match (rerun, sec.rerun_of) {
+            (None, _) => "; no independent rerun: its decided tiers are not checked against a second run".to_string(),
+            (Some(r), None) => format!(
+                "; its independent rerun: `{}`{} (a tier that differs between the two is *inconclusive*)",
+                bundle_name(r),
+                scale_word(r)
+            ),
+            (Some(r), Some(of)) => format!(
+                "; an independent rerun of `{}`{}: `{}`{} (the series over the scales is checked once with each; a tier that differs between the two is *inconclusive*)",
+                bundle_name(of),
+                scale_word(of),
+                bundle_name(r),
+                scale_word(r)
+            ),
+        },
+        if sec.scales.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the same profile at other scales: {} (`scale_check: {}`: a claim below the published scale is decided from its trend over the scales, see each row)",
+                sec.scales
                     .iter()
-                    .filter(|c| !c.draft)
-                    .flat_map(|c| check_over_scales_per_kernel(c, &var, &evs))
-                    .collect()
-            };
-            let verdicts = series(&firsts);
-            let rerun_at = at.iter().position(|(_, v)| v.len() > 1);
-            let agreed = rerun_at.map(|k| {
-                let mut other = firsts.clone();
-                other[k] = at[k].1[1];
-                super::agree::agreement(&verdicts, &series(&other))
-            });
-            let top = *firsts.last().expect("two scales or more");
-            return Ok(vec![Section {
-                main: group[top],
-                rerun: rerun_at.map(|k| group[at[k].1[1]]),
-                rerun_of: rerun_at
-                    .map(|k| at[k].1[0])
-                    .filter(|&i| i != top)
-                    .map(|i| group[i]),
-                scales: firsts[..firsts.len() - 1]
-                    .iter()
-                    .map(|&i| {
-                        (
-                            format!(
-                                "{var}={}",
-                                super::scale::scale_of(&checked[i].ev, &var)
-                                    .map_or_else(|| "?".into(), num)
-                            ),
-                            group[i],
-                        )
-                    })
-                    .collect(),
-                verdicts,
-                agreed,
-                claims_line: checked[top].line.clone(),
-                scale_var: Some(var),
-            }]);
+                    .map(|(w, s)| format!("`{}` ({w})", bundle_name(s)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                sec.scale_var.as_deref().unwrap_or("")
+            )
+        }
+    ));
+    for line in environment(b) {
+        out.push_str(&cell_line(&line));
+        out.push('\n');
+    }
+    out.push_str(&sec.claims_line);
+    out.push('\n');
+    if let Some(r) = rerun {
+        let e = &r.manifest().environment;
+        out.push_str(&format!(
+            "- rerun `{}`{}{}: kernel `{}`; started {}, finished {}\n",
+            bundle_name(r),
+            with_sets(r.manifest()),
+            replicates_said(r.manifest()),
+            e.kernel,
+            r.manifest().started_at,
+            r.manifest()
+                .finished_at
+                .as_deref()
+                .unwrap_or("(not finished)")
+        ));
+    }
+    for (w, sb) in &sec.scales {
+        let e = &sb.manifest().environment;
+        out.push_str(&format!(
+            "- scale {w}: `{}`{}{}, kernel `{}`; started {}, finished {}\n",
+            bundle_name(sb),
+            with_sets(sb.manifest()),
+            replicates_said(sb.manifest()),
+            e.kernel,
+            sb.manifest().started_at,
+            sb.manifest()
+                .finished_at
+                .as_deref()
+                .unwrap_or("(not finished)")
+        ));
+    }
+    let differs = published_vars(m)
+        .map(|p| scale_differences(&bundle_vars(m), &p))
+        .unwrap_or_default();
+    if !differs.is_empty() {
+        out.push_str(&format!(
+            "- differs from the published profile: {}\n",
+            differs.join(", ")
+        ));
+    }
+    for line in workloads_ran(m) {
+        out.push_str(&format!("- {}\n", cell_line(&line)));
+    }
+    if let Some(line) = reading_line(&sec.reading) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let subs = substitutions(m);
+    if subs.is_empty() {
+        out.push_str("- substitutions: none\n");
+    } else {
+        out.push_str(if m.matrix_axes.iter().any(|a| a == KERNEL_AXIS) {
+            "- substitutions (a claim checked per kernel rests on those of its kernel's points; a guest's names its kernel):\n"
+        } else {
+            "- substitutions (every claim of this seed rests on them):\n"
+        });
+        for sub in &subs {
+            out.push_str(&format!("  - {}\n", sub.what));
         }
     }
-    let mut out = Vec::new();
-    for pair in (0..group.len()).collect::<Vec<_>>().chunks(2) {
-        let a = &checked[pair[0]];
-        let verdicts = check_claims(&a.claims, &a.ev);
-        let agreed = pair.get(1).map(|&j| {
-            super::agree::agreement(&verdicts, &check_claims(&checked[j].claims, &checked[j].ev))
-        });
-        out.push(Section {
-            main: group[pair[0]],
-            rerun: pair.get(1).map(|&j| group[j]),
-            rerun_of: None,
-            scales: Vec::new(),
-            verdicts,
-            agreed,
-            claims_line: a.line.clone(),
-            scale_var: None,
-        });
+    let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
+        let s = sec.settled(v);
+        match s.agreement {
+            Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
+            Some(a) => (
+                a.tier,
+                a.tier_label.clone(),
+                format!("{}; {}", row_reason(v), a.reason),
+            ),
+            None => (s.tier, s.tier_label.to_string(), row_reason(v)),
+        }
+    };
+    let tiers: Vec<Tier> = post_claims(verdicts).map(|v| tier_of(v).0).collect();
+    out.push_str(&format!(
+        "\n{}{}\n\n",
+        counts_line(&tiers),
+        counted_note(verdicts)
+    ));
+    let cells_of = |list: &[&ClaimVerdict]| -> Vec<Cells> {
+        let mut prev: Option<&str> = None;
+        list.iter()
+            .map(|v| {
+                let (_, label, reason) = tier_of(v);
+                let same = prev == Some(v.id.as_str());
+                prev = Some(&v.id);
+                row_cells(v, &label, &reason, same)
+            })
+            .collect()
+    };
+    let post: Vec<&ClaimVerdict> = post_claims(verdicts).collect();
+    let variants: Vec<&ClaimVerdict> = verdicts.iter().filter(|v| v.variant).collect();
+    let mut rows = cells_of(&post);
+    rows.extend(cells_of(&variants));
+    let shared = hoist(&mut rows);
+    if !shared.is_empty() {
+        out.push_str("Said once for the rows below (a row names each by its letter):\n\n");
+        for (label, sentence) in &shared {
+            out.push_str(&format!("- {label} {sentence}\n"));
+        }
+        out.push('\n');
     }
-    Ok(out)
+    let (post_rows, variant_rows) = rows.split_at(post.len());
+    out.push_str(HEADER);
+    for r in post_rows {
+        out.push_str(&row_line(r));
+    }
+    if !variant_rows.is_empty() {
+        out.push_str("\nfslab's own variants (no quote from the post; not counted above):\n\n");
+        out.push_str(HEADER);
+        for r in variant_rows {
+            out.push_str(&row_line(r));
+        }
+    }
+    tiers
 }
 
-/// The document for these bundles, in the order given. A bundle followed by another of
-/// the same experiment and profile is read as two independent reruns: each claim's
-/// tier is the one both support (a tier that differs is `inconclusive`).
+/// The document for these bundles, in the order given: the summary (one answer per
+/// claim, `super::summary`), then one section per bundle and its rerun (or series over
+/// scales). A bundle followed by another of the same experiment and profile is read as
+/// two independent reruns: each claim's tier is the one both support (a tier that
+/// differs is `inconclusive`).
 pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<String, ClaimsError> {
+    Ok(render_reproduction(&analyse(bundles, source)?))
+}
+
+/// The document for these sections ([`analyse`]d from bundles), as [`reproduction_md`].
+pub fn render_reproduction(secs: &[Section]) -> String {
     let mut out = String::new();
     out.push_str("# Reproduction of the seed experiments\n\n");
     out.push_str(
-        "Generated by `fslab claims --md` from the bundles named below; do not edit by hand.\n\
-         A claim's tier needs its whole 95 % interval on one side of `expect`, computed over \
+        "Generated by `fslab claims --md` from the bundles named below; do not edit by hand.\n\n",
+    );
+    out.push_str(&summary_md(&summarise(secs)));
+    out.push_str("\n## How to read the sections\n\n");
+    out.push_str(
+        "A claim's tier needs its whole 95 % interval on one side of `expect`, computed over \
          replicates (fresh filesystems), at least 3 a side (5 a group for `flat`), every \
          selected point complete, the published scale (a claim checked below it is *not \
          applicable (reduced scale)*), and the mechanism the claim rests on present (else \
@@ -460,169 +563,19 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
          sample is and how many there are a side; \"computed from\" names the table, the \
          filter and the statistic, so that each number can be recomputed from the parquet \
          files. Claims without a quote from the post are fslab's own variants: they are \
-         listed apart and not counted.\n",
+         listed apart and not counted. What a section's rows share is said once at its top: \
+         its environment, substitutions, scale and reading of the workload, and every \
+         sentence of 60 characters or more that more than one of its rows would say, which \
+         the rows name by a letter (`[A]`).\n",
     );
     let mut all_tiers = Vec::new();
     let mut split = false;
-    let mut sections_n = 0;
-    for group in groups(bundles, source) {
-        for sec in sections(&group, source)? {
-            sections_n += 1;
-            let b = sec.main;
-            let rerun = sec.rerun;
-            let m = b.manifest();
-            let verdicts = sec.verdicts;
-            let agreed = sec.agreed;
-            let claims_line = sec.claims_line;
-            let scale_word = |bundle: &Bundle| -> String {
-                sec.scale_var.as_ref().map_or_else(String::new, |var| {
-                    bundle_vars(bundle.manifest())
-                        .get(var)
-                        .map(|v| format!(" ({var}={})", v.label()))
-                        .unwrap_or_default()
-                })
-            };
-            out.push_str(&format!(
-            "\n## {} — {}\n\nBundle: `{}`{}{}{}\n\n",
-            m.experiment.id,
-            m.experiment.title,
-            bundle_name(b),
-            scale_word(b),
-            match (rerun, sec.rerun_of) {
-                (None, _) => "; no independent rerun: its decided tiers are not checked against a second run".to_string(),
-                (Some(r), None) => format!(
-                    "; its independent rerun: `{}`{} (a tier that differs between the two is *inconclusive*)",
-                    bundle_name(r),
-                    scale_word(r)
-                ),
-                (Some(r), Some(of)) => format!(
-                    "; an independent rerun of `{}`{}: `{}`{} (the series over the scales is checked once with each; a tier that differs between the two is *inconclusive*)",
-                    bundle_name(of),
-                    scale_word(of),
-                    bundle_name(r),
-                    scale_word(r)
-                ),
-            },
-            if sec.scales.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; the same profile at other scales: {} (`scale_check: {}`: a claim below the published scale is decided from its trend over the scales, see each row)",
-                    sec.scales
-                        .iter()
-                        .map(|(w, s)| format!("`{}` ({w})", bundle_name(s)))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    sec.scale_var.as_deref().unwrap_or("")
-                )
-            }
-        ));
-            for line in environment(b) {
-                out.push_str(&cell_line(&line));
-                out.push('\n');
-            }
-            out.push_str(&claims_line);
-            out.push('\n');
-            if let Some(r) = rerun {
-                let e = &r.manifest().environment;
-                out.push_str(&format!(
-                    "- rerun `{}`{}{}: kernel `{}`; started {}, finished {}\n",
-                    bundle_name(r),
-                    with_sets(r.manifest()),
-                    replicates_said(r.manifest()),
-                    e.kernel,
-                    r.manifest().started_at,
-                    r.manifest()
-                        .finished_at
-                        .as_deref()
-                        .unwrap_or("(not finished)")
-                ));
-            }
-            for (w, sb) in &sec.scales {
-                let e = &sb.manifest().environment;
-                out.push_str(&format!(
-                    "- scale {w}: `{}`{}{}, kernel `{}`; started {}, finished {}\n",
-                    bundle_name(sb),
-                    with_sets(sb.manifest()),
-                    replicates_said(sb.manifest()),
-                    e.kernel,
-                    sb.manifest().started_at,
-                    sb.manifest()
-                        .finished_at
-                        .as_deref()
-                        .unwrap_or("(not finished)")
-                ));
-            }
-            let differs = published_vars(m)
-                .map(|p| scale_differences(&bundle_vars(m), &p))
-                .unwrap_or_default();
-            if !differs.is_empty() {
-                out.push_str(&format!(
-                    "- differs from the published profile: {}\n",
-                    differs.join(", ")
-                ));
-            }
-            for line in workloads_ran(m) {
-                out.push_str(&format!("- {}\n", cell_line(&line)));
-            }
-            let subs = substitutions(m);
-            if subs.is_empty() {
-                out.push_str("- substitutions: none\n");
-            } else {
-                out.push_str(if m.matrix_axes.iter().any(|a| a == KERNEL_AXIS) {
-                    "- substitutions (a claim checked per kernel rests on those of its kernel's points; a guest's names its kernel):\n"
-                } else {
-                    "- substitutions (every claim of this seed rests on them):\n"
-                });
-                for sub in &subs {
-                    out.push_str(&format!("  - {}\n", sub.what));
-                }
-            }
-            let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
-                match agreed
-                    .as_ref()
-                    .and_then(|g| g.iter().find(|a| a.id == v.id && a.kernel == v.kernel))
-                {
-                    Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
-                    Some(a) => (
-                        a.tier,
-                        a.tier_label.clone(),
-                        format!("{}; {}", row_reason(v), a.reason),
-                    ),
-                    None => (v.tier, v.tier_label().to_string(), row_reason(v)),
-                }
-            };
-            let tiers: Vec<Tier> = post_claims(&verdicts).map(|v| tier_of(v).0).collect();
-            all_tiers.extend(tiers.iter().copied());
-            out.push_str(&format!(
-                "\n{}{}\n\n",
-                counts_line(&tiers),
-                counted_note(&verdicts)
-            ));
-            split |= verdicts.iter().any(|v| v.kernel.is_some());
-            out.push_str(HEADER);
-            for v in post_claims(&verdicts) {
-                let (_, label, reason) = tier_of(v);
-                out.push_str(&row(v, &label, &reason));
-            }
-            let variants: Vec<&ClaimVerdict> = verdicts.iter().filter(|v| v.variant).collect();
-            if !variants.is_empty() {
-                out.push_str(
-                    "\nfslab's own variants (no quote from the post; not counted above):\n\n",
-                );
-                out.push_str(HEADER);
-                for v in variants {
-                    let (_, label, reason) = tier_of(v);
-                    out.push_str(&row(v, &label, &reason));
-                }
-            }
-        }
+    for sec in secs {
+        all_tiers.extend(section_md(sec, &mut out));
+        split |= sec.verdicts.iter().any(|v| v.kernel.is_some());
     }
-    let mut ids: Vec<&str> = bundles
-        .iter()
-        .map(|b| b.manifest().experiment.id.as_str())
-        .collect();
-    let sections = sections_n;
+    let mut ids: Vec<&str> = secs.iter().map(|s| s.experiment()).collect();
+    let sections = secs.len();
     ids.sort_unstable();
     ids.dedup();
     let per = if split {
@@ -639,7 +592,7 @@ pub fn reproduction_md(bundles: &[Bundle], source: &ClaimsSource) -> Result<Stri
             counts_line(&all_tiers)
         ));
     }
-    Ok(out)
+    out
 }
 
 /// An environment line with no trailing spaces.

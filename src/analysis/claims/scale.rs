@@ -18,7 +18,9 @@
 use super::evidence::Evidence;
 use super::scale_need::scalar;
 use super::scale_need::scale_needed;
-use super::verdict::{check_claim_at, ClaimVerdict, Inapplicable};
+use super::verdict::{
+    check_claim_at, ClaimVerdict, Grounds, Inapplicable, ScaleStanding, TrendGap,
+};
 use super::words::num;
 use crate::analysis::interval::{Interval, Method};
 use crate::analysis::tiers::{side, Side, Tier};
@@ -163,8 +165,15 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
         .collect();
     let same = tiers.iter().all(|t| *t == extrapolated);
     v.not_applicable = None;
+    v.scale_standing = ScaleStanding::Trend;
     if extrapolated != Tier::Inconclusive && same && decided.len() == at.len() {
         v.tier = extrapolated;
+        v.grounds = Some(Grounds::Trend {
+            var: var.to_string(),
+            published,
+            predicted,
+            side: side(&expect, &predicted),
+        });
         v.reason = format!(
             "scale check over {var}: every measured scale is {} ({}); {trend}, which is {} {expect}",
             extrapolated.label(),
@@ -177,12 +186,20 @@ pub fn check_over_scales(claim: &Claim, var: &str, evs: &[&Evidence]) -> Option<
         );
     } else {
         v.tier = Tier::Inconclusive;
-        let why = if extrapolated == Tier::Inconclusive {
-            format!("the extrapolated interval straddles {expect}")
+        let gap = if extrapolated == Tier::Inconclusive {
+            TrendGap::Straddles
         } else if decided.len() < at.len() {
-            "not every scale has an interval".to_string()
+            TrendGap::MissingIntervals
         } else {
-            "the measured scales do not all give the tier the trend predicts".to_string()
+            TrendGap::ScalesDisagree
+        };
+        v.grounds = Some(Grounds::TrendUndecided(gap));
+        let why = match gap {
+            TrendGap::Straddles => format!("the extrapolated interval straddles {expect}"),
+            TrendGap::MissingIntervals => "not every scale has an interval".to_string(),
+            TrendGap::ScalesDisagree => {
+                "the measured scales do not all give the tier the trend predicts".to_string()
+            }
         };
         v.reason = format!(
             "scale check over {var}: {why}: {}; {trend}",

@@ -12,7 +12,7 @@ use super::words::num;
 use crate::analysis::interval::{Interval, NoInterval};
 use crate::analysis::power::{self, Power};
 use crate::analysis::tiers::{
-    decide, decide_point, substitutions, Substitution, SubstitutionKind, Tier,
+    decide_on, decide_point_on, substitutions, Decided, Side, Substitution, SubstitutionKind, Tier,
 };
 use crate::spec::claim::{Allocator, Check, Needs};
 use crate::spec::Claim;
@@ -52,6 +52,54 @@ impl Inapplicable {
             _ => "not applicable",
         }
     }
+}
+
+/// What decided a tier other than `not applicable`, typed (the verdict's `reason` says
+/// the same in words, with the numbers).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grounds {
+    /// The measured number against `expect`: its interval, or why it cannot decide.
+    Decided(Decided),
+    /// Some selected point is missing, failed, or gave no rows: `inconclusive`.
+    Incomplete,
+    /// A scale check (`super::scale`): every measured scale gave the tier the interval
+    /// extrapolated to the published `var` gives (`side` of `expect`).
+    Trend {
+        var: String,
+        published: f64,
+        predicted: Interval,
+        side: Side,
+    },
+    /// A scale check that does not decide: `inconclusive`.
+    TrendUndecided(TrendGap),
+}
+
+/// Why a scale check does not decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrendGap {
+    /// The interval extrapolated to the published scale straddles `expect`.
+    Straddles,
+    /// Some measured scale has no interval.
+    MissingIntervals,
+    /// The measured scales do not all give the tier the trend predicts.
+    ScalesDisagree,
+}
+
+/// Where the evidence of a verdict stands against the published scale, typed (the
+/// verdict's `scale` says it in words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScaleStanding {
+    /// At or above the published scale.
+    Published,
+    /// Below it, decided from the trend over several scales (`scale_check:`).
+    Trend,
+    /// Below it.
+    Reduced,
+    /// Not compared: the experiment has no `published` profile, or the claim no check.
+    NotCompared,
 }
 
 /// One claim's verdict: its tier, the only verdict, with the numbers side by side and
@@ -104,6 +152,11 @@ pub struct ClaimVerdict {
     pub substitutions: Vec<String>,
     /// The claim's own note (how fslab reads the post).
     pub note: Option<String>,
+    /// What decided the tier, typed; None when it is `not applicable` (then
+    /// `not_applicable` says why).
+    pub grounds: Option<Grounds>,
+    /// Where the bundle stands against the published scale, typed.
+    pub scale_standing: ScaleStanding,
     /// What the design could detect at 90 % power and what would decide the claim
     /// ([`crate::analysis::power`]); None without an interval over replicates.
     pub power: Option<Power>,
@@ -199,6 +252,8 @@ pub(super) fn check_claim_at(
         details: Vec::new(),
         substitutions: subs.iter().map(|s| s.what.clone()).collect(),
         note: None,
+        grounds: None,
+        scale_standing: ScaleStanding::NotCompared,
         power: None,
         reading: None,
     };
@@ -238,12 +293,16 @@ pub(super) fn check_claim_at(
     }
     let need = scale_needed(check, at_scale, ev);
     let gap = need.gap();
-    v.scale = match &gap {
-        Some(g) => format!("reduced: {g}"),
-        None if need.required.is_empty() => {
-            "no published scale to compare (the experiment has no `published` profile)".into()
-        }
-        None => "at or above the published scale".into(),
+    (v.scale, v.scale_standing) = match &gap {
+        Some(g) => (format!("reduced: {g}"), ScaleStanding::Reduced),
+        None if need.required.is_empty() => (
+            "no published scale to compare (the experiment has no `published` profile)".into(),
+            ScaleStanding::NotCompared,
+        ),
+        None => (
+            "at or above the published scale".into(),
+            ScaleStanding::Published,
+        ),
     };
     for note in &need.notes {
         v.scale.push_str("; ");
@@ -341,9 +400,9 @@ pub(super) fn check_claim_at(
         }
     }
     let substituted = !subs.is_empty();
-    let (tier, why) = match &m.interval {
-        Err(NoInterval::DeterministicLayout) => decide_point(expect, m.value, substituted),
-        interval => decide(
+    let (tier, decided, why) = match &m.interval {
+        Err(NoInterval::DeterministicLayout) => decide_point_on(expect, m.value, substituted),
+        interval => decide_on(
             expect,
             interval,
             &m.replication,
@@ -386,11 +445,13 @@ pub(super) fn check_claim_at(
     if !m.incomplete.is_empty() {
         v.tier = Tier::Inconclusive;
         v.not_applicable = None;
+        v.grounds = Some(Grounds::Incomplete);
         v.reason = format!("incomplete: {}", m.incomplete.join("; "));
         return finish(v, extra);
     }
     v.tier = tier;
     v.not_applicable = None;
+    v.grounds = Some(Grounds::Decided(decided));
     v.reason = why;
     finish(v, extra)
 }

@@ -27,17 +27,33 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
             );
             e.help = Some(format!(
                 "name one of `vars:` whose value is a scale of the workload: {}",
-                def.vars
-                    .keys()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                var_names(def)
             ));
             return Err(e);
         }
     }
     if let Some(sc) = &def.scale {
         check_scale(def, sc, loc)?;
+    }
+    for var in def.post_reading.iter().flat_map(|r| r.keys()) {
+        if !def.vars.contains_key(var) {
+            let pos = loc
+                .section("post_reading")
+                .map(|r| {
+                    loc.value_in(r.clone(), var)
+                        .unwrap_or_else(|| loc.start_of(&r))
+                })
+                .unwrap_or((0, 0));
+            let mut e = loc.at_pos(
+                pos,
+                format!("`post_reading: {var}` is not a var of the experiment"),
+            );
+            e.help = Some(format!(
+                "name the `vars:` whose values make the workload run as the post's tools ran it: {}",
+                var_names(def)
+            ));
+            return Err(e);
+        }
     }
     let section = loc.section("claims");
     let mut seen: IndexMap<&str, usize> = IndexMap::new();
@@ -99,11 +115,7 @@ pub(super) fn check_claims(def: &ExperimentDef, loc: &Locator<'_>) -> Result<(),
                 );
                 e.help = Some(format!(
                     "a reading is chosen by the bundle's vars (a profile sets them): {}",
-                    def.vars
-                        .keys()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    var_names(def)
                 ));
                 return Err(e);
             }
@@ -279,14 +291,7 @@ fn check_scale(def: &ExperimentDef, sc: &ScaleSpec, loc: &Locator<'_>) -> Result
                     "`scale: totals: {name}` names `{bad}`, which is not a var of the experiment"
                 ),
             );
-            e.help = Some(format!(
-                "name vars of `vars:`: {}",
-                def.vars
-                    .keys()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            e.help = Some(format!("name vars of `vars:`: {}", var_names(def)));
             return Err(e);
         }
         if def.vars.contains_key(name) {
@@ -319,4 +324,13 @@ fn check_scale(def: &ExperimentDef, sc: &ScaleSpec, loc: &Locator<'_>) -> Result
         }
     }
     Ok(())
+}
+
+/// The experiment's vars, for a help line that lists the names a key may take.
+fn var_names(def: &ExperimentDef) -> String {
+    def.vars
+        .keys()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
