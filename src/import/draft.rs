@@ -452,7 +452,7 @@ pub fn build(
     // `case` branches: where each runs (`when:`), or not at all, or the draft cannot say
     let arms: Vec<_> = located
         .iter()
-        .map(|l| (l.cmd.case.as_ref(), l.cmd.line, l.cmd.text()))
+        .map(|l| (l.cmd.case.as_deref(), l.cmd.line, l.cmd.text()))
         .collect();
     let placed = place(&arms, &rename, &exp.matrix, notes);
     let located: Vec<Located> = located
@@ -488,7 +488,7 @@ pub fn build(
     let workload_idx = pick::workload(&picks, timed_sentences);
     let flags: Vec<_> = located
         .iter()
-        .map(|l| (l.cmd.timed, l.cmd.case.as_ref(), l.when.is_some()))
+        .map(|l| (l.cmd.timed, l.cmd.case.as_deref(), l.when.is_some()))
         .collect();
     let variants = workload_variants(&flags, workload_idx);
     let timed_here = |idx: usize| idx == workload_idx || variants.contains(&idx);

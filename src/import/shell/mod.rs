@@ -17,6 +17,7 @@ mod heads;
 pub mod heredoc;
 mod parse;
 pub mod perf;
+mod recover;
 pub mod variants;
 mod vars;
 
@@ -52,8 +53,8 @@ pub struct Cmd {
     /// Run only under a condition the draft does not keep: `line N: if [ -d /mnt ]`, or
     /// the condition of an `if` itself.
     pub cond: Option<String>,
-    /// The `case` branch it is in.
-    pub case: Option<CaseArm>,
+    /// The `case` branch it is in (boxed: most commands are in none).
+    pub case: Option<Box<CaseArm>>,
     /// The here-document on its standard input (`<<EOF`).
     pub heredoc: Option<HereDoc>,
     /// The call of the shell function whose body it comes from.
@@ -332,7 +333,7 @@ pub(super) fn loop_balance(s: &str) -> i32 {
 /// inlined at their calls, variables substituted.
 pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
     let (lines, docs) = heredoc::extract(logical);
-    let mut nodes = parse::read(&lines);
+    let mut nodes = recover::read(&lines);
     attach_heredocs(&mut nodes, &docs);
     functions::inline(&mut nodes, &mut Vec::new());
     substitute(&mut nodes, &mut Env::default());

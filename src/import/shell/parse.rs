@@ -1,8 +1,7 @@
 //! The shell's grammar, read by [`brush_parser`] (a bash parser): words and quoting,
 //! redirections, pipelines, `&&`/`||` lists, loops, `if`, `case`, functions, `time`,
 //! assignments; its syntax tree becomes the [`Node`]s the draft reads. Shell the grammar
-//! rejects (a post shows half a loop, a stray `done`) is read a line at a time, each line
-//! that still does not parse kept as [`Node::Unread`] with its line.
+//! rejects (a post shows half a loop, a stray `done`) is read by `recover`.
 
 use brush_parser::ast;
 use brush_parser::{Parser, ParserOptions, SourcePosition};
@@ -11,73 +10,8 @@ use super::case::CaseArm;
 use super::heads::{is_increment, loop_kind, while_count};
 use super::{is_assignment, unquote, vars_in, Cmd, Loop, LoopKind, Node, Piped, Redir};
 
-/// How many lines a construct the grammar cannot close is looked for (a post's script).
-const MAX_SPAN: usize = 400;
-
-/// Read logical lines (post line, text) as shell.
-pub(super) fn read(lines: &[(usize, String)]) -> Vec<Node> {
-    let mut out = Vec::new();
-    if let Some(nodes) = read_span(lines) {
-        return nodes;
-    }
-    // the smallest run of lines from `start` that parses, else the line alone is unread
-    let mut start = 0;
-    while start < lines.len() {
-        let end = (start + 1..=lines.len().min(start + MAX_SPAN))
-            .find_map(|end| read_span(&lines[start..end]).map(|n| (end, n)));
-        match end {
-            Some((end, nodes)) => {
-                out.extend(nodes);
-                start = end;
-            }
-            None => {
-                let (line, text) = &lines[start];
-                match repaired(text).and_then(|t| read_span(&[(*line, t)])) {
-                    Some(nodes) => out.extend(nodes),
-                    None => out.push(Node::Unread {
-                        line: *line,
-                        what: format!("`{}`: not shell the draft can read", text.trim()),
-                        body: Vec::new(),
-                    }),
-                }
-                start += 1;
-            }
-        }
-    }
-    out
-}
-
-/// A line of a construct the post shows only in part (`do dd …; done`, `fi`): the commands
-/// without the keywords that open or close what the post does not show.
-fn repaired(text: &str) -> Option<String> {
-    let mut t = text.trim();
-    loop {
-        let before = t;
-        for k in ["do", "then", "else", "{"] {
-            if let Some(r) = t
-                .strip_prefix(k)
-                .filter(|r| r.starts_with([' ', '\t', ';']))
-            {
-                t = r.trim_start_matches([' ', '\t', ';']);
-            }
-        }
-        for k in ["done", "fi", "}", "esac"] {
-            if t == k {
-                return Some(String::new());
-            }
-            if let Some(r) = t.strip_suffix(k).filter(|r| r.ends_with([' ', '\t', ';'])) {
-                t = r.trim_end_matches([' ', '\t', ';']);
-            }
-        }
-        if t == before {
-            break;
-        }
-    }
-    (t != text.trim()).then(|| t.to_string())
-}
-
 /// The nodes of lines that parse as a whole.
-fn read_span(lines: &[(usize, String)]) -> Option<Vec<Node>> {
+pub(super) fn read_span(lines: &[(usize, String)]) -> Option<Vec<Node>> {
     let src: String = lines
         .iter()
         .map(|(_, t)| t.as_str())
@@ -499,7 +433,7 @@ impl Conv<'_> {
                     .any(|w| w == word)
             })
             .map(|(n, _)| *n)
-            .last();
+            .next_back();
         found.unwrap_or(to)
     }
 
@@ -682,7 +616,7 @@ impl Conv<'_> {
             c.words[0].as_str(),
             "exit" | "return" | "break" | "continue"
         ) || (chain.after_or && matches!(c.words[0].as_str(), "true" | ":"));
-        if !(test && chain.heads) && !stop {
+        if !(stop || test && chain.heads) {
             out.push(Node::Cmd(c));
         }
     }
@@ -852,7 +786,7 @@ fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
     for n in nodes {
         match n {
             Node::Cmd(mut c) => {
-                c.case.get_or_insert_with(|| arm.clone());
+                c.case.get_or_insert_with(|| Box::new(arm.clone()));
                 out.push(Node::Cmd(c));
             }
             Node::Loop(mut l) => {

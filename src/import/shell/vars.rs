@@ -253,7 +253,7 @@ fn per_branch(mut c: Cmd, env: &Env, out: &mut Vec<Node>) {
             continue;
         }
         let mut copy = with_values(&c, &vals);
-        copy.case = Some(arm.clone());
+        copy.case = Some(Box::new(arm.clone()));
         copy.per_branch = Some(why.clone());
         plain(&mut copy, env);
         out.push(Node::Cmd(copy));
