@@ -636,11 +636,7 @@ pub fn build(
                 Action::Mkdir(subst(argv.last().map_or("", String::as_str), None))
             }
             Program::Sync => Action::Sync,
-            Program::Util
-                if argv[0] == "echo" && c.words.iter().any(|w| w.contains("drop_caches")) =>
-            {
-                Action::DropCaches
-            }
+            Program::Util if c.drops_caches() => Action::DropCaches,
             _ => {
                 let mut words: Vec<String> = c.words[c.program_index()..]
                     .iter()
@@ -793,6 +789,11 @@ pub fn build(
                 comment.push_str(&format!("; {why}"));
                 notes.push(Note::new(c.line, NoteKind::Guess, &why));
             }
+        }
+        // last in the comment: the shell the step does not carry (`> log`, `| tee LOG`)
+        if let Some(why) = c.not_carried().filter(|_| !c.drops_caches()) {
+            comment.push_str(&format!("; {why}"));
+            notes.push(Note::new(c.line, NoteKind::Guess, &why));
         }
         let step = Step {
             line: c.line,

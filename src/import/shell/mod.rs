@@ -10,6 +10,7 @@
 //! the command's [`HereDoc`], never read as commands), `cd DIR` (the directory of the
 //! commands after it: `cwd`). Every command keeps the post line it starts on.
 
+mod around;
 mod case;
 pub mod cwd;
 mod functions;
@@ -22,6 +23,7 @@ pub mod variants;
 mod vars;
 
 use super::programs::Program;
+pub use around::{Piped, Redir};
 pub use case::{glob_matches, CaseArm};
 pub use functions::Call;
 pub use heredoc::HereDoc;
@@ -69,36 +71,6 @@ pub struct Cmd {
     pub redirs: Vec<Redir>,
     /// The other commands of its pipeline (`| tee LOG`, `yes |`).
     pub piped: Vec<Piped>,
-}
-
-/// A redirection of a command, as written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Redir {
-    /// As the post wrote it: `2>&1`, `> out.log`.
-    pub text: String,
-    /// The file standard output goes to (`> f`, `>> f`, `&> f`).
-    pub stdout: Option<String>,
-    pub append: bool,
-}
-
-/// Another command of a command's pipeline.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Piped {
-    /// As written: `tee LOG`.
-    pub text: String,
-    /// It feeds the command (`yes | mkfs …`) rather than reads its output.
-    pub before: bool,
-}
-
-impl Piped {
-    /// `| tee LOG`, `yes |`, quoted for a message.
-    pub fn written(&self) -> String {
-        if self.before {
-            format!("`{} |`", self.text)
-        } else {
-            format!("`| {}`", self.text)
-        }
-    }
 }
 
 impl Cmd {
@@ -179,52 +151,6 @@ impl Cmd {
             .chain(after)
             .collect::<Vec<_>>()
             .join(" ")
-    }
-
-    /// The shell around the command that a step cannot carry (the format runs no shell):
-    /// its redirections and the rest of its pipeline, said for a `# guess:`. None when
-    /// there is none.
-    pub fn not_carried(&self) -> Option<String> {
-        let mut parts: Vec<String> = self
-            .redirs
-            .iter()
-            .map(|r| format!("`{}`", r.text))
-            .collect();
-        parts.extend(self.piped.iter().map(Piped::written));
-        if parts.is_empty() {
-            return None;
-        }
-        let tee: Vec<&str> = self
-            .piped
-            .iter()
-            .filter(|p| !p.before && p.text.split_whitespace().next() == Some("tee"))
-            .filter_map(|p| {
-                p.text
-                    .split_whitespace()
-                    .filter(|w| !w.starts_with('-'))
-                    .nth(1)
-            })
-            .collect();
-        let out = self
-            .redirs
-            .iter()
-            .filter_map(|r| r.stdout.as_deref())
-            .chain(tee)
-            .map(|f| format!("`{f}`"))
-            .collect::<Vec<_>>();
-        let kept = if out.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; what the post wrote to {} is the step's output in the bundle",
-                out.join(", ")
-            )
-        };
-        Some(format!(
-            "the step runs `{}` without the shell around it ({}){kept}",
-            self.words[self.program_index()..].join(" "),
-            parts.join(", ")
-        ))
     }
 }
 
