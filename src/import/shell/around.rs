@@ -59,23 +59,32 @@ impl Cmd {
                     .filter(|w| !w.starts_with('-'))
                     .nth(1)
             });
-        let files: Vec<String> = (self.redirs.iter())
+        let (host, files): (Vec<&str>, Vec<&str>) = (self.redirs.iter())
             .filter_map(|r| r.stdout.as_deref())
             .chain(tee)
             .filter(|f| *f != "/dev/null")
-            .map(|f| format!("`{f}`"))
-            .collect();
-        let kept = if files.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; its output is kept in the bundle instead of {}",
-                files.join(", ")
-            )
+            .partition(|f| f.starts_with("/proc/") || f.starts_with("/sys/"));
+        let quoted = |fs: &[&str]| {
+            let q: Vec<String> = fs.iter().map(|f| format!("`{f}`")).collect();
+            q.join(", ")
         };
+        let mut kept = String::new();
+        if !files.is_empty() {
+            kept.push_str(&format!(
+                "; its output is kept in the bundle instead of {}",
+                quoted(&files)
+            ));
+        }
+        if !host.is_empty() {
+            kept.push_str(&format!(
+                "; the draft does not write the host's {}",
+                quoted(&host)
+            ));
+        }
         Some(format!(
-            "guess: the shell's {} is not carried (a step runs no shell){kept}",
-            parts.join(", ")
+            "guess: the shell's {} {} not carried (a step runs no shell){kept}",
+            parts.join(", "),
+            if parts.len() == 1 { "is" } else { "are" }
         ))
     }
 
