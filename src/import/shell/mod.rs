@@ -659,6 +659,32 @@ mod tests {
     }
 
     #[test]
+    fn sh_c_scripts_are_their_commands() {
+        let nodes = block("time sh -c \"dd if=/dev/zero of=/mnt/x bs=4k count=2000 && sync\"\nsudo bash -c 'echo 3 > /proc/sys/vm/drop_caches'\nsh -c 'echo $0' a");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.text(), c.timed, c.cond.is_some()))
+        });
+        assert_eq!(
+            cmds,
+            [
+                (
+                    "dd if=/dev/zero of=/mnt/x bs=4k count=2000".to_string(),
+                    true,
+                    false
+                ),
+                ("sync".to_string(), true, true),
+                (
+                    "echo 3 > /proc/sys/vm/drop_caches".to_string(),
+                    false,
+                    false
+                ),
+                ("sh -c 'echo $0' a".to_string(), false, false),
+            ]
+        );
+    }
+
+    #[test]
     fn here_documents_are_the_command_input() {
         let nodes = block("SIZE=1g\ncat > job.fio <<EOF\n[global]\nsize=$SIZE\n\n[randwrite]\nrw=randwrite\nEOF\nfio job.fio\nfio --output=x - <<-'END'\n\t[seq]\n\tsize=$SIZE\n\tEND\nsync");
         let mut cmds = Vec::new();

@@ -592,6 +592,17 @@ impl Conv<'_> {
             }
             return;
         }
+        if let Some(mut nodes) = shell_script(line, &ws, &parts) {
+            // `time sh -c "dd … && sync"`: the script's commands, timed as it is
+            if timed {
+                mark_timed(&mut nodes);
+            }
+            if let Some(cond) = &chain.cond {
+                set_cond(&mut nodes, cond);
+            }
+            out.extend(nodes);
+            return;
+        }
         let mut c = Cmd::new(line, ws);
         // a command fed a here-document keeps its redirections: the draft runs it with its
         // input in a `sh -c` script (`cat > job.fio <<EOF`)
@@ -620,6 +631,26 @@ impl Conv<'_> {
             out.push(Node::Cmd(c));
         }
     }
+}
+
+/// `sh -c 'SCRIPT'` (`bash -c`, after `sudo`): the script's own commands, read with the
+/// grammar, when the command has nothing else around it (no `$0` arguments, redirections
+/// or pipeline) and the script reads as a whole.
+fn shell_script(line: usize, ws: &[String], parts: &Parts) -> Option<Vec<Node>> {
+    let at = Cmd::new(line, ws.to_vec()).program_index();
+    let [sh, dash_c, script] = ws.get(at..)? else {
+        return None;
+    };
+    if !matches!(sh.as_str(), "sh" | "bash")
+        || dash_c != "-c"
+        || !parts.redirs.is_empty()
+        || parts.herestring.is_some()
+        || ws[..at].iter().any(|w| is_assignment(w))
+    {
+        return None;
+    }
+    let nodes = read_span(&[(line, unquote(script))])?;
+    (!nodes.is_empty()).then_some(nodes)
 }
 
 /// A simple command's pieces.
