@@ -17,7 +17,7 @@ use super::nested;
 use super::pick;
 use super::programs::Program;
 use super::replies;
-use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::shell::{built_in_unread_loop, perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::step::{Action, Step};
 use super::tables::Table;
 use super::workdir;
@@ -430,18 +430,25 @@ pub fn build(
                 } else {
                     let name = tool_name(&v);
                     rename.push((v.clone(), name.clone()));
+                    let built = blocks
+                        .iter()
+                        .find_map(|b| built_in_unread_loop(&b.nodes, &v));
+                    let (said, why) = match built {
+                        Some(w) => (w.clone(), w),
+                        None => (
+                            format!("${v} is never set in the post"),
+                            format!("the post uses ${v} without giving its value"),
+                        ),
+                    };
                     notes.push(Note::new(
                         l.cmd.line,
                         NoteKind::Unmapped,
-                        &format!("${v} is never set in the post: var `{name}` is left to fill in"),
+                        &format!("{said}: var `{name}` is left to fill in"),
                     ));
                     exp.vars.push((
                         name,
                         "FILL_IN".into(),
-                        format!(
-                            "line {}: guess: the post uses ${v} without giving its value",
-                            l.cmd.line
-                        ),
+                        format!("line {}: guess: {why}", l.cmd.line),
                     ));
                 }
             }

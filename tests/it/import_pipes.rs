@@ -98,7 +98,12 @@ fn a_variable_of_several_words_splits_and_one_built_in_a_loop_has_its_value() {
         .iter()
         .filter(|n| n.what.contains("`OPTS` is set in"))
         .count();
-    assert_eq!(said, 1, "{:#?}", d.notes);
+    assert_eq!(said, 2, "the loop's line and the var's: {:#?}", d.notes);
     let yaml = d.yaml.as_deref().unwrap();
-    assert!(yaml.contains("OPTS: \"FILL_IN\""), "{yaml}");
+    assert!(
+        yaml.contains(
+            "OPTS: \"FILL_IN\"  # line 12: guess: `OPTS` is set in `while read d` (line 9)"
+        ),
+        "{yaml}"
+    );
 }

@@ -27,7 +27,7 @@ pub use around::{Piped, Redir};
 pub use case::{glob_matches, CaseArm};
 pub use functions::Call;
 pub use heredoc::HereDoc;
-pub use vars::{subst_word, substitute, var_at, vars_in, Env};
+pub use vars::{built_in_unread_loop, subst_word, substitute, var_at, vars_in, Env};
 
 /// A loop's iteration.
 #[derive(Debug, Clone, PartialEq)]

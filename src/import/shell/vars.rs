@@ -215,6 +215,20 @@ fn built_in_loop(l: &Loop, env: &Env) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// What the shell said of `name` built in a loop that could not be counted (the
+/// [`Node::Unread`] `built_in_loop` leaves), at any depth of the nodes.
+pub fn built_in_unread_loop(nodes: &[Node], name: &str) -> Option<String> {
+    let head = format!("`{name}` is set in `");
+    nodes.iter().find_map(|n| match n {
+        Node::Unread { what, .. } if what.starts_with(&head) => Some(what.clone()),
+        Node::Loop(l) => built_in_unread_loop(&l.body, name),
+        Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
+            built_in_unread_loop(body, name)
+        }
+        Node::Cmd(_) | Node::Assign { .. } => None,
+    })
+}
+
 /// Whether the command names `$name` (its words, or an unquoted here-document's body).
 fn uses(c: &Cmd, name: &str) -> bool {
     let doc = c
