@@ -457,8 +457,14 @@ fn outside_replies_quoting_reproducer_scripts() {
         !yaml.contains("exit:") && !yaml.contains("{{exit}}"),
         "{yaml}"
     );
+    // `echo y |` only answers mkfs's question: the step is mkfs itself (read as mke2fs
+    // output), not an `echo` given `| mkfs.ext4 …` as arguments (issue 41, pattern 3)
     assert!(
-        yaml.contains("run: \"echo y | mkfs.ext4 -O bigalloc -C 16K {{dev.data}}\""),
+        yaml.contains("run: \"mkfs.ext4 -O bigalloc -C 16K {{dev.data}}\"\n    parse: mke2fs"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("guess: the shell's `echo y |` is not carried (a step runs no shell)"),
         "{yaml}"
     );
     note_at(&d, 113, NoteKind::Guess, "if [[ $status == 1 ]]");

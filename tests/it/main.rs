@@ -46,6 +46,7 @@ mod import_fio;
 mod import_nested;
 mod import_numbers;
 mod import_perf;
+mod import_pipes;
 mod import_replies;
 mod import_shell;
 mod import_variants;
