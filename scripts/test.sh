@@ -2,7 +2,8 @@
 # The test suite, as root on a machine prepared by scripts/install-deps.sh:
 # formatting, lints, unit and integration tests on real loop devices (nextest when
 # installed, cargo test otherwise), then every notebook executed headlessly in Jupyter
-# with the evcxr kernel. Ends by checking that nothing was left attached or mounted.
+# with the evcxr kernel, and their outputs compared with the pages of docs/notebooks/.
+# Ends by checking that nothing was left attached or mounted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export EVCXR_TMPDIR=${EVCXR_TMPDIR:-/var/tmp/fslab-evcxr}
@@ -40,6 +41,9 @@ else
   cargo test --locked --no-fail-fast
 fi
 bash scripts/run-notebooks.sh
+# The pages of docs/notebooks/ still show what this run's notebooks output (their inputs'
+# stamp is tests/it/notebook_pages.rs's; this catches a change in what the code computes).
+python3 scripts/notebooks-html.py compare target/notebooks
 
 left_loops=$(comm -13 <(echo "$before_loops") <(fslab_loops))
 left_mounts=$(comm -13 <(echo "$before_mounts") <(fslab_mounts))

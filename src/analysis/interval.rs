@@ -44,7 +44,8 @@ impl Interval {
             "[{}, {}] ({} %, {m})",
             sig4(self.lo),
             sig4(self.hi),
-            (self.level * 100.0).round()
+            // 95, or a sequential look's 99.24: enough digits to tell it from 100.
+            crate::analysis::sequential::level_percent(self.level)
         )
     }
 }

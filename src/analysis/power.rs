@@ -54,7 +54,9 @@ pub enum Needed {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Power {
     pub scale: EffectScale,
-    /// The smallest effect detected with [`POWER`]: a factor ≥ 1, or a difference ≥ 0.
+    /// The power the effect is stated at ([`POWER`] unless asked otherwise).
+    pub power: f64,
+    /// The smallest effect detected with `power`: a factor ≥ 1, or a difference ≥ 0.
     pub detectable: f64,
     /// The replicates a side it rests on (the fewer side).
     pub replicates: usize,
@@ -78,6 +80,28 @@ pub fn of_interval(
     decided: bool,
     replicate_s: Option<f64>,
 ) -> Option<Power> {
+    of_interval_at(
+        value,
+        interval,
+        replicates,
+        expect,
+        decided,
+        replicate_s,
+        POWER,
+    )
+}
+
+/// [`of_interval`] at another `power` (in (0, 1)): what `fslab run --power P` sizes its
+/// next block of replicates by.
+pub fn of_interval_at(
+    value: f64,
+    interval: &Interval,
+    replicates: (usize, usize),
+    expect: &Expect,
+    decided: bool,
+    replicate_s: Option<f64>,
+    power: f64,
+) -> Option<Power> {
     let n0 = replicates.0.min(replicates.1);
     if n0 < 2 || !interval.lo.is_finite() || !interval.hi.is_finite() || interval.hi < interval.lo {
         return None;
@@ -96,7 +120,7 @@ pub fn of_interval(
     let se = (g(interval.hi) - g(interval.lo)) / (2.0 * t(alpha_q, df)?);
     let effect_at = |n: usize| -> Option<f64> {
         let df = (2 * n).saturating_sub(2).max(1) as f64;
-        Some((t(alpha_q, df)? + t(POWER, df)?) * se * (n0 as f64 / n as f64).sqrt())
+        Some((t(alpha_q, df)? + t(power, df)?) * se * (n0 as f64 / n as f64).sqrt())
     };
     let here = effect_at(n0)?;
     let detectable = match scale {
@@ -128,6 +152,7 @@ pub fn of_interval(
     };
     Some(Power {
         scale,
+        power,
         detectable,
         replicates: n0,
         needed,
@@ -135,19 +160,25 @@ pub fn of_interval(
 }
 
 impl Power {
+    /// The smallest detectable effect alone: `≥ 1.12×`, `≥ 0.02 s`.
+    pub fn effect(&self, unit: &str) -> String {
+        match self.scale {
+            EffectScale::Factor => format!("≥ {}×", sig3(self.detectable)),
+            EffectScale::Difference if unit.is_empty() => format!("≥ {}", sig3(self.detectable)),
+            EffectScale::Difference => format!("≥ {} {unit}", sig3(self.detectable)),
+        }
+    }
+
     /// `could detect ≥ 1.12× (90 % power, 3 replicates a side); would need about 14 a
     /// side, ≈ 40 min here`.
     pub fn label(&self, unit: &str) -> String {
         let effect = match self.scale {
-            EffectScale::Factor => format!("≥ {}×", sig3(self.detectable)),
-            EffectScale::Difference if unit.is_empty() => {
-                format!("a difference ≥ {}", sig3(self.detectable))
-            }
-            EffectScale::Difference => format!("a difference ≥ {} {unit}", sig3(self.detectable)),
+            EffectScale::Factor => self.effect(unit),
+            EffectScale::Difference => format!("a difference {}", self.effect(unit)),
         };
         let mut s = format!(
             "could detect {effect} ({} % power, {} replicates a side)",
-            (POWER * 100.0).round(),
+            (self.power * 100.0).round(),
             self.replicates
         );
         match self.needed {

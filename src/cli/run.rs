@@ -1,5 +1,5 @@
 use fslab::run::{Event, RunError, RunOptions};
-use fslab::store::{PointStatus, RunOrder};
+use fslab::store::{ClaimState, PointStatus, RunOrder};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,12 +63,75 @@ pub struct Args {
     /// The guest's memory with --kernel (`mem=`; default 1GiB); the manifest records it.
     #[arg(long, value_name = "SIZE")]
     pub guest_mem: Option<bytesize::ByteSize>,
+    /// After the plan's replicates, look at the claims and add randomised blocks of
+    /// replicates (every point of the claims still undecided, interleaved) until each
+    /// claim is decided, or the budget or --max-replicates runs out. The stopping rule
+    /// is a group-sequential design (Lan–DeMets O'Brien–Fleming-type alpha spending,
+    /// overall α = 0.05): each look's intervals are repeated confidence intervals, so the
+    /// repeated looks do not raise the chance of a false verdict. The manifest records
+    /// every look and why it stopped (`sequential`; docs/statistics.md).
+    #[arg(long, conflicts_with_all = ["resume", "shard"])]
+    pub until_decided: bool,
+    /// The power the next block of --until-decided is sized for (default 0.9); implies
+    /// --until-decided.
+    #[arg(long, value_name = "P", value_parser = parse_power, conflicts_with_all = ["resume", "shard"])]
+    pub power: Option<f64>,
+    /// With --until-decided: the wall time the whole run may take (`40m`, `2h`, `90s`).
+    /// A block starts only when it fits, at the replicates' own measured times.
+    #[arg(long, value_name = "DURATION", value_parser = parse_budget)]
+    pub budget: Option<std::time::Duration>,
+    /// With --until-decided: the most replicates a point may get (the design's
+    /// maximum; default: what fits in --budget, else 20).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_replicates: Option<u32>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
 }
 
+/// A value of `--power` or `--budget` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum FlagError {
+    #[error("`{0}` is not a number: write a power such as 0.9")]
+    NotANumber(String),
+    #[error("{0} is not a power: it must be strictly between 0 and 1, such as 0.9")]
+    NotAPower(f64),
+    #[error("`{given}` is not a duration ({why}): write e.g. `90s`, `40m`, `2h`")]
+    NotADuration { given: String, why: String },
+    #[error("a budget of 0 leaves no time to run anything")]
+    ZeroBudget,
+}
+
+fn parse_power(s: &str) -> Result<f64, FlagError> {
+    let p: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| FlagError::NotANumber(s.to_string()))?;
+    if p > 0.0 && p < 1.0 {
+        Ok(p)
+    } else {
+        Err(FlagError::NotAPower(p))
+    }
+}
+
+fn parse_budget(s: &str) -> Result<std::time::Duration, FlagError> {
+    let d = humantime::parse_duration(s.trim()).map_err(|e| FlagError::NotADuration {
+        given: s.to_string(),
+        why: e.to_string(),
+    })?;
+    if d.is_zero() {
+        return Err(FlagError::ZeroBudget);
+    }
+    Ok(d)
+}
+
 pub fn main(args: Args) -> anyhow::Result<ExitCode> {
+    let until = args.until_decided || args.power.is_some();
+    if !until && (args.budget.is_some() || args.max_replicates.is_some()) {
+        anyhow::bail!(
+            "--budget and --max-replicates bound the blocks of --until-decided: add --until-decided (or --power P), or drop them"
+        );
+    }
     let plan = match (&args.experiment, &args.resume) {
         (Some(e), _) => super::PlanArgs {
             experiment: e.clone(),
@@ -228,8 +291,44 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         Event::Warning(w) if quiet => eprintln!("fslab: warning: {w}"),
         Event::Warning(w) => b.println(format!("fslab: warning: {w}")),
     });
+    let ud = fslab::run::until::UntilDecided {
+        power: args.power.unwrap_or(fslab::analysis::power::POWER),
+        max_replicates: args.max_replicates,
+        budget: args.budget,
+        ..Default::default()
+    };
+    let quiet = args.quiet;
+    let b = bar.clone();
+    let say_look = move |l: &fslab::store::LookRecord| {
+        let count = |s: ClaimState| l.claims.iter().filter(|c| c.state == s).count();
+        let next = if l.added > 0 {
+            format!(
+                "; adding {} replicate(s) to {} point(s)",
+                l.added,
+                l.next_points.len()
+            )
+        } else {
+            String::new()
+        };
+        let m = format!(
+            "fslab: look {} at {} replicates a point (α spent {:.2e}, intervals at {} %): {} decided, {} open, {} not decidable by replicates{next}",
+            l.look,
+            l.replicates,
+            l.spent,
+            fslab::analysis::sequential::level_percent(l.level),
+            count(ClaimState::Decided),
+            count(ClaimState::Open),
+            count(ClaimState::Closed),
+        );
+        if quiet {
+            eprintln!("{m}");
+        } else {
+            b.println(m);
+        }
+    };
     let result = match &args.resume {
         Some(dir) => fslab::run::resume(&plan, dir, &opts),
+        None if until => fslab::run::until::run_until_decided(&plan, &opts, &ud, &say_look),
         None => fslab::run::run(&plan, &opts),
     };
     bar.finish_and_clear();
@@ -267,6 +366,14 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
                 failed,
                 m.status
             );
+            if let Some(s) = &m.sequential {
+                eprintln!(
+                    "fslab: --until-decided: {} look(s), at most {} replicates a point; stopped: {}",
+                    s.looks.len(),
+                    s.max_replicates,
+                    s.stopped.map_or("(not recorded)".to_string(), |w| w.to_string())
+                );
+            }
             println!("{}", bundle.path().display());
             // The notebooks open what finished; a failed notebook leaves the bundle
             // as it is and makes the exit status non-zero.

@@ -112,7 +112,7 @@ pub fn find(lines: &[PostLine], taken: &[bool]) -> Vec<DraftClaim> {
         }
         let bound = super::numbers::prose_numbers(&s)
             .into_iter()
-            .find(|p| matches!(p.quantity.unit.as_str(), "percent" | "x"))
+            .find(|p| matches!(p.quantity.unit.as_str(), "%" | "x"))
             .map(|p| (p.quantity.value, p.quantity.unit));
         out.push(DraftClaim {
             id,
@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(quotes.len(), 3, "{quotes:?}");
         assert_eq!(quotes[0].0, 3);
         assert!(quotes[0].1.ends_with("not much of a difference."));
-        assert_eq!(c[1].bound, Some((14.0, "percent".into())));
+        assert_eq!(c[1].bound, Some((14.0, "%".into())));
         assert_eq!(c[1].line, 7);
         assert!(quotes[2].1.contains("across the board"));
     }

@@ -70,6 +70,20 @@ pub fn looks_like_command(s: &str) -> bool {
             && (t.contains("do") || t.contains(';') || t.ends_with('\\')))
             || t.contains("((");
     }
+    // a template whose words are placeholders (`of=[PATH] bs=[BLOCK_SIZE]k`): no command
+    if t.split(['[', ']'])
+        .skip(1)
+        .step_by(2)
+        .any(|p| p.len() >= 2 && p.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+    {
+        return false;
+    }
+    // `sh -c "dd … && sync"`: the script it runs says
+    if matches!(w, "sh" | "bash") {
+        if let Some(script) = t[w.len()..].trim_start().strip_prefix("-c ") {
+            return looks_like_command(script.trim().trim_matches(['"', '\'']));
+        }
+    }
     if w == "time" {
         let rest = t[4..].trim_start();
         return rest.is_empty() || looks_like_command(rest) || first_word(rest).starts_with('/');
@@ -727,6 +741,14 @@ mod tests {
         assert!(!looks_like_command(
             "For the rest of us who don't live in the stratosphere"
         ));
+        // `sh -c "…"` is the command its script is; a template of placeholders is none
+        assert!(looks_like_command(
+            "time sh -c \"dd if=/dev/zero of=/mnt/x bs=4k count=20 && sync\""
+        ));
+        assert!(!looks_like_command(
+            "time sh -c \"dd if=/dev/zero of=[PATH] bs=[BLOCK_SIZE]k && sync\""
+        ));
+        assert!(looks_like_command("[ -d /mnt/x ] || mkdir /mnt/x"));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::nested;
 use super::pick;
 use super::programs::Program;
 use super::replies;
-use super::shell::{perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
+use super::shell::{built_in_unread_loop, perf, unquote, vars_in, walk, Cmd, Loop, LoopKind};
 use super::step::{Action, Step};
 use super::tables::Table;
 use super::workdir;
@@ -430,18 +430,25 @@ pub fn build(
                 } else {
                     let name = tool_name(&v);
                     rename.push((v.clone(), name.clone()));
+                    let built = blocks
+                        .iter()
+                        .find_map(|b| built_in_unread_loop(&b.nodes, &v));
+                    let (said, why) = match built {
+                        Some(w) => (w.clone(), w),
+                        None => (
+                            format!("${v} is never set in the post"),
+                            format!("the post uses ${v} without giving its value"),
+                        ),
+                    };
                     notes.push(Note::new(
                         l.cmd.line,
                         NoteKind::Unmapped,
-                        &format!("${v} is never set in the post: var `{name}` is left to fill in"),
+                        &format!("{said}: var `{name}` is left to fill in"),
                     ));
                     exp.vars.push((
                         name,
                         "FILL_IN".into(),
-                        format!(
-                            "line {}: guess: the post uses ${v} without giving its value",
-                            l.cmd.line
-                        ),
+                        format!("line {}: guess: {why}", l.cmd.line),
                     ));
                 }
             }
@@ -452,7 +459,7 @@ pub fn build(
     // `case` branches: where each runs (`when:`), or not at all, or the draft cannot say
     let arms: Vec<_> = located
         .iter()
-        .map(|l| (l.cmd.case.as_ref(), l.cmd.line, l.cmd.text()))
+        .map(|l| (l.cmd.case.as_deref(), l.cmd.line, l.cmd.text()))
         .collect();
     let placed = place(&arms, &rename, &exp.matrix, notes);
     let located: Vec<Located> = located
@@ -488,7 +495,7 @@ pub fn build(
     let workload_idx = pick::workload(&picks, timed_sentences);
     let flags: Vec<_> = located
         .iter()
-        .map(|l| (l.cmd.timed, l.cmd.case.as_ref(), l.when.is_some()))
+        .map(|l| (l.cmd.timed, l.cmd.case.as_deref(), l.when.is_some()))
         .collect();
     let variants = workload_variants(&flags, workload_idx);
     let timed_here = |idx: usize| idx == workload_idx || variants.contains(&idx);
@@ -636,11 +643,7 @@ pub fn build(
                 Action::Mkdir(subst(argv.last().map_or("", String::as_str), None))
             }
             Program::Sync => Action::Sync,
-            Program::Util
-                if argv[0] == "echo" && c.words.iter().any(|w| w.contains("drop_caches")) =>
-            {
-                Action::DropCaches
-            }
+            Program::Util if c.drops_caches() => Action::DropCaches,
             _ => {
                 let mut words: Vec<String> = c.words[c.program_index()..]
                     .iter()
@@ -793,6 +796,11 @@ pub fn build(
                 comment.push_str(&format!("; {why}"));
                 notes.push(Note::new(c.line, NoteKind::Guess, &why));
             }
+        }
+        // last in the comment: the shell the step does not carry (`> log`, `| tee LOG`)
+        if let Some(why) = c.not_carried().filter(|_| !c.drops_caches()) {
+            comment.push_str(&format!("; {why}"));
+            notes.push(Note::new(c.line, NoteKind::Guess, &why));
         }
         let step = Step {
             line: c.line,

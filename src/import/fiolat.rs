@@ -168,7 +168,7 @@ fn share(paren: &str) -> Option<Num> {
     Some(Num {
         stat: "share".into(),
         value: number(v.strip_suffix('%')?)?,
-        unit: "percent".into(),
+        unit: "%".into(),
         printed: paren.to_string(),
     })
 }
@@ -372,7 +372,7 @@ fn samples(quantity: &str, unit: &str, rest: &str) -> Detail {
             .into_iter()
             .map(|(k, v, p)| Num {
                 unit: match k.as_str() {
-                    "per" => "percent".into(),
+                    "per" => "%".into(),
                     "samples" => String::new(),
                     _ => unit.into(),
                 },
@@ -502,7 +502,7 @@ mod tests {
             "bw (  KiB/s): min= 1033, max= 1056, per=100.00%, avg=1044.22, stdev= 9.56, samples=9",
         ));
         assert_eq!(got[0], n("min", 1033.0, "KiB/s", "min= 1033"));
-        assert_eq!(got[2], n("per", 100.0, "percent", "per=100.00%"));
+        assert_eq!(got[2], n("per", 100.0, "%", "per=100.00%"));
         assert_eq!(got[5], n("samples", 9.0, "", "samples=9"));
         // fio 2.0's `bw (KB/s)  :` and 2.2's `bw (KB  /s):`
         assert_eq!(
@@ -618,7 +618,7 @@ mod tests {
                 let share = share.unwrap();
                 assert_eq!(
                     (share.value, share.unit.as_str(), share.printed.as_str()),
-                    (19.97, "percent", "19.97%")
+                    (19.97, "%", "19.97%")
                 );
             }
             other => panic!("{other:?}"),

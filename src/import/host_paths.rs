@@ -80,14 +80,41 @@ fn commands(exp: &mut Experiment) -> Vec<&mut String> {
     out
 }
 
-/// The first host data path a command names (not its program).
+/// Flags by which benchmarks take the directory they run in (`dbench -D`, `fs_mark -d`,
+/// `bonnie++ -d`, fio's `--directory=`).
+const DIR_FLAGS: &[&str] = &["--dir", "--directory", "-D", "-d", "-directory"];
+
+/// The host's own directories, never a directory a post benchmarks on.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/run", "/sbin", "/sys", "/usr",
+];
+
+/// The directory a benchmark is given by a flag (`-D /xfs`, `--directory=/ext4/t`), when it
+/// is no directory of the host's system.
+fn flag_dir<'a>(prev: &str, word: &'a str) -> Option<&'a str> {
+    let path = match word.split_once('=') {
+        Some((flag, p)) if DIR_FLAGS.contains(&flag) => p,
+        _ if DIR_FLAGS.contains(&prev) => word,
+        _ => return None,
+    };
+    let system = SYSTEM_DIRS
+        .iter()
+        .any(|d| path == *d || path.starts_with(&format!("{d}/")));
+    (path.len() > 1 && path.starts_with('/') && !system).then_some(path)
+}
+
+/// The first host data path a command names (not its program): one under a host data
+/// directory (`/mnt/x`, `/data`), or the directory a flag gives a benchmark (`-D /xfs`).
 fn first_host_path(exp: &mut Experiment) -> Option<String> {
     for c in commands(exp) {
-        for (i, word) in c.split_whitespace().enumerate() {
-            if i == 0 {
-                continue;
+        let words: Vec<&str> = c
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
+            .collect();
+        for (i, word) in words.iter().enumerate().skip(1) {
+            if let Some(p) = flag_dir(words[i - 1], word) {
+                return Some(p.to_string());
             }
-            let word = word.trim_matches(|c| c == '"' || c == '\'');
             if let Some(p) = absolute_paths(word)
                 .into_iter()
                 .find(|p| in_host_data_dir(p))
@@ -227,6 +254,19 @@ mod tests {
         assert_eq!(mount_point_of("/mnt/fsync/"), "/mnt/fsync");
         assert_eq!(mount_point_of("/data"), "/data");
         assert_eq!(mount_point_of("/opt/bench/run1/x"), "/opt/bench");
+    }
+
+    #[test]
+    fn a_directory_given_by_a_flag_is_a_host_path() {
+        assert_eq!(flag_dir("-D", "/xfs"), Some("/xfs"));
+        assert_eq!(flag_dir("-d", "/bench/t1"), Some("/bench/t1"));
+        assert_eq!(flag_dir("x", "--directory=/ssd"), Some("/ssd"));
+        // the host's own directories and words that are no paths
+        assert_eq!(flag_dir("-d", "/dev/sdb"), None);
+        assert_eq!(flag_dir("-d", "/"), None);
+        assert_eq!(flag_dir("-d", "agcount=4"), None);
+        assert_eq!(flag_dir("-t", "/xfs"), None);
+        assert_eq!(mount_point_of("/xfs"), "/xfs");
     }
 
     #[test]

@@ -566,7 +566,8 @@ pub fn unquote(body: &[(usize, String)]) -> Vec<PostLine> {
         out.push(PostLine {
             n: *n,
             depth,
-            text: text.to_string(),
+            // full-width punctuation (`f2fs ：IOPS=41.2k，`) read as its ASCII form
+            text: text.replace('：', ": ").replace('，', ", "),
             quoted_author,
         });
     }

@@ -52,6 +52,7 @@ pub mod programs;
 pub mod ranges;
 pub mod replies;
 pub mod rowlabels;
+mod sections;
 mod sequences;
 pub mod shell;
 pub mod sidebyside;
@@ -456,11 +457,9 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         // `Without 3a8b36f: 16.01 reqs/sec`, `a) without patch: (*SPEED* : 451.01Kb/sec)`:
         // a result line names its row before the colon
         // (or before ` -- `: `Without the stripe cache -- 2.1MB/s`, or a `With …` label)
-        if prose.len() == 1 && prose[0].settings.is_empty() {
-            if let Some(head) = rowlabels::result_head(&l.text, &prose[0].printed) {
-                prose[0].settings.push(("row".into(), head.clone()));
-                row_heads[k] = Some(head);
-            }
+        // (`f2fs: IOPS=41.2k, BW=161MiB/s`: the row of each field of the list after it)
+        if let Some(head) = rowlabels::line_head(&l.text, &mut prose) {
+            row_heads[k] = Some(head);
         }
         // `Without the patch:` / `a) without patch: (…)` on the line above a result line
         if row_heads[k].is_none()
@@ -562,6 +561,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         rows.extend(prose);
     }
     namedrows::label_blocks(lines, &mut rows);
+    sections::label_rows(lines, &taken, &mut rows);
     // flags said in words: `flex_bg off`, `without uninit_bg`, `neither A nor B`
     for (k, l) in lines.iter().enumerate() {
         if !taken[k] && !mail::is_furniture(&l.text) {

@@ -3,8 +3,9 @@
 //! row and row labels, and numbers in sentences, with `approx` when the post hedges
 //! (`about`, `~`, `a bit over`, `more than`).
 
-use super::units::{count_noun, quantity_name, suffix_unit, word_unit};
+use super::units::{count_noun, quantity_name, rate_words, suffix_unit, word_unit};
 use super::{Category, Row};
+use crate::parse::time::duration_seconds;
 
 /// A number read from text, in the unit it was printed in (hours become minutes).
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +37,10 @@ fn number_prefix(s: &str) -> Option<(f64, usize)> {
             && b.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
         {
             // thousands separator
+        } else if c == b',' && !dot && i > 0 && decimal_comma(&s[i..]) {
+            // a locale's decimal comma, `1,2 GB/s` (one or two digits after it)
+            dot = true;
+            digits.push('.');
         } else {
             break;
         }
@@ -47,16 +52,18 @@ fn number_prefix(s: &str) -> Option<(f64, usize)> {
     digits.parse().ok().map(|v| (v, i))
 }
 
-/// `0m18.807s`, `1m4.441s`, `1h2m3s` → seconds.
-fn shell_time(s: &str) -> Option<f64> {
-    let body = s.strip_suffix('s')?;
-    let (m, sec) = body.split_once('m')?;
-    let (h, m) = match m.split_once('h') {
-        Some((h, m)) => (h.parse::<f64>().ok()?, m.parse::<f64>().ok()?),
-        None => (0.0, m.parse::<f64>().ok()?),
-    };
-    let sec: f64 = sec.parse().ok()?;
-    Some(h * 3600.0 + m * 60.0 + sec)
+/// `,2` or `,25` then no digit: the decimal part of a number printed with a comma.
+fn decimal_comma(rest: &str) -> bool {
+    let d = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
+    (1..=2).contains(&d)
+}
+
+/// Whether a token is a number with a decimal comma (`1,2`, `12,50GB/s`): read only with
+/// a unit, since `1,2` alone is as often a list.
+fn has_decimal_comma(tok: &str) -> bool {
+    let core = tok.trim_start_matches(['~', '+', '-']);
+    let int = core.bytes().take_while(u8::is_ascii_digit).count();
+    int > 0 && core[int..].starts_with(',') && decimal_comma(&core[int..])
 }
 
 /// One token as a quantity: `9.601s`, `8k`, `~11MB`, `14%`, `10x`, `2,200/s`, `0m1.5s`,
@@ -73,14 +80,19 @@ pub fn token_quantity(tok: &str) -> Option<(Quantity, bool)> {
         Some(r) => (true, r),
         None => (false, t),
     };
-    let t = t.strip_prefix('+').unwrap_or(t);
+    // `+3.1%`, `-8.2%`: a change, with its sign
+    let (sign, t) = match (t.strip_prefix('+'), t.strip_prefix('-')) {
+        (Some(r), _) => (1.0, r),
+        (_, Some(r)) => (-1.0, r),
+        _ => (1.0, t),
+    };
     if !t.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    if let Some(v) = shell_time(t) {
+    if let Some(v) = duration_seconds(t) {
         return Some((
             Quantity {
-                value: v,
+                value: sign * v,
                 unit: "s".into(),
                 attached: true,
             },
@@ -88,6 +100,7 @@ pub fn token_quantity(tok: &str) -> Option<(Quantity, bool)> {
         ));
     }
     let (v, used) = number_prefix(t)?;
+    let v = sign * v;
     let rest = &t[used..];
     if rest.is_empty() {
         return Some((
@@ -197,10 +210,17 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_ascii_lowercase();
         let word_num = NUMBER_WORDS.iter().find(|(n, _)| *n == lw).map(|x| x.1);
-        let tq = if skip_token(w, i, &words) {
+        // `max_latency=12.3`, `IOPS=41.2k,`: the value of a key
+        let (key, value) = match keyed(w) {
+            Some((k, v)) => (Some(k), v),
+            None => (None, w),
+        };
+        let tq = if skip_token(value, i, &words) {
             None
         } else {
-            token_quantity(w)
+            token_quantity(value)
+                .map(|(q, t)| (key_unit(key, q), t))
+                .or_else(|| ratio_x(value, i, &words))
         };
         let (mut q, tilde) = match (tq, word_num) {
             (Some(q), _) => q,
@@ -243,7 +263,17 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
                 end += 1;
             }
         }
-        if q.unit.is_empty() {
+        // `Mean: 619.733; Median: 548.000`: a list's separator ends the number's field, the
+        // next field's words are not its unit
+        let field_ends = w.ends_with([';', ',']);
+        if q.unit.is_empty() && !field_ends {
+            if let Some((u, n)) = rate_words(&words[end..]) {
+                q.unit = u;
+                printed_words.extend(&words[end..end + n]);
+                end += n;
+            }
+        }
+        if q.unit.is_empty() && !field_ends {
             // a unit word, or a counted noun within the next words
             if let Some((u, f)) = words
                 .get(end)
@@ -260,6 +290,11 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
             } else if let Some(year) = year_after(&words, start, q.value) {
                 q.unit = year;
             }
+        }
+        // `1,2` alone is as often a list as a number; `-3` alone an option or a mark
+        if q.unit.is_empty() && (has_decimal_comma(value) || q.value < 0.0) {
+            i = end;
+            continue;
         }
         let mut approx = tilde || w.contains('~');
         let before: Vec<String> = words[start.saturating_sub(3)..start]
@@ -311,6 +346,91 @@ pub fn prose_numbers_before(text: &str, following: &str) -> Vec<ProseNumber> {
         i = end;
     }
     out
+}
+
+/// `key=value` (`max_latency=12.3`, `IOPS=41.2k,`): the key and the value; the key is
+/// a word (letters, digits, `_`, `-`), the value starts like a number.
+fn keyed(w: &str) -> Option<(&str, &str)> {
+    let (k, v) = w.trim_start_matches('(').split_once('=')?;
+    let word = !k.is_empty()
+        && k.starts_with(|c: char| c.is_ascii_alphabetic())
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
+    (word && v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '~' | '+' | '-')))
+        .then_some((k, v))
+}
+
+/// A value whose key names its unit: `IOPS=3367` is in IOPS, and the `k` of `IOPS=41.2k`
+/// is a thousand, not KiB.
+fn key_unit(key: Option<&str>, mut q: Quantity) -> Quantity {
+    let Some((u, _)) = key
+        .and_then(word_unit)
+        .filter(|(u, _)| quantity_name(u) == "rate")
+    else {
+        return q;
+    };
+    let factor = match q.unit.as_str() {
+        "" => 1.0,
+        "KiB" => 1e3,
+        "MiB" => 1e6,
+        _ => return q,
+    };
+    q.value *= factor;
+    q.unit = u.to_string();
+    q
+}
+
+/// `x2.5` (`latency increased about x2.5`): a ratio written with the `x` first, read
+/// only after a hedge or a verb of change, so that `x86` or `PCIe x4` are not ratios.
+fn ratio_x(w: &str, i: usize, words: &[&str]) -> Option<(Quantity, bool)> {
+    let rest = w
+        .trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '.' | '!'))
+        .strip_prefix(['x', '×'])?;
+    let (q, _) = token_quantity(rest).filter(|(q, _)| q.unit.is_empty())?;
+    let prev = words.get(i.checked_sub(1)?)?.to_ascii_lowercase();
+    let changed =
+        HEDGES.contains(&prev.as_str()) || prev == "by" || (prev.len() > 4 && prev.ends_with("ed"));
+    changed.then(|| {
+        (
+            Quantity {
+                unit: "x".into(),
+                attached: true,
+                ..q
+            },
+            false,
+        )
+    })
+}
+
+/// The key a number's field names (`IOPS=41.2k` → `IOPS`, `Median: 548` → `Median`),
+/// for the number at token `at` of `text`.
+pub fn field_key(text: &str, at: usize) -> Option<String> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    if let Some((k, _)) = toks.get(at).and_then(|w| keyed(w)) {
+        return Some(k.to_string());
+    }
+    let prev = toks.get(at.checked_sub(1)?)?;
+    let k = prev.strip_suffix(':')?;
+    let k = k.rsplit([';', ',', '(']).next().unwrap_or(k);
+    (!k.is_empty()
+        && k.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-')))
+    .then(|| k.to_string())
+}
+
+/// What a change names right after it: `(+4.3% throughput, -14.4% max latency)`,
+/// `-8.2% throughput and …` → `throughput`, `max latency`: up to three words, to the next
+/// `,`/`)`/`;` or small word of a sentence (`+70% in case of null_blk` names nothing).
+fn change_of(text: &str, printed: &str) -> Option<String> {
+    let at = text.find(printed)? + printed.len();
+    let rest = text[at..].trim_start_matches(['%', 'x']);
+    let end = rest.find([',', ')', ';', '.']).unwrap_or(rest.len());
+    let words: Vec<&str> = rest[..end]
+        .split_whitespace()
+        .take_while(|w| !STOP.contains(&w.to_ascii_lowercase().as_str()))
+        .collect();
+    let plain = |w: &&str| w.chars().all(|c| c.is_ascii_alphabetic() || c == '-');
+    (!words.is_empty() && words.len() <= 3 && words.iter().all(plain)).then(|| words.join(" "))
 }
 
 /// Whether `N times` at `at` (the number) and `times` (the word) is a ratio: "10 times
@@ -470,21 +590,38 @@ pub fn prose_rows(
         return Vec::new();
     }
     let claimish = super::comparison::is_comparison(sentence);
-    prose_numbers_before(text, following)
+    let found = prose_numbers_before(text, following);
+    // each `key: value` / `key=value` of a list is its own field, named by its key (one
+    // `key: value` alone is a result line's row: `rowlabels::result_head`)
+    let keys: Vec<Option<String>> = found.iter().map(|p| field_key(text, p.at)).collect();
+    let listed = keys.iter().flatten().count() >= 2;
+    found
         .into_iter()
-        .map(|p| {
-            let category = match p.quantity.unit.as_str() {
-                "percent" | "x" if claimish => Category::Claim,
-                "s" | "ms" | "us" | "min" | "/s" | "IOPS" | "MB/s" | "MiB/s" | "GB/s" | "KB/s"
-                | "Kb/s" | "Mb/s" | "requests/s" | "transactions/s" => Category::Measurement,
+        .zip(keys)
+        .map(|(p, key)| {
+            let toks = text.split_whitespace().nth(p.at).unwrap_or("");
+            let mut settings: Vec<(String, String)> = key
+                .filter(|_| listed || keyed(toks).is_some())
+                .map(|k| vec![("field".to_string(), k)])
+                .unwrap_or_default();
+            if matches!(p.quantity.unit.as_str(), "%" | "x") {
+                if let Some(what) = change_of(text, &p.printed) {
+                    settings.push(("of".into(), what));
+                }
+            }
+            let unit = p.quantity.unit.as_str();
+            let category = match unit {
+                "%" | "x" if claimish => Category::Claim,
                 "" | "year" => Category::Context,
+                "ns" => Category::Parameter,
+                _ if matches!(quantity_name(unit), "time" | "rate") => Category::Measurement,
                 _ => Category::Parameter,
             };
             Row {
                 line,
                 group: "prose".into(),
                 quantity: quantity_name(&p.quantity.unit).into(),
-                settings: Vec::new(),
+                settings,
                 value: p.quantity.value,
                 unit: p.quantity.unit.clone(),
                 printed: p.printed,
@@ -509,7 +646,7 @@ mod tests {
         assert_eq!(q("8k"), Some((8.0, "KiB".into(), false)));
         assert_eq!(q("1024k"), Some((1024.0, "KiB".into(), false)));
         assert_eq!(q("1m4.441s"), Some((64.441, "s".into(), false)));
-        assert_eq!(q("14%"), Some((14.0, "percent".into(), false)));
+        assert_eq!(q("14%"), Some((14.0, "%".into(), false)));
         assert_eq!(q("10x"), Some((10.0, "x".into(), false)));
         assert_eq!(q("2,200/s"), Some((2200.0, "/s".into(), false)));
         assert_eq!(q("512M"), Some((512.0, "MiB".into(), false)));
@@ -548,7 +685,7 @@ mod tests {
             [
                 (2200.0, "/s".into(), true, "about 2200/s".into()),
                 (2500.0, "/s".into(), true, "about 2500/s".into()),
-                (14.0, "percent".into(), true, "about a 14%".into())
+                (14.0, "%".into(), true, "about a 14%".into())
             ]
         );
         assert_eq!(
@@ -576,5 +713,90 @@ mod tests {
         assert!(kernel_log("[12345.000001] EXT4-fs (sda1): mounted"));
         assert!(!kernel_log("[PATCH 1/2] xfs: 10% faster"));
         assert!(!kernel_log("[1] see 3.2s"));
+    }
+
+    #[test]
+    fn changes_durations_and_locale_decimals() {
+        assert_eq!(
+            nums("throughput went -8.2% and latency +3.1% (noise?)"),
+            [
+                (-8.2, "%".into(), false, "-8.2%".into()),
+                (3.1, "%".into(), false, "+3.1%".into())
+            ]
+        );
+        // a bare negative number is an option or a mark, not a result
+        assert!(nums("nice -5 and then -3").is_empty());
+        assert_eq!(nums("the copy took ~1m56")[0].0, 116.0);
+        assert!(nums("the copy took ~1m56")[0].2);
+        assert_eq!(nums("done in 1m56.3s")[0].0, 116.3);
+        // a decimal comma with a unit; without one `1,2` is a list
+        assert_eq!(nums("dd says 1,2 GB/s here")[0].0, 1.2);
+        assert_eq!(nums("dd says 1,2 GB/s here")[0].1, "GB/s");
+        assert_eq!(nums("and 12,5MB/s with sync")[0].1, "MB/s");
+        assert!(nums("tests 1,2 and 3 failed").iter().all(|n| n.0 != 1.2));
+        assert_eq!(nums("a 1,024 files run")[0].0, 1024.0);
+    }
+
+    #[test]
+    fn rates_in_words_and_spaced_units() {
+        let n = nums("an average of 48.34 megabytes per second over the run");
+        assert_eq!((n[0].0, n[0].1.as_str()), (48.34, "MB/s"));
+        assert_eq!(n[0].3, "48.34 megabytes per second");
+        assert_eq!(nums("Only 31.9 kb/s.")[0].1, "KB/s");
+        assert_eq!(nums("it copied at 88.7 MB/s")[0].1, "MB/s");
+        assert_eq!(nums("Throughput 452.385 MB/sec")[0].1, "MB/s");
+        assert_eq!(nums("94055.61 qps")[0].1, "qps");
+        // a ratio with its `x` first, after a word of change only
+        assert_eq!(nums("latency increased about x2.5")[0].1, "x");
+        assert!(nums("on x86 with a PCIe x4 slot")
+            .iter()
+            .all(|n| n.1 != "x"));
+    }
+
+    type Settings = Vec<(String, String)>;
+
+    fn rows(text: &str) -> Vec<(f64, String, Settings)> {
+        prose_rows(1, text, "", None, text)
+            .into_iter()
+            .map(|r| (r.value, r.unit, r.settings))
+            .collect()
+    }
+
+    fn set(k: &str, v: &str) -> (String, String) {
+        (k.to_string(), v.to_string())
+    }
+
+    #[test]
+    fn fields_of_a_list_and_keyed_values() {
+        // each `key: value` of a `;` list is its own field: `Median` is no unit of 619.733
+        assert_eq!(
+            rows("Mean: 619.733; Median: 548.000; Max: 1,204 ms"),
+            [
+                (619.733, String::new(), vec![set("field", "Mean")]),
+                (548.0, String::new(), vec![set("field", "Median")]),
+                (1204.0, "ms".into(), vec![set("field", "Max")]),
+            ]
+        );
+        // `key=value`: the key names the field, and `IOPS=` makes `41.2k` a count
+        assert_eq!(
+            rows("ext4: IOPS=41.2k, BW=161MiB/s"),
+            [
+                (41200.0, "IOPS".into(), vec![set("field", "IOPS")]),
+                (161.0, "MiB/s".into(), vec![set("field", "BW")]),
+            ]
+        );
+        assert_eq!(
+            rows("we saw max_latency=12.3 ms at worst"),
+            [(12.3, "ms".into(), vec![set("field", "max_latency")])]
+        );
+        // what a change names after it
+        assert_eq!(
+            rows("(+4.3% throughput, -14.4% max latency)"),
+            [
+                (4.3, "%".into(), vec![set("of", "throughput")]),
+                (-14.4, "%".into(), vec![set("of", "max latency")]),
+            ]
+        );
+        assert_eq!(rows("+70% in case of null_blk")[0].2, []);
     }
 }

@@ -165,6 +165,8 @@ pub fn time_rows(
                     printed.push((name, v.to_string(), m));
                 }
                 _ if row.format.starts_with("gnu") => {}
+                // star's one line, `53:10.490r 1.020u 1:29.420s 3%`
+                _ if row.format == "schily" && m == start => {}
                 _ => break,
             }
             taken.push(m);
@@ -350,7 +352,7 @@ fn geometry_line(t: &str) -> bool {
 
 fn xfs_unit(g: &GeometryRow) -> String {
     match (g.key.as_str(), g.unit.as_deref()) {
-        ("imaxpct", _) => "percent".into(),
+        ("imaxpct", _) => "%".into(),
         (_, Some("blks") | Some("blocks")) => "blocks".into(),
         (_, Some(u)) => u.to_string(),
         _ => String::new(),
@@ -495,7 +497,7 @@ pub fn ext_geometry(
                 }
             } else {
                 blanks = 0;
-                if super::tables::looks_like_prose(t) {
+                if super::rowlabels::looks_like_prose(t) {
                     break;
                 }
             }
@@ -859,7 +861,7 @@ mod tests {
             .iter()
             .find(|r| r.quantity == "data.imaxpct")
             .unwrap();
-        assert_eq!(imax.unit, "percent");
+        assert_eq!(imax.unit, "%");
     }
 
     #[test]

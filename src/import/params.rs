@@ -90,7 +90,7 @@ pub fn command_rows(c: &Cmd) -> Vec<Row> {
                     let (name, unit) = if a == "-N" {
                         ("inodes", "inodes")
                     } else {
-                        ("reserved_blocks", "percent")
+                        ("reserved_blocks", "%")
                     };
                     out.push(row(
                         c,

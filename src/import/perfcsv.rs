@@ -164,19 +164,15 @@ fn counter_rows(
     }
     if let Some(v) = r.variance_pct {
         if let Some(p) = fields.get(after) {
-            out.push(row("variance", v, "percent".into(), p));
+            out.push(row("variance", v, "%".into(), p));
         }
         after += 1;
     }
     if let (Some(v), Some(p)) = (r.run_pct.filter(|&p| p < 100.0), fields.get(after + 1)) {
-        out.push(row("counted", v, "percent".into(), p));
+        out.push(row("counted", v, "%".into(), p));
     }
     if let (Some(v), Some(p)) = (r.metric_value, fields.get(after + 2)) {
-        let unit = match r.metric_unit.as_deref() {
-            Some("%") => "percent",
-            Some(u) => u,
-            None => "",
-        };
+        let unit = r.metric_unit.as_deref().unwrap_or("");
         out.push(row("metric", v, unit.into(), p));
     }
     out
@@ -215,7 +211,7 @@ mod tests {
             got,
             [
                 (5, "task-clock", "value".into(), 202.07, "ms", "202.07"),
-                (5, "task-clock", "variance".into(), 0.02, "percent", "0.02%"),
+                (5, "task-clock", "variance".into(), 0.02, "%", "0.02%"),
                 (
                     5,
                     "task-clock",
@@ -225,22 +221,8 @@ mod tests {
                     "1.999"
                 ),
                 (6, "context-switches", "value".into(), 32.0, "count", "32"),
-                (
-                    6,
-                    "context-switches",
-                    "variance".into(),
-                    5.8,
-                    "percent",
-                    "5.80%"
-                ),
-                (
-                    6,
-                    "context-switches",
-                    "counted".into(),
-                    75.5,
-                    "percent",
-                    "75.50"
-                ),
+                (6, "context-switches", "variance".into(), 5.8, "%", "5.80%"),
+                (6, "context-switches", "counted".into(), 75.5, "%", "75.50"),
                 (
                     6,
                     "context-switches",

@@ -4,9 +4,9 @@
 //! `crate::parse::perf_stat::parse_human`, and each counter becomes published rows, each
 //! with the text perf printed and its line: the value (`statistic` `value`, in `count`,
 //! `ms` for perf's `msec` and 2.6 kernels' `task-clock-msecs`, `s` for the trailer's
-//! times), the variance over the runs of `-r` (`variance`, `percent`), the derived metric
+//! times), the variance over the runs of `-r` (`variance`, `%`), the derived metric
 //! (`metric`, in perf's words: `M/sec`, `IPC`) and the share of the run a multiplexed
-//! counter was counted (`counted`, `percent`). The header's `(N runs)` is the setting
+//! counter was counted (`counted`, `%`). The header's `(N runs)` is the setting
 //! `runs`; a CPU, an aggregate, a `--per-thread` thread, a cgroup or an interval's time
 //! stamp are settings too. A `--metric-only` table's values are one "not mapped" message. The
 //! label above the block (`3.0-per-zone-dirty:`) heads its rows, as above a `time` block
@@ -159,14 +159,6 @@ fn unit_of(r: &PerfStatRow) -> String {
         None => "count".into(),
         Some("msec") => "ms".into(),
         Some(u) => u.into(),
-    }
-}
-
-fn percent_unit(u: &str) -> String {
-    if u == "%" {
-        "percent".into()
-    } else {
-        u.into()
     }
 }
 
@@ -347,14 +339,14 @@ fn counter_rows(
         out.push(row("value", v, unit_of(r), p.to_string(), l.n));
     }
     if let (Some(v), Some((p, n))) = (r.variance_pct, annotated(&variance_text)) {
-        out.push(row("variance", v, "percent".into(), p, n));
+        out.push(row("variance", v, "%".into(), p, n));
     }
     if let (Some(v), Some(p)) = (r.metric_value, metric_text(&t[at..])) {
-        let unit = percent_unit(r.metric_unit.as_deref().unwrap_or(""));
+        let unit = r.metric_unit.clone().unwrap_or_default();
         out.push(row("metric", v, unit, p.to_string(), l.n));
     }
     if let (Some(v), Some((p, n))) = (r.run_pct, annotated(&share_text)) {
-        out.push(row("counted", v, "percent".into(), p, n));
+        out.push(row("counted", v, "%".into(), p, n));
     }
     out
 }

@@ -74,7 +74,7 @@ const MEASURED: &[&str] = &[
     "GiB/s",
     "KB/s",
     "KiB/s",
-    "percent",
+    "%",
     "x",
     "transactions/s",
 ];

@@ -59,7 +59,7 @@ const SENTENCE_WORDS: &[&str] = &[
 ];
 
 /// Words of a heading that names no row (`Results:`, `Test output:`).
-const GENERIC: &[&str] = &[
+pub(super) const GENERIC: &[&str] = &[
     "results",
     "result",
     "output",
@@ -128,6 +128,8 @@ pub fn short_label(text: &str) -> Option<String> {
         Some(l) => l.trim().trim_end_matches(':'),
         None => t.strip_suffix(':')?.trim(),
     };
+    // `After (+1.8% faster):`: the result in parentheses is no part of the label
+    let label = &without_numbers_in_parens(label);
     if label.is_empty() || label.contains(':') || label.ends_with(['.', ',']) {
         return None;
     }
@@ -138,7 +140,13 @@ pub fn short_label(text: &str) -> Option<String> {
                 .to_ascii_lowercase()
         })
         .collect();
-    if words.len() > 6 || words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str())) {
+    // `Results before this patch:`: after a word of comparison, `this`/`that` point at
+    // what is compared, they make no sentence
+    let compared = words.iter().any(|w| COMPARED.contains(&w.as_str()));
+    let sentence = |w: &str| {
+        SENTENCE_WORDS.contains(&w) && !(compared && matches!(w, "this" | "that" | "these"))
+    };
+    if words.len() > 6 || words.iter().any(|w| sentence(w)) {
         return None;
     }
     if words
@@ -148,6 +156,25 @@ pub fn short_label(text: &str) -> Option<String> {
         return None;
     }
     Some(label.to_string())
+}
+
+/// The text without its parenthesised parts that hold a digit.
+fn without_numbers_in_parens(label: &str) -> String {
+    let mut out = String::new();
+    let mut rest = label;
+    while let Some(open) = rest.find('(') {
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let inner = &rest[open..open + close + 1];
+        out.push_str(&rest[..open]);
+        if !inner.contains(|c: char| c.is_ascii_digit()) {
+            out.push_str(inner);
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Words that open the label of a compared result (`With the stripe cache 21MB/s`).
@@ -200,6 +227,27 @@ pub fn result_head(text: &str, printed: &str) -> Option<String> {
         .flatten()
 }
 
+/// Name the rows of a result line by its head ([`result_head`]): its one number, or each
+/// field of the list after the head (`f2fs: IOPS=41.2k, BW=161MiB/s`; a list whose first
+/// field is the head, `Mean: 619.7; Median: 548`, has none). Returns the head.
+pub fn line_head(text: &str, rows: &mut [Row]) -> Option<String> {
+    let field = |r: &Row| {
+        r.settings
+            .iter()
+            .find(|s| s.0 == "field")
+            .map(|s| s.1.clone())
+    };
+    let fields = rows.len() > 1 && rows.iter().all(|r| field(r).is_some());
+    let one = rows.len() == 1 && rows[0].settings.is_empty();
+    if !one && !fields {
+        return None;
+    }
+    let head =
+        result_head(text, &rows[0].printed).filter(|h| field(&rows[0]).as_ref() != Some(h))?;
+    apply(rows, &head);
+    Some(head)
+}
+
 /// The list mark a line starts with (`*`, `**`, `-`, `--`), if any.
 fn list_mark(text: &str) -> Option<&str> {
     let t = text.trim_start();
@@ -248,6 +296,20 @@ pub fn result_like(text: &str) -> bool {
         && t.chars().any(|c| c.is_ascii_digit())
         && !t.ends_with(['.', ':', '?'])
         && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()))
+}
+
+/// A sentence rather than a table row: many words, ends like a sentence.
+pub fn looks_like_prose(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let alpha = words
+        .iter()
+        .filter(|w| {
+            w.len() > 1
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '\'' | ';'))
+        })
+        .count();
+    alpha >= 6 && alpha * 2 > words.len()
 }
 
 /// The short label heading the block that starts at post index `k`: the nearest line above
@@ -311,6 +373,13 @@ mod tests {
             ("  Without the patch:", Some("Without the patch")),
             ("a) without patch:", Some("a) without patch")),
             ("Before:", Some("Before")),
+            (
+                "Results before this patch:",
+                Some("Results before this patch"),
+            ),
+            ("After (+1.8% faster):", Some("After")),
+            ("Wall time (seconds):", Some("Wall time (seconds)")),
+            ("This is what we got:", None),
             ("Here are the results:", None),
             ("Results:", None),
             ("Test results:", None),

@@ -43,7 +43,7 @@ fn gather(
     bi: usize,
     path: &[usize],
     runs: &mut Vec<Vec<At>>,
-    arm: &mut (Option<CaseArm>, Option<String>),
+    arm: &mut (Option<Box<CaseArm>>, Option<String>),
 ) {
     for (ni, n) in nodes.iter().enumerate() {
         match n {

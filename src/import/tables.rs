@@ -2,7 +2,10 @@
 //! their labels, numeric cells with units in the cells or in the header, and the rows they
 //! give, one per cell, with the row and column labels as settings.
 
-use super::numbers::token_quantity;
+use super::numbers::{prose_numbers, token_quantity, Quantity};
+use super::rowlabels::looks_like_prose;
+use super::sections::title;
+use super::units::count_noun;
 use super::units::{quantity_name, suffix_unit, word_unit};
 use super::{Category, Row};
 
@@ -21,6 +24,83 @@ pub struct Table {
     pub rows: Vec<(usize, String, Vec<String>)>,
     /// A cell's printed note after it (`10.7MB/s (613%)`): (index into `rows`, cell, note).
     pub notes: Vec<(usize, usize, String)>,
+    /// The unit a line right above or below the table gives its bare cells (`(The unit
+    /// is MB/s.)`, `units: ms`, `all numbers in MB/s`).
+    pub unit: Option<String>,
+}
+
+/// A rule line: `-----`, `=====`, `+----+`, Markdown's alignment row `|:---|---:|`.
+fn is_rule(t: &str) -> bool {
+    let t = t.trim();
+    t.contains(['-', '='])
+        && t.chars()
+            .all(|c| matches!(c, '-' | '=' | '|' | '+' | ' ' | ':'))
+}
+
+/// The unit a line says the numbers of a table are in: `(The unit is MB/s.)`, `units:
+/// ms`, `Unit: IOPS`, `all numbers in MB/s`, `times are in seconds`.
+pub fn unit_line(t: &str) -> Option<String> {
+    let t = t
+        .trim()
+        .trim_matches(|c| matches!(c, '(' | ')' | '.' | '*' | '_'));
+    let low = t.to_ascii_lowercase();
+    let words: Vec<&str> = low.split_whitespace().collect();
+    if words.len() > 8 {
+        return None;
+    }
+    let after = |i: usize| words.get(i).map(|w| w.trim_end_matches(['.', ',', ')']));
+    let unit = |w: &str| {
+        let printed = t
+            .split_whitespace()
+            .find(|p| p.to_ascii_lowercase().starts_with(w))?;
+        let printed = printed.trim_end_matches(['.', ',', ')']);
+        suffix_unit(printed)
+            .or_else(|| word_unit(printed))
+            .filter(|(_, f)| *f == 1.0)
+            .map(|(u, _)| u.to_string())
+    };
+    // `unit is X`, `units: X`, `units are X`
+    if let Some(i) = words
+        .iter()
+        .position(|w| matches!(*w, "unit" | "units" | "unit:" | "units:"))
+    {
+        let j = if words[i].ends_with(':') {
+            i + 1
+        } else {
+            i + 2
+        };
+        let linked = words[i].ends_with(':') || matches!(after(i + 1), Some("is" | "are" | "="));
+        return after(j).filter(|_| linked).and_then(unit);
+    }
+    // `all numbers in MB/s`, `times are in seconds`
+    let subject = [
+        "numbers",
+        "values",
+        "results",
+        "figures",
+        "times",
+        "latencies",
+        "rates",
+    ];
+    let i = words.iter().position(|w| *w == "in")?;
+    (i + 2 == words.len() && words[..i].iter().any(|w| subject.contains(w)))
+        .then(|| after(i + 1).and_then(unit))
+        .flatten()
+}
+
+/// A number in a phrase of a cell (`done in 24.46 s`, `number of transactions actually
+/// processed: 99878`): the one number, with its unit or the noun it counts; `None` without
+/// one (`USB 2.0` is no result).
+fn phrase_quantity(cell: &str) -> Option<Quantity> {
+    let mut found = prose_numbers(cell);
+    if found.len() != 1 {
+        return None;
+    }
+    let mut q = found.pop()?.quantity;
+    if q.unit.is_empty() {
+        q.unit = cell.split_whitespace().find_map(count_noun)?;
+    }
+    Some(q)
 }
 
 /// `(613%)` after the last cell: the author's note on that cell, not a column.
@@ -34,7 +114,7 @@ fn columns_are_values(cols: &[String]) -> bool {
     cols.iter().all(|c| {
         token_quantity(c).is_some()
             || c.contains('=')
-            || c.chars().next().is_some_and(|f| f.is_ascii_digit())
+            || (c.chars().next().is_some_and(|f| f.is_ascii_digit()) && !c.contains(' '))
     })
 }
 
@@ -96,10 +176,12 @@ fn split_row(t: &str) -> (String, Vec<String>) {
     if let Some(cells) = cells_pipe(t) {
         // `| NTFS | 781 | X | 73+ |`: the first cell labels the row, the others are its
         // cells, numbers or not (`X`, no result; `73+`, at least 73)
-        if cells.len() >= 3
+        // (or a phrase with a number, `done in 24.46 s`, and text cells: `Flash`)
+        if cells.len() >= 2
             && !is_cell_number(&cells[0])
-            && cells[1..].iter().any(|c| is_cell_number(c))
-            && cells[1..].iter().all(|c| pipe_cell(c))
+            && cells[1..]
+                .iter()
+                .any(|c| is_cell_number(c) || phrase_quantity(c).is_some())
         {
             return (cells[0].clone(), cells[1..].to_vec());
         }
@@ -180,8 +262,11 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         }
         let (label, cells) = split_row(texts[k]);
         let n = cells.len();
-        let label_ok = label.split_whitespace().count() <= 5 && !label.ends_with('.');
-        if n < 2 || !label_ok || looks_like_prose(texts[k]) {
+        // a `|` table's first cell is its row's label, however long
+        let pipe = cells_pipe(texts[k]).is_some();
+        let label_ok = pipe || (label.split_whitespace().count() <= 5 && !label.ends_with('.'));
+        let enough = n >= 2 || (pipe && n >= 1);
+        if !enough || !label_ok || (!pipe && looks_like_prose(texts[k])) {
             k += 1;
             continue;
         }
@@ -191,11 +276,7 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         let mut m = k + 1;
         while m < texts.len() && !taken[m] {
             let t = texts[m];
-            if t.trim().is_empty()
-                || t.trim()
-                    .chars()
-                    .all(|c| matches!(c, '-' | '=' | '|' | '+' | ' '))
-            {
+            if t.trim().is_empty() || is_rule(t) {
                 if t.trim().is_empty() {
                     break;
                 }
@@ -207,7 +288,7 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
                 let note = c.pop().unwrap_or_default();
                 notes.push((rows.len(), n - 1, note));
             }
-            if c.len() != n || l.split_whitespace().count() > 5 {
+            if c.len() != n || (!pipe && l.split_whitespace().count() > 5) {
                 break;
             }
             rows.push((m, l, c));
@@ -222,12 +303,39 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
                 .unwrap_or_default()
         };
         let mut inline_header = None;
+        // (`write 1 2 4` above `lock 24936 24738 24726`: counts in a row, the runs' setting)
+        // (ascending, and below every number of the rows under it)
+        let ascending = |cells: &[String]| {
+            let v: Vec<u64> = cells.iter().filter_map(|c| c.parse().ok()).collect();
+            v.len() == cells.len() && v.windows(2).all(|w| w[0] < w[1])
+        };
+        let below_rest = |first: &[String]| {
+            let top = first
+                .iter()
+                .filter_map(|c| c.parse::<f64>().ok())
+                .fold(0.0, f64::max);
+            rows[1..]
+                .iter()
+                .flat_map(|r| r.2.iter())
+                .filter_map(|c| token_quantity(c).map(|(q, _)| q.value))
+                .all(|v| v > top)
+        };
+        let above_is_header = (0..k)
+            .rev()
+            .find(|&h| !texts[h].trim().is_empty() && !is_rule(texts[h]))
+            .is_some_and(|h| {
+                !taken[h] && title(texts[h]).is_none() && header_cells(texts[h], n).is_some()
+            });
         if rows.len() >= 2
-            && rows[0]
+            && (rows[0]
                 .2
                 .iter()
                 .zip(&rows[1].2)
                 .all(|(a, b)| unit_of(a) != unit_of(b))
+                || (!above_is_header
+                    && !rows[0].1.is_empty()
+                    && ascending(&rows[0].2)
+                    && below_rest(&rows[0].2)))
         {
             let (h, label, cells) = rows.remove(0);
             notes.retain(|x| x.0 != 0);
@@ -240,10 +348,11 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
         while h > 0 {
             h -= 1;
             let t = texts[h].trim();
-            if t.chars().all(|c| matches!(c, '-' | '=' | '|' | '+' | ' ')) && !t.is_empty() {
+            if is_rule(t) {
                 continue;
             }
-            if !t.is_empty() && !taken[h] && !looks_like_prose(texts[h]) {
+            // a title above a table (`== result (KBps) ==`) is its caption, not its header
+            if !t.is_empty() && !taken[h] && !looks_like_prose(texts[h]) && title(t).is_none() {
                 if let Some(cols) = pipe_header(texts, taken, h, n) {
                     header = Some((
                         h,
@@ -282,15 +391,53 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
             k += 1;
             continue;
         }
-        let (hidx, axis, columns) = match header {
+        let (hidx, mut axis, mut columns) = match header {
             Some((h, (axis, cols))) => (Some(h), axis, cols),
             None => (None, None, (1..=n).map(|i| format!("column {i}")).collect()),
         };
+        // `| kernel | seq | rand |` over `| 6.1 | 512 | 88 |`: a first column of distinct,
+        // ascending numbers (versions, thread counts) labels the rows
+        let firsts: Vec<f64> = rows
+            .iter()
+            .filter_map(|r| {
+                r.2.first()
+                    .and_then(|c| token_quantity(c))
+                    .map(|(q, _)| q.value)
+            })
+            .collect();
+        if pipe
+            && n >= 3
+            && axis.is_none()
+            && rows.len() >= 2
+            && rows.iter().all(|r| r.1.is_empty())
+            && firsts.len() == rows.len()
+            && firsts.windows(2).all(|w| w[0] < w[1])
+        {
+            for r in &mut rows {
+                r.1 = r.2.remove(0);
+            }
+            axis = Some(columns.remove(0));
+        }
         let (axis, row_axis) = if columns_are_values(&columns) {
             (axis, None)
         } else {
             (None, axis)
         };
+        // a unit line right above the table (its header's or first row's line) or below it
+        let top = hidx.unwrap_or(k);
+        let near = |from: usize, step: isize| {
+            let mut i = from as isize;
+            for _ in 0..2 {
+                i += step;
+                let t = texts.get(usize::try_from(i).ok()?)?;
+                if !t.trim().is_empty() {
+                    return unit_line(t);
+                }
+            }
+            None
+        };
+        let last = rows.last().map_or(k, |r| r.0);
+        let unit = near(top, -1).or_else(|| near(last, 1));
         out.push(Table {
             header: hidx,
             axis,
@@ -298,6 +445,7 @@ pub fn find_tables(texts: &[&str], taken: &[bool]) -> Vec<Table> {
             columns,
             rows,
             notes,
+            unit,
         });
         k = m;
     }
@@ -315,25 +463,11 @@ fn label_above(texts: &[&str], k: usize) -> Option<(usize, String)> {
     .then(|| (at, label.to_string()))
 }
 
-/// A sentence rather than a table row: many words, ends like a sentence.
-pub fn looks_like_prose(t: &str) -> bool {
-    let words: Vec<&str> = t.split_whitespace().collect();
-    let alpha = words
-        .iter()
-        .filter(|w| {
-            w.len() > 1
-                && w.chars()
-                    .all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '\'' | ';'))
-        })
-        .count();
-    alpha >= 6 && alpha * 2 > words.len()
-}
-
 /// The unit a table's caption gives its bare cells: `Top 10 times (out of 90) in us:`, `The
 /// numbers (fsyncs/s) are:`. Only a caption that introduces the table (ends with `:`).
 pub fn caption_unit(title: &str) -> Option<String> {
     let title = title.trim_end();
-    if !title.ends_with(':') {
+    if !title.ends_with(':') && super::sections::title(title).is_none() {
         return None;
     }
     let unit = |w: &str| -> Option<String> {
@@ -380,7 +514,7 @@ pub fn table_rows(
                     .map(|u| u.0.to_string())
             }
             // fs_mark's `FSUse%` and `Files/sec`: the unit is the header's own word
-            None if c.ends_with('%') => Some("percent".to_string()),
+            None if c.ends_with('%') => Some("%".to_string()),
             // `iops` heads a column of counts per second
             None if c.eq_ignore_ascii_case("iops") => Some("IOPS".to_string()),
             None => word_unit(&c.to_ascii_lowercase())
@@ -388,9 +522,16 @@ pub fn table_rows(
                 .map(|u| u.0.to_string()),
         })
         .collect();
-    let caption = caption_unit(title);
+    let caption = caption_unit(title).or_else(|| table.unit.clone());
     let row_key = table.row_axis.clone().unwrap_or_else(|| "row".into());
     for (ri, (idx, label, cells)) in table.rows.iter().enumerate() {
+        // a cell of text (`Flash`, `SATA`) says of its row's numbers what its column is
+        let text_cells: Vec<(String, String)> = cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !pipe_cell(c) && phrase_quantity(c).is_none())
+            .map(|(j, c)| (table.columns.get(j).cloned().unwrap_or_default(), c.clone()))
+            .collect();
         let notes = table.notes.iter().filter(|n| n.0 == ri);
         let cells_and_notes = cells
             .iter()
@@ -407,7 +548,9 @@ pub fn table_rows(
                 Some(b) if of.is_none() => (b, true),
                 _ => (bare, false),
             };
-            let Some((q, tilde)) = token_quantity(bare) else {
+            let Some((q, tilde)) =
+                token_quantity(bare).or_else(|| phrase_quantity(bare).map(|q| (q, false)))
+            else {
                 continue;
             };
             let tilde = tilde || plus;
@@ -433,6 +576,7 @@ pub fn table_rows(
             if let Some(of) = of {
                 settings.push(("of".to_string(), of.clone()));
             }
+            settings.extend(text_cells.iter().cloned());
             out.push(Row {
                 line: line_of(*idx),
                 group: "table".into(),
@@ -509,5 +653,84 @@ mod tests {
             rows[1].settings[1],
             ("column".to_string(), "after (s)".to_string())
         );
+    }
+
+    fn one_table(texts: &[&str]) -> (Table, Vec<Row>) {
+        let t = find_tables(texts, &vec![false; texts.len()]);
+        assert_eq!(t.len(), 1, "{t:#?}");
+        let rows = table_rows(&t[0], &|k| k + 1, "", None);
+        (t[0].clone(), rows)
+    }
+
+    fn setting<'a>(r: &'a Row, k: &str) -> Option<&'a str> {
+        r.settings.iter().find(|s| s.0 == k).map(|s| s.1.as_str())
+    }
+
+    #[test]
+    fn markdown_alignment_row_is_no_header_and_a_unit_line_gives_the_unit() {
+        let (t, rows) = one_table(&[
+            "| kernel | seq write | rand write |",
+            "|:-------|----------:|:----------:|",
+            "| 6.1    | 512       | 88         |",
+            "| 6.6    | 530       | 97         |",
+            "",
+            "(The unit is MB/s.)",
+        ]);
+        assert_eq!(t.header, Some(0));
+        assert_eq!(t.columns, ["seq write", "rand write"]);
+        assert_eq!(rows.len(), 4);
+        assert!(rows.iter().all(|r| r.unit == "MB/s"), "{rows:#?}");
+        assert_eq!(setting(&rows[3], "kernel"), Some("6.6"));
+        assert_eq!(setting(&rows[3], "column"), Some("rand write"));
+        for (line, want) in [
+            ("units: ms", Some("ms")),
+            ("Unit: IOPS", Some("IOPS")),
+            ("all numbers in MB/s", Some("MB/s")),
+            ("times are in seconds.", Some("s")),
+            ("The unit of work is a file.", None),
+            ("we ran it in tmpfs", None),
+        ] {
+            assert_eq!(unit_line(line).as_deref(), want, "{line}");
+        }
+        // the unit line above the table
+        let (_, rows) = one_table(&["units: ms", "", "fsync   1.5   2.0", "rename  0.5   0.7"]);
+        assert!(rows.iter().all(|r| r.unit == "ms"));
+    }
+
+    #[test]
+    fn pipe_rows_with_text_cells_and_phrases() {
+        let (_, rows) = one_table(&[
+            "| Disk | Bus | Copy |",
+            "|---|---|---|",
+            "| WD Red 4TB | SATA | took 41.5 s |",
+            "| Samsung 970 | NVMe | took 9 s |",
+            "| old stick | USB 2.0 | 1200 files copied |",
+        ]);
+        assert_eq!(rows.len(), 3, "{rows:#?}");
+        assert_eq!((rows[0].value, rows[0].unit.as_str()), (41.5, "s"));
+        assert_eq!(setting(&rows[0], "Disk"), Some("WD Red 4TB"));
+        assert_eq!(setting(&rows[0], "Bus"), Some("SATA"));
+        // `USB 2.0` has no unit: text of the row, not a result
+        assert_eq!((rows[2].value, rows[2].unit.as_str()), (1200.0, "files"));
+        assert_eq!(setting(&rows[2], "Bus"), Some("USB 2.0"));
+    }
+
+    #[test]
+    fn a_titled_table_with_its_runs_in_the_first_row() {
+        let (t, _) = one_table(&[
+            "=== create rate (ops/sec) ===",
+            "threads   1     2     8",
+            "ext4      1200  2100  5400",
+            "xfs       1100  2300  7900",
+        ]);
+        assert_eq!(t.axis.as_deref(), Some("threads"));
+        assert_eq!(t.columns, ["1", "2", "8"]);
+        let rows = table_rows(&t, &|k| k + 1, "=== create rate (ops/sec) ===", None);
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[5].unit, "/s");
+        assert_eq!(setting(&rows[5], "threads"), Some("8"));
+        // a first row like the others is a row, not a header
+        let (t, _) = one_table(&["run1  10  20  30", "run2  11  21  31"]);
+        assert_eq!(t.rows.len(), 2);
     }
 }

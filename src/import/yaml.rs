@@ -21,10 +21,27 @@ fn scalar(s: &str) -> String {
     }
 }
 
-fn comment(s: &str) -> String {
+/// A comment on one line, or, past 160 characters, on more lines (each broken at a space,
+/// the next under `indent` with `#   `): a long comment's guesses are never cut.
+fn comment(s: &str, indent: &str) -> String {
+    const WIDTH: usize = 160;
     let one: String = s.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
-    let cut: String = one.chars().take(160).collect();
-    format!("# {cut}")
+    let mut out = String::from("# ");
+    let mut len = 0;
+    for (k, w) in one.split(' ').enumerate() {
+        if k > 0 {
+            if len >= WIDTH {
+                out.push_str(&format!("\n{indent}#   "));
+                len = 0;
+            } else {
+                out.push(' ');
+                len += 1;
+            }
+        }
+        out.push_str(w);
+        len += w.chars().count();
+    }
+    out
 }
 
 /// A command word: a script of several lines as a literal block (`|-`, each line under
@@ -60,7 +77,7 @@ fn step_yaml(out: &mut String, s: &Step, indent: &str, list: bool) {
     } else {
         indent.to_string()
     };
-    out.push_str(&format!("{indent}{}\n", comment(&s.comment)));
+    out.push_str(&format!("{indent}{}\n", comment(&s.comment, indent)));
     match &s.action {
         Action::Run {
             name,
@@ -241,13 +258,16 @@ pub fn yaml(
         y.push_str("# matrix axes the prose suggests (guess: move one into `matrix:` and use\n# {{name}} in a command to vary it):\n");
         for a in &exp.candidates {
             let vals: Vec<String> = a.values.iter().map(|v| scalar(v)).collect();
-            y.push_str(&comment(&format!(
-                "  {}: [{}]  # line {}: {}",
-                a.name,
-                vals.join(", "),
-                a.line,
-                a.why
-            )));
+            y.push_str(&comment(
+                &format!(
+                    "  {}: [{}]  # line {}: {}",
+                    a.name,
+                    vals.join(", "),
+                    a.line,
+                    a.why
+                ),
+                "",
+            ));
             y.push('\n');
         }
     }
@@ -320,11 +340,7 @@ pub fn yaml(
             if let (Some((v, unit)), Some(axis)) =
                 (&c.bound, exp.matrix.iter().find(|a| a.values.len() == 2))
             {
-                let bound = if unit == "percent" {
-                    1.0 + v / 100.0
-                } else {
-                    *v
-                };
+                let bound = if unit == "%" { 1.0 + v / 100.0 } else { *v };
                 y.push_str(&format!(
                     "    # check skeleton (fill in and uncomment once the claim is read):\n    # check: {{ kind: ratio, metric: wall_s, numerator: {{ {a}: {}, iteration: 1 }}, denominator: {{ {a}: {}, iteration: 1 }}, expect: {{ max: {} }} }}\n",
                     scalar(&axis.values[1]),

@@ -8,7 +8,9 @@
 //! * GNU `/usr/bin/time` default format, two lines:
 //!   `0.00user 0.17system 0:00.17elapsed 95%CPU (0avgtext+0avgdata 2652maxresident)k` /
 //!   `0inputs+0outputs (0major+353minor)pagefaults 0swaps`;
-//! * GNU `/usr/bin/time -v` (`Command being timed: …` through `Exit status: …`).
+//! * GNU `/usr/bin/time -v` (`Command being timed: …` through `Exit status: …`);
+//! * the time of Jörg Schilling's star, bosh and sdd, one line: `53:10.490r 1.020u
+//!   1:29.420s 3% …` (real, user, system, CPU share).
 //!
 //! A text may hold many blocks in any mix (a mail with ten `time` runs): each becomes a
 //! row, numbered from 0 in the order they appear. GNU time's `Command exited with
@@ -34,7 +36,7 @@ pub struct TimeRow {
     /// 1-based line where the block starts.
     pub line: u64,
     /// `bash` (`0m1.234s`), `posix` (`time -p`), `busybox` (`0m 1.23s`), `gnu` (default
-    /// `/usr/bin/time`), `gnu-verbose` (`/usr/bin/time -v`).
+    /// `/usr/bin/time`), `gnu-verbose` (`/usr/bin/time -v`), `schily` (star's `…r …u …s`).
     pub format: String,
     /// Wall clock seconds.
     pub real_s: Option<f64>,
@@ -158,7 +160,11 @@ pub fn parse(text: &str) -> Result<Output<TimeRow>, ParseError> {
                 continue;
             }
         }
-        if shell_line(&mut st, n, t) || gnu_line(&mut st, n, t) || verbose_line(&mut st, n, t) {
+        if shell_line(&mut st, n, t)
+            || gnu_line(&mut st, n, t)
+            || schily_line(&mut st, n, t)
+            || verbose_line(&mut st, n, t)
+        {
             continue;
         }
         st.out
@@ -337,6 +343,66 @@ fn clock_seconds(s: &str) -> Option<f64> {
         _ => return None,
     };
     (secs >= 0.0 && secs.is_finite()).then_some(secs)
+}
+
+/// `53:10.490`, `1:02:03.5` or `12.345`: seconds.
+fn clock_or_seconds(s: &str) -> Option<f64> {
+    if s.contains(':') {
+        clock_seconds(s)
+    } else {
+        parse_f64(s).filter(|v| *v >= 0.0 && v.is_finite())
+    }
+}
+
+/// A duration as people print it: bash's `1m56.3s`, `1h2m3s`, `18.807s`, or minutes and
+/// seconds without the `s` (`1m56`, `~1m56` without its `~`). Seconds.
+pub fn duration_seconds(s: &str) -> Option<f64> {
+    if s.ends_with('s') {
+        return shell_seconds(s).filter(|(_, bash)| *bash).map(|(v, _)| v);
+    }
+    let (m, sec) = s.split_once('m')?;
+    let whole = sec.split('.').next().unwrap_or("");
+    if whole.len() != 2 || parse_u64(whole).is_none_or(|v| v >= 60) {
+        return None;
+    }
+    let (h, m) = match m.split_once('h') {
+        Some((h, m)) => (parse_u64(h)?, m),
+        None => (0, m),
+    };
+    Some(h as f64 * 3600.0 + parse_u64(m)? as f64 * 60.0 + parse_f64(sec)?)
+}
+
+/// The time of Jörg Schilling's tools (star's `-time`, bosh's and sdd's `time`): real,
+/// user and system time each with its letter after it, the CPU share after them:
+/// `53:10.490r 0.260u 9.510s 95% …`. The `r` value starts the line; a `u` or `s` value
+/// must follow it (a lone `12r` is no time).
+fn schily_line(st: &mut State, n: usize, t: &str) -> bool {
+    let tok: Vec<&str> = t.split_whitespace().collect();
+    let Some(real) = tok
+        .first()
+        .and_then(|r| r.strip_suffix('r'))
+        .and_then(clock_or_seconds)
+    else {
+        return false;
+    };
+    let value = |suffix: char| {
+        tok.iter()
+            .skip(1)
+            .take(3)
+            .find_map(|w| w.strip_suffix(suffix).and_then(clock_or_seconds))
+    };
+    let (user, sys) = (value('u'), value('s'));
+    if user.is_none() && sys.is_none() {
+        return false;
+    }
+    let cpu = tok.iter().skip(1).take(4).find_map(|w| percent(w));
+    let row = st.start(n, "schily", Open::Complete);
+    row.real_s = Some(real);
+    row.user_s = user;
+    row.sys_s = sys;
+    row.cpu_percent = cpu;
+    st.close(n, false);
+    true
 }
 
 fn percent(s: &str) -> Option<f64> {
@@ -551,5 +617,27 @@ mod tests {
             (r.fs_inputs, r.fs_outputs, r.major_faults, r.minor_faults),
             (Some(3), Some(4), Some(5), Some(6))
         );
+    }
+
+    #[test]
+    fn schily_times_and_durations() {
+        // star -time, bosh's `time`: `r`/`u`/`s` after each value
+        let out = parse("53:10.490r 1.020u 1:29.420s 3% 0M 0+0k\n").unwrap();
+        let r = &out.rows[0];
+        assert_eq!(r.format, "schily");
+        assert_eq!(
+            (r.real_s, r.user_s, r.sys_s, r.cpu_percent),
+            (Some(3190.49), Some(1.02), Some(89.42), Some(3.0))
+        );
+        // a lone `12r` (a column, a revision) is no time
+        assert!(parse("12r foo\n").is_err());
+        assert_eq!(duration_seconds("1m56"), Some(116.0));
+        assert_eq!(duration_seconds("1m56.3s"), Some(116.3));
+        assert_eq!(duration_seconds("2h05m00"), Some(7500.0));
+        assert_eq!(duration_seconds("12.5s"), Some(12.5));
+        // not durations: minutes alone, seconds over 59, a plain number
+        assert_eq!(duration_seconds("5m"), None);
+        assert_eq!(duration_seconds("1m75"), None);
+        assert_eq!(duration_seconds("18.80"), None);
     }
 }

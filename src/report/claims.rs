@@ -240,6 +240,7 @@ pub(crate) mod tests {
             note: None,
             power: None,
             reading: None,
+            sequential: None,
             grounds: None,
             scale_standing: ScaleStanding::Published,
         }

@@ -38,4 +38,6 @@ pub enum RunError {
         what: &'static str,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    #[error(transparent)]
+    UntilDecided(#[from] super::until::UntilError),
 }

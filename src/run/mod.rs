@@ -5,7 +5,8 @@
 //! (`error`), `--device` approval (`approve`), finishing an interrupted bundle
 //! (`resume`), the step context that renders and runs one step (`context`), the order
 //! of the (point, replicate) pairs (`order`), running those pairs (`point`), and one
-//! point run as two sides for `fslab calibrate` (`calibrate`). This file holds [`run`]
+//! point run as two sides for `fslab calibrate` (`calibrate`), and the looks and added
+//! blocks of `fslab run --until-decided` (`until`). This file holds [`run`]
 //! and re-exports.
 
 mod approve;
@@ -27,6 +28,7 @@ pub mod spawner;
 mod step_error;
 pub mod target;
 mod trace;
+pub mod until;
 pub use step_error::StepError;
 
 pub use crate::store::RunOrder;
@@ -180,6 +182,7 @@ pub fn run(plan: &Plan, opts: &RunOptions) -> Result<Bundle, RunError> {
         executables: target.executables(plan),
         run_order: None,
         calibration: None,
+        sequential: None,
     };
     let mut manifest = mark_shard(manifest, opts.shard);
     manifest.run_order = Some(draw_order(plan, &manifest, opts.order, opts.seed));

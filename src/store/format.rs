@@ -264,6 +264,11 @@ pub struct Manifest {
     /// optional field: the format version stays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationRecord>,
+    /// Set on a bundle `fslab run --until-decided` made: the sequential design, each
+    /// look and why it stopped; its verdicts use the last look's interval level. An
+    /// optional field: the format version stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<super::SequentialRecord>,
 }
 
 /// A device's disk model as the manifest records it.

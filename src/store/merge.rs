@@ -254,6 +254,7 @@ pub fn merge(bundles: &[PathBuf], out: &Path, partial: bool) -> Result<Bundle, M
         // Each shard ran its own order on its own machine: their bundles keep them.
         run_order: None,
         calibration: None,
+        sequential: None,
         merged: Some(MergeInfo {
             shards_total: n,
             plan_points: info.plan_points,

@@ -33,6 +33,7 @@
 //! | [`parts`] | capture rows on disk before they reach their table (`.parts/`) |
 //! | `status`, `order` | the typed statuses of a bundle, a point and a run; the run order |
 //! | `calibration` | what `fslab calibrate` records: its design, the injected effect, the rates |
+//! | `sequential` | what `fslab run --until-decided` records: its design, each look, why it stopped |
 //! | [`merge`] | merging shard bundles |
 
 use crate::frames;
@@ -48,6 +49,7 @@ pub mod merge;
 mod order;
 pub mod parts;
 mod reader;
+mod sequential;
 mod status;
 mod writer;
 
@@ -65,6 +67,9 @@ pub use format::{
 pub use hash::{content_hash, ContentHash, HashedFile, CONTENT_HASH_COMMAND, HASHED_FILES};
 pub use order::{OrderEntry, RunOrder, RunOrderRecord, UnknownOrder};
 pub use reader::{value_label, with_axes, Bundle};
+pub use sequential::{
+    ClaimAtLook, ClaimState, LookRecord, SequentialRecord, SequentialStop, Spending,
+};
 pub use status::{BundleStatus, PointStatus, RunStatus, UnknownStatus};
 pub use writer::{BundleWriter, PartsTx, GATHER_BYTES, GATHER_ROWS};
 

@@ -868,7 +868,7 @@ fn outside_xfs_commit_with_side_by_side_times() {
             "{q} {printed} parent={parent} at line {line}"
         );
     }
-    has_rows(&d, &[(43, 28.0, "percent", "28%")]);
+    has_rows(&d, &[(43, 28.0, "%", "28%")]);
     let yaml = d.yaml.as_deref().unwrap();
     assert!(
         yaml.contains("#   parent: [0, 1]  # line 32: guess:"),
@@ -992,7 +992,7 @@ fn outside_ext4_commit_with_fs_mark_tables_around_vs() {
             r.settings
         );
         let r = cell(line, "FSUse%");
-        assert_eq!((r.value, r.unit.as_str()), (8.0, "percent"), "line {line}");
+        assert_eq!((r.value, r.unit.as_str()), (8.0, "%"), "line {line}");
         assert!(r.settings.contains(&("change".into(), when.into())));
     }
 }

@@ -608,18 +608,18 @@ fn acceptance_corpus_scores_above_the_floors() {
     // this test is a ratchet on the score reached (raise these when a change improves
     // it; a change that lowers any of them fails here).
     const TARGET: &str = "issue 41 target: 0 unsafe steps, 10/12 drafts, 90 % unit, 80 % label";
-    const MAX_UNSAFE: usize = 4;
-    const MIN_DRAFTS: usize = 2;
-    const MIN_UNIT: usize = 91;
-    const MIN_LABEL: usize = 40;
+    const MIN_DRAFTS: usize = 3;
+    const MIN_UNIT: usize = 129;
+    const MIN_LABEL: usize = 116;
     println!(
         "{TARGET}; reached: {} unsafe steps, {all}/{} drafts, {unit}/{n} with unit, {label}/{to_label} with label",
         unsafe_steps.len(),
         scores.len()
     );
+    // (the target itself is reached here: no step outside the point or made of post text)
     assert!(
-        unsafe_steps.len() <= MAX_UNSAFE,
-        "more steps outside the point or made of post text than before ({TARGET}):\n{unsafe_steps:#?}"
+        unsafe_steps.is_empty(),
+        "steps outside the point or made of post text ({TARGET}):\n{unsafe_steps:#?}"
     );
     assert!(
         all >= MIN_DRAFTS,

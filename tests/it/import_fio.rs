@@ -94,7 +94,7 @@ fn outside_fio_3_latencies_percentiles_and_samples() {
     );
     assert_eq!(
         r(60, "bandwidth_samples", "per=100.00%"),
-        (100.0, "percent".into(), with("statistic", "per"))
+        (100.0, "%".into(), with("statistic", "per"))
     );
     assert_eq!(
         r(62, "iops_samples", "min= 2066"),
@@ -280,11 +280,11 @@ fn outside_fio_3_30_clat_prio_lines() {
     );
     assert_eq!(
         r(51, "io_share", "89.99% of IOs"),
-        (89.99, "percent".into(), with(none, "statistic", "share"))
+        (89.99, "%".into(), with(none, "statistic", "share"))
     );
     assert_eq!(
         r(57, "io_share", "10.01% of IOs"),
-        (10.01, "percent".into(), with(rt, "statistic", "share"))
+        (10.01, "%".into(), with(rt, "statistic", "share"))
     );
     assert_eq!(
         r(62, "clat_percentile", "99.99th=[  167]"),
@@ -367,7 +367,7 @@ fn fio_3_29_high_and_low_prio_lines() {
         r(24, "io_share", "19.97%"),
         (
             19.97,
-            "percent".into(),
+            "%".into(),
             set("mixed", "read", Some("high"), "statistic", "share")
         )
     );
@@ -383,7 +383,7 @@ fn fio_3_29_high_and_low_prio_lines() {
         r(30, "io_share", "80.03%"),
         (
             80.03,
-            "percent".into(),
+            "%".into(),
             set("mixed", "read", Some("low"), "statistic", "share")
         )
     );
@@ -408,7 +408,7 @@ fn fio_3_29_high_and_low_prio_lines() {
         r(56, "io_share", "79.82%"),
         (
             79.82,
-            "percent".into(),
+            "%".into(),
             set("mixed", "write", Some("low"), "statistic", "share")
         )
     );
@@ -534,7 +534,16 @@ fn outside_iops_with_si_suffix_in_prose() {
     assert_eq!(
         got,
         [
-            (7, 3.6, "percent", "about 3.6%", vec![]),
+            // `about 3.6% improvement in IOPS`: the percent names what it is
+            (7, 3.6, "%", "about 3.6%", vec![s("of", "improvement")]),
+            // `with hw_queue_depth=256`: a keyed value, named by its key
+            (
+                8,
+                256.0,
+                "",
+                "hw_queue_depth=256",
+                vec![s("field", "hw_queue_depth")]
+            ),
             (8, 1_090_000.0, "IOPS", "1.09M", vec![s("change", "before")]),
             (8, 1_130_000.0, "IOPS", "1.13M", vec![s("change", "after")]),
         ]

@@ -70,7 +70,7 @@ fn outside_perf_stat_quoted_two_deep_with_runs() {
         r(139, "cache-misses", "variance"),
         (
             0.198,
-            "percent".into(),
+            "%".into(),
             "( +-   0.198% )".into(),
             first("variance")
         )
@@ -88,14 +88,14 @@ fn outside_perf_stat_quoted_two_deep_with_runs() {
         r(139, "cache-misses", "counted"),
         (
             82.80,
-            "percent".into(),
+            "%".into(),
             "(scaled from 82.80%)".into(),
             first("counted")
         )
     );
     // `#      4.157 %` of branch-misses, `0.417 IPC` of instructions
     assert_eq!(r(141, "branch-misses", "metric").0, 4.157);
-    assert_eq!(r(141, "branch-misses", "metric").1, "percent");
+    assert_eq!(r(141, "branch-misses", "metric").1, "%");
     assert_eq!(r(143, "instructions", "value").0, 17_882_351_343.0);
     assert_eq!(r(143, "instructions", "metric").1, "IPC");
     // no share counted printed for page-faults: no such row
@@ -330,7 +330,7 @@ fn perf_stat_csv_in_real_mails() {
     let (v, u, p, _) = r(5, "task-clock:u", "value");
     assert_eq!((v, u.as_str(), p.as_str()), (0.65, "ms", "0.65"));
     let (v, u, p, _) = r(9, "cpu_atom/cycles/u", "counted");
-    assert_eq!((v, u.as_str(), p.as_str()), (42.0, "percent", "42.00"));
+    assert_eq!((v, u.as_str(), p.as_str()), (42.0, "%", "42.00"));
     assert_eq!(r(9, "cpu_atom/cycles/u", "metric").1, "GHz");
     assert!(!d.rows.iter().any(|x| x.quantity == "cpu_core/cycles/u"));
     for line in 17..=22 {

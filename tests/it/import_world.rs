@@ -85,7 +85,7 @@ fn outside_table_with_a_note_after_a_cell() {
         assert_eq!((r.value, r.unit.as_str()), (v, unit), "{row} {col}");
     }
     let note = cell(&d, 27, &[("row", "ramdisk"), ("of", "10.7MB/s")]);
-    assert_eq!((note.value, note.unit.as_str()), (613.0, "percent"));
+    assert_eq!((note.value, note.unit.as_str()), (613.0, "%"));
     assert_eq!(
         d.rows.iter().filter(|r| r.group == "table").count(),
         7,
@@ -197,7 +197,7 @@ fn outside_list_items_name_their_row_without_the_mark() {
     let (d, _) = draft_of(&text);
     for (line, v) in [(15, 70.0), (16, 30.0)] {
         let r = cell(&d, line, &[("row", "throughput")]);
-        assert_eq!((r.value, r.unit.as_str()), (v, "percent"));
+        assert_eq!((r.value, r.unit.as_str()), (v, "%"));
     }
 }
 
@@ -287,7 +287,7 @@ fn outside_prose_numbers_hedged_with_about_a() {
         [
             (2200.0, "/s", true, "about 2200/s"),
             (2500.0, "/s", true, "about 2500/s"),
-            (14.0, "percent", true, "about a 14%"),
+            (14.0, "%", true, "about a 14%"),
         ]
     );
     assert!(d

@@ -969,3 +969,104 @@ fn fslab_claims_summary_json_and_where_claims_from_goes() {
         crate::common::text(&o)
     );
 }
+
+/// The cells of a Markdown table row (`\|` inside a cell is not a separator).
+fn md_cells(line: &str) -> Vec<String> {
+    let mut cells = vec![String::new()];
+    let mut chars = line.trim().trim_start_matches('|').chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cells.last_mut().unwrap().push('|');
+                chars.next();
+            }
+            '|' => cells.push(String::new()),
+            c => cells.last_mut().unwrap().push(c),
+        }
+    }
+    cells.pop();
+    cells.iter().map(|c| c.trim().to_string()).collect()
+}
+
+/// Issue 43's acceptance: every decided and every inconclusive row of REPRODUCTION.md
+/// says what its design could detect at 90 % power (or why nothing is detectable): the
+/// summary in its column, a section's row in its reason (with the sentences said once at
+/// the section's top put back).
+#[test]
+fn every_decided_or_inconclusive_row_states_its_detectable_effect() {
+    let md = &regenerated().md;
+    let judged = |tier: &str| {
+        [
+            "inconclusive",
+            "reproduced",
+            "reproduced with substitutes",
+            "not reproduced",
+        ]
+        .contains(&tier)
+    };
+    let says_power = |text: &str| {
+        text.contains("could detect ≥ ")
+            || text.contains("could detect a difference ≥ ")
+            || text.contains("detectable effect unknown")
+            || text.contains("no effect is detectable")
+    };
+    let mut summary_rows = 0;
+    let mut section_rows = 0;
+    let mut shared: BTreeMap<String, String> = BTreeMap::new();
+    let mut summary_head: Option<Vec<String>> = None;
+    let mut missing = Vec::new();
+    for line in md.lines() {
+        if line.starts_with("## ") {
+            shared.clear();
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("- [") {
+            if let Some((letter, sentence)) = rest.split_once("] ") {
+                shared.insert(format!("[{letter}]"), sentence.to_string());
+            }
+            continue;
+        }
+        if !line.starts_with('|') || line.starts_with("|---") {
+            continue;
+        }
+        let cells = md_cells(line);
+        if cells.first().is_some_and(|c| c == "experiment") {
+            summary_head = Some(cells);
+            continue;
+        }
+        if let Some(head) = summary_head.as_ref().filter(|_| !line.starts_with("| **")) {
+            let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+            let (tier, detects) = (&cells[col("tier")], &cells[col("detects (90 % power)")]);
+            if judged(tier) {
+                summary_rows += 1;
+                if detects == "—" || detects.is_empty() {
+                    missing.push(format!("summary {}: {detects:?}", cells[1]));
+                }
+            }
+            continue;
+        }
+        if line.starts_with("| **") && cells.len() >= 9 && judged(&cells[7]) {
+            section_rows += 1;
+            let mut reason = cells[8].clone();
+            for (letter, sentence) in &shared {
+                reason = reason.replace(letter, sentence);
+            }
+            if !says_power(&reason) {
+                missing.push(format!("{}: {}", cells[0], cells[8]));
+            }
+        }
+    }
+    assert!(
+        summary_rows >= 20,
+        "only {summary_rows} judged summary rows"
+    );
+    assert!(
+        section_rows >= 40,
+        "only {section_rows} judged section rows"
+    );
+    assert!(
+        missing.is_empty(),
+        "rows without their detectable effect:\n{}",
+        missing.join("\n")
+    );
+}

@@ -208,6 +208,7 @@ mod tests {
             scale_standing: super::super::verdict::ScaleStanding::Published,
             power: None,
             reading: None,
+            sequential: None,
         }
     }
 

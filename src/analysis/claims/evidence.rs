@@ -41,6 +41,17 @@ impl fmt::Debug for Evidence {
 }
 
 impl Evidence {
+    /// The level of the intervals the claims compute: 95 %, or, for a bundle that
+    /// `fslab run --until-decided` made, its last look's repeated-confidence level
+    /// (`Manifest::sequential`), which keeps α over the looks it took.
+    pub fn level(&self) -> f64 {
+        self.manifest
+            .sequential
+            .as_ref()
+            .and_then(|s| s.level())
+            .unwrap_or(0.95)
+    }
+
     /// Read every table of a bundle; published data from `data/published/`.
     pub fn from_bundle(b: &Bundle) -> Result<Evidence, ClaimsError> {
         let mut tables = BTreeMap::new();

@@ -3,7 +3,7 @@
 
 use super::error::MeasureError;
 use super::units::{mean, Replication, SampleUnit, Side};
-use super::words::stat_name;
+use super::words::{level_words, stat_name};
 use crate::analysis::f64_values;
 use crate::analysis::interval::{bootstrap, fieller_welch, Interval, NoInterval};
 use crate::spec::claim::Stat;
@@ -23,8 +23,11 @@ impl SidesRatio {
     pub(super) fn recipe(&self, stat: Stat, metric: &str) -> String {
         match self.replication.unit {
             SampleUnit::Replicate => format!(
-                "{} of `{metric}` per (point, replicate), then the mean over the replicates; 95 % Fieller–Welch interval over the replicates",
-                stat_name(stat)
+                "{} of `{metric}` per (point, replicate), then the mean over the replicates; {} Fieller–Welch interval over the replicates",
+                stat_name(stat),
+                self.interval
+                    .as_ref()
+                    .map_or_else(|_| "95 %".to_string(), |i| level_words(i.level))
             ),
             _ => format!(
                 "{} of `{metric}` over the pooled rows; interval over the rows ({})",
@@ -36,12 +39,14 @@ impl SidesRatio {
 }
 
 /// numerator ÷ denominator with replicates as the unit when both sides have two or
-/// more; else the statistic over the pooled rows, labelled as the iteration unit.
+/// more; else the statistic over the pooled rows, labelled as the iteration unit. The
+/// interval is at `level` (`Evidence::level`).
 pub(super) fn ratio_of_sides(
     n: &Side,
     d: &Side,
     stat: Stat,
     den_label: &str,
+    level: f64,
 ) -> Result<SidesRatio, MeasureError> {
     let reps = (n.replicates(), d.replicates());
     if reps.0 >= 2 && reps.1 >= 2 {
@@ -56,7 +61,7 @@ pub(super) fn ratio_of_sides(
         return Ok(SidesRatio {
             value: a / b,
             sides: (a, b),
-            interval: fieller_welch(&n.per_replicate, &d.per_replicate, 0.95),
+            interval: fieller_welch(&n.per_replicate, &d.per_replicate, level),
             replication: Replication {
                 unit: SampleUnit::Replicate,
                 replicates: reps,
@@ -73,12 +78,12 @@ pub(super) fn ratio_of_sides(
         )));
     }
     let interval = match stat {
-        Stat::Mean => fieller_welch(&n.rows, &d.rows, 0.95),
+        Stat::Mean => fieller_welch(&n.rows, &d.rows, level),
         s => bootstrap(
             &n.rows,
             &d.rows,
             &|x, y| Some(s.apply(x)? / s.apply(y)?),
-            0.95,
+            level,
             2000,
             0x5eed,
         ),

@@ -93,7 +93,7 @@ pub use agree::{agreement, render_agreement, Agreement};
 pub use error::{ClaimsError, MeasureError};
 pub use evidence::{published_differences, workloads_ran, Evidence, PublishedLoader};
 pub use kinds::{discontiguity, Run};
-pub use per_kernel::{check_bundle, check_claims, pins_kernel};
+pub use per_kernel::{check_bundle, check_claims, expect_of, pins_kernel, points_of};
 pub use render::{
     claims_frame, claims_tier_counts, counted_per, post_claims, render, shared_lines, tier_counts,
     tier_counts_frame, verdicts_frame, CountedPer, Report,
@@ -117,3 +117,5 @@ mod tests_readings;
 mod tests_rules;
 #[cfg(test)]
 mod tests_seeds;
+#[cfg(test)]
+mod tests_sequential;

@@ -162,6 +162,36 @@ fn claim_selections(claim: &Claim) -> Option<Vec<Selection>> {
     Some(out)
 }
 
+/// The points of `m` a claim's check selects (by their matrix values; a selection's
+/// other columns, such as `iteration`, pick rows, not points), restricted to one
+/// kernel's points for a verdict about one kernel: the points `fslab run
+/// --until-decided` gives more replicates while the verdict is undecided. Every point
+/// when the check selects on no matrix axis; none without a readable check.
+pub fn points_of(claim: &Claim, kernel: Option<&str>, m: &Manifest) -> Vec<usize> {
+    let Some(check) = claim.check.as_ref().and_then(CheckSpec::read) else {
+        return Vec::new();
+    };
+    let measured: Vec<&Selection> = check.selections().into_iter().map(|(_, s)| s).collect();
+    let label = |p: &PointRecord, axis: &str| p.vars.get(axis).map(value_label);
+    let selects = |p: &PointRecord, sel: &Selection| {
+        sel.iter()
+            .filter(|(k, _)| m.matrix_axes.contains(k))
+            .all(|(k, c)| text_matches(label(p, k).as_deref(), c))
+    };
+    m.points
+        .iter()
+        .filter(|p| kernel.is_none_or(|k| label(p, KERNEL_AXIS).as_deref() == Some(k)))
+        .filter(|p| measured.is_empty() || measured.iter().any(|s| selects(p, s)))
+        .map(|p| p.index)
+        .collect()
+}
+
+/// What a claim's check expects of its number (None without a readable check).
+pub fn expect_of(claim: &Claim) -> Option<crate::spec::claim::Expect> {
+    let check = claim.check.as_ref().and_then(CheckSpec::read)?;
+    Some(check.stated().expect.clone())
+}
+
 /// Whether the claim names `kernel` in a selection: a comparison across kernels, or a
 /// claim about one, checked as written.
 pub fn pins_kernel(claim: &Claim) -> bool {

@@ -480,7 +480,15 @@ fn section_md(sec: &Section, out: &mut String) -> Vec<Tier> {
     let tier_of = |v: &ClaimVerdict| -> (Tier, String, String) {
         let s = sec.settled(v);
         match s.agreement {
-            Some(a) if !a.same_tier => (a.tier, a.tier_label.clone(), a.reason.clone()),
+            // The reruns' own reasons disagree; what this rerun could detect still holds.
+            Some(a) if !a.same_tier => (
+                a.tier,
+                a.tier_label.clone(),
+                match v.power_line() {
+                    Some(p) => format!("{}; {p}", a.reason),
+                    None => a.reason.clone(),
+                },
+            ),
             Some(a) => (
                 a.tier,
                 a.tier_label.clone(),

@@ -11,7 +11,7 @@ use super::evidence::{Evidence, Measure};
 use super::select::{explain_empty, incomplete_points, sel_label, select, table};
 use super::units::{replicate_keys, student_t, Replication, SampleUnit};
 use super::words::num;
-use super::words::stat_name;
+use super::words::{level_words, stat_name};
 use super::MeasureError;
 use crate::analysis::interval::{Interval, Method, NoInterval};
 use crate::analysis::stats::t_quantile;
@@ -122,7 +122,7 @@ pub(super) fn measure_log_slope(c: &FlatCheck, ev: &Evidence) -> Result<Measure,
     let n = slopes.len();
     let (value, interval, replication) = if n >= 2 {
         let mean = slopes.iter().sum::<f64>() / n as f64;
-        let interval = student_t(&slopes);
+        let interval = student_t(&slopes, ev.level());
         let r = Replication {
             unit: SampleUnit::Replicate,
             replicates: (n, n),
@@ -181,13 +181,14 @@ pub(super) fn measure_log_slope(c: &FlatCheck, ev: &Evidence) -> Result<Measure,
         replication,
         min_replicates: min,
         recipe: format!(
-            "`{}` rows {}; per (point, replicate) the {} of `{}`; per replicate the least-squares slope of ln({}) on ln(`{}`); the mean over the replicates with a 95 % Student-t interval",
+            "`{}` rows {}; per (point, replicate) the {} of `{}`; per replicate the least-squares slope of ln({}) on ln(`{}`); the mean over the replicates with a {} Student-t interval",
             c.table,
             sel_label(&c.select),
             stat_name(c.stat),
             c.metric,
             c.metric,
-            c.across
+            c.across,
+            level_words(ev.level())
         ),
         incomplete: incomplete_points(ev, &c.table, &c.select),
         details,

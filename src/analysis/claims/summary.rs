@@ -26,6 +26,7 @@ use super::sections::{Reading, Section};
 use super::select::sel_label;
 use super::verdict::{ClaimVerdict, Grounds, Inapplicable, ScaleStanding};
 use crate::analysis::interval::Interval;
+use crate::analysis::power::Power;
 use crate::analysis::tiers::Tier;
 use crate::spec::claim::{Allocator, Needs, TruncatePathNeed, TruncatePathNeeds};
 use serde::Serialize;
@@ -264,6 +265,11 @@ pub struct Answer {
     /// Which reading of the post the deciding verdict assumes (`needs: reading:`), in
     /// its words; None when the claim names no reading.
     pub reading: Option<String>,
+    /// What the deciding verdict's design could detect at 90 % power; None where it has
+    /// no interval over replicates (the section says why).
+    pub power: Option<Power>,
+    /// The claim's unit (of a detectable difference).
+    pub unit: String,
 }
 
 /// One answer per claim of every experiment in the sections: experiments in the order
@@ -324,6 +330,8 @@ fn answer(sections: &[Section], exp: &str, id: &str) -> Option<Answer> {
         standing: standings[i],
         candidates: candidates.len(),
         reading: v.reading.clone(),
+        power: v.power,
+        unit: v.unit.clone(),
     })
 }
 

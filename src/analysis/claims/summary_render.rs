@@ -6,6 +6,7 @@ use super::summary::{Answer, Need, Why};
 use super::verdict::{Grounds, Inapplicable, TrendGap};
 use super::words::num;
 use crate::analysis::interval::NoInterval;
+use crate::analysis::power::EffectScale;
 use crate::analysis::tiers::{counts_line, Decided, Side, Tier};
 
 /// The longest reason a summary row gives, in characters.
@@ -188,8 +189,6 @@ fn experiments(answers: &[Answer]) -> Vec<&str> {
     out
 }
 
-/// The cells of each row: experiment (on its first row only), claim, published, here,
-/// tier, decided by, why.
 /// The readings the answers assume, each once, in the order they first appear: a row
 /// names its reading by its place here (`R1`, `R2`), the words are said once below.
 fn readings(answers: &[Answer]) -> Vec<&str> {
@@ -216,7 +215,23 @@ fn reading_legend(all: &[&str]) -> String {
         .collect()
 }
 
-fn rows<'a>(answers: &'a [&'a Answer], all: &[&str], code: bool) -> Vec<[String; 8]> {
+/// What the deciding design could detect at 90 % power (`≥ 1.05×`); `unknown` for a
+/// number with no interval over replicates to tell (its section says why), `—` without a
+/// number.
+pub fn detects_words(a: &Answer) -> String {
+    match (&a.power, a.tier) {
+        // A difference's unit can be long (`slope of ln(wall_s) on ln(rtextsize)`): the
+        // section names it.
+        (Some(p), _) if p.scale == EffectScale::Difference => format!("Δ {}", p.effect("")),
+        (Some(p), _) => p.effect(&a.unit),
+        (None, Tier::NotApplicable) => "—".into(),
+        (None, _) => "unknown".into(),
+    }
+}
+
+/// The cells of each row: experiment (on its first row only), claim, published, here,
+/// tier, what it detects, decided by, reading, why.
+fn rows<'a>(answers: &'a [&'a Answer], all: &[&str], code: bool) -> Vec<[String; COLUMNS]> {
     let mut last: Option<&str> = None;
     answers
         .iter()
@@ -233,6 +248,7 @@ fn rows<'a>(answers: &'a [&'a Answer], all: &[&str], code: bool) -> Vec<[String;
                 a.published.map_or_else(|| "—".into(), num),
                 here_words(a),
                 a.tier_label.clone(),
+                detects_words(a),
                 decided_by(a, code),
                 reading_tag(a, all),
                 why_words(a),
@@ -241,12 +257,15 @@ fn rows<'a>(answers: &'a [&'a Answer], all: &[&str], code: bool) -> Vec<[String;
         .collect()
 }
 
-const HEAD: [&str; 8] = [
+const COLUMNS: usize = 9;
+
+const HEAD: [&str; COLUMNS] = [
     "experiment",
     "claim",
     "published",
     "here",
     "tier",
+    "detects (90 % power)",
     "decided by",
     "reading",
     "why",
@@ -268,7 +287,7 @@ pub fn summary_md(answers: &[Answer]) -> String {
     out.push_str("\n\n");
     out.push_str(&format!("| {} |\n", HEAD.join(" | ")));
     out.push_str(&format!("|{}\n", "---|".repeat(HEAD.len())));
-    let line = |r: &[String; 8]| {
+    let line = |r: &[String; COLUMNS]| {
         format!(
             "| {} |\n",
             r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")
@@ -297,8 +316,8 @@ pub fn summary_text(answers: &[Answer]) -> String {
     let all = readings(answers);
     let post_rows = rows(&post, &all, false);
     let variant_rows = rows(&variants, &all, false);
-    let head: [String; 8] = HEAD.map(String::from);
-    let mut width = [0usize; 8];
+    let head: [String; COLUMNS] = HEAD.map(String::from);
+    let mut width = [0usize; COLUMNS];
     for r in std::iter::once(&head)
         .chain(&post_rows)
         .chain(&variant_rows)
@@ -307,7 +326,7 @@ pub fn summary_text(answers: &[Answer]) -> String {
             *w = (*w).max(c.chars().count());
         }
     }
-    let line = |r: &[String; 8]| {
+    let line = |r: &[String; COLUMNS]| {
         let mut s = String::new();
         for (i, c) in r.iter().enumerate() {
             s.push_str(c);

@@ -142,15 +142,15 @@ pub(super) fn side(
     })
 }
 
-/// The 95 % Student-t interval of the mean of per-replicate values (or why there is
-/// none: fewer than two).
-pub(super) fn student_t(values: &[f64]) -> Result<Interval, NoInterval> {
+/// The `level` (95 %, or a sequential look's) Student-t interval of the mean of
+/// per-replicate values (or why there is none: fewer than two).
+pub(super) fn student_t(values: &[f64], level: f64) -> Result<Interval, NoInterval> {
     let n = values.len();
-    t_interval(values, 0.95)
+    t_interval(values, level)
         .map(|(lo, hi)| Interval {
             lo,
             hi,
-            level: 0.95,
+            level,
             method: Method::StudentT,
         })
         .ok_or(NoInterval::TooFewSamples {

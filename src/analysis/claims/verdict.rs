@@ -11,6 +11,7 @@ use super::units::{Replication, SampleUnit};
 use super::words::num;
 use crate::analysis::interval::{Interval, NoInterval};
 use crate::analysis::power::{self, Power};
+use crate::analysis::sequential::Stopping;
 use crate::analysis::tiers::{
     decide_on, decide_point_on, substitutions, Decided, Side, Substitution, SubstitutionKind, Tier,
 };
@@ -163,6 +164,11 @@ pub struct ClaimVerdict {
     /// Which reading of the post the verdict assumes, when the claim's `needs:` name one
     /// (`needs: reading:`): its words, or the other reading's when the bundle ran that.
     pub reading: Option<String>,
+    /// The stopping rule of a bundle `fslab run --until-decided` made: its interval is
+    /// the last look's repeated confidence interval ([`crate::analysis::sequential`]).
+    /// None for a plain run (a fixed design, 95 %) and for a verdict without an interval
+    /// over replicates.
+    pub sequential: Option<Stopping>,
 }
 
 impl ClaimVerdict {
@@ -183,7 +189,10 @@ impl ClaimVerdict {
             return None;
         }
         if let Some(p) = &self.power {
-            return Some(p.label(&self.unit));
+            return Some(match &self.sequential {
+                Some(s) => format!("{}; {}", p.label(&self.unit), s.label()),
+                None => p.label(&self.unit),
+            });
         }
         Some(match &self.replication {
             Some(r) if r.unit == SampleUnit::Iteration || r.fewest_replicates() < 2 => {
@@ -256,6 +265,7 @@ pub(super) fn check_claim_at(
         scale_standing: ScaleStanding::NotCompared,
         power: None,
         reading: None,
+        sequential: None,
     };
     let Some(raw) = &claim.check else {
         v.reason = "the claim has no `check:`; it is not checked".into();
@@ -411,6 +421,7 @@ pub(super) fn check_claim_at(
         ),
     };
     if m.replication.unit == SampleUnit::Replicate {
+        v.sequential = ev.manifest.sequential.as_ref().and_then(Stopping::of);
         if let Ok(i) = &m.interval {
             v.power = power::of_interval(
                 m.value,

@@ -12,6 +12,19 @@ pub(super) fn num(v: f64) -> String {
     }
 }
 
+/// An interval's level as the recipes write it: `95 %`, or `99.1 % repeated
+/// (sequential)` for a bundle whose looks were corrected (`Evidence::level`).
+pub(super) fn level_words(level: f64) -> String {
+    if (level - 0.95).abs() < 1e-12 {
+        "95 %".to_string()
+    } else {
+        format!(
+            "{} % repeated (sequential)",
+            crate::analysis::sequential::level_percent(level)
+        )
+    }
+}
+
 /// The name of a statistic as the recipes write it.
 pub(super) fn stat_name(s: Stat) -> &'static str {
     match s {

@@ -39,7 +39,7 @@ pub struct Dirs {
 fn changes_dir(c: &Cmd) -> bool {
     c.words
         .first()
-        .is_some_and(|w| matches!(w.as_str(), "cd" | "pushd" | "popd" | "(cd" | ")"))
+        .is_some_and(|w| matches!(w.as_str(), "cd" | "pushd" | "popd" | "(" | ")"))
 }
 
 impl Dirs {
@@ -54,11 +54,8 @@ impl Dirs {
             .filter(|w| w != "-n")
             .collect();
         match verb {
-            // the subshell's `cd`, whose `)` comes back as `popd` does
-            "(cd" => {
-                let next = target(c, self.cur.as_ref());
-                self.stack.push(self.cur.replace(next));
-            }
+            // a subshell with a `cd` in it (`parse`): its `)` comes back as `popd` does
+            "(" => self.stack.push(self.cur.clone()),
             ")" => match self.stack.pop() {
                 Some(prev) => self.cur = prev,
                 None => self.unknown(c),

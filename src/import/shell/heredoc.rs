@@ -6,7 +6,7 @@
 //! not close on its line goes on to the line holding its closing quote, like a
 //! here-document's body.
 
-use super::{unquote, Node};
+use super::unquote;
 
 /// A here-document fed to a command.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,49 +317,24 @@ fn string_body(
     (doc, rest)
 }
 
-/// Turn each command's here-string (`<<< WORD`, `<<<WORD`) into its [`HereDoc`]: the word
-/// leaves the command and is the body, expanded later unless single-quoted.
-pub(super) fn herestrings(nodes: &mut [Node]) {
-    for n in nodes {
-        match n {
-            Node::Cmd(c) => {
-                let Some(k) = c.words.iter().position(|w| w.starts_with("<<<")) else {
-                    continue;
-                };
-                if c.heredoc.is_some() {
-                    continue;
-                }
-                let rest = c.words[k][3..].to_string();
-                let (word, take) = if rest.is_empty() {
-                    (c.words.get(k + 1).cloned().unwrap_or_default(), 2)
-                } else {
-                    (rest, 1)
-                };
-                let end = (k + take).min(c.words.len());
-                c.words.drain(k..end);
-                let (text, quoted) = match word.strip_prefix("$'") {
-                    Some(ansi) => (ansi_c(ansi.strip_suffix('\'').unwrap_or(ansi)), true),
-                    None => (unquote(&word), word.starts_with('\'')),
-                };
-                let delim = if text.contains("EOF") {
-                    "END_OF_STRING"
-                } else {
-                    "EOF"
-                };
-                c.heredoc = Some(HereDoc {
-                    delim: delim.into(),
-                    quoted,
-                    body: text.split('\n').map(|l| (c.line, l.to_string())).collect(),
-                    closed: true,
-                    string: true,
-                });
-            }
-            Node::Loop(l) => herestrings(&mut l.body),
-            Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
-                herestrings(body)
-            }
-            Node::Assign { .. } => {}
-        }
+/// A here-string's word (`<<< "stats"`, `<<<$cmds`, `<<< $'a\nb'`) on line `line` as
+/// the command's [`HereDoc`]: its text the body, expanded later unless single-quoted.
+pub(super) fn from_string(word: &str, line: usize) -> HereDoc {
+    let (text, quoted) = match word.strip_prefix("$'") {
+        Some(ansi) => (ansi_c(ansi.strip_suffix('\'').unwrap_or(ansi)), true),
+        None => (unquote(word), word.starts_with('\'')),
+    };
+    let delim = if text.contains("EOF") {
+        "END_OF_STRING"
+    } else {
+        "EOF"
+    };
+    HereDoc {
+        delim: delim.into(),
+        quoted,
+        body: text.split('\n').map(|l| (line, l.to_string())).collect(),
+        closed: true,
+        string: true,
     }
 }
 

@@ -1,5 +1,6 @@
-//! The small shell a post's command blocks are read with: words and quotes, `;`/`&&`
-//! lists, `for NAME in …`, `for ((i=0;i<N;i++))`, `for i in {A..B}` and `$(seq [A [S]] B)`,
+//! The shell a post's command blocks are read with, through a bash grammar
+//! ([`brush_parser`], in `parse`): words and quotes, redirections and pipelines (kept
+//! beside the command's words: [`Redir`], [`Piped`]), `;`/`&&` lists, `for NAME in …`, `for ((i=0;i<N;i++))`, `for i in {A..B}` and `$(seq [A [S]] B)`,
 //! counting `while`/`until` loops (`i=0; while [ $i -lt 10 ]; do …; i=$((i+1)); done`),
 //! `if … then … [elif/else] fi` (the `then` branch is kept, its condition noted; the other
 //! branches are kept aside as [`Node::Else`]), `time CMD` and `time for …`, `NAME=value`
@@ -9,6 +10,7 @@
 //! the command's [`HereDoc`], never read as commands), `cd DIR` (the directory of the
 //! commands after it: `cwd`). Every command keeps the post line it starts on.
 
+mod around;
 mod case;
 pub mod cwd;
 mod functions;
@@ -16,15 +18,16 @@ mod heads;
 pub mod heredoc;
 mod parse;
 pub mod perf;
+mod recover;
 pub mod variants;
 mod vars;
 
 use super::programs::Program;
+pub use around::{Piped, Redir};
 pub use case::{glob_matches, CaseArm};
 pub use functions::Call;
 pub use heredoc::HereDoc;
-use parse::{parse_list, tokenize};
-pub use vars::{subst_word, substitute, var_at, vars_in, Env};
+pub use vars::{built_in_unread_loop, subst_word, substitute, var_at, vars_in, Env};
 
 /// A loop's iteration.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,8 +55,8 @@ pub struct Cmd {
     /// Run only under a condition the draft does not keep: `line N: if [ -d /mnt ]`, or
     /// the condition of an `if` itself.
     pub cond: Option<String>,
-    /// The `case` branch it is in.
-    pub case: Option<CaseArm>,
+    /// The `case` branch it is in (boxed: most commands are in none).
+    pub case: Option<Box<CaseArm>>,
     /// The here-document on its standard input (`<<EOF`).
     pub heredoc: Option<HereDoc>,
     /// The call of the shell function whose body it comes from.
@@ -63,6 +66,11 @@ pub struct Cmd {
     pub per_branch: Option<String>,
     /// The directory a `cd` before it went to (`cd /mnt/test && fs_mark -d foo`).
     pub cwd: Option<cwd::Cwd>,
+    /// Its redirections (`> out.log`, `2>&1`): shell, never words of the program. A
+    /// command fed a here-document keeps them among its words instead (it runs in `sh -c`).
+    pub redirs: Vec<Redir>,
+    /// The other commands of its pipeline (`| tee LOG`, `yes |`).
+    pub piped: Vec<Piped>,
 }
 
 impl Cmd {
@@ -78,6 +86,8 @@ impl Cmd {
             called: None,
             per_branch: None,
             cwd: None,
+            redirs: Vec::new(),
+            piped: Vec::new(),
         }
     }
 
@@ -120,9 +130,27 @@ impl Cmd {
             .collect()
     }
 
-    /// The command from the program on, as written.
+    /// The command from the program on, as written (its redirections and pipeline too).
     pub fn text(&self) -> String {
-        self.words[self.program_index()..].join(" ")
+        let mut t: Vec<String> = self.words[self.program_index()..].to_vec();
+        t.extend(self.redirs.iter().map(|r| r.text.clone()));
+        let before: Vec<String> = self
+            .piped
+            .iter()
+            .filter(|p| p.before)
+            .map(|p| format!("{} |", p.text))
+            .collect();
+        let after = self
+            .piped
+            .iter()
+            .filter(|p| !p.before)
+            .map(|p| format!("| {}", p.text));
+        before
+            .into_iter()
+            .chain([t.join(" ")])
+            .chain(after)
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -231,11 +259,8 @@ pub(super) fn loop_balance(s: &str) -> i32 {
 /// inlined at their calls, variables substituted.
 pub fn parse_block(logical: &[(usize, String)]) -> Vec<Node> {
     let (lines, docs) = heredoc::extract(logical);
-    let toks = tokenize(&lines);
-    let mut i = 0;
-    let mut nodes = parse_list(&toks, &mut i, &[]);
+    let mut nodes = recover::read(&lines);
     attach_heredocs(&mut nodes, &docs);
-    heredoc::herestrings(&mut nodes);
     functions::inline(&mut nodes, &mut Vec::new());
     substitute(&mut nodes, &mut Env::default());
     nodes
@@ -631,6 +656,32 @@ mod tests {
             ("dd if=/dev/zero of=/mnt/f$i bs=1M count=8".to_string(), 1)
         );
         assert_eq!(cmds.last().map(|c| c.0.as_str()), Some("f"));
+    }
+
+    #[test]
+    fn sh_c_scripts_are_their_commands() {
+        let nodes = block("time sh -c \"dd if=/dev/zero of=/mnt/x bs=4k count=2000 && sync\"\nsudo bash -c 'echo 3 > /proc/sys/vm/drop_caches'\nsh -c 'echo $0' a");
+        let mut cmds = Vec::new();
+        walk(&nodes, &mut Vec::new(), &mut |c, _| {
+            cmds.push((c.text(), c.timed, c.cond.is_some()))
+        });
+        assert_eq!(
+            cmds,
+            [
+                (
+                    "dd if=/dev/zero of=/mnt/x bs=4k count=2000".to_string(),
+                    true,
+                    false
+                ),
+                ("sync".to_string(), true, true),
+                (
+                    "echo 3 > /proc/sys/vm/drop_caches".to_string(),
+                    false,
+                    false
+                ),
+                ("sh -c 'echo $0' a".to_string(), false, false),
+            ]
+        );
     }
 
     #[test]

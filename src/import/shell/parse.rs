@@ -1,396 +1,761 @@
-//! The shell's grammar: words and quotes, `;`/`&&` lists, loops, `if`, `case`, functions,
-//! `time`, assignments; from logical lines to [`Node`]s.
+//! The shell's grammar, read by [`brush_parser`] (a bash parser): words and quoting,
+//! redirections, pipelines, `&&`/`||` lists, loops, `if`, `case`, functions, `time`,
+//! assignments; its syntax tree becomes the [`Node`]s the draft reads. Shell the grammar
+//! rejects (a post shows half a loop, a stray `done`) is read by `recover`.
+
+use brush_parser::ast;
+use brush_parser::{Parser, ParserOptions, SourcePosition};
 
 use super::case::CaseArm;
 use super::heads::{is_increment, loop_kind, while_count};
-use super::{is_assignment, unquote, vars_in, Cmd, Loop, LoopKind, Node};
+use super::{is_assignment, unquote, vars_in, Cmd, Loop, LoopKind, Node, Piped, Redir};
 
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Tok {
-    Word(String, usize),
-    Sep(usize),
-    /// `&&` (true) or `||` (false): a separator whose next command runs only when the
-    /// one before succeeded (failed).
-    Chain(bool, usize),
+/// The nodes of lines that parse as a whole.
+pub(super) fn read_span(lines: &[(usize, String)]) -> Option<Vec<Node>> {
+    let src: String = lines
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let options = ParserOptions::default();
+    let program = Parser::new(std::io::BufReader::new(src.as_bytes()), &options)
+        .parse_program()
+        .ok()?;
+    let conv = Conv {
+        src: src.lines().collect(),
+        line_of: lines.iter().map(|(n, _)| *n).collect(),
+    };
+    let mut out = Vec::new();
+    for list in &program.complete_commands {
+        conv.list(list, false, &mut out);
+    }
+    Some(out)
 }
 
-pub(super) fn tokenize(logical: &[(usize, String)]) -> Vec<Tok> {
-    let mut toks = Vec::new();
-    for (n, line) in logical {
-        let chars: Vec<char> = line.chars().collect();
-        let mut i = 0;
-        let mut word = String::new();
-        let mut q: Option<char> = None;
-        let flush = |word: &mut String, toks: &mut Vec<Tok>| {
-            if !word.is_empty() {
-                toks.push(Tok::Word(std::mem::take(word), *n));
-            }
-        };
-        while i < chars.len() {
-            let c = chars[i];
-            if let Some(o) = q {
-                word.push(c);
-                if c == o {
-                    q = None;
-                }
-                i += 1;
-                continue;
-            }
-            match c {
-                // `` `cmd` `` is one word, as a quoted string is
-                '\'' | '"' | '`' => {
-                    q = Some(c);
-                    word.push(c);
-                }
-                // `$(cmd …)`, `$((i+1))`: one word, up to the matching parenthesis
-                '$' if chars.get(i + 1) == Some(&'(') => {
-                    let mut depth = 0;
-                    while let Some(&x) = chars.get(i) {
-                        word.push(x);
-                        i += 1;
-                        match x {
-                            '(' => depth += 1,
-                            ')' => depth -= 1,
-                            _ => {}
-                        }
-                        if depth == 0 && x == ')' {
-                            break;
-                        }
-                    }
-                    continue;
-                }
-                // `cmd &`: run in the background; the draft runs it in turn
-                '&' if !matches!(chars.get(i + 1), Some('&' | '>'))
-                    && !word.ends_with(['>', '<'])
-                    && chars
-                        .get(i.wrapping_sub(1))
-                        .is_none_or(|p| p.is_whitespace() || *p == ')') =>
-                {
-                    flush(&mut word, &mut toks);
-                    toks.push(Tok::Sep(*n));
-                }
-                '#' if word.is_empty() => break,
-                '(' if word.is_empty() && chars.get(i + 1) == Some(&'(') => {
-                    // `((…))` as one word
-                    let rest: String = chars[i..].iter().collect();
-                    let end = rest.find("))").map_or(rest.len(), |e| e + 2);
-                    toks.push(Tok::Word(rest[..end].to_string(), *n));
-                    i += rest[..end].chars().count();
-                    continue;
-                }
-                ';' if matches!(chars.get(i + 1), Some(';' | '&')) => {
-                    // `;;` (and bash's `;&`, `;;&`) ends a `case` branch
-                    flush(&mut word, &mut toks);
-                    toks.push(Tok::Word(";;".into(), *n));
-                    i += 2;
-                    if chars.get(i) == Some(&'&') {
-                        i += 1;
-                    }
-                    continue;
-                }
-                ';' | '\n' => {
-                    flush(&mut word, &mut toks);
-                    toks.push(Tok::Sep(*n));
-                }
-                '&' | '|' if chars.get(i + 1) == Some(&c) => {
-                    flush(&mut word, &mut toks);
-                    // inside `[[ … ]]` it is the test's own operator
-                    if in_double_brackets(&toks) {
-                        toks.push(Tok::Word(format!("{c}{c}"), *n));
-                    } else {
-                        toks.push(Tok::Chain(c == '&', *n));
-                    }
-                    i += 1;
-                }
-                c if c.is_whitespace() => flush(&mut word, &mut toks),
-                c => word.push(c),
-            }
-            i += 1;
-        }
-        flush(&mut word, &mut toks);
-        toks.push(Tok::Sep(*n));
+/// The source of one parse, and the post line of each of its lines.
+struct Conv<'a> {
+    src: Vec<&'a str>,
+    line_of: Vec<usize>,
+}
+
+/// Where a pipeline stands in an `&&`/`||` list.
+struct Chain {
+    /// `line N: `a &&``: the commands before it, when they decide whether it runs.
+    cond: Option<String>,
+    /// An `&&`/`||` follows it: a test here is the list's condition, not a step.
+    heads: bool,
+    /// After `||`: `|| true`, `|| :` only stop a failure.
+    after_or: bool,
+}
+
+impl Conv<'_> {
+    fn line(&self, p: &SourcePosition) -> usize {
+        let k = p.line.saturating_sub(1);
+        self.line_of
+            .get(k)
+            .or(self.line_of.last())
+            .copied()
+            .unwrap_or(0)
     }
-    // `name(){` → `name()` `{`; `name ()` → `name()`
-    let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
-    // `time (for …; done)`: the subshell around a timed loop is the loop
-    let mut subshells = 0;
-    // `(cd DIR && CMD)`: the words `(cd` and `)` (a command each), which `cwd` reads as
-    // a `pushd` and its `popd`: the directory holds inside the parentheses only
-    let mut cd_subshells = 0;
-    let after_time = |out: &[Tok]| matches!(out.last(), Some(Tok::Word(w, _)) if w == "time");
-    let at_start = |out: &[Tok]| matches!(out.last(), None | Some(Tok::Sep(_) | Tok::Chain(..)));
-    for t in toks {
-        match t {
-            Tok::Word(w, n) if w == "(cd" && at_start(&out) => {
-                cd_subshells += 1;
-                out.push(Tok::Word(w, n));
+
+    fn word_line(&self, w: &ast::Word) -> Option<usize> {
+        w.loc.as_ref().map(|l| self.line(&l.start))
+    }
+
+    fn list(&self, list: &ast::CompoundList, timed: bool, out: &mut Vec<Node>) {
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            self.and_or(and_or, timed, out);
+        }
+    }
+
+    fn list_nodes(&self, list: &ast::CompoundList, timed: bool) -> Vec<Node> {
+        let mut out = Vec::new();
+        self.list(list, timed, &mut out);
+        out
+    }
+
+    /// `a && b || c`: each command after the first runs under the ones before it.
+    fn and_or(&self, l: &ast::AndOrList, timed: bool, out: &mut Vec<Node>) {
+        let mut items: Vec<(Option<&str>, &ast::Pipeline)> = vec![(None, &l.first)];
+        for a in &l.additional {
+            match a {
+                ast::AndOr::And(p) => items.push((Some("&&"), p)),
+                ast::AndOr::Or(p) => items.push((Some("||"), p)),
             }
-            Tok::Word(w, n)
-                if cd_subshells > 0
-                    && w.ends_with(')')
-                    && w.matches(')').count() > w.matches('(').count() =>
-            {
-                cd_subshells -= 1;
-                let inner = &w[..w.len() - 1];
-                if !inner.is_empty() {
-                    out.push(Tok::Word(inner.to_string(), n));
+        }
+        let mut chain: Option<(usize, String)> = None;
+        for k in 0..items.len() {
+            let (before, p) = items[k];
+            let after = items.get(k + 1).and_then(|i| i.0);
+            let text = self.pipeline_text(p);
+            let line = self.pipeline_line(p).unwrap_or(0);
+            let head = chain.clone();
+            chain = after.map(|op| match &head {
+                Some((l, t)) => (*l, format!("{t} {text} {op}")),
+                None => (line, format!("{text} {op}")),
+            });
+            // `cd DIR && CMD`: the `cd` gives CMD its directory (`cwd`), not a condition
+            let cd_only = |t: &str| {
+                let ws: Vec<&str> = t.split_whitespace().collect();
+                ws.first() == Some(&"cd") && ws.len() <= 3 && ws.last() == Some(&"&&")
+            };
+            let ctx = Chain {
+                cond: head
+                    .filter(|(_, t)| !cd_only(t))
+                    .map(|(l, t)| format!("line {l}: `{t}`")),
+                heads: after.is_some(),
+                after_or: before == Some("||"),
+            };
+            self.pipeline(p, timed, &ctx, out);
+        }
+    }
+
+    fn pipeline_line(&self, p: &ast::Pipeline) -> Option<usize> {
+        p.seq.first().and_then(|c| self.command_line(c))
+    }
+
+    fn command_line(&self, c: &ast::Command) -> Option<usize> {
+        use brush_parser::ast::SourceLocation;
+        match c {
+            ast::Command::Simple(s) => s.location().map(|l| self.line(&l.start)),
+            ast::Command::Compound(cc, _) => self.compound_line(cc),
+            ast::Command::Function(f) => self.word_line(&f.fname),
+            ast::Command::ExtendedTest(t, _) => Some(self.line(&t.loc.start)),
+        }
+    }
+
+    fn compound_line(&self, cc: &ast::CompoundCommand) -> Option<usize> {
+        use brush_parser::ast::SourceLocation;
+        cc.location().map(|l| self.line(&l.start))
+    }
+
+    /// A pipeline as written (its commands' words and redirections, `|` between them).
+    fn pipeline_text(&self, p: &ast::Pipeline) -> String {
+        let parts: Vec<String> = p
+            .seq
+            .iter()
+            .map(|c| match c {
+                ast::Command::Simple(s) => self.simple_parts(s).text(),
+                ast::Command::ExtendedTest(t, _) => format!("[[ {} ]]", t.expr),
+                other => other.to_string(),
+            })
+            .collect();
+        let bang = if p.bang { "! " } else { "" };
+        format!("{bang}{}", parts.join(" | "))
+    }
+
+    fn pipeline(&self, p: &ast::Pipeline, timed: bool, chain: &Chain, out: &mut Vec<Node>) {
+        let timed = timed || p.timed.is_some();
+        let main = main_of(&p.seq, |c| match c {
+            ast::Command::Simple(s) => Some(self.simple_parts(s).words),
+            _ => None,
+        });
+        let mut piped: Vec<Piped> = Vec::new();
+        for (k, c) in p.seq.iter().enumerate() {
+            if k != main {
+                let text = match c {
+                    ast::Command::Simple(s) => self.simple_parts(s).text(),
+                    other => other.to_string(),
+                };
+                piped.push(Piped {
+                    text,
+                    before: k < main,
+                });
+            }
+        }
+        match &p.seq[main] {
+            ast::Command::Simple(s) => self.simple(s, timed, chain, piped, out),
+            ast::Command::ExtendedTest(t, _) => {
+                let words: Vec<String> = std::iter::once("[[".to_string())
+                    .chain(t.expr.to_string().split_whitespace().map(String::from))
+                    .chain(std::iter::once("]]".to_string()))
+                    .collect();
+                if !chain.heads {
+                    let mut c = Cmd::new(self.line(&t.loc.start), words);
+                    c.cond.clone_from(&chain.cond);
+                    out.push(Node::Cmd(c));
                 }
-                // a redirection after the `)` (`> log 2>&1`) goes with it, not with a
-                // command of its own
-                out.push(Tok::Sep(n));
-                out.push(Tok::Word(")".into(), n));
             }
-            Tok::Word(w, n) if w == "(for" && after_time(&out) => {
-                subshells += 1;
-                out.push(Tok::Word("for".into(), n));
+            ast::Command::Function(f) => out.push(self.function(f)),
+            ast::Command::Compound(cc, redirects) => {
+                let line = self.compound_line(cc).unwrap_or(0);
+                let mut nodes = self.compound(cc, timed, out);
+                if let Some(cond) = &chain.cond {
+                    set_cond(&mut nodes, cond);
+                }
+                out.extend(nodes);
+                let redirs: Vec<String> = redirects
+                    .iter()
+                    .flat_map(|r| r.0.iter())
+                    .map(|r| self.redirect(r).text)
+                    .collect();
+                let mut lost: Vec<String> = redirs.iter().map(|r| format!("`{r}`")).collect();
+                lost.extend(piped.iter().map(Piped::written));
+                if !lost.is_empty() {
+                    out.push(Node::Unread {
+                        line,
+                        what: format!(
+                            "{} around the construct at line {line}: not in the draft, which runs no shell (fslab keeps each step's output)",
+                            lost.join(", ")
+                        ),
+                        body: Vec::new(),
+                    });
+                }
             }
-            Tok::Word(w, n)
-                if w == "for" && matches!(out.last(), Some(Tok::Word(p, _)) if p == "(") =>
-            {
-                out.pop();
-                if after_time(&out) {
-                    subshells += 1;
+        }
+    }
+
+    fn function(&self, f: &ast::FunctionDefinition) -> Node {
+        let line = self.word_line(&f.fname).unwrap_or(0);
+        let ast::FunctionBody(cc, _) = &f.body;
+        let body = self.compound(cc, false, &[]);
+        Node::Func {
+            line,
+            name: f.fname.value.clone(),
+            body,
+        }
+    }
+
+    /// The nodes of a compound command; `before` holds the nodes before it (a counting
+    /// `while` reads its counter's start there).
+    fn compound(&self, cc: &ast::CompoundCommand, timed: bool, before: &[Node]) -> Vec<Node> {
+        let line = self.compound_line(cc).unwrap_or(0);
+        match cc {
+            ast::CompoundCommand::BraceGroup(g) => self.list_nodes(&g.list, timed),
+            ast::CompoundCommand::Subshell(s) => {
+                let body = self.list_nodes(&s.list, timed);
+                // `(cd DIR && CMD)`: the directory holds inside the parentheses only
+                let cds = body.iter().any(
+                    |n| matches!(n, Node::Cmd(c) if c.words.first().is_some_and(|w| w == "cd")),
+                );
+                if cds {
+                    let end = self.line(&s.loc.end);
+                    let mut out = vec![Node::Cmd(Cmd::new(line, vec!["(".into()]))];
+                    out.extend(body);
+                    out.push(Node::Cmd(Cmd::new(end, vec![")".into()])));
+                    out
                 } else {
-                    out.push(Tok::Word("(".into(), n));
-                }
-                out.push(Tok::Word(w, n));
-            }
-            Tok::Word(w, n) if w == "done)" && subshells > 0 => {
-                subshells -= 1;
-                out.push(Tok::Word("done".into(), n));
-            }
-            Tok::Word(w, _) if w == ")" && subshells > 0 => subshells -= 1,
-            Tok::Word(w, n) if w.len() > 3 && w.ends_with("(){") => {
-                out.push(Tok::Word(w[..w.len() - 1].to_string(), n));
-                out.push(Tok::Word("{".into(), n));
-            }
-            Tok::Word(w, n) if w == "()" || w == "(){" => {
-                match out.last_mut() {
-                    Some(Tok::Word(prev, _)) if !prev.ends_with("()") => prev.push_str("()"),
-                    _ => out.push(Tok::Word("()".into(), n)),
-                }
-                if w == "(){" {
-                    out.push(Tok::Word("{".into(), n));
+                    body
                 }
             }
-            t => out.push(t),
-        }
-    }
-    out
-}
-
-/// Whether the words since the last separator open a `[[` they do not close.
-fn in_double_brackets(toks: &[Tok]) -> bool {
-    for t in toks.iter().rev() {
-        match t {
-            Tok::Word(w, _) if w == "]]" => return false,
-            Tok::Word(w, _) if w == "[[" => return true,
-            Tok::Word(..) => {}
-            Tok::Sep(_) | Tok::Chain(..) => return false,
-        }
-    }
-    false
-}
-
-/// `name()` (a function definition's head).
-fn is_def_head(w: &str) -> bool {
-    w.strip_suffix("()").is_some_and(|n| {
-        !n.is_empty()
-            && n.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
-    })
-}
-
-pub(super) fn parse_list(toks: &[Tok], i: &mut usize, stop: &[&str]) -> Vec<Node> {
-    let mut nodes = Vec::new();
-    // the commands of an `&&`/`||` chain so far, and the line it starts on
-    let mut chain: Option<(usize, String)> = None;
-    while *i < toks.len() {
-        // gather one simple command's words
-        let mut words: Vec<(String, usize)> = Vec::new();
-        while let Some(Tok::Word(w, n)) = toks.get(*i) {
-            if words.is_empty() && stop.contains(&w.as_str()) {
-                return nodes;
-            }
-            if w == ";;" && !words.is_empty() {
-                break;
-            }
-            if words.is_empty()
-                && (matches!(
-                    w.as_str(),
-                    "for" | "while" | "until" | "if" | "case" | "function"
-                ) || is_def_head(w)
-                    || (w == "time" && next_is_for(toks, *i)))
-            {
-                break;
-            }
-            words.push((w.clone(), *n));
-            *i += 1;
-        }
-        if words.is_empty() {
-            match toks.get(*i) {
-                Some(Tok::Word(w, n))
-                    if matches!(w.as_str(), "time" | "for" | "while" | "until") =>
-                {
-                    let line = *n;
-                    let timed = w == "time";
-                    if timed {
-                        *i += 1;
+            ast::CompoundCommand::ForClause(f) => {
+                let mut head_words = vec![f.variable_name.clone()];
+                if let Some(values) = &f.values {
+                    head_words.push("in".into());
+                    head_words.extend(values.iter().map(|w| w.value.clone()));
+                }
+                let body = self.list_nodes(&f.body.list, timed);
+                let (var, mut kind) = loop_kind(&head_words);
+                if let LoopKind::List(items) = &kind {
+                    if !uses_var(&body, &var) {
+                        kind = LoopKind::Count(items.len() as u64);
                     }
-                    let l = if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == "for") {
-                        parse_for(toks, i, line, timed)
-                    } else {
-                        parse_while(toks, i, line, timed, &nodes)
-                    };
-                    nodes.push(Node::Loop(l));
                 }
-                Some(Tok::Word(w, n)) if w == "if" => {
-                    let line = *n;
-                    nodes.extend(parse_if(toks, i, line));
-                }
-                Some(Tok::Word(w, n)) if w == "case" => {
-                    let line = *n;
-                    nodes.extend(parse_case(toks, i, line));
-                }
-                Some(Tok::Word(w, n)) if w == "function" || is_def_head(w) => {
-                    let line = *n;
-                    nodes.push(parse_function(toks, i, line));
-                }
-                Some(Tok::Sep(_)) => {
-                    chain = None;
-                    *i += 1
-                }
-                Some(Tok::Chain(..)) => *i += 1,
-                Some(Tok::Word(..)) => *i += 1,
-                None => break,
+                vec![Node::Loop(timed_loop(Loop {
+                    line,
+                    var,
+                    kind,
+                    head: format!("for {}", head_words.join(" ")),
+                    body,
+                    timed,
+                }))]
             }
-            continue;
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                let e = |x: &Option<ast::UnexpandedArithmeticExpr>| {
+                    x.as_ref().map_or(String::new(), |x| x.value.clone())
+                };
+                let head = format!(
+                    "(({};{};{}))",
+                    e(&f.initializer),
+                    e(&f.condition),
+                    e(&f.updater)
+                );
+                let (var, kind) = loop_kind(std::slice::from_ref(&head));
+                vec![Node::Loop(timed_loop(Loop {
+                    line,
+                    var,
+                    kind,
+                    head: format!("for {head}"),
+                    body: self.list_nodes(&f.body.list, timed),
+                    timed,
+                }))]
+            }
+            ast::CompoundCommand::WhileClause(w) => {
+                vec![self.while_loop(w, false, line, timed, before)]
+            }
+            ast::CompoundCommand::UntilClause(w) => {
+                vec![self.while_loop(w, true, line, timed, before)]
+            }
+            ast::CompoundCommand::IfClause(i) => self.if_clause(i, line, timed),
+            ast::CompoundCommand::CaseClause(c) => self.case_clause(c, line, timed),
+            ast::CompoundCommand::Arithmetic(a) => {
+                let mut c = Cmd::new(line, vec![format!("(({}))", a.expr.value)]);
+                c.timed = timed;
+                vec![Node::Cmd(c)]
+            }
+            ast::CompoundCommand::Coprocess(c) => vec![Node::Unread {
+                line,
+                what: format!("`coproc {}`: a coprocess the draft cannot run", c.body),
+                body: Vec::new(),
+            }],
         }
-        // a keyword that opens a body (`do cmd`, `then cmd`) leaves the command after it;
-        // a stray closing word is skipped
-        while words.first().is_some_and(|w| {
-            matches!(
-                w.0.as_str(),
-                "do" | "done" | "then" | "fi" | "else" | "{" | "}" | "esac"
-            )
-        }) {
-            words.remove(0);
+    }
+
+    /// A list's commands as written, `;` between them (a loop's or an `if`'s condition).
+    fn list_text(&self, list: &ast::CompoundList) -> String {
+        let parts: Vec<String> = list
+            .0
+            .iter()
+            .map(|ast::CompoundListItem(a, _)| {
+                let mut t = self.pipeline_text(&a.first);
+                for x in &a.additional {
+                    let (op, p) = match x {
+                        ast::AndOr::And(p) => ("&&", p),
+                        ast::AndOr::Or(p) => ("||", p),
+                    };
+                    t.push_str(&format!(" {op} {}", self.pipeline_text(p)));
+                }
+                t
+            })
+            .collect();
+        parts.join("; ")
+    }
+
+    /// `while COND; do BODY; done` (or `until`). A counter loop
+    /// (`i=0; while [ $i -lt 10 ]; do …; i=$((i+1)); done`, `((i++))`, `let i++`, `-le`,
+    /// `(( i < 10 ))`, `until [ $i -ge 10 ]`) is a [`LoopKind::Count`] and its increment
+    /// leaves the body; any other `while` is [`LoopKind::Unknown`] with its body kept.
+    fn while_loop(
+        &self,
+        w: &ast::WhileOrUntilClauseCommand,
+        until: bool,
+        line: usize,
+        timed: bool,
+        before: &[Node],
+    ) -> Node {
+        let ast::WhileOrUntilClauseCommand(cond, body, _) = w;
+        let cond = self.list_text(cond);
+        let head_words: Vec<String> = cond.split_whitespace().map(String::from).collect();
+        let mut body = self.list_nodes(&body.list, timed);
+        let head = format!("{} {cond}", if until { "until" } else { "while" });
+        let counted = while_count(&head_words, until).and_then(|(var, op, n)| {
+            let start = before.iter().rev().find_map(|b| match b {
+                Node::Assign {
+                    name,
+                    value,
+                    arm: None,
+                    ..
+                } if *name == var => value.parse::<i64>().ok(),
+                _ => None,
+            })?;
+            let inc = body.iter().position(|b| is_increment(b, &var))?;
+            body.remove(inc);
+            let c = match op {
+                "lt" | "ne" => n - start,
+                "le" => n - start + 1,
+                _ => return None,
+            };
+            (c >= 0).then_some((var, c as u64))
+        });
+        let (var, kind) = match counted {
+            Some((v, c)) => (v, LoopKind::Count(c)),
+            None => (String::new(), LoopKind::Unknown),
+        };
+        Node::Loop(timed_loop(Loop {
+            line,
+            var,
+            kind,
+            head,
+            body,
+            timed,
+        }))
+    }
+
+    /// `if COND; then A; elif COND2; then B; else C; fi`: A's commands with their
+    /// condition noted (`cond`), a condition that is itself a command kept as one, and
+    /// the other branches as [`Node::Else`].
+    fn if_clause(&self, i: &ast::IfClauseCommand, line: usize, timed: bool) -> Vec<Node> {
+        let cond = self.list_text(&i.condition);
+        let mut out = Vec::new();
+        let is_test = |c: &Cmd| {
+            c.words.first().is_none_or(|w| {
+                matches!(w.as_str(), "[" | "[[" | "test" | "true" | "false") || w.starts_with("((")
+            })
+        };
+        for n in self.list_nodes(&i.condition, timed) {
+            match n {
+                Node::Cmd(mut c) if !is_test(&c) => {
+                    c.cond = Some(format!(
+                        "line {line}: the condition of `if {cond}`; its result is not checked"
+                    ));
+                    out.push(Node::Cmd(c));
+                }
+                Node::Cmd(_) => {}
+                other => out.push(other),
+            }
         }
-        if words.is_empty() {
-            continue;
+        let mut then = self.list_nodes(&i.then, timed);
+        set_cond(&mut then, &format!("line {line}: if {cond}"));
+        let mut last = last_line(&then).unwrap_or(line);
+        out.extend(then);
+        for e in i.elses.iter().flatten() {
+            let body = self.list_nodes(&e.body, timed);
+            let (n, head) = match &e.condition {
+                Some(c) => (
+                    first_line(&self.list_nodes(c, false)).unwrap_or(last),
+                    format!("elif {} (of `if {cond}`, line {line})", self.list_text(c)),
+                ),
+                None => (
+                    self.keyword_line("else", last, first_line(&body).unwrap_or(last)),
+                    format!("else (of `if {cond}`, line {line})"),
+                ),
+            };
+            last = last_line(&body).unwrap_or(n);
+            out.push(Node::Else {
+                line: n,
+                head,
+                body,
+            });
         }
-        let line = words[0].1;
-        let ws: Vec<String> = words.into_iter().map(|w| w.0).collect();
+        out
+    }
+
+    /// The post line of the last line from `from` to `to` (post lines) where `word`
+    /// stands as a word: an `else` the grammar gives no place of its own.
+    fn keyword_line(&self, word: &str, from: usize, to: usize) -> usize {
+        let found = self
+            .line_of
+            .iter()
+            .zip(&self.src)
+            .filter(|(n, _)| **n >= from && **n <= to)
+            .filter(|(_, t)| {
+                t.split(|c: char| c.is_whitespace() || c == ';')
+                    .any(|w| w == word)
+            })
+            .map(|(n, _)| *n)
+            .next_back();
+        found.unwrap_or(to)
+    }
+
+    /// `case WORD in PAT) …;; PAT2|PAT3) …;; *) …;; esac`: each branch's commands with
+    /// their [`CaseArm`].
+    fn case_clause(&self, c: &ast::CaseClauseCommand, line: usize, timed: bool) -> Vec<Node> {
+        let word = c.value.value.clone();
+        let mut out = Vec::new();
+        let mut earlier: Vec<String> = Vec::new();
+        for item in &c.cases {
+            let body = item
+                .cmd
+                .as_ref()
+                .map(|l| self.list_nodes(l, timed))
+                .unwrap_or_default();
+            let arm_line = item
+                .patterns
+                .first()
+                .and_then(|w| self.word_line(w))
+                .or_else(|| item.loc.as_ref().map(|l| self.line(&l.start)))
+                .unwrap_or(line);
+            let patterns: Vec<String> = item.patterns.iter().map(|p| unquote(&p.value)).collect();
+            let arm = CaseArm {
+                line,
+                arm_line,
+                word: word.clone(),
+                patterns: patterns.clone(),
+                earlier: earlier.clone(),
+                unless: Vec::new(),
+            };
+            earlier.extend(patterns);
+            out.extend(set_case(body, &arm));
+        }
+        out
+    }
+
+    /// A redirection as written in the post (`2>&1`, `> out.log`, `>/dev/null`).
+    fn redirect(&self, r: &ast::IoRedirect) -> Redir {
+        let target = match r {
+            ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::Filename(w))
+            | ast::IoRedirect::File(_, _, ast::IoFileRedirectTarget::Duplicate(w))
+            | ast::IoRedirect::OutputAndError(w, _)
+            | ast::IoRedirect::HereString(_, w) => Some(w),
+            _ => None,
+        };
+        let written = target.and_then(|w| self.written_with_operator(w));
+        let (stdout, append) = match r {
+            ast::IoRedirect::File(fd, kind, ast::IoFileRedirectTarget::Filename(w))
+                if fd.is_none_or(|f| f == 1)
+                    && matches!(
+                        kind,
+                        ast::IoFileRedirectKind::Write
+                            | ast::IoFileRedirectKind::Append
+                            | ast::IoFileRedirectKind::Clobber
+                    ) =>
+            {
+                (
+                    Some(w.value.clone()),
+                    matches!(kind, ast::IoFileRedirectKind::Append),
+                )
+            }
+            ast::IoRedirect::OutputAndError(w, append) => (Some(w.value.clone()), *append),
+            _ => (None, false),
+        };
+        Redir {
+            text: written.unwrap_or_else(|| r.to_string()),
+            stdout,
+            append,
+        }
+    }
+
+    /// The text from a redirection's operator (and its descriptor) to the end of its
+    /// target word, as the post wrote it.
+    fn written_with_operator(&self, w: &ast::Word) -> Option<String> {
+        let loc = w.loc.as_ref()?;
+        if loc.start.line != loc.end.line {
+            return None;
+        }
+        let line = self.src.get(loc.start.line.checked_sub(1)?)?;
+        let chars: Vec<char> = line.chars().collect();
+        let end = loc.end.column.checked_sub(1)?;
+        let mut k = loc.start.column.checked_sub(1)?;
+        while k > 0 && chars[k - 1].is_whitespace() {
+            k -= 1;
+        }
+        while k > 0
+            && (matches!(chars[k - 1], '<' | '>' | '&' | '|') || chars[k - 1].is_ascii_digit())
+        {
+            k -= 1;
+        }
+        Some(chars.get(k..end)?.iter().collect())
+    }
+
+    /// A simple command's words, redirections and here-string, in order.
+    fn simple_parts(&self, s: &ast::SimpleCommand) -> Parts {
+        let mut p = Parts::default();
+        let items = s
+            .prefix
+            .iter()
+            .flat_map(|x| x.0.iter())
+            .map(Some)
+            .chain(std::iter::once(None))
+            .chain(s.suffix.iter().flat_map(|x| x.0.iter()).map(Some));
+        for item in items {
+            match item {
+                None => {
+                    if let Some(w) = &s.word_or_name {
+                        p.line = p.line.or(self.word_line(w));
+                        p.words.push(w.value.clone());
+                    }
+                }
+                Some(ast::CommandPrefixOrSuffixItem::Word(w))
+                | Some(ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w)) => {
+                    p.line = p.line.or(self.word_line(w));
+                    p.words.push(w.value.clone());
+                }
+                Some(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub)) => {
+                    p.words.push(format!("{kind}({})", sub.list));
+                }
+                Some(ast::CommandPrefixOrSuffixItem::IoRedirect(r)) => {
+                    if let ast::IoRedirect::HereString(_, w) = r {
+                        p.line = p.line.or(self.word_line(w));
+                        p.herestring = Some(w.value.clone());
+                        continue;
+                    }
+                    p.redirs.push(self.redirect(r));
+                }
+            }
+        }
+        p
+    }
+
+    fn simple(
+        &self,
+        s: &ast::SimpleCommand,
+        timed: bool,
+        chain: &Chain,
+        piped: Vec<Piped>,
+        out: &mut Vec<Node>,
+    ) {
+        let parts = self.simple_parts(s);
+        let line = parts.line.unwrap_or(0);
+        let ws = parts.words.clone();
+        if ws.is_empty() {
+            return;
+        }
         // `X=y`, and `local X=y` / `export X=y` (a function's or the script's variables)
         let declared = matches!(
             ws[0].as_str(),
             "local" | "export" | "declare" | "typeset" | "readonly"
         ) && ws.len() > 1
             && ws[1..].iter().all(|w| is_assignment(w));
-        if (ws.len() == 1 && is_assignment(&ws[0])) || declared {
+        if ws.iter().all(|w| is_assignment(w)) || declared {
             for w in &ws[usize::from(declared)..] {
-                let (name, value) = w.split_once('=').unwrap_or(("", ""));
-                // `N=`nproc``, `F=$(head …)`: a command's output, which the draft cannot
-                // give; said, never substituted (a counter's `i=$((i+1))`, `` `expr` `` are
-                // arithmetic)
-                let from_command = (value.contains('`') || value.contains("$("))
-                    && !value.contains("$((")
-                    && !value.contains("`expr ");
-                if from_command {
-                    nodes.push(Node::Unread {
-                        line,
-                        what: format!(
-                            "`{name}` is set from a command's output (`{value}`): not substituted"
-                        ),
-                        body: Vec::new(),
-                    });
-                    continue;
-                }
-                nodes.push(Node::Assign {
-                    line,
-                    name: name.to_string(),
-                    value: unquote(value),
-                    arm: None,
-                });
+                assign(line, w, out);
             }
-            continue;
+            return;
         }
-        let timed = ws[0] == "time";
-        let text = ws.join(" ");
+        if let Some(mut nodes) = shell_script(line, &ws, &parts) {
+            // `time sh -c "dd … && sync"`: the script's commands, timed as it is
+            if timed {
+                mark_timed(&mut nodes);
+            }
+            if let Some(cond) = &chain.cond {
+                set_cond(&mut nodes, cond);
+            }
+            out.extend(nodes);
+            return;
+        }
         let mut c = Cmd::new(line, ws);
-        // `perf stat [-r N] CMD` measures CMD, as `time CMD` does
-        c.timed = timed || c.perf_stat().is_some();
-        let op = match toks.get(*i) {
-            Some(Tok::Chain(and, _)) => Some(if *and { "&&" } else { "||" }),
-            _ => None,
-        };
-        let after_or = chain.as_ref().is_some_and(|(_, t)| t.ends_with("||"));
-        let head = chain.as_ref().map(|(l, t)| (*l, t.clone()));
-        chain = op.map(|op| match &head {
-            Some((l, t)) => (*l, format!("{t} {text} {op}")),
-            None => (line, format!("{text} {op}")),
-        });
-        // `cd DIR && CMD`: the `cd` gives CMD its directory (`cwd`), not a condition
-        let cd_only = |t: &str| {
-            let ws: Vec<&str> = t.split_whitespace().collect();
-            ws.first() == Some(&"cd") && ws.len() <= 3 && ws.last() == Some(&"&&")
-        };
-        if let Some((l, t)) = head.filter(|(_, t)| !cd_only(t)) {
-            c.cond = Some(format!("line {l}: `{t}`"));
+        // a command fed a here-document keeps its redirections: the draft runs it with its
+        // input in a `sh -c` script (`cat > job.fio <<EOF`)
+        let heredoc =
+            parts.herestring.is_some() || c.words.iter().any(|w| w.starts_with("\u{1}heredoc"));
+        if heredoc {
+            c.words.extend(parts.redirs.iter().map(|r| r.text.clone()));
+        } else {
+            c.redirs = parts.redirs;
         }
+        c.piped = piped;
+        if let Some(w) = parts.herestring {
+            c.heredoc = Some(super::heredoc::from_string(&w, line));
+        }
+        // `perf stat [-r N] CMD` measures CMD, as `time CMD` does
+        c.timed = timed || c.words[0] == "time" || c.perf_stat().is_some();
+        c.cond.clone_from(&chain.cond);
         // a test that heads a chain (`[ -d /mnt/x ] || mkdir …`) is its condition, not a
         // step; what a failure runs to stop (`|| exit 1`, `|| true`) is no step either
-        let is_test =
-            |w: Option<&String>| w.is_some_and(|w| matches!(w.as_str(), "[" | "[[" | "test"));
-        let test = is_test(c.words.first()) || (c.words[0] == "!" && is_test(c.words.get(1)));
-        // `exit`, `return`, `break`, `continue` end a script or a loop: never a step
+        let test = matches!(c.words[0].as_str(), "[" | "[[" | "test");
         let stop = matches!(
             c.words[0].as_str(),
             "exit" | "return" | "break" | "continue"
-        ) || (after_or && matches!(c.words[0].as_str(), "true" | ":"));
-        let condition_only = test && op.is_some();
-        if !condition_only && !stop {
-            nodes.push(Node::Cmd(c));
+        ) || (chain.after_or && matches!(c.words[0].as_str(), "true" | ":"));
+        if !(stop || test && chain.heads) {
+            out.push(Node::Cmd(c));
         }
     }
-    nodes
 }
 
-fn next_is_for(toks: &[Tok], i: usize) -> bool {
-    matches!(toks.get(i + 1), Some(Tok::Word(w, _)) if w == "for")
+/// `sh -c 'SCRIPT'` (`bash -c`, after `sudo`): the script's own commands, read with the
+/// grammar, when the command has nothing else around it (no `$0` arguments, redirections
+/// or pipeline) and the script reads as a whole.
+fn shell_script(line: usize, ws: &[String], parts: &Parts) -> Option<Vec<Node>> {
+    let at = Cmd::new(line, ws.to_vec()).program_index();
+    let [sh, dash_c, script] = ws.get(at..)? else {
+        return None;
+    };
+    if !matches!(sh.as_str(), "sh" | "bash")
+        || dash_c != "-c"
+        || !parts.redirs.is_empty()
+        || parts.herestring.is_some()
+        || ws[..at].iter().any(|w| is_assignment(w))
+    {
+        return None;
+    }
+    let nodes = read_span(&[(line, unquote(script))])?;
+    (!nodes.is_empty()).then_some(nodes)
 }
 
-fn parse_for(toks: &[Tok], i: &mut usize, line: usize, timed: bool) -> Loop {
-    // at `for`
-    *i += 1;
-    let mut head_words = Vec::new();
-    while let Some(t) = toks.get(*i) {
-        match t {
-            Tok::Word(w, _) if w == "do" => break,
-            Tok::Word(w, _) => head_words.push(w.clone()),
-            Tok::Sep(_) => {}
-            Tok::Chain(and, _) => head_words.push(if *and { "&&" } else { "||" }.into()),
+/// A simple command's pieces.
+#[derive(Default)]
+struct Parts {
+    line: Option<usize>,
+    words: Vec<String>,
+    redirs: Vec<Redir>,
+    herestring: Option<String>,
+}
+
+impl Parts {
+    fn text(&self) -> String {
+        let mut t: Vec<String> = self.words.clone();
+        t.extend(self.redirs.iter().map(|r| r.text.clone()));
+        if let Some(h) = &self.herestring {
+            t.push(format!("<<< {h}"));
         }
-        *i += 1;
+        t.join(" ")
     }
-    *i += 1; // `do`
-    let body = parse_list(toks, i, &["done"]);
-    *i += 1; // `done`
-    let head = format!("for {}", head_words.join(" "));
-    let (var, mut kind) = loop_kind(&head_words);
-    if let LoopKind::List(items) = &kind {
-        if !uses_var(&body, &var) {
-            kind = LoopKind::Count(items.len() as u64);
-        }
+}
+
+/// `NAME=value`: an assignment, or, set from a command's output (`N=`nproc``,
+/// `F=$(head …)`), what the draft cannot give, said (a counter's `i=$((i+1))` and
+/// `` `expr` `` are arithmetic).
+fn assign(line: usize, w: &str, out: &mut Vec<Node>) {
+    let (name, value) = w.split_once('=').unwrap_or(("", ""));
+    let name = name.trim_end_matches('+');
+    let from_command = (value.contains('`') || value.contains("$("))
+        && !value.contains("$((")
+        && !value.contains("`expr ");
+    if from_command {
+        out.push(Node::Unread {
+            line,
+            what: format!("`{name}` is set from a command's output (`{value}`): not substituted"),
+            body: Vec::new(),
+        });
+        return;
     }
-    timed_loop(Loop {
+    let value = if w.contains("+=") {
+        format!("${name}{}", unquote(value))
+    } else {
+        unquote(value)
+    };
+    out.push(Node::Assign {
         line,
-        var,
-        kind,
-        head,
-        body,
-        timed,
+        name: name.to_string(),
+        value,
+        arm: None,
+    });
+}
+
+/// Programs that only feed a pipeline or read what it prints: the pipeline's measured
+/// command is another one (`yes | mkfs.ext4 …`, `fio job | tee log`).
+const PIPE_FEEDERS: &[&str] = &["cat", "echo", "printf", "yes"];
+const PIPE_READERS: &[&str] = &[
+    "awk", "column", "cut", "egrep", "grep", "head", "less", "more", "sed", "sort", "tail", "tee",
+    "tr", "uniq", "wc",
+];
+
+/// Which command of a pipeline the draft runs: the first that neither only feeds it nor
+/// only reads its output (the first command when all do).
+fn main_of(seq: &[ast::Command], words: impl Fn(&ast::Command) -> Option<Vec<String>>) -> usize {
+    let prog = |c: &ast::Command| {
+        words(c).and_then(|w| {
+            let probe = Cmd::new(0, w);
+            probe.words.get(probe.program_index()).map(|p| {
+                unquote(p)
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        })
+    };
+    seq.iter()
+        .position(|c| {
+            prog(c).is_none_or(|p| {
+                !PIPE_FEEDERS.contains(&p.as_str()) && !PIPE_READERS.contains(&p.as_str())
+            })
+        })
+        .unwrap_or(0)
+}
+
+fn first_line(nodes: &[Node]) -> Option<usize> {
+    nodes.iter().find_map(node_line)
+}
+
+fn last_line(nodes: &[Node]) -> Option<usize> {
+    nodes.iter().rev().find_map(|n| match n {
+        Node::Loop(l) => last_line(&l.body).or(Some(l.line)),
+        Node::Else { body, line, .. } => last_line(body).or(Some(*line)),
+        n => node_line(n),
     })
+}
+
+fn node_line(n: &Node) -> Option<usize> {
+    match n {
+        Node::Cmd(c) => Some(c.line),
+        Node::Loop(l) => Some(l.line),
+        Node::Assign { line, .. }
+        | Node::Else { line, .. }
+        | Node::Func { line, .. }
+        | Node::Unread { line, .. } => Some(*line),
+    }
 }
 
 /// A loop under `time` times every command in its body.
@@ -433,128 +798,6 @@ fn uses_var(nodes: &[Node], var: &str) -> bool {
     })
 }
 
-/// The words up to `stop` (a word of its own), consumed with it.
-fn head_until(toks: &[Tok], i: &mut usize, stop: &str) -> Vec<String> {
-    let mut head = Vec::new();
-    while let Some(t) = toks.get(*i) {
-        match t {
-            Tok::Word(w, _) if w == stop => break,
-            Tok::Word(w, _) => head.push(w.clone()),
-            Tok::Sep(_) => {}
-            Tok::Chain(and, _) => head.push(if *and { "&&" } else { "||" }.into()),
-        }
-        *i += 1;
-    }
-    *i += 1;
-    head
-}
-
-/// `while COND; do BODY; done` (or `until`), at `while`. A counter loop
-/// (`i=0; while [ $i -lt 10 ]; do …; i=$((i+1)); done`, `((i++))`, `let i++`, `-le`,
-/// `(( i < 10 ))`, `until [ $i -ge 10 ]`) is a [`LoopKind::Count`] and its increment leaves
-/// the body; any other `while` is [`LoopKind::Unknown`] with its body kept.
-fn parse_while(toks: &[Tok], i: &mut usize, line: usize, timed: bool, before: &[Node]) -> Loop {
-    let until = matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == "until");
-    *i += 1;
-    let head_words = head_until(toks, i, "do");
-    let mut body = parse_list(toks, i, &["done"]);
-    *i += 1; // `done`
-    let head = format!(
-        "{} {}",
-        if until { "until" } else { "while" },
-        head_words.join(" ")
-    );
-    let counted = while_count(&head_words, until).and_then(|(var, op, n)| {
-        let start = before.iter().rev().find_map(|b| match b {
-            Node::Assign {
-                name,
-                value,
-                arm: None,
-                ..
-            } if *name == var => value.parse::<i64>().ok(),
-            _ => None,
-        })?;
-        let inc = body.iter().position(|b| is_increment(b, &var))?;
-        body.remove(inc);
-        let c = match op {
-            "lt" | "ne" => n - start,
-            "le" => n - start + 1,
-            _ => return None,
-        };
-        (c >= 0).then_some((var, c as u64))
-    });
-    let (var, kind) = match counted {
-        Some((v, c)) => (v, LoopKind::Count(c)),
-        None => (String::new(), LoopKind::Unknown),
-    };
-    timed_loop(Loop {
-        line,
-        var,
-        kind,
-        head,
-        body,
-        timed,
-    })
-}
-
-/// `if COND; then A; elif COND2; then B; else C; fi`, at `if`: A's commands with their
-/// condition noted (`cond`), a condition that is itself a command kept as one, and the
-/// other branches as [`Node::Else`].
-fn parse_if(toks: &[Tok], i: &mut usize, line: usize) -> Vec<Node> {
-    *i += 1;
-    let cond_words = head_until(toks, i, "then");
-    let cond = cond_words.join(" ");
-    let mut out = Vec::new();
-    let bare: Vec<String> = cond_words
-        .iter()
-        .skip_while(|w| *w == "!")
-        .cloned()
-        .collect();
-    if bare.first().is_some_and(|w| {
-        !matches!(w.as_str(), "[" | "[[" | "test" | "true" | "false") && !w.starts_with("((")
-    }) {
-        let mut c = Cmd::new(line, bare);
-        c.cond = Some(format!(
-            "line {line}: the condition of `if {cond}`; its result is not checked"
-        ));
-        out.push(Node::Cmd(c));
-    }
-    let mut then = parse_list(toks, i, &["elif", "else", "fi"]);
-    set_cond(&mut then, &format!("line {line}: if {cond}"));
-    out.extend(then);
-    loop {
-        match toks.get(*i) {
-            Some(Tok::Word(w, n)) if w == "elif" => {
-                let n = *n;
-                *i += 1;
-                let c = head_until(toks, i, "then");
-                let body = parse_list(toks, i, &["elif", "else", "fi"]);
-                out.push(Node::Else {
-                    line: n,
-                    head: format!("elif {} (of `if {cond}`, line {line})", c.join(" ")),
-                    body,
-                });
-            }
-            Some(Tok::Word(w, n)) if w == "else" => {
-                let n = *n;
-                *i += 1;
-                let body = parse_list(toks, i, &["fi"]);
-                out.push(Node::Else {
-                    line: n,
-                    head: format!("else (of `if {cond}`, line {line})"),
-                    body,
-                });
-            }
-            Some(Tok::Word(w, _)) if w == "fi" => {
-                *i += 1;
-                break;
-            }
-            _ => break,
-        }
-    }
-    out
-}
-
 fn set_cond(nodes: &mut [Node], cond: &str) {
     for n in nodes {
         match n {
@@ -567,86 +810,6 @@ fn set_cond(nodes: &mut [Node], cond: &str) {
     }
 }
 
-/// `case WORD in PAT) …;; PAT2|PAT3) …;; *) …;; esac`, at `case`: each branch's commands
-/// with their [`CaseArm`]. A variable set in a branch, or a branch whose pattern cannot be
-/// read, is [`Node::Unread`].
-fn parse_case(toks: &[Tok], i: &mut usize, line: usize) -> Vec<Node> {
-    *i += 1;
-    let head = head_until(toks, i, "in");
-    let word = head.first().cloned().unwrap_or_default();
-    let mut out = Vec::new();
-    if head.len() != 1 {
-        // `case` without a word and `in`: read to `esac`, report it
-        let body = parse_list(toks, i, &["esac"]);
-        *i += 1;
-        out.push(Node::Unread {
-            line,
-            what: format!(
-                "`case {}`: a case whose word could not be read",
-                head.join(" ")
-            ),
-            body,
-        });
-        return out;
-    }
-    let mut earlier: Vec<String> = Vec::new();
-    loop {
-        while matches!(toks.get(*i), Some(Tok::Sep(_))) {
-            *i += 1;
-        }
-        let Some(Tok::Word(w, arm_line)) = toks.get(*i) else {
-            break;
-        };
-        let arm_line = *arm_line;
-        if w == "esac" {
-            *i += 1;
-            break;
-        }
-        if w == ";;" {
-            *i += 1;
-            continue;
-        }
-        // the pattern: words up to one that ends with `)`
-        let mut pat = String::new();
-        let mut closed = false;
-        while let Some(Tok::Word(w, _)) = toks.get(*i) {
-            *i += 1;
-            pat.push_str(w);
-            if w.ends_with(')') {
-                closed = true;
-                break;
-            }
-        }
-        let body = parse_list(toks, i, &[";;", "esac"]);
-        if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == ";;") {
-            *i += 1;
-        }
-        let pat = pat.trim_start_matches('(').trim_end_matches(')');
-        let patterns: Vec<String> = pat.split('|').map(|p| unquote(p.trim())).collect();
-        if !closed || patterns.iter().any(String::is_empty) {
-            out.push(Node::Unread {
-                line: arm_line,
-                what: format!(
-                    "a branch of `case {word}` (line {line}) whose pattern `{pat}` could not be read"
-                ),
-                body,
-            });
-            continue;
-        }
-        let arm = CaseArm {
-            line,
-            arm_line,
-            word: word.clone(),
-            patterns: patterns.clone(),
-            earlier: earlier.clone(),
-            unless: Vec::new(),
-        };
-        earlier.extend(patterns);
-        out.extend(set_case(body, &arm));
-    }
-    out
-}
-
 /// The branch's nodes with their [`CaseArm`], its assignments too (a command after the
 /// `case` that uses the variable runs once per branch: `substitute`).
 fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
@@ -654,7 +817,7 @@ fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
     for n in nodes {
         match n {
             Node::Cmd(mut c) => {
-                c.case.get_or_insert_with(|| arm.clone());
+                c.case.get_or_insert_with(|| Box::new(arm.clone()));
                 out.push(Node::Cmd(c));
             }
             Node::Loop(mut l) => {
@@ -673,34 +836,4 @@ fn set_case(nodes: Vec<Node>, arm: &CaseArm) -> Vec<Node> {
         }
     }
     out
-}
-
-/// `name() { …; }`, `function name { … }`, `function name() { … }`, at its first word.
-fn parse_function(toks: &[Tok], i: &mut usize, line: usize) -> Node {
-    let mut name = match toks.get(*i) {
-        Some(Tok::Word(w, _)) => w.clone(),
-        _ => String::new(),
-    };
-    *i += 1;
-    if name == "function" {
-        name = match toks.get(*i) {
-            Some(Tok::Word(w, _)) => {
-                *i += 1;
-                w.clone()
-            }
-            _ => String::new(),
-        };
-    }
-    let name = name.trim_end_matches("()").to_string();
-    while matches!(toks.get(*i), Some(Tok::Sep(_))) {
-        *i += 1;
-    }
-    if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == "{") {
-        *i += 1;
-    }
-    let body = parse_list(toks, i, &["}"]);
-    if matches!(toks.get(*i), Some(Tok::Word(w, _)) if w == "}") {
-        *i += 1;
-    }
-    Node::Func { line, name, body }
 }

@@ -169,7 +169,7 @@ fn line_of(n: &Node) -> Option<usize> {
 fn with_arm(n: Node, arm: &CaseArm) -> Node {
     match n {
         Node::Cmd(mut c) => {
-            c.case.get_or_insert_with(|| arm.clone());
+            c.case.get_or_insert_with(|| Box::new(arm.clone()));
             Node::Cmd(c)
         }
         Node::Loop(mut l) => {

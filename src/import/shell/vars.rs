@@ -4,7 +4,7 @@
 //! branch's value and its [`CaseArm`], and once where none of them runs, with the value
 //! from before the `case` (unset is empty, as in the shell).
 
-use super::{CaseArm, Cmd, Node};
+use super::{CaseArm, Cmd, Loop, LoopKind, Node};
 
 /// The variables set so far.
 #[derive(Debug, Clone, Default)]
@@ -96,17 +96,31 @@ pub fn substitute(nodes: &mut Vec<Node>, env: &mut Env) {
             }
             Node::Cmd(c) => per_branch(c, env, nodes),
             Node::Loop(mut l) => {
-                if let super::LoopKind::List(items) = &mut l.kind {
-                    for it in items.iter_mut() {
-                        *it = subst_word(it, &env.plain);
-                    }
+                if let LoopKind::List(items) = &mut l.kind {
+                    *items = (items.iter())
+                        .flat_map(|it| subst_fields(it, &env.plain))
+                        .collect();
                 }
+                let built = built_in_loop(&l, env);
                 // the loop variable shadows
                 let saved = env.clone();
                 env.forget(&l.var);
                 substitute(&mut l.body, env);
                 *env = saved;
+                let (line, head) = (l.line, l.head.clone());
                 nodes.push(Node::Loop(l));
+                for (name, value) in built {
+                    env.forget(&name);
+                    let Some(v) = value else {
+                        nodes.push(Node::Unread {
+                            line,
+                            what: format!("`{name}` is set in `{head}` (line {line}), whose iterations could not be read: its value after the loop is not known"),
+                            body: Vec::new(),
+                        });
+                        continue;
+                    };
+                    env.plain.push((name, v));
+                }
             }
             Node::Else {
                 line,
@@ -121,6 +135,11 @@ pub fn substitute(nodes: &mut Vec<Node>, env: &mut Env) {
                 what,
                 mut body,
             } => {
+                // a block substituted again (its calls inlined) says a thing once
+                let same = |n: &Node| matches!(n, Node::Unread { line: l, what: w, body: b } if *l == line && *w == what && b.is_empty());
+                if body.is_empty() && nodes.iter().any(same) {
+                    continue;
+                }
                 substitute(&mut body, &mut env.clone());
                 nodes.push(Node::Unread { line, what, body });
             }
@@ -128,6 +147,86 @@ pub fn substitute(nodes: &mut Vec<Node>, env: &mut Env) {
             f @ Node::Func { .. } => nodes.push(f),
         }
     }
+}
+
+/// The most iterations a loop that builds a variable is followed through.
+const MAX_BUILD: u64 = 1024;
+
+/// The variables a loop's body sets (`OPTS="$OPTS -d $MNT/$i"` in `for ((i=0;i<4;i++))`),
+/// each with its value after the loop, the body's assignments followed through every
+/// iteration; None where the iterations could not be read.
+fn built_in_loop(l: &Loop, env: &Env) -> Vec<(String, Option<String>)> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut uses_var = false;
+    for n in &l.body {
+        if let Node::Assign {
+            name,
+            value,
+            arm: None,
+            ..
+        } = n
+        {
+            uses_var |= vars_in(value).contains(&l.var);
+            if *name != l.var && !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let values: Option<Vec<Option<String>>> = match &l.kind {
+        LoopKind::List(items) => Some(items.iter().cloned().map(Some).collect()),
+        LoopKind::Range(a, b) if b.saturating_sub(*a) < MAX_BUILD as i64 => {
+            Some((*a..=*b).map(|x| Some(x.to_string())).collect())
+        }
+        // `for ((i=0;i<N;i++))` counts from 0; another count names no values
+        LoopKind::Count(n) if *n <= MAX_BUILD && l.head.starts_with("for ((") => {
+            Some((0..*n).map(|x| Some(x.to_string())).collect())
+        }
+        LoopKind::Count(n) if *n <= MAX_BUILD && !uses_var => Some(vec![None; *n as usize]),
+        _ => None,
+    };
+    let Some(values) = values else {
+        return names.into_iter().map(|n| (n.to_string(), None)).collect();
+    };
+    let mut local = env.plain.clone();
+    for v in values {
+        local.retain(|(k, _)| *k != l.var);
+        local.extend(v.map(|v| (l.var.clone(), v)));
+        for n in &l.body {
+            if let Node::Assign {
+                name,
+                value,
+                arm: None,
+                ..
+            } = n
+            {
+                let v = subst_word(value, &local);
+                local.retain(|(k, _)| k != name);
+                local.push((name.clone(), v));
+            }
+        }
+    }
+    let value = |n: &str| local.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    names
+        .into_iter()
+        .map(|n| (n.to_string(), value(n)))
+        .collect()
+}
+
+/// What the shell said of `name` built in a loop that could not be counted (the
+/// [`Node::Unread`] `built_in_loop` leaves), at any depth of the nodes.
+pub fn built_in_unread_loop(nodes: &[Node], name: &str) -> Option<String> {
+    let head = format!("`{name}` is set in `");
+    nodes.iter().find_map(|n| match n {
+        Node::Unread { what, .. } if what.starts_with(&head) => Some(what.clone()),
+        Node::Loop(l) => built_in_unread_loop(&l.body, name),
+        Node::Else { body, .. } | Node::Func { body, .. } | Node::Unread { body, .. } => {
+            built_in_unread_loop(body, name)
+        }
+        Node::Cmd(_) | Node::Assign { .. } => None,
+    })
 }
 
 /// Whether the command names `$name` (its words, or an unquoted here-document's body).
@@ -154,7 +253,7 @@ fn with_values(c: &Cmd, vals: &[(&str, Option<&str>)]) -> Cmd {
     c.words = c
         .words
         .iter()
-        .map(|w| subst_word(w, &env))
+        .flat_map(|w| subst_fields(w, &env))
         .filter(|w| !w.is_empty())
         .collect();
     if let Some(d) = c.heredoc.as_mut().filter(|d| !d.quoted) {
@@ -253,7 +352,7 @@ fn per_branch(mut c: Cmd, env: &Env, out: &mut Vec<Node>) {
             continue;
         }
         let mut copy = with_values(&c, &vals);
-        copy.case = Some(arm.clone());
+        copy.case = Some(Box::new(arm.clone()));
         copy.per_branch = Some(why.clone());
         plain(&mut copy, env);
         out.push(Node::Cmd(copy));
@@ -262,9 +361,15 @@ fn per_branch(mut c: Cmd, env: &Env, out: &mut Vec<Node>) {
 
 /// Substitute the variables set outside any branch.
 fn plain(c: &mut Cmd, env: &Env) {
-    for w in &mut c.words {
-        *w = subst_word(w, &env.plain);
-    }
+    let fields: Vec<String> = (c.words.iter())
+        .flat_map(|w| subst_fields(w, &env.plain))
+        .collect();
+    // a command that was only variables set empty keeps a word (it is no command)
+    c.words = if fields.is_empty() {
+        c.words.iter().map(|w| subst_word(w, &env.plain)).collect()
+    } else {
+        fields
+    };
     if let Some(k) = &mut c.case {
         k.word = subst_word(&k.word, &env.plain);
     }
@@ -273,6 +378,59 @@ fn plain(c: &mut Cmd, env: &Env) {
             *l = subst_word(l, &env.plain);
         }
     }
+}
+
+/// A word with `$NAME` / `${NAME}` replaced, as the shell's fields: a value substituted
+/// outside quotes is split at its spaces (`MOUNT_OPTIONS="-o ssd"`, then
+/// `mount $MOUNT_OPTIONS` gives `-o` and `ssd`), one inside quotes (`"$OPTS"`) is not. A
+/// word that was only an unquoted variable set empty leaves.
+pub fn subst_fields(w: &str, env: &[(String, String)]) -> Vec<String> {
+    if !w.contains('$') || env.is_empty() {
+        return vec![w.to_string()];
+    }
+    let mut fields = Vec::new();
+    let mut cur = String::new();
+    // whether `cur` is a field even when empty (it holds quotes or literal text)
+    let mut kept = false;
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = w.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '$' {
+            let (name, len) = var_at(&chars[i + 1..]);
+            if let Some((_, v)) = env.iter().find(|(k, _)| *k == name) {
+                if quote.is_some() {
+                    cur.push_str(v);
+                } else {
+                    for ch in v.chars() {
+                        if ch.is_whitespace() {
+                            if kept || !cur.is_empty() {
+                                fields.push(std::mem::take(&mut cur));
+                            }
+                            kept = false;
+                        } else {
+                            cur.push(ch);
+                        }
+                    }
+                }
+                i += 1 + len;
+                continue;
+            }
+        }
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+        kept = true;
+        cur.push(c);
+        i += 1;
+    }
+    if kept || !cur.is_empty() {
+        fields.push(cur);
+    }
+    fields
 }
 
 /// `$NAME` / `${NAME}` replaced when NAME was set.
@@ -329,4 +487,33 @@ pub fn vars_in(w: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subst_fields;
+
+    #[test]
+    fn values_outside_quotes_split_into_fields() {
+        let env = vec![
+            (
+                "MOUNT_OPTIONS".to_string(),
+                "-o ssd -o space_cache=v2".to_string(),
+            ),
+            ("E".to_string(), String::new()),
+            ("D".to_string(), "/mnt/a b".to_string()),
+        ];
+        assert_eq!(
+            subst_fields("$MOUNT_OPTIONS", &env),
+            ["-o", "ssd", "-o", "space_cache=v2"]
+        );
+        assert_eq!(
+            subst_fields("\"$MOUNT_OPTIONS\"", &env),
+            ["\"-o ssd -o space_cache=v2\""]
+        );
+        assert_eq!(subst_fields("--dir=${D}/x", &env), ["--dir=/mnt/a", "b/x"]);
+        assert!(subst_fields("$E", &env).is_empty());
+        assert_eq!(subst_fields("\"$E\"", &env), ["\"\""]);
+        assert_eq!(subst_fields("$UNSET", &env), ["$UNSET"]);
+    }
 }

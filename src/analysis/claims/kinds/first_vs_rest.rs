@@ -10,7 +10,7 @@ use crate::analysis::claims::select::{
     explain_empty, incomplete_points, published_values, sel_label, select, table,
 };
 use crate::analysis::claims::units::{mean, student_t, Replication, SampleUnit};
-use crate::analysis::claims::words::num;
+use crate::analysis::claims::words::{level_words, num};
 use crate::analysis::str_values;
 use crate::analysis::tiers::DEFAULT_MIN_REPLICATES;
 use crate::spec::claim::{Check, Expect, FirstVsRestCheck, PublishedFirstVsRest, Selection};
@@ -161,7 +161,7 @@ fn measure_first_vs_rest(c: &FirstVsRestCheck, ev: &Evidence) -> Result<Measure,
         .map(|(p, v)| (p.clone(), v.clone()))
         .unwrap_or_default();
     let n = reps.len();
-    let interval = student_t(&reps);
+    let interval = student_t(&reps, ev.level());
     let mut details: Vec<String> = by_point
         .iter()
         .map(|(p, v)| {
@@ -183,10 +183,11 @@ fn measure_first_vs_rest(c: &FirstVsRestCheck, ev: &Evidence) -> Result<Measure,
         },
         min_replicates: c.min_replicates.unwrap_or(DEFAULT_MIN_REPLICATES),
         recipe: format!(
-            "`{}` rows {}; per (point, replicate): `{}` of iteration 1 ÷ the mean of its later iterations; per point the mean over its replicates, the point furthest from `expect` decides; 95 % Student-t interval over that point's replicates",
+            "`{}` rows {}; per (point, replicate): `{}` of iteration 1 ÷ the mean of its later iterations; per point the mean over its replicates, the point furthest from `expect` decides; {} Student-t interval over that point's replicates",
             c.table,
             sel_label(&c.select),
-            c.metric
+            c.metric,
+            level_words(ev.level())
         ),
         incomplete,
         details,

@@ -11,7 +11,7 @@ use crate::analysis::claims::select::{
 };
 use crate::analysis::claims::slope::measure_log_slope;
 use crate::analysis::claims::units::{mean, side, Replication, SampleUnit, Side};
-use crate::analysis::claims::words::{num, stat_name};
+use crate::analysis::claims::words::{level_words, num, stat_name};
 use crate::analysis::interval::bootstrap_groups;
 use crate::analysis::str_values;
 use crate::analysis::tiers::DEFAULT_MIN_FLAT_REPLICATES;
@@ -176,7 +176,7 @@ fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
                 .collect();
             max_over_min(&per)
         },
-        0.95,
+        ev.level(),
         2000,
         0x5eed,
     );
@@ -186,7 +186,7 @@ fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
         replication,
         min_replicates: c.min_replicates.unwrap_or(DEFAULT_MIN_FLAT_REPLICATES),
         recipe: format!(
-            "`{}` rows {}, grouped by `{}`; {}; the largest group ÷ the smallest; 95 % percentile bootstrap (2000 resamples, seed 0x5eed) within each group",
+            "`{}` rows {}, grouped by `{}`; {}; the largest group ÷ the smallest; {} percentile bootstrap (2000 resamples, seed 0x5eed) within each group",
             c.table,
             sel_label(&c.select),
             c.across,
@@ -198,7 +198,8 @@ fn measure_flat(c: &FlatCheck, ev: &Evidence) -> Result<Measure, MeasureError> {
                 )
             } else {
                 format!("{} of `{}` over the pooled rows", stat_name(stat), c.metric)
-            }
+            },
+            level_words(ev.level())
         ),
         incomplete: incomplete_points(ev, &c.table, &c.select),
         details: per_group

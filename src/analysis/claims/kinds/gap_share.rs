@@ -8,7 +8,7 @@ use crate::analysis::claims::evidence::{Evidence, Measure};
 use crate::analysis::claims::select::{explain_empty, incomplete_points, sel_label, select, table};
 use crate::analysis::claims::units::{key_column, replicate_keys, Replication, SampleUnit};
 use crate::analysis::claims::words::num;
-use crate::analysis::claims::words::stat_name;
+use crate::analysis::claims::words::{level_words, stat_name};
 use crate::analysis::claims::MeasureError;
 use crate::analysis::f64_values;
 use crate::analysis::interval::{bootstrap_groups, NoInterval};
@@ -99,7 +99,7 @@ fn measure_gap_share(c: &GapShareCheck, ev: &Evidence) -> Result<Measure, Measur
                 };
                 share(&pick(a, &g[0]), &pick(b, &g[1]))
             },
-            0.95,
+            ev.level(),
             2000,
             0x5eed,
         )
@@ -140,7 +140,7 @@ fn measure_gap_share(c: &GapShareCheck, ev: &Evidence) -> Result<Measure, Measur
         },
         min_replicates: c.min_replicates.unwrap_or(DEFAULT_MIN_REPLICATES),
         recipe: format!(
-            "`{}`: per iteration the sum of `{}` over the rows {} (part) and {} (whole), the {} over a replicate's iterations, the mean over replicates; (part on {} − part on {}) ÷ (whole on {} − whole on {}); 95 % percentile bootstrap over replicates (2000 resamples, seed 0x5eed)",
+            "`{}`: per iteration the sum of `{}` over the rows {} (part) and {} (whole), the {} over a replicate's iterations, the mean over replicates; (part on {} − part on {}) ÷ (whole on {} − whole on {}); {} percentile bootstrap over replicates (2000 resamples, seed 0x5eed)",
             c.table,
             c.metric,
             sel_label(&c.part),
@@ -149,7 +149,8 @@ fn measure_gap_share(c: &GapShareCheck, ev: &Evidence) -> Result<Measure, Measur
             sel_label(&c.a),
             sel_label(&c.b),
             sel_label(&c.a),
-            sel_label(&c.b)
+            sel_label(&c.b),
+            level_words(ev.level())
         ),
         incomplete,
         details: vec![side_line("a", &c.a, a), side_line("b", &c.b, b)],

@@ -8,7 +8,7 @@ use crate::analysis::claims::measure::{ratio_of_sides, values_opt};
 use crate::analysis::claims::select::{explain_empty, incomplete_points, sel_label, select, table};
 use crate::analysis::claims::units::{mean, side, student_t, Replication, SampleUnit, Side};
 use crate::analysis::claims::words::num;
-use crate::analysis::claims::words::stat_name;
+use crate::analysis::claims::words::{level_words, stat_name};
 use crate::analysis::interval::bootstrap;
 use crate::analysis::io_trace::step_name;
 use crate::analysis::str_values;
@@ -65,7 +65,7 @@ fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Measure, Meas
             let (x, interval, replication) = if reps >= 2 {
                 let x = mean(&s.per_replicate)
                     .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
-                let interval = student_t(&s.per_replicate);
+                let interval = student_t(&s.per_replicate, ev.level());
                 let r = Replication {
                     unit: SampleUnit::Replicate,
                     replicates: (reps, reps),
@@ -76,7 +76,8 @@ fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Measure, Meas
                 let x = stat
                     .apply(&s.rows)
                     .ok_or_else(|| MeasureError::MissingData("nothing to summarise".into()))?;
-                let interval = bootstrap(&s.rows, &[], &|a, _| stat.apply(a), 0.95, 2000, 0x5eed);
+                let interval =
+                    bootstrap(&s.rows, &[], &|a, _| stat.apply(a), ev.level(), 2000, 0x5eed);
                 let n = s.rows.len();
                 let r = Replication {
                     unit: SampleUnit::Iteration,
@@ -95,9 +96,9 @@ fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Measure, Meas
                     stat_name(stat),
                     c.metric.name(),
                     if replication.unit == SampleUnit::Replicate {
-                        "per (point, replicate), then the mean over the replicates; 95 % Student-t interval over the replicates"
+                        format!("per (point, replicate), then the mean over the replicates; {} Student-t interval over the replicates", level_words(ev.level()))
                     } else {
-                        "over the pooled traced iterations; percentile bootstrap over them"
+                        "over the pooled traced iterations; percentile bootstrap over them".to_string()
                     }
                 ),
                 replication,
@@ -112,6 +113,7 @@ fn measure_io_summary(c: &IoSummaryCheck, ev: &Evidence) -> Result<Measure, Meas
                 &dv,
                 stat,
                 &format!("{what} over {}", sel_label(den_sel)),
+                ev.level(),
             )?;
             let mut incomplete = incomplete_points(ev, TABLE, num_sel);
             for p in incomplete_points(ev, TABLE, den_sel) {

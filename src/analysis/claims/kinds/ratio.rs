@@ -44,7 +44,7 @@ fn measure_ratio(c: &RatioCheck, ev: &Evidence) -> Result<Measure, MeasureError>
     if d.rows.is_empty() {
         return Err(explain_empty(ev, &c.table, &c.denominator));
     }
-    let r = ratio_of_sides(&n, &d, c.stat, &sel_label(&c.denominator))?;
+    let r = ratio_of_sides(&n, &d, c.stat, &sel_label(&c.denominator), ev.level())?;
     let mut incomplete = incomplete_points(ev, &c.table, &c.numerator);
     for p in incomplete_points(ev, &c.table, &c.denominator) {
         if !incomplete.contains(&p) {
