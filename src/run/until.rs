@@ -122,7 +122,7 @@ pub fn run_until_decided(
         let bundle = Bundle::open(&dir)?;
         let m = bundle.manifest().clone();
         let counts = replicate_counts(&m);
-        let mean_s = mean_replicate_seconds(&m);
+        let mean_s = m.run_order.as_ref().and_then(|o| o.mean_ok_pair_seconds());
         // The design is fixed at the first look: the most replicates a point may get.
         let rec = record.get_or_insert_with(|| {
             let from_budget = budget_max(ud.budget, start.elapsed(), mean_s, &m, plan_reps);
@@ -387,26 +387,6 @@ fn replicate_counts(m: &Manifest) -> BTreeMap<usize, u32> {
         }
     }
     out
-}
-
-/// The mean wall time of one (point, replicate) pair so far, from the run order's
-/// times (setup to teardown); None when none is recorded.
-fn mean_replicate_seconds(m: &Manifest) -> Option<f64> {
-    let parse = |s: &Option<String>| {
-        s.as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-    };
-    let secs: Vec<f64> = m
-        .run_order
-        .iter()
-        .flat_map(|o| o.pairs.iter())
-        .filter(|e| e.status == PointStatus::Ok)
-        .filter_map(|e| {
-            let (a, b) = (parse(&e.started_at)?, parse(&e.finished_at)?);
-            Some((b - a).num_milliseconds() as f64 / 1000.0)
-        })
-        .collect();
-    (!secs.is_empty()).then(|| secs.iter().sum::<f64>() / secs.len() as f64)
 }
 
 /// The most replicates a point may get under `budget`: the plan's, and as many more

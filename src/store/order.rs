@@ -105,12 +105,63 @@ impl RunOrderRecord {
             .iter()
             .filter(move |e| e.point_index == point_index)
     }
+
+    /// The mean wall time of one (point, replicate) pair that ended ok, setup to
+    /// teardown; None when no such pair recorded its times.
+    pub fn mean_ok_pair_seconds(&self) -> Option<f64> {
+        let at = |t: &Option<String>| chrono::DateTime::parse_from_rfc3339(t.as_deref()?).ok();
+        let secs: Vec<f64> = self
+            .pairs
+            .iter()
+            .filter(|e| e.status == PointStatus::Ok)
+            .filter_map(|e| {
+                let s =
+                    (at(&e.finished_at)? - at(&e.started_at)?).num_milliseconds() as f64 / 1000.0;
+                (s >= 0.0).then_some(s)
+            })
+            .collect();
+        (!secs.is_empty()).then(|| secs.iter().sum::<f64>() / secs.len() as f64)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::{OrderEntry, RunOrder, RunOrderRecord};
     use crate::store::PointStatus;
+
+    #[test]
+    fn the_mean_pair_time_counts_pairs_that_ended_ok() {
+        let pair = |status, a: &str, b: &str| OrderEntry {
+            status,
+            started_at: Some(a.into()),
+            finished_at: Some(b.into()),
+            ..OrderEntry::default()
+        };
+        let mut r = RunOrderRecord {
+            order: RunOrder::Random,
+            seed: None,
+            pairs: vec![
+                pair(
+                    PointStatus::Ok,
+                    "2026-12-04T10:00:00Z",
+                    "2026-12-04T10:00:02Z",
+                ),
+                pair(
+                    PointStatus::Ok,
+                    "2026-12-04T10:00:02Z",
+                    "2026-12-04T10:00:06Z",
+                ),
+                pair(
+                    PointStatus::Failed,
+                    "2026-12-04T10:00:06Z",
+                    "2026-12-04T10:01:06Z",
+                ),
+            ],
+        };
+        assert_eq!(r.mean_ok_pair_seconds(), Some(3.0));
+        r.pairs.truncate(0);
+        assert_eq!(r.mean_ok_pair_seconds(), None);
+    }
 
     #[test]
     fn the_order_reads_and_writes_as_words() {

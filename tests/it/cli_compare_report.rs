@@ -1,7 +1,7 @@
 //! `fslab compare` and `fslab report` on real bundles (measured on this machine) and on
 //! bundles of seed 000's published numbers, through the real binary.
 
-use crate::support;
+use crate::{browser, support};
 
 use fslab::polars::prelude::*;
 use fslab::store::{Environment, ExperimentInfo, Manifest};
@@ -227,15 +227,7 @@ fn html_report_is_self_contained_with_inline_charts() {
     assert!(html.contains("fs=ext4") && html.contains("mkfs.xfs version"));
 
     // Headless Chromium renders it; the screenshot stays next to the report.
-    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| {
-            Command::new("which")
-                .arg(c)
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-    else {
+    let Some(chromium) = browser::find_chromium() else {
         assert!(
             std::env::var_os("FSLAB_REQUIRE_CHROMIUM").is_none(),
             "FSLAB_REQUIRE_CHROMIUM is set but no chromium is installed"
@@ -245,22 +237,7 @@ fn html_report_is_self_contained_with_inline_charts() {
     };
     let shot = support::scratch().join("report.png");
     let _ = std::fs::remove_file(&shot);
-    let status = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            support::scratch().join("chromium-profile").display()
-        ))
+    let status = browser::headless(chromium, &support::scratch().join("chromium-profile"))
         .arg("--window-size=1300,5200")
         .arg(format!("--screenshot={}", shot.display()))
         .arg(format!("file://{}", html_path.display()))

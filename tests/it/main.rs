@@ -12,6 +12,7 @@
 //! scratch filesystem on a loop device; also `benches/blockmap.rs`), [`require`]
 //! (preconditions: FSLAB_REQUIRE_*), [`shard_rows`], [`support`].
 
+mod browser;
 mod common;
 mod loopfs;
 mod require;

@@ -7,7 +7,7 @@
 //! no notebook is executed here. A stale page is regenerated with
 //! `bash scripts/notebooks-html.sh NAME`.
 
-use crate::support;
+use crate::{browser, support};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -238,33 +238,11 @@ fn a_changed_input_makes_its_page_stale() {
     );
 }
 
-fn chromium() -> &'static str {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| {
-            Command::new("which")
-                .arg(c)
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect("chromium is installed (this test renders a notebook page in it)")
-}
-
 fn chromium_args(profile: &Path) -> Command {
-    let mut c = Command::new(chromium());
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--virtual-time-budget=10000",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
+    let chromium = browser::find_chromium()
+        .expect("chromium is installed (this test renders a notebook page in it)");
+    let mut c = browser::headless(chromium, profile);
+    c.arg("--virtual-time-budget=10000");
     c
 }
 

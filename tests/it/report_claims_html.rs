@@ -2,38 +2,15 @@
 //! claims section is an HTML table (a row per verdict, a tier badge and a forest-plot
 //! bar in each), not a text dump, and the page draws.
 
-use crate::support;
+use crate::{browser, support};
 
 use std::path::Path;
 use std::process::Command;
 
-fn chromium() -> &'static str {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|c| {
-            Command::new("which")
-                .arg(c)
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect("chromium is installed (this test renders the report in it)")
-}
-
 fn chromium_args(profile: &Path) -> Command {
-    let mut c = Command::new(chromium());
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
-    c
+    let chromium = browser::find_chromium()
+        .expect("chromium is installed (this test renders the report in it)");
+    browser::headless(chromium, profile)
 }
 
 #[test]

@@ -429,7 +429,10 @@ pub(super) fn check_claim_at(
                 m.replication.replicates,
                 expect,
                 tier.decides(),
-                replicate_seconds(&ev.manifest),
+                ev.manifest
+                    .run_order
+                    .as_ref()
+                    .and_then(|o| o.mean_ok_pair_seconds()),
             );
         }
     }
@@ -577,21 +580,4 @@ fn mechanism_absent(
         return Some((Inapplicable::MechanismAbsent, absent.join("; ")));
     }
     (!unshown.is_empty()).then(|| (Inapplicable::MechanismUnshown, unshown.join("; ")))
-}
-
-/// The mean time of one (point, replicate) pair of the bundle, setup to teardown, from
-/// its run order (None in bundles that did not record it).
-fn replicate_seconds(m: &crate::store::Manifest) -> Option<f64> {
-    let order = m.run_order.as_ref()?;
-    let secs: Vec<f64> = order
-        .pairs
-        .iter()
-        .filter_map(|e| {
-            let a = chrono::DateTime::parse_from_rfc3339(e.started_at.as_deref()?).ok()?;
-            let b = chrono::DateTime::parse_from_rfc3339(e.finished_at.as_deref()?).ok()?;
-            let s = (b - a).num_milliseconds() as f64 / 1000.0;
-            (s >= 0.0).then_some(s)
-        })
-        .collect();
-    (!secs.is_empty()).then(|| secs.iter().sum::<f64>() / secs.len() as f64)
 }
