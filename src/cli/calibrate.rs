@@ -42,12 +42,17 @@ pub struct Args {
     /// A known slowdown injected into side B: `delay:pct=P` (any workload: the command
     /// waits P % of its own time before it exits), `stress-delay:pct=P` (`fslab
     /// stress`), `fio-spin:usec=U,blocks=B,ios=N` (fio), or
-    /// `throttle:device=NAME,read_iops=N,…` (a cgroup block-I/O throttle; its effect is
-    /// not known in advance, so no coverage). Without it: an A/A calibration.
+    /// `medium:device=NAME,pct=P` (a device with a disk model: side B's model charges
+    /// every request P % longer), or `throttle:device=NAME,read_iops=N,…` (a cgroup
+    /// block-I/O throttle; its effect is not known in advance, so no coverage). Without
+    /// it: an A/A calibration.
     #[arg(long, value_name = "SPEC")]
     pub inject: Option<String>,
     /// The runs column compared (default `wall_s`), or `cpu_s`: `user_s + sys_s`, the
-    /// process tree's CPU time, which waiting for a CPU does not add to.
+    /// process tree's CPU time, which waiting for a CPU does not add to, or a parsed
+    /// table's column as `TABLE.COLUMN` (`fio.runtime_ms`: fio's own time for the job,
+    /// without its start and exit; the largest over the iteration's jobs and
+    /// directions).
     #[arg(long)]
     pub metric: Option<String>,
     /// Leading iterations of each replicate left out as warm-up (default: 1 when the
@@ -199,9 +204,19 @@ fn again(args: &Args, dir: &Path) -> anyhow::Result<ExitCode> {
     }
     design.alpha = args.alpha;
     design.threshold_pct = args.threshold;
-    let runs = b
+    let mut runs = b
         .runs()
         .with_context(|| format!("reading {}", dir.display()))?;
+    if let Some((table, _)) = fslab::analysis::calibration::table_metric(&design.metric) {
+        let t = b.table(table).with_context(|| {
+            format!(
+                "--metric {}: reading the table `{table}` of {}",
+                design.metric,
+                dir.display()
+            )
+        })?;
+        runs = fslab::analysis::calibration::with_table_metric(&runs, &design.metric, &t)?;
+    }
     let (_, again) = fslab::analysis::calibration::reanalyse(&runs, &design)?;
     print!("{}", render(&again, None, dir));
     Ok(ExitCode::SUCCESS)

@@ -19,7 +19,7 @@
 use super::{run, RunError, RunHook, RunOptions};
 use crate::analysis::calibration::{self, CalibrationRow};
 use crate::plan::{Plan, Point};
-use crate::spec::media::Throttle;
+use crate::spec::media::{DiskParams, Medium, Throttle};
 use crate::spec::{CommandSpec, Step, Value};
 use crate::store::{runs_frame, Bundle, BundleWriter, CalibrationDesign, Injection, PointStatus};
 use std::sync::{Arc, Mutex};
@@ -79,8 +79,14 @@ pub enum CalibrateError {
         needs: &'static str,
         runs: String,
     },
-    #[error("throttle injection: the point has no device `{device}`; its devices: {known}")]
-    NoSuchDevice { device: String, known: String },
+    #[error("{what} injection: the point has no device `{device}`; its devices: {known}")]
+    NoSuchDevice {
+        what: &'static str,
+        device: String,
+        known: String,
+    },
+    #[error("medium injection on `{device}`: the device has no disk model (`medium:` a named model or parameters, not `none`) at this point, so there is nothing to slow down; give it one in the experiment")]
+    NoMedium { device: String },
     #[error("throttle injection on `{device}`: give at least one of read_iops, write_iops, read_bps, write_bps")]
     EmptyThrottle { device: String },
     #[error("a calibration needs at least 2 replicates a side per comparison (got {0})")]
@@ -147,9 +153,10 @@ pub fn calibration_plan(
     };
     let (a, mut b) = (side("A", 0), side("B", 1));
     let mut out = plan.clone();
-    if let Some(inj) = &o.injection {
-        inject(&mut out, &mut b, inj)?;
-    }
+    let injection = match &o.injection {
+        Some(inj) => Some(inject(&mut out, &mut b, inj)?),
+        None => None,
+    };
     let warmup = o.warmup.unwrap_or(if point.target_cv_pct.is_some() {
         point.repeat_warmup as usize
     } else if point.repeat > 1 {
@@ -167,7 +174,7 @@ pub fn calibration_plan(
         warmup,
         alpha: o.alpha,
         threshold_pct: o.threshold_pct,
-        injection: o.injection.clone(),
+        injection,
     };
     out.points = vec![a, b];
     Ok((out, design))
@@ -235,8 +242,21 @@ fn delay_prefix(pct: f64, cpu: bool) -> Vec<String> {
     w
 }
 
-/// Put `inj` into side `b` of `plan`.
-fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), CalibrateError> {
+/// A disk model that charges every request `s` times as long: seeks × s, the rotation
+/// speed and the media rate ÷ s (the settle time, derived from the two seek times, scales
+/// with them; the read-ahead buffer's size is bytes and stays).
+fn slower(p: DiskParams, s: f64) -> DiskParams {
+    DiskParams {
+        seek_avg_ms: p.seek_avg_ms * s,
+        seek_full_ms: p.seek_full_ms * s,
+        rpm: p.rpm / s,
+        mb_per_s: p.mb_per_s / s,
+        cache_mb: p.cache_mb,
+    }
+}
+
+/// Put `inj` into side `b` of `plan`; the injection as the manifest records it.
+fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<Injection, CalibrateError> {
     if let Injection::Delay { pct } | Injection::CpuDelay { pct } = inj {
         let cpu = matches!(inj, Injection::CpuDelay { .. });
         // Both sides run the wrapper, side A with no delay, so that its start is on
@@ -257,10 +277,37 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
                 .insert(SIDE_VAR.into(), Value::Str(side.into()));
             plan.experiment.def.workload_variants.insert(0, variant);
         }
-        return Ok(());
+        return Ok(inj.clone());
+    }
+    if let Injection::Medium { device, pct } = inj {
+        let names = b
+            .devices
+            .iter()
+            .map(|d| d.name.clone())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let d = b
+            .devices
+            .iter_mut()
+            .find(|d| &d.name == device)
+            .ok_or_else(|| CalibrateError::NoSuchDevice {
+                what: "medium",
+                device: device.clone(),
+                known: names,
+            })?;
+        let p = d
+            .medium
+            .and_then(|m| m.params())
+            .ok_or_else(|| CalibrateError::NoMedium {
+                device: device.clone(),
+            })?;
+        d.medium = Some(Medium::Explicit(slower(p, 1.0 + pct / 100.0)));
+        return Ok(inj.clone());
     }
     let extra: Vec<String> = match inj {
-        Injection::Delay { .. } | Injection::CpuDelay { .. } => unreachable!("handled above"),
+        Injection::Delay { .. } | Injection::CpuDelay { .. } | Injection::Medium { .. } => {
+            unreachable!("handled above")
+        }
         Injection::Throttle {
             device,
             read_iops,
@@ -290,11 +337,12 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
                 .iter_mut()
                 .find(|d| &d.name == device)
                 .ok_or_else(|| CalibrateError::NoSuchDevice {
+                    what: "throttle",
                     device: device.clone(),
                     known: names,
                 })?;
             d.throttle = Some(t);
-            return Ok(());
+            return Ok(inj.clone());
         }
         Injection::StressDelay { pct } => vec!["--delay-pct".into(), pct.to_string()],
         Injection::FioSpin { usec, blocks, .. } => vec![
@@ -326,7 +374,7 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
     variant.run = with_words(&step, &extra);
     variant.when.insert(SIDE_VAR.into(), Value::Str("B".into()));
     plan.experiment.def.workload_variants.insert(0, variant);
-    Ok(())
+    Ok(inj.clone())
 }
 
 /// What [`delayed`] did: the command's exit status, the time it took, the time waited.
@@ -450,7 +498,13 @@ impl Hook {
         if complete as usize <= rows.len() {
             return Ok(());
         }
-        let runs = runs_frame(writer.runs())?;
+        let mut runs = runs_frame(writer.runs())?;
+        if let Some((table, _)) = calibration::table_metric(&self.design.metric) {
+            writer.write_pending()?;
+            let t = Bundle::open(writer.dir())?.table(table)?;
+            runs = calibration::with_table_metric(&runs, &self.design.metric, &t)
+                .map_err(|e| hook(e.into()))?;
+        }
         let truth = calibration::truth(&runs, &self.design).map_err(|e| hook(e.into()))?;
         let mut new = Vec::new();
         for c in rows.len() as u32 + 1..=complete {
@@ -637,6 +691,56 @@ teardown:
         // The busy-wait ends at the deadline or after it, never before.
         assert!(d.waited >= d.worked, "{d:?}");
         assert!(delayed(&[], 1.0).is_err());
+    }
+
+    #[test]
+    fn a_slower_disk_model_charges_every_stream_exactly_pct_more() {
+        use crate::devices::medium::{Access, DiskModel, NamedMedium};
+        let p = NamedMedium::Hdd2008.params().unwrap();
+        let cap = 8_000_000_000u64;
+        // Sequential reads (read-ahead), short forward skips, random reads and writes.
+        let mut trace = Vec::new();
+        let mut x: u64 = 12345;
+        for i in 0..600u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (a, off, len) = match i % 4 {
+                0 => (Access::Read, i * 131_072, 131_072),
+                1 => (Access::Read, i * 131_072 + 65_536, 4096),
+                2 => (Access::Read, (x >> 11) % (cap - 4096), 4096),
+                _ => (Access::Write, (x >> 7) % (cap - 65_536), 65_536),
+            };
+            trace.push((a, off, len));
+        }
+        let base = DiskModel::replay(p, cap, trace.clone()).unwrap();
+        let slow = DiskModel::replay(slower(p, 1.02), cap, trace).unwrap();
+        assert!(base > 1.0, "{base}");
+        assert!((slow / base - 1.02).abs() < 1e-9, "{slow} / {base}");
+    }
+
+    #[test]
+    fn a_medium_injection_slows_side_b_model_only_and_needs_a_model() {
+        let exp = EXP.replace(
+            "data: { size: 64MiB }",
+            "data: { size: 64MiB, medium: hdd-2008 }",
+        );
+        let e = Experiment::from_str_named(&exp, "cal.yaml").unwrap();
+        let p = Plan::new(&e, None, &[]).unwrap();
+        let mut o = opts("fs=ext4");
+        o.injection = Some("medium:device=data,pct=2".parse().unwrap());
+        let (cal, d) = calibration_plan(&p, &o).unwrap();
+        let hdd = crate::spec::media::NamedMedium::Hdd2008.params().unwrap();
+        assert_eq!(cal.points[0].devices[0].medium.unwrap().params(), Some(hdd));
+        let b = cal.points[1].devices[0].medium.unwrap().params().unwrap();
+        assert!((b.seek_avg_ms - 8.5 * 1.02).abs() < 1e-12 && (b.rpm - 7200.0 / 1.02).abs() < 1e-9);
+        assert_eq!(
+            d.injection.unwrap().expected(),
+            crate::store::Expected::Ratio(1.02)
+        );
+        // Without a model there is nothing to slow down: said, not ignored.
+        let e = calibration_plan(&plan(), &o).unwrap_err();
+        assert!(e.to_string().contains("has no disk model"), "{e}");
     }
 
     #[test]

@@ -32,6 +32,12 @@ pub enum Injection {
     /// `thinktime_spin` (measured: 6 IOPS, against about 19,000 with the same thinktime
     /// as a sleep): use `Delay` for fio there.
     FioSpin { usec: u64, blocks: u64, ios: u64 },
+    /// Side B's device served by its disk model (`medium:`) with every time it charges
+    /// `pct` % longer: seeks × (1 + pct/100), the rotation speed and the media rate ÷ (1 +
+    /// pct/100). The model keeps its own clock, so each request's charge, and the charge of
+    /// the whole stream, grows by exactly `pct` %; the host's own time per request (the
+    /// FUSE round trip, the loop worker) is not scaled.
+    Medium { device: String, pct: f64 },
     /// A cgroup block-I/O throttle on side B's device (`throttle:` of that device).
     Throttle {
         device: String,
@@ -65,7 +71,8 @@ impl Injection {
         match self {
             Injection::Delay { pct }
             | Injection::CpuDelay { pct }
-            | Injection::StressDelay { pct } => Expected::Ratio(1.0 + pct / 100.0),
+            | Injection::StressDelay { pct }
+            | Injection::Medium { pct, .. } => Expected::Ratio(1.0 + pct / 100.0),
             Injection::FioSpin { usec, blocks, ios } => {
                 Expected::AddedSeconds(*usec as f64 * 1e-6 * (ios / (*blocks).max(1)) as f64)
             }
@@ -80,6 +87,7 @@ impl Injection {
             Injection::CpuDelay { pct } => format!("cpu-delay={pct}%"),
             Injection::StressDelay { pct } => format!("stress-delay={pct}%"),
             Injection::FioSpin { usec, blocks, .. } => format!("fio-spin={usec}us/{blocks}"),
+            Injection::Medium { device, pct } => format!("medium={device}+{pct}%"),
             Injection::Throttle { device, .. } => format!("throttle={device}"),
         }
     }
@@ -104,6 +112,11 @@ impl fmt::Display for Injection {
                 f,
                 "side B's fio spins {usec} µs every {blocks} I/Os (`--thinktime={usec} --thinktime_spin={usec} --thinktime_blocks={blocks}`), {} s a run of {ios} I/Os",
                 *usec as f64 * 1e-6 * (ios / (*blocks).max(1)) as f64
+            ),
+            Injection::Medium { device, pct } => write!(
+                f,
+                "side B's device `{device}` served by its disk model with every charge {pct} % longer (seeks × {s}, rotation speed and media rate ÷ {s}); the host's own time per request (FUSE round trip, loop worker), on both sides alike, is not scaled",
+                s = 1.0 + pct / 100.0
             ),
             Injection::Throttle {
                 device,
@@ -162,7 +175,7 @@ pub enum InjectionSpecError {
 }
 
 /// The kinds `--inject` knows, with an example each.
-const KINDS: &str = "delay:pct=2 (any workload), cpu-delay:pct=2 (any workload, for --metric cpu_s), stress-delay:pct=2 (`{{fslab}} stress`), fio-spin:usec=U,blocks=B,ios=N (fio), throttle:device=NAME,read_iops=N[,write_iops=N,read_bps=N,write_bps=N]";
+const KINDS: &str = "delay:pct=2 (any workload), cpu-delay:pct=2 (any workload, for --metric cpu_s), stress-delay:pct=2 (`{{fslab}} stress`), fio-spin:usec=U,blocks=B,ios=N (fio), medium:device=NAME,pct=2 (a device with a disk model, `medium:`), throttle:device=NAME,read_iops=N[,write_iops=N,read_bps=N,write_bps=N]";
 
 impl std::str::FromStr for Injection {
     type Err = InjectionSpecError;
@@ -190,6 +203,7 @@ impl std::str::FromStr for Injection {
                     &["usec", "blocks", "ios"],
                     "fio-spin:usec=100,blocks=64,ios=16384",
                 ),
+                "medium" => ("medium", &["device", "pct"], "medium:device=data,pct=2"),
                 "throttle" => (
                     "throttle",
                     &["device", "read_iops", "write_iops", "read_bps", "write_bps"],
@@ -205,6 +219,7 @@ impl std::str::FromStr for Injection {
         let known_text: &'static str = match kind {
             "delay" | "cpu-delay" | "stress-delay" => "pct",
             "fio-spin" => "usec, blocks, ios",
+            "medium" => "device, pct",
             _ => "device, read_iops, write_iops, read_bps, write_bps",
         };
         for (k, _) in &kv {
@@ -262,6 +277,10 @@ impl std::str::FromStr for Injection {
                 usec: count("usec", need("usec")?)?,
                 blocks: count("blocks", need("blocks")?)?,
                 ios: count("ios", need("ios")?)?,
+            },
+            "medium" => Injection::Medium {
+                device: need("device")?,
+                pct: pct(need("pct")?)?,
             },
             _ => {
                 let opt = |key: &'static str| get(key).map(|v| count(key, v)).transpose();

@@ -107,6 +107,56 @@ pub fn with_metric(runs: &DataFrame, metric: &str) -> Result<DataFrame, Analysis
     Ok(df)
 }
 
+/// A metric read from a parsed table instead of `runs`: `TABLE.COLUMN` (`fio.runtime_ms`,
+/// fio's own time for the job, which leaves out its start and exit), as (table, column).
+pub fn table_metric(metric: &str) -> Option<(&str, &str)> {
+    metric
+        .split_once('.')
+        .filter(|(t, c)| !t.is_empty() && !c.is_empty() && *t != "runs")
+}
+
+/// `runs` with a column named `metric` (`TABLE.COLUMN`, see [`table_metric`]) taken from
+/// `table`: for each run, the largest value of COLUMN over the table's rows of the same
+/// point, replicate and iteration (a fio job's directions and jobs run at once, so their
+/// longest runtime is the job's). A run with no such row gets none, and is left out
+/// like a failed run.
+pub fn with_table_metric(
+    runs: &DataFrame,
+    metric: &str,
+    table: &DataFrame,
+) -> Result<DataFrame, AnalysisError> {
+    let Some((_, column)) = table_metric(metric) else {
+        return Ok(runs.clone());
+    };
+    const FRAME: &str = "the metric's table";
+    let values = super::super::f64_values(table, FRAME, column)?;
+    let t_ids = str_values(table, FRAME, "point_id")?;
+    let t_reps = i64_values(table, FRAME, "replicate")?;
+    let t_its = i64_values(table, FRAME, "iteration")?;
+    let mut most: std::collections::HashMap<(String, i64, i64), f64> = Default::default();
+    for (((id, r), it), v) in t_ids.iter().zip(&t_reps).zip(&t_its).zip(&values) {
+        if let (Some(id), Some(r), Some(it), Some(v)) = (id, r, it, v) {
+            let e = most.entry((id.clone(), *r, *it)).or_insert(*v);
+            *e = e.max(*v);
+        }
+    }
+    let ids = str_values(runs, "runs", "point_id")?;
+    let reps = i64_values(runs, "runs", "replicate")?;
+    let its = i64_values(runs, "runs", "iteration")?;
+    let col: Vec<Option<f64>> = ids
+        .iter()
+        .zip(&reps)
+        .zip(&its)
+        .map(|((id, r), it)| match (id, r, it) {
+            (Some(id), Some(r), Some(it)) => most.get(&(id.clone(), *r, *it)).copied(),
+            _ => None,
+        })
+        .collect();
+    let mut df = runs.clone();
+    df.with_column(Column::new(metric.into(), col))?;
+    Ok(df)
+}
+
 /// What every verdict of a calibration stands on.
 pub fn stated(design: &CalibrationDesign) -> String {
     let sides = match &design.injection {
@@ -154,7 +204,8 @@ pub fn compare_block(
         (Some(m), Some(s)) if m != 0.0 => Some(100.0 * s / m.abs()),
         _ => None,
     };
-    let interval = fieller_welch(&bm, &am, 0.95);
+    // The interval at the design's level (0.95 at the default α = 0.05, the claims').
+    let interval = fieller_welch(&bm, &am, 1.0 - design.alpha);
     let replication = Replication {
         unit: SampleUnit::Replicate,
         replicates: (bm.len(), am.len()),

@@ -27,7 +27,10 @@ mod comparison;
 mod proportion;
 mod rates;
 
-pub use comparison::{compare_block, rows_frame, stated, with_metric, CalibrationRow, CPU_METRIC};
+pub use comparison::{
+    compare_block, rows_frame, stated, table_metric, with_metric, with_table_metric,
+    CalibrationRow, CPU_METRIC,
+};
 pub use proportion::{Proportion, RateInterval};
 pub use rates::{happened, rate_text, rates};
 
