@@ -175,7 +175,7 @@ fn an_injected_delay_is_recorded_with_its_truth_and_power() {
 fn a_bad_injection_is_a_clear_error_before_anything_runs() {
     let s = Scratch::new("calb");
     let exp = experiment(&s);
-    let cases: [(&str, &str); 4] = [
+    let cases: [(&str, &str); 5] = [
         (
             "slow:pct=2",
             "unknown kind `slow`; expected one of delay:pct=2",
@@ -188,6 +188,10 @@ fn a_bad_injection_is_a_clear_error_before_anything_runs() {
         (
             "throttle:device=log,read_iops=10",
             "the point has no device `log`; its devices: data",
+        ),
+        (
+            "medium:device=data,pct=2",
+            "the device has no disk model (`medium:`",
         ),
     ];
     for (spec, says) in cases {
@@ -208,4 +212,71 @@ fn a_bad_injection_is_a_clear_error_before_anything_runs() {
         assert!(!out.exists());
         assert!(s.bundles("cal-tiny").is_empty(), "{spec}: nothing ran");
     }
+}
+
+/// A tiny I/O workload on the disk model: 20 random 4 KiB direct reads a replicate.
+const MODELLED: &str = r#"
+id: cal-modelled
+title: tiny modelled calibration
+devices:
+  data: { size: 64MiB, medium: hdd-2008 }
+setup:
+  - run: mkfs.ext4 -F -q -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 {{dev.data}}
+  - mount: { device: data, options: noatime }
+  - run: fio --name=layout --filename={{mnt}}/f --size=4M --rw=write --bs=1M --direct=1 --ioengine=psync
+workload:
+  run: fio --name=r --filename={{mnt}}/f --size=4M --io_size=80K --rw=randread --bs=4k --direct=1 --ioengine=psync --output-format=json
+  parse: fio
+teardown:
+  - umount: "{{mnt}}"
+"#;
+
+#[test]
+fn a_slower_disk_model_in_side_b_is_compared_on_fios_own_runtime() {
+    let s = Scratch::new("calm");
+    let exp = s.root.join("cal-modelled.yaml");
+    std::fs::write(&exp, MODELLED).unwrap();
+    let out = s.root.join("disk");
+    let printed = calibrate(
+        &s,
+        exp.to_str().unwrap(),
+        &out,
+        &[
+            "--inject",
+            "medium:device=data,pct=50",
+            "--metric",
+            "fio.runtime_ms",
+            "--warmup",
+            "0",
+        ],
+    );
+    let rec = check_consistent(&out, &printed);
+    assert_eq!(
+        rec.design.injection,
+        Some(Injection::Medium {
+            device: "data".into(),
+            pct: 50.0
+        })
+    );
+    assert_eq!(rec.design.metric, "fio.runtime_ms");
+    assert_eq!(rec.truth, Some(1.5));
+    assert!(
+        printed.contains("  metric:       fio.runtime_ms (warm-up 0)"),
+        "{printed}"
+    );
+    // Every comparison has fio's own times on both sides, and a disk model half as slow
+    // again shows: each side's mean is fio's runtime in ms, B's well above A's.
+    let t = Bundle::open(&out).unwrap().table("calibration").unwrap();
+    let a = t.column("a_mean").unwrap().f64().unwrap();
+    let b = t.column("b_mean").unwrap().f64().unwrap();
+    for (a, b) in a.iter().zip(b.iter()) {
+        let (a, b) = (a.expect("side A's fio runtime"), b.expect("side B's"));
+        assert!(a > 100.0 && b / a > 1.3, "A {a} ms, B {b} ms");
+    }
+    // The same numbers computed again from the bundle with --from.
+    let again = s.run(&["calibrate", "--from", out.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", text(&again));
+    let again = String::from_utf8_lossy(&again.stdout);
+    assert!(again.contains("  metric:       fio.runtime_ms"), "{again}");
+    assert!(s.loops().is_empty() && s.mounts().is_empty());
 }
