@@ -59,13 +59,14 @@ pub struct Args {
     /// workload repeats, else 0).
     #[arg(long)]
     pub warmup: Option<usize>,
-    /// `fslab compare`'s significance level.
-    #[arg(long, default_value_t = 0.05)]
-    pub alpha: f64,
+    /// The level of both rules: `fslab compare`'s test and the tier rule's interval
+    /// (1 − α). Default 0.05 (the claims' level); with --from, the bundle's.
+    #[arg(long)]
+    pub alpha: Option<f64>,
     /// Noise threshold in percent (`fslab compare`'s, and the band of the tier rule's
-    /// "the same" claim).
-    #[arg(long, default_value_t = fslab::analysis::DEFAULT_THRESHOLD_PCT)]
-    pub threshold: f64,
+    /// "the same" claim). Default 2; with --from, the bundle's.
+    #[arg(long)]
+    pub threshold: Option<f64>,
     /// Move the finished bundle here (it must not exist). Default: it stays under the
     /// results directory.
     #[arg(long, short = 'o', value_name = "BUNDLE")]
@@ -104,6 +105,7 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    check_levels(&args)?;
     let plan = super::PlanArgs {
         experiment,
         profile: args.profile.clone(),
@@ -117,8 +119,10 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         injection,
         metric: args.metric.clone().unwrap_or_else(|| "wall_s".into()),
         warmup: args.warmup,
-        alpha: args.alpha,
-        threshold_pct: args.threshold,
+        alpha: args.alpha.unwrap_or(0.05),
+        threshold_pct: args
+            .threshold
+            .unwrap_or(fslab::analysis::DEFAULT_THRESHOLD_PCT),
     };
     // Refused designs are said before anything runs.
     fslab::run::calibrate::calibration_plan(&plan, &o)?;
@@ -180,8 +184,24 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `--alpha` and `--threshold` as given, refused when they cannot be a level or a band.
+fn check_levels(args: &Args) -> anyhow::Result<()> {
+    if let Some(a) = args.alpha {
+        if !(a > 0.0 && a < 1.0) {
+            anyhow::bail!("--alpha {a}: expected a level above 0 and below 1 (e.g. 0.05 or 0.01)");
+        }
+    }
+    if let Some(t) = args.threshold {
+        if !(t.is_finite() && t >= 0.0) {
+            anyhow::bail!("--threshold {t}: expected a percentage of 0 or more (e.g. 2 or 1)");
+        }
+    }
+    Ok(())
+}
+
 /// `--from BUNDLE`: the comparisons again, with the design changed as asked.
 fn again(args: &Args, dir: &Path) -> anyhow::Result<ExitCode> {
+    check_levels(args)?;
     let b = fslab::Bundle::open(dir).with_context(|| format!("reading {}", dir.display()))?;
     let rec = b.manifest().calibration.clone().with_context(|| {
         format!(
@@ -202,8 +222,12 @@ fn again(args: &Args, dir: &Path) -> anyhow::Result<ExitCode> {
     if let Some(w) = args.warmup {
         design.warmup = w;
     }
-    design.alpha = args.alpha;
-    design.threshold_pct = args.threshold;
+    if let Some(a) = args.alpha {
+        design.alpha = a;
+    }
+    if let Some(t) = args.threshold {
+        design.threshold_pct = t;
+    }
     let mut runs = b
         .runs()
         .with_context(|| format!("reading {}", dir.display()))?;
