@@ -30,6 +30,11 @@ pub fn happened(event: RateEvent, row: &CalibrationRow) -> Option<bool> {
     })
 }
 
+/// A fraction as a percentage to a thousandth, without trailing zeros (0.025 → `2.5`).
+fn fmt_pct(x: f64) -> String {
+    format!("{}", (100_000.0 * x).round() / 1000.0)
+}
+
 /// What a rate is in this calibration, and the rate the rule is designed to have, if
 /// it has one.
 fn meaning(event: RateEvent, design: &CalibrationDesign) -> (String, Option<f64>) {
@@ -72,14 +77,21 @@ fn meaning(event: RateEvent, design: &CalibrationDesign) -> (String, Option<f64>
             None,
         ),
         (RateEvent::TierSlower, false) => (
-            "false-positive rate of a one-sided claim (2.5 % by design: the lower end of a 95 % interval)".to_string(),
-            Some(0.025),
+            format!(
+                "false-positive rate of a one-sided claim ({} % by design: the lower end of a {} % interval)",
+                fmt_pct(a / 2.0),
+                fmt_pct(1.0 - a)
+            ),
+            Some(a / 2.0),
         ),
         (RateEvent::TierSlower, true) => ("power of the tier rule".to_string(), None),
-        (RateEvent::IntervalCovers, false) => ("coverage of 1 (95 % by design)".to_string(), Some(0.95)),
+        (RateEvent::IntervalCovers, false) => (
+            format!("coverage of 1 ({} % by design)", fmt_pct(1.0 - a)),
+            Some(1.0 - a),
+        ),
         (RateEvent::IntervalCovers, true) => (
-            "coverage of the injected effect (95 % by design)".to_string(),
-            Some(0.95),
+            format!("coverage of the injected effect ({} % by design)", fmt_pct(1.0 - a)),
+            Some(1.0 - a),
         ),
     };
     (text, nominal)
