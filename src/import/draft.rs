@@ -499,6 +499,28 @@ pub fn build(
         .collect();
     let variants = workload_variants(&flags, workload_idx);
     let timed_here = |idx: usize| idx == workload_idx || variants.contains(&idx);
+    // the directory the post measured in when it mounts nothing (the workload's, from a
+    // `cd` or its prompt): the filesystem the draft makes (`host_paths`), at `{{mnt}}`
+    let mut measured: Option<String> = None;
+    let mut measured_cwd = None;
+    if mount_point.is_none() && !located.iter().any(|l| l.cmd.program() == Program::Mount) {
+        if let Some(cwd) = workdir::measured(located[workload_idx].cmd, blocks) {
+            notes.push(Note::new(
+                cwd.line,
+                NoteKind::Guess,
+                &format!(
+                    "the workload runs in `{}` (line {}: `{}`): the draft runs it on its own device's filesystem, at {{{{mnt}}}}",
+                    cwd.dir, cwd.line, cwd.text
+                ),
+            ));
+            if cwd.absolute() {
+                mount_point = Some(cwd.dir.clone());
+            } else {
+                measured = Some(cwd.dir.clone());
+            }
+            measured_cwd = Some(cwd.clone());
+        }
+    }
 
     let subst_paths = |w: &str| -> String {
         let mut s = w.to_string();
@@ -787,8 +809,12 @@ pub fn build(
         }
         nested::wrap(nest.as_ref(), &inner, &mut action, &mut comment);
         nested::iterate(&outer, &mut action, &mut comment);
-        let mp = mount_point.as_deref();
-        workdir::place(c.cwd.as_ref(), mp, &mut action, &mut comment, notes);
+        let mp = mount_point.as_deref().or(measured.as_deref());
+        let cwd = c
+            .cwd
+            .as_ref()
+            .or(measured_cwd.as_ref().filter(|_| idx == workload_idx));
+        workdir::place(cwd, mp, &mut action, &mut comment, notes);
         let when = l.when.clone();
         if idx == workload_idx && variants.is_empty() {
             if let Some((axis, values)) = &when {
