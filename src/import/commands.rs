@@ -427,23 +427,60 @@ pub fn find(lines: &[PostLine]) -> Commands {
         if depth.replace(b.depth) != Some(b.depth) {
             dirs = shell::cwd::Dirs::default();
         }
-        if b.kind == BlockKind::Prompt {
-            let at = lines.iter().find(|l| l.n == b.line);
-            if let Some((l, dir)) = at.and_then(|l| prompt_dir(&l.text).map(|d| (l, d))) {
-                dirs.cur = Some(shell::cwd::Cwd {
-                    dir,
-                    line: l.n,
-                    text: l.text.trim().to_string(),
-                    prompt: true,
-                });
+        let at = lines.iter().find(|l| l.n == b.line);
+        let shown = at
+            .filter(|_| b.kind == BlockKind::Prompt)
+            .and_then(|l| prompt_dir(&l.text).map(|d| (l, d)))
+            .map(|(l, dir)| shell::cwd::Cwd {
+                dir,
+                line: l.n,
+                text: l.text.trim().to_string(),
+                prompt: true,
+            });
+        match shown {
+            // the prompt's directory holds for its own commands (a `cd` among them on)
+            Some(cwd) => {
+                let before = dirs.cur.replace(cwd.clone());
+                shell::cwd::apply(&mut b.nodes, &mut dirs);
+                if dirs.cur.as_ref() == Some(&cwd) {
+                    dirs.cur = before;
+                }
             }
+            None => shell::cwd::apply(&mut b.nodes, &mut dirs),
         }
-        shell::cwd::apply(&mut b.nodes, &mut dirs);
     }
     // the same commands run again with other arguments: a loop over the runs
-    super::sequences::repeated_runs(&mut out.blocks);
+    // (the commands whose output the post shows right below them count as runs: dd's)
+    let shown: Vec<usize> = (0..lines.len())
+        .filter(|&k| {
+            out.command_lines[k]
+                && lines.get(k + 1).is_some_and(|n| {
+                    let t = n.text.trim();
+                    n.depth == lines[k].depth
+                        && !out.command_lines[k + 1]
+                        && !t.is_empty()
+                        && !t.starts_with("```")
+                        && !looks_like_prose(t)
+                })
+        })
+        .map(|k| lines[k].n)
+        .collect();
+    super::sequences::repeated_runs(&mut out.blocks, &shown);
     inline_commands(lines, &mut out);
     out
+}
+
+/// A line of prose rather than a tool's output: words, ending as a sentence does.
+pub fn looks_like_prose(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    t.ends_with(['.', '?', '!', ':'])
+        && words.len() >= 3
+        && words
+            .iter()
+            .filter(|w| w.chars().all(|c| c.is_alphabetic() || c == ',' || c == '.'))
+            .count()
+            * 2
+            > words.len()
 }
 
 /// Whether a mailer broke the command line `cur` after an option that takes a value: `#

@@ -85,7 +85,7 @@ pub fn build(
     line_numbers: &[usize],
     device_sizes: &[(String, u64, usize)],
     prose_sizes: &[(f64, String, String, usize)],
-    timed_sentences: &[usize],
+    evidence: &pick::Evidence,
     notes: &mut Vec<Note>,
 ) -> Option<Experiment> {
     let mut exp = Experiment::default();
@@ -492,10 +492,13 @@ pub fn build(
     exp.exclude = excludes::within_branches(&uses, &rename, &exp.matrix, notes);
     // the workload
     let picks: Vec<(&Cmd, bool)> = located.iter().map(|l| (l.cmd, l.inline)).collect();
-    let workload_idx = pick::workload(&picks, timed_sentences);
+    let workload_idx = pick::workload(&picks, evidence);
     let flags: Vec<_> = located
         .iter()
-        .map(|l| (l.cmd.timed, l.cmd.case.as_deref(), l.when.is_some()))
+        .map(|l| {
+            let measured = l.cmd.timed || evidence.reported.contains(&l.cmd.line);
+            (measured, l.cmd.case.as_deref(), l.when.is_some())
+        })
         .collect();
     let variants = workload_variants(&flags, workload_idx);
     let timed_here = |idx: usize| idx == workload_idx || variants.contains(&idx);

@@ -196,10 +196,11 @@ pub(super) fn contain(
             },
         );
     }
-    let has_mkfs = exp.setup.iter().any(|s| match &s.action {
-        Action::Run { name, .. } => name == "mkfs",
+    let is_mkfs = |s: &Step| match &s.action {
+        Action::Run { name, .. } | Action::Words { name, .. } => name == "mkfs",
         _ => false,
-    });
+    };
+    let has_mkfs = exp.setup.iter().any(is_mkfs);
     let mut new_steps = Vec::new();
     if !has_mkfs {
         let (fs, why) = match post_filesystem(subject, lines) {
@@ -248,7 +249,9 @@ pub(super) fn contain(
             mapped[0]
         ),
     });
-    exp.setup.splice(0..0, new_steps);
+    // after the post's own mkfs, if any (a filesystem is made before it is mounted)
+    let at = exp.setup.iter().rposition(is_mkfs).map_or(0, |i| i + 1);
+    exp.setup.splice(at..at, new_steps);
 }
 
 #[cfg(test)]

@@ -76,7 +76,14 @@ pub fn place(
             .iter()
             .any(|n| n.line == cwd.line && n.what.contains("`cd"))
     };
-    let Some(dir) = under_mount(&cwd.dir, mount_point) else {
+    // a prompt shows bash's last name of the directory (`[root@ws mnt]# `): the mount
+    // point when it ends so
+    let last_name = || {
+        let mp = mount_point?.trim_end_matches('/');
+        (cwd.prompt && !cwd.dir.contains('/') && mp.rsplit('/').next() == Some(cwd.dir.as_str()))
+            .then(|| "{{mnt}}".to_string())
+    };
+    let Some(dir) = under_mount(&cwd.dir, mount_point).or_else(last_name) else {
         if cwd.prompt {
             // the shell was there (its prompt says), not sent there by the post
             return;
