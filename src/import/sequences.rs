@@ -12,6 +12,7 @@
 //! did.
 
 use super::block::{Block, BlockKind};
+use super::naming::is_device;
 use super::programs::Program;
 use super::shell::variants::{merge, merge_over, names, variant_loop};
 use super::shell::{unquote, CaseArm, Cmd, Loop, LoopKind, Node};
@@ -246,6 +247,23 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
     let differ: Vec<usize> = (0..f.period)
         .filter(|i| (1..f.count).any(|k| at(k, *i).words != at(0, *i).words))
         .collect();
+    // runs that differ only in what they act on (`dd if=/dev/sda`, `dd if=/dev/sdb`, `dd
+    // of=/data/f`): other disks or directories of the post's machine, not a parameter
+    // the draft can vary (its points have their own devices); no axis
+    let changed: Vec<String> = differ
+        .iter()
+        .flat_map(|&i| {
+            let all: Vec<&Cmd> = (0..f.count).map(|k| at(k, i)).collect();
+            all.iter()
+                .flat_map(|c| c.words.iter())
+                .filter(|w| !all.iter().all(|c| c.words.contains(w)))
+                .map(|w| unquote(w))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if !changed.is_empty() && changed.iter().all(|w| is_target(w)) {
+        return None;
+    }
     // one word of one command changed: a loop over its values
     if let [i] = differ.as_slice() {
         let first = at(0, *i);
@@ -373,6 +391,13 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
         line,
         format!("guess: {where_}; each value names a run"),
     ))
+}
+
+/// A word that names what a command acts on: a device or an absolute path, alone or
+/// as an option's value (`if=/dev/sda`, `--filename=/data/f`, `-D /srv`).
+fn is_target(w: &str) -> bool {
+    let v = w.rsplit_once('=').map_or(w, |(_, v)| v);
+    is_device(v) || (v.starts_with('/') && v.len() > 1)
 }
 
 /// Two words alike in a run: the same, or the same file numbered per run (`of=test1.dat`,
@@ -508,6 +533,24 @@ mod tests {
             "mkfs.xfs -b size=4k /dev/sdb",
         ]);
         assert_eq!(find(&c, &[]), None);
+    }
+
+    #[test]
+    fn runs_on_other_disks_or_directories_are_no_axis() {
+        let c = cmds(&[
+            "time dd if=/dev/sdc of=/dev/null bs=1M count=64",
+            "time dd if=/dev/sdd of=/dev/null bs=1M count=64",
+            "time dd if=/dev/zero of=/srv/big/f bs=1M count=64",
+        ]);
+        let f = find(&c, &[]).unwrap();
+        assert_eq!(build(&c, &f), None);
+        // a parameter changed as well: an axis
+        let c = cmds(&[
+            "time dd if=/dev/sdc of=/dev/null bs=1M",
+            "time dd if=/dev/sdd of=/dev/null bs=4M",
+        ]);
+        let f = find(&c, &[]).unwrap();
+        assert!(build(&c, &f).is_some());
     }
 
     #[test]
