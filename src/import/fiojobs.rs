@@ -138,7 +138,7 @@ fn other_values(value: &str, comment: &str) -> Option<Vec<String>> {
         let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let unit = &w[digits.len()..];
         (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && unit.len() <= 1)
-            .then(|| unit.is_empty())
+            .then_some(unit.is_empty())
     };
     let want = kind(value)?;
     let words: Vec<&str> = comment
