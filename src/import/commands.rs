@@ -22,9 +22,15 @@ pub struct Commands {
     pub command_lines: Vec<bool>,
 }
 
-/// A prompt at the start of a line: the command after it.
+/// A prompt at the start of a line: the command after it. A numbered step before it
+/// (`3.   # dd …`, `2) $ mount …`) is the list's, not the command's.
 pub fn after_prompt(text: &str) -> Option<&str> {
     let t = text.trim_start();
+    if let Some(rest) = list_number(t) {
+        if let Some(c) = after_prompt(rest) {
+            return Some(c);
+        }
+    }
     for p in ["# ", "$ ", "% "] {
         if let Some(r) = t.strip_prefix(p) {
             return Some(r.trim_start());
@@ -38,6 +44,15 @@ pub fn after_prompt(text: &str) -> Option<&str> {
             return Some(t[first.len()..].trim_start());
         }
     }
+    // `user@host: /some/dir$ cmd`: the directory after the colon, a blank between
+    let mut ws = t.split_whitespace();
+    if let (Some(host), Some(dir)) = (ws.next(), ws.next()) {
+        let at_host = host.ends_with(':') && host.contains('@') && !host.contains("://");
+        if at_host && dir.len() > 1 && dir.starts_with(['/', '~']) && dir.ends_with(['$', '#']) {
+            let from = t.find(dir).map_or(t.len(), |i| i + dir.len());
+            return Some(t[from..].trim_start());
+        }
+    }
     if t.starts_with('[') {
         if let Some(i) = t.find("]# ").or_else(|| t.find("]$ ")) {
             if t[..i].contains('@') {
@@ -46,6 +61,61 @@ pub fn after_prompt(text: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// The directory a prompt shows (`user@host:/data# ` → `/data`, `host:~$ ` → `~`,
+/// `[root@host mnt]# ` → `mnt`, bash's last name of it; `user@host: /dir$ `).
+pub fn prompt_dir(text: &str) -> Option<String> {
+    let t = text.trim_start();
+    let t = list_number(t).unwrap_or(t);
+    let cmd = after_prompt(t)?;
+    let head = t[..t.len() - cmd.len()].trim_end();
+    let head = head.strip_suffix(['#', '$'])?;
+    let dir = if let Some(inner) = head.strip_prefix('[') {
+        let inner = inner.strip_suffix(']')?;
+        inner
+            .contains('@')
+            .then(|| inner.split_whitespace().last())??
+    } else {
+        let (_, d) = head.split_once(':')?;
+        d.trim()
+    };
+    (!dir.is_empty() && !dir.contains(char::is_whitespace) && !dir.contains('@'))
+        .then(|| dir.to_string())
+}
+
+/// The text after a numbered list item's mark (`3.`, `12)`) and its blank.
+fn list_number(t: &str) -> Option<&str> {
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = t[digits..].strip_prefix(['.', ')'])?;
+    (digits > 0 && digits <= 2 && rest.starts_with([' ', '\t'])).then(|| rest.trim_start())
+}
+
+/// A root prompt written without its blank (`#cd  /tank/data`) among prompts that have
+/// one: the command, when its program is one fslab knows or `cd`. Alone, or in a script,
+/// `#word` is a comment (a command left out), so a `# ` prompt must stand on the line
+/// right above or below (blank lines aside, same quote depth).
+fn glued_root_prompt(lines: &[PostLine], k: usize) -> Option<&str> {
+    let t = lines[k].text.trim_start();
+    let t = list_number(t).unwrap_or(t);
+    let c = t.strip_prefix('#')?;
+    let w = first_word(c);
+    if c.starts_with([' ', '\t', '!', '#']) || w.is_empty() {
+        return None;
+    }
+    let p = Program::of(w);
+    if !p.is_known() || matches!(p, Program::Script(_)) || !looks_like_command(c) {
+        return None;
+    }
+    let prompt_near = |it: &mut dyn Iterator<Item = &PostLine>| {
+        it.take_while(|l| l.depth == lines[k].depth)
+            .find(|l| !l.text.trim().is_empty())
+            .and_then(|l| after_prompt(&l.text))
+            .is_some_and(|p| looks_like_command(p) || unknown_at_prompt(p))
+    };
+    let above = prompt_near(&mut lines[..k].iter().rev());
+    let below = prompt_near(&mut lines[k + 1..].iter());
+    (above || below).then_some(c)
 }
 
 fn first_word(s: &str) -> &str {
@@ -235,13 +305,15 @@ pub fn find(lines: &[PostLine]) -> Commands {
             k = end;
             continue;
         }
-        let prompt = after_prompt(&l.text).filter(|c| {
-            looks_like_command(c)
-                || prompt_command(c)
-                || calls(c, &funcs)
-                || at_prompt(c)
-                || unknown_at_prompt(c)
-        });
+        let prompt = after_prompt(&l.text)
+            .filter(|c| {
+                looks_like_command(c)
+                    || prompt_command(c)
+                    || calls(c, &funcs)
+                    || at_prompt(c)
+                    || unknown_at_prompt(c)
+            })
+            .or_else(|| glued_root_prompt(lines, k));
         let (kind, first) = match prompt {
             Some(c) => (BlockKind::Prompt, c.to_string()),
             None if looks_like_command(&l.text)
@@ -348,18 +420,67 @@ pub fn find(lines: &[PostLine]) -> Commands {
         substitute(&mut b.nodes, &mut env);
     }
     // `cd DIR`: the directory of the commands after it, within one writer's quote depth
+    // (a prompt that shows its directory says where the shell is)
     let mut dirs = shell::cwd::Dirs::default();
     let mut depth = None;
     for b in &mut out.blocks {
         if depth.replace(b.depth) != Some(b.depth) {
             dirs = shell::cwd::Dirs::default();
         }
-        shell::cwd::apply(&mut b.nodes, &mut dirs);
+        let at = lines.iter().find(|l| l.n == b.line);
+        let shown = at
+            .filter(|_| b.kind == BlockKind::Prompt)
+            .and_then(|l| prompt_dir(&l.text).map(|d| (l, d)))
+            .map(|(l, dir)| shell::cwd::Cwd {
+                dir,
+                line: l.n,
+                text: l.text.trim().to_string(),
+                prompt: true,
+            });
+        match shown {
+            // the prompt's directory holds for its own commands (a `cd` among them on)
+            Some(cwd) => {
+                let before = dirs.cur.replace(cwd.clone());
+                shell::cwd::apply(&mut b.nodes, &mut dirs);
+                if dirs.cur.as_ref() == Some(&cwd) {
+                    dirs.cur = before;
+                }
+            }
+            None => shell::cwd::apply(&mut b.nodes, &mut dirs),
+        }
     }
     // the same commands run again with other arguments: a loop over the runs
-    super::sequences::repeated_runs(&mut out.blocks);
+    // (the commands whose output the post shows right below them count as runs: dd's)
+    let shown: Vec<usize> = (0..lines.len())
+        .filter(|&k| {
+            out.command_lines[k]
+                && lines.get(k + 1).is_some_and(|n| {
+                    let t = n.text.trim();
+                    n.depth == lines[k].depth
+                        && !out.command_lines[k + 1]
+                        && !t.is_empty()
+                        && !t.starts_with("```")
+                        && !looks_like_prose(t)
+                })
+        })
+        .map(|k| lines[k].n)
+        .collect();
+    super::sequences::repeated_runs(&mut out.blocks, &shown);
     inline_commands(lines, &mut out);
     out
+}
+
+/// A line of prose rather than a tool's output: words, ending as a sentence does.
+pub fn looks_like_prose(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    t.ends_with(['.', '?', '!', ':'])
+        && words.len() >= 3
+        && words
+            .iter()
+            .filter(|w| w.chars().all(|c| c.is_alphabetic() || c == ',' || c == '.'))
+            .count()
+            * 2
+            > words.len()
 }
 
 /// Whether a mailer broke the command line `cur` after an option that takes a value: `#
@@ -749,6 +870,45 @@ mod tests {
             "time sh -c \"dd if=/dev/zero of=[PATH] bs=[BLOCK_SIZE]k && sync\""
         ));
         assert!(looks_like_command("[ -d /mnt/x ] || mkdir /mnt/x"));
+    }
+
+    #[test]
+    fn numbered_steps_glued_root_prompts_and_prompt_directories() {
+        // a numbered step before a prompt, a blank after the host's colon
+        assert_eq!(after_prompt("2.   # zpool status"), Some("zpool status"));
+        assert_eq!(after_prompt("10) $ sync"), Some("sync"));
+        assert_eq!(
+            after_prompt("bob@nas: /srv/pool$ time dd if=/dev/zero of=f bs=1M"),
+            Some("time dd if=/dev/zero of=f bs=1M")
+        );
+        assert_eq!(after_prompt("3. Then wait."), None);
+        assert_eq!(after_prompt("see http://host: /x$ y"), None);
+        // the directory a prompt shows
+        assert_eq!(prompt_dir("root@box:/data# ls").as_deref(), Some("/data"));
+        assert_eq!(prompt_dir(":~$ fio --name=x").as_deref(), Some("~"));
+        assert_eq!(
+            prompt_dir("[root@ws mnt]# dd if=/dev/zero of=x").as_deref(),
+            Some("mnt")
+        );
+        assert_eq!(
+            prompt_dir("bob@nas: /srv/pool$ sync").as_deref(),
+            Some("/srv/pool")
+        );
+        assert_eq!(prompt_dir("# sync"), None);
+        // `#cd /x` among `# ` prompts is a prompt; alone, or a heading, it is not
+        let c = find(&lines(
+            "Steps:\n1. # mkdir -p /srv/t\n2. #cd /srv/t\n3. # time dd if=/dev/zero of=out bs=1M count=8\n",
+        ));
+        let got = cmds(&c);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[1].1, "dd if=/dev/zero of=out bs=1M count=8");
+        let cwd = c.blocks.iter().rev().find_map(|b| match &b.nodes[0] {
+            Node::Cmd(c) => c.cwd.clone(),
+            _ => None,
+        });
+        assert_eq!(cwd.map(|c| c.dir).as_deref(), Some("/srv/t"));
+        let c = find(&lines("#cd /srv/t\n\n#Throughput 12 MB/sec\n"));
+        assert!(cmds(&c).is_empty(), "{:?}", cmds(&c));
     }
 
     #[test]

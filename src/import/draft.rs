@@ -85,7 +85,7 @@ pub fn build(
     line_numbers: &[usize],
     device_sizes: &[(String, u64, usize)],
     prose_sizes: &[(f64, String, String, usize)],
-    timed_sentences: &[usize],
+    evidence: &pick::Evidence,
     notes: &mut Vec<Note>,
 ) -> Option<Experiment> {
     let mut exp = Experiment::default();
@@ -492,13 +492,38 @@ pub fn build(
     exp.exclude = excludes::within_branches(&uses, &rename, &exp.matrix, notes);
     // the workload
     let picks: Vec<(&Cmd, bool)> = located.iter().map(|l| (l.cmd, l.inline)).collect();
-    let workload_idx = pick::workload(&picks, timed_sentences);
+    let workload_idx = pick::workload(&picks, evidence);
     let flags: Vec<_> = located
         .iter()
-        .map(|l| (l.cmd.timed, l.cmd.case.as_deref(), l.when.is_some()))
+        .map(|l| {
+            let measured = l.cmd.timed || evidence.reported.contains(&l.cmd.line);
+            (measured, l.cmd.case.as_deref(), l.when.is_some())
+        })
         .collect();
     let variants = workload_variants(&flags, workload_idx);
     let timed_here = |idx: usize| idx == workload_idx || variants.contains(&idx);
+    // the directory the post measured in when it mounts nothing (the workload's, from a
+    // `cd` or its prompt): the filesystem the draft makes (`host_paths`), at `{{mnt}}`
+    let mut measured: Option<String> = None;
+    let mut measured_cwd = None;
+    if mount_point.is_none() && !located.iter().any(|l| l.cmd.program() == Program::Mount) {
+        if let Some(cwd) = workdir::measured(located[workload_idx].cmd, blocks) {
+            notes.push(Note::new(
+                cwd.line,
+                NoteKind::Guess,
+                &format!(
+                    "the workload runs in `{}` (line {}: `{}`): the draft runs it on its own device's filesystem, at {{{{mnt}}}}",
+                    cwd.dir, cwd.line, cwd.text
+                ),
+            ));
+            if cwd.absolute() {
+                mount_point = Some(cwd.dir.clone());
+            } else {
+                measured = Some(cwd.dir.clone());
+            }
+            measured_cwd = Some(cwd.clone());
+        }
+    }
 
     let subst_paths = |w: &str| -> String {
         let mut s = w.to_string();
@@ -787,8 +812,12 @@ pub fn build(
         }
         nested::wrap(nest.as_ref(), &inner, &mut action, &mut comment);
         nested::iterate(&outer, &mut action, &mut comment);
-        let mp = mount_point.as_deref();
-        workdir::place(c.cwd.as_ref(), mp, &mut action, &mut comment, notes);
+        let mp = mount_point.as_deref().or(measured.as_deref());
+        let cwd = c
+            .cwd
+            .as_ref()
+            .or(measured_cwd.as_ref().filter(|_| idx == workload_idx));
+        workdir::place(cwd, mp, &mut action, &mut comment, notes);
         let when = l.when.clone();
         if idx == workload_idx && variants.is_empty() {
             if let Some((axis, values)) = &when {

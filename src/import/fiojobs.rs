@@ -15,7 +15,7 @@ use super::mail::{Post, PostLine};
 use super::numbers::token_quantity;
 use super::output::Found;
 use super::programs::Program;
-use super::shell::{walk, Cmd, Node};
+use super::shell::{walk, Cmd, Loop, LoopKind, Node};
 use super::{Category, Note, NoteKind, Row};
 
 /// Options that make a `[section]` of `key=value` lines a fio job.
@@ -74,6 +74,9 @@ pub struct JobFile {
     pub global: Vec<Opt>,
     /// Each job section: its name and options.
     pub jobs: Vec<(String, Vec<Opt>)>,
+    /// Options whose comment lists other values of the same kind (`numjobs=1 # 2 4`):
+    /// the key, every value in order (the option's first), the post line.
+    pub tried: Vec<(String, Vec<String>, usize)>,
 }
 
 impl JobFile {
@@ -115,7 +118,44 @@ fn section(t: &str) -> Option<&str> {
     .then_some(name)
 }
 
+/// A line's text and its comment (fio's `#` or `;` after a blank, as fio cuts it).
+fn comment(t: &str) -> (&str, Option<&str>) {
+    let cut = [" #", "\t#", " ;", "\t;"]
+        .iter()
+        .filter_map(|c| t.find(c))
+        .min();
+    match cut {
+        Some(i) => (t[..i].trim_end(), Some(t[i + 2..].trim())),
+        None => (t, None),
+    }
+}
+
+/// The other values a comment lists for an option (`numjobs=1 # 2 4`, `bs=4k ; 64k 1m`):
+/// words of the value's kind only (counts, or sizes with a unit letter), each new;
+/// prose (`size=4G # 2x RAM`) lists none.
+fn other_values(value: &str, comment: &str) -> Option<Vec<String>> {
+    let kind = |w: &str| {
+        let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let unit = &w[digits.len()..];
+        (!digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && unit.len() <= 1)
+            .then_some(unit.is_empty())
+    };
+    let want = kind(value)?;
+    let words: Vec<&str> = comment
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let ok = !words.is_empty() && words.iter().all(|w| kind(w) == Some(want) && *w != value);
+    ok.then(|| {
+        std::iter::once(value)
+            .chain(words)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
 fn option(t: &str) -> Option<Opt> {
+    let t = comment(t).0;
     let (k, v) = match t.split_once('=') {
         Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
         None => (t, None),
@@ -138,6 +178,7 @@ pub fn job_files(lines: &[PostLine], skip: &dyn Fn(usize) -> bool) -> Vec<JobFil
             line: lines[k].n,
             global: Vec::new(),
             jobs: Vec::new(),
+            tried: Vec::new(),
         };
         let mut m = k;
         let mut cur: Option<String> = None;
@@ -157,6 +198,11 @@ pub fn job_files(lines: &[PostLine], skip: &dyn Fn(usize) -> bool) -> Vec<JobFil
             } else if t.starts_with([';', '#']) {
                 // a comment
             } else if let Some(o) = option(t).filter(|_| cur.is_some()) {
+                if let (Some(v), (_, Some(c))) = (&o.1, comment(t)) {
+                    if let Some(vals) = other_values(v, c) {
+                        job.tried.push((o.0.clone(), vals, lines[m].n));
+                    }
+                }
                 match (cur.as_deref(), job.jobs.last_mut()) {
                     (Some("global"), _) => job.global.push(o),
                     (_, Some(j)) => j.1.push(o),
@@ -260,6 +306,69 @@ pub fn apply(jobs: &[JobFile], lines: &[PostLine], cmds: &mut Commands, notes: &
                 .map_or(0, |l| l.depth),
         });
         cmds.blocks.sort_by_key(|b| b.line);
+    }
+    for b in &mut cmds.blocks {
+        tried_loops(&mut b.nodes, jobs);
+    }
+}
+
+/// A fio command run with a job whose comment lists other values of an option
+/// (`numjobs=1 # 2 4`): a loop over them around it, the option `--numjobs=$numjobs`, as
+/// if the post had written `for numjobs in 1 2 4; do fio …`.
+fn tried_loops(nodes: &mut [Node], jobs: &[JobFile]) {
+    for n in nodes.iter_mut() {
+        let lp = match n {
+            Node::Loop(l) => {
+                tried_loops(&mut l.body, jobs);
+                continue;
+            }
+            Node::Cmd(c) if c.program() == Program::Fio => {
+                let Some(job) = jobs.iter().rev().find(|j| j.line < c.line).or(jobs.first()) else {
+                    continue;
+                };
+                let mut c = c.clone();
+                let mut wrap: Option<Loop> = None;
+                for (key, vals, line) in job.tried.iter().rev() {
+                    let opt = format!("--{key}={}", vals[0]);
+                    let Some(w) = c.words.iter().position(|w| *w == opt) else {
+                        continue;
+                    };
+                    c.words[w] = format!("--{key}=${key}");
+                    let body = match wrap.take() {
+                        Some(inner) => vec![Node::Loop(inner)],
+                        None => vec![Node::Cmd(c.clone())],
+                    };
+                    wrap = Some(Loop {
+                        line: *line,
+                        var: key.clone(),
+                        kind: LoopKind::List(vals.clone()),
+                        head: format!(
+                            "guess: line {line}: the job file's comment lists the other values the post ran, `{key}={} # {}`",
+                            vals[0],
+                            vals[1..].join(" ")
+                        ),
+                        body,
+                        timed: false,
+                    });
+                }
+                // (each loop's body holds the command with every option made a variable)
+                if let Some(l) = &mut wrap {
+                    set_innermost(l, &c);
+                }
+                wrap
+            }
+            _ => None,
+        };
+        if let Some(l) = lp {
+            *n = Node::Loop(l);
+        }
+    }
+}
+
+fn set_innermost(l: &mut Loop, c: &Cmd) {
+    match l.body.first_mut() {
+        Some(Node::Loop(inner)) => set_innermost(inner, c),
+        _ => l.body = vec![Node::Cmd(c.clone())],
     }
 }
 
@@ -643,7 +752,7 @@ fn preamble(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{direction_line, fio_text, job_files};
+    use super::{comment, direction_line, fio_text, job_files, other_values};
     use crate::import::mail;
 
     #[test]
@@ -673,6 +782,25 @@ mod tests {
             ]
         );
         assert!(direction_line("read the docs: it is fast").is_none());
+    }
+
+    #[test]
+    fn a_comment_that_lists_other_values_of_an_option() {
+        assert_eq!(comment("numjobs=1 # 2 4"), ("numjobs=1", Some("2 4")));
+        assert_eq!(comment("bs=4k"), ("bs=4k", None));
+        assert_eq!(
+            other_values("1", "2 4"),
+            Some(vec!["1".into(), "2".into(), "4".into()])
+        );
+        assert_eq!(
+            other_values("4k", "64k, 1m"),
+            Some(vec!["4k".into(), "64k".into(), "1m".into()])
+        );
+        // prose, another kind of value, the same value: none
+        assert_eq!(other_values("4G", "2x RAM"), None);
+        assert_eq!(other_values("32", "4k"), None);
+        assert_eq!(other_values("1", "1"), None);
+        assert_eq!(other_values("randwrite", "randread"), None);
     }
 
     #[test]

@@ -89,6 +89,13 @@ const SYSTEM_DIRS: &[&str] = &[
     "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/run", "/sbin", "/sys", "/usr",
 ];
 
+/// Whether `path` is one of the host's own directories or under one.
+pub(super) fn is_system_dir(path: &str) -> bool {
+    SYSTEM_DIRS
+        .iter()
+        .any(|d| path == *d || path.starts_with(&format!("{d}/")))
+}
+
 /// The directory a benchmark is given by a flag (`-D /xfs`, `--directory=/ext4/t`), when it
 /// is no directory of the host's system.
 fn flag_dir<'a>(prev: &str, word: &'a str) -> Option<&'a str> {
@@ -97,10 +104,7 @@ fn flag_dir<'a>(prev: &str, word: &'a str) -> Option<&'a str> {
         _ if DIR_FLAGS.contains(&prev) => word,
         _ => return None,
     };
-    let system = SYSTEM_DIRS
-        .iter()
-        .any(|d| path == *d || path.starts_with(&format!("{d}/")));
-    (path.len() > 1 && path.starts_with('/') && !system).then_some(path)
+    (path.len() > 1 && path.starts_with('/') && !is_system_dir(path)).then_some(path)
 }
 
 /// The first host data path a command names (not its program): one under a host data
@@ -160,7 +164,11 @@ pub(super) fn contain(
         mapped.push(mp);
     }
     if mapped.is_empty() {
-        return;
+        // a step runs in `{{mnt}}` (the directory the post measured in) with no mount
+        if !commands(exp).iter().any(|c| c.contains("{{mnt}}")) {
+            return;
+        }
+        mapped.push("{{mnt}}".into());
     }
     let mounts = exp
         .setup
@@ -188,10 +196,11 @@ pub(super) fn contain(
             },
         );
     }
-    let has_mkfs = exp.setup.iter().any(|s| match &s.action {
-        Action::Run { name, .. } => name == "mkfs",
+    let is_mkfs = |s: &Step| match &s.action {
+        Action::Run { name, .. } | Action::Words { name, .. } => name == "mkfs",
         _ => false,
-    });
+    };
+    let has_mkfs = exp.setup.iter().any(is_mkfs);
     let mut new_steps = Vec::new();
     if !has_mkfs {
         let (fs, why) = match post_filesystem(subject, lines) {
@@ -240,7 +249,9 @@ pub(super) fn contain(
             mapped[0]
         ),
     });
-    exp.setup.splice(0..0, new_steps);
+    // after the post's own mkfs, if any (a filesystem is made before it is mounted)
+    let at = exp.setup.iter().rposition(is_mkfs).map_or(0, |i| i + 1);
+    exp.setup.splice(at..at, new_steps);
 }
 
 #[cfg(test)]

@@ -623,13 +623,32 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     }
     unread::uncalled_functions(&cmds.blocks, &mut notes);
     let line_numbers: Vec<usize> = lines.iter().map(|l| l.n).collect();
+    // the commands whose output the post shows with numbers
+    let mut output_lines = vec![false; lines.len()];
+    for f in found.iter().filter(|f| !f.rows.is_empty()) {
+        for &k in &f.lines {
+            output_lines[k] = true;
+        }
+    }
+    let evidence = pick::Evidence {
+        reported: pick::reported(
+            &cmds.command_lines,
+            &output_lines,
+            &lines
+                .iter()
+                .map(|l| !commands::looks_like_prose(l.text.trim()))
+                .collect::<Vec<_>>(),
+            &line_numbers,
+        ),
+        timed_sentences,
+    };
     let experiment = draft::build(
         &cmds.blocks,
         &tables,
         &line_numbers,
         &device_sizes,
         &prose_sizes,
-        &timed_sentences,
+        &evidence,
         &mut notes,
     );
     let mut experiment = experiment;

@@ -12,8 +12,9 @@
 //! did.
 
 use super::block::{Block, BlockKind};
+use super::naming::is_device;
 use super::programs::Program;
-use super::shell::variants::{merge, names, variant_loop};
+use super::shell::variants::{merge, merge_over, names, variant_loop};
 use super::shell::{unquote, CaseArm, Cmd, Loop, LoopKind, Node};
 
 /// Where a command stands: its block, the loops it is in (each an index in the list
@@ -96,7 +97,7 @@ fn list_mut<'a>(blocks: &'a mut [Block], bi: usize, path: &[usize]) -> &'a mut V
 /// Find the longest run of repeated commands in the blocks, among their top-level
 /// commands, inside a loop's body (a function's body is inlined where it is called) or
 /// inside one `case` branch, and make it a loop where it stands.
-pub fn repeated_runs(blocks: &mut [Block]) {
+pub fn repeated_runs(blocks: &mut [Block], shown: &[usize]) {
     let mut runs: Vec<Vec<At>> = vec![Vec::new()];
     let mut arm = (None, None);
     for (bi, b) in blocks.iter().enumerate() {
@@ -114,7 +115,7 @@ pub fn repeated_runs(blocks: &mut [Block]) {
     let mut best: Option<Best> = None;
     for r in &runs {
         let cmds: Vec<Cmd> = r.iter().filter_map(|at| cmd(blocks, at)).collect();
-        if let Some(f) = find(&cmds) {
+        if let Some(f) = find(&cmds, shown) {
             let cover = f.end - f.start;
             if best.as_ref().is_none_or(|b| cover > b.0) {
                 best = Some((cover, r.clone(), f));
@@ -159,13 +160,18 @@ fn program(c: &Cmd) -> String {
 const MAX_COMMANDS: usize = 512;
 const MAX_PERIOD: usize = 64;
 
-fn find(cmds: &[Cmd]) -> Option<Found> {
+/// (`shown`: the lines of commands whose output the post shows below them; such a
+/// command is a run's measured one, like a timed command or a benchmark)
+fn find(cmds: &[Cmd], shown: &[usize]) -> Option<Found> {
+    let out = |i: usize| shown.contains(&cmds[i].line);
     let n = cmds.len().min(MAX_COMMANDS);
     let mut best: Option<Found> = None;
     for start in 0..n {
         for period in 1..(n - start).min(MAX_PERIOD + 1) {
             let like = |i: usize, j: usize| {
-                program(&cmds[i]) == program(&cmds[j]) && cmds[i].timed == cmds[j].timed
+                program(&cmds[i]) == program(&cmds[j])
+                    && cmds[i].timed == cmds[j].timed
+                    && out(i) == out(j)
             };
             let mut count = 1;
             let mut end = start + period;
@@ -197,8 +203,9 @@ fn find(cmds: &[Cmd]) -> Option<Found> {
                 (1..count)
                     .any(|k| seg(k, i) < end && cmds[seg(k, i)].words != cmds[seg(0, i)].words)
             });
-            let timed = (0..period)
-                .any(|i| cmds[start + i].timed || cmds[start + i].program().is_benchmark());
+            let timed = (0..period).any(|i| {
+                cmds[start + i].timed || cmds[start + i].program().is_benchmark() || out(start + i)
+            });
             if !differs || !timed {
                 continue;
             }
@@ -240,6 +247,23 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
     let differ: Vec<usize> = (0..f.period)
         .filter(|i| (1..f.count).any(|k| at(k, *i).words != at(0, *i).words))
         .collect();
+    // runs that differ only in what they act on (`dd if=/dev/sda`, `dd if=/dev/sdb`, `dd
+    // of=/data/f`): other disks or directories of the post's machine, not a parameter
+    // the draft can vary (its points have their own devices); no axis
+    let changed: Vec<String> = differ
+        .iter()
+        .flat_map(|&i| {
+            let all: Vec<&Cmd> = (0..f.count).map(|k| at(k, i)).collect();
+            all.iter()
+                .flat_map(|c| c.words.iter())
+                .filter(|w| !all.iter().all(|c| c.words.contains(w)))
+                .map(|w| unquote(w))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if !changed.is_empty() && changed.iter().all(|w| is_target(w)) {
+        return None;
+    }
     // one word of one command changed: a loop over its values
     if let [i] = differ.as_slice() {
         let first = at(0, *i);
@@ -309,6 +333,38 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
             });
         }
     }
+    // one option there in some runs and not in others (`dd … conv=fdatasync` after `dd …`,
+    // `mount -o discard …` after `mount …`): a loop over its values, "" where it is left out
+    if let [i] = differ.as_slice() {
+        if let Some((var, values)) =
+            option_or_not(&(0..f.count).map(|k| at(k, *i)).collect::<Vec<_>>())
+        {
+            if cmds[f.start..f.end].iter().all(|c| c.case.is_none()) {
+                let bodies: Vec<Vec<Node>> = (0..f.count)
+                    .map(|k| (0..f.period).map(|j| Node::Cmd(at(k, j).clone())).collect())
+                    .collect();
+                let line = at(0, 0).line;
+                // the runs in the post's order, each once
+                let mut names: Vec<String> = Vec::new();
+                let mut keep: Vec<Vec<Node>> = Vec::new();
+                for (v, b) in values.iter().zip(bodies) {
+                    if !names.contains(v) {
+                        names.push(v.clone());
+                        keep.push(b);
+                    }
+                }
+                let body = merge_over(&var, &keep, &names, line)?;
+                let mut l = variant_loop(
+                    body,
+                    names,
+                    line,
+                    format!("guess: {where_}: `{var}` given in some, left out in others"),
+                );
+                l.var = var;
+                return Some(l);
+            }
+        }
+    }
     // several changed: a loop over the runs, named from the words only each has; not in
     // a `case` branch (a command is in one branch: the variants' would take its place)
     if cmds[f.start..f.end].iter().any(|c| c.case.is_some()) {
@@ -335,6 +391,93 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
         line,
         format!("guess: {where_}; each value names a run"),
     ))
+}
+
+/// A word that names what a command acts on: a device or an absolute path, alone or
+/// as an option's value (`if=/dev/sda`, `--filename=/data/f`, `-D /srv`).
+fn is_target(w: &str) -> bool {
+    let v = w.rsplit_once('=').map_or(w, |(_, v)| v);
+    is_device(v) || (v.starts_with('/') && v.len() > 1)
+}
+
+/// Two words alike in a run: the same, or the same file numbered per run (`of=test1.dat`,
+/// `of=test2.dat`: each run wrote its own file; the first run's name is kept).
+fn alike(a: &str, b: &str) -> bool {
+    let bare = |w: &str| {
+        w.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+    };
+    let file = |w: &str| {
+        let name = w.rsplit(['=', '/']).next().unwrap_or(w);
+        name.contains('.') && name.chars().any(|c| c.is_ascii_alphabetic())
+    };
+    a == b || (file(a) && file(b) && bare(a) == bare(b))
+}
+
+/// The runs of one command that differ only in an option some give and others leave out,
+/// at one place among the words (`conv=fdatasync`, `-o discard`): the axis's name (the
+/// option's key or flag; `mount_options` for mount's `-o`) and each run's value (`""`
+/// where it is left out). None when the runs differ otherwise or all give it.
+fn option_or_not(runs: &[&Cmd]) -> Option<(String, Vec<String>)> {
+    let first = &runs[0].words;
+    let shortest = runs.iter().map(|c| c.words.len()).min()?;
+    let prefix = (0..shortest)
+        .take_while(|&w| runs.iter().all(|c| alike(&c.words[w], &first[w])))
+        .count();
+    let suffix = (0..shortest - prefix)
+        .take_while(|&w| {
+            runs.iter()
+                .all(|c| alike(&c.words[c.words.len() - 1 - w], &first[first.len() - 1 - w]))
+        })
+        .count();
+    let segs: Vec<&[String]> = runs
+        .iter()
+        .map(|c| &c.words[prefix..c.words.len() - suffix])
+        .collect();
+    if !segs.iter().any(|s| s.is_empty()) || segs.iter().all(|s| s.is_empty()) {
+        return None;
+    }
+    let given: Vec<&&[String]> = segs.iter().filter(|s| !s.is_empty()).collect();
+    let is_name =
+        |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let (var, values): (String, Vec<String>) = match given[0] {
+        [w] => {
+            let (key, _) = unquote(w)
+                .split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))?;
+            let name = key.trim_start_matches('-').replace('-', "_");
+            let vals = segs
+                .iter()
+                .map(|s| match s {
+                    [] => Some(String::new()),
+                    [w] => unquote(w)
+                        .strip_prefix(&format!("{key}="))
+                        .map(str::to_string),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            (name, vals)
+        }
+        [flag, _] if flag.starts_with('-') => {
+            let vals = segs
+                .iter()
+                .map(|s| match s {
+                    [] => Some(String::new()),
+                    [f, v] if f == flag => Some(unquote(v)),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let name = match (runs[0].program(), flag.as_str()) {
+                (Program::Mount, "-o") => "mount_options".to_string(),
+                _ => flag.trim_start_matches('-').replace('-', "_"),
+            };
+            (name, vals)
+        }
+        _ => return None,
+    };
+    (is_name(&var) && values.iter().all(|v| !v.contains(char::is_whitespace)))
+        .then_some((var, values))
 }
 
 #[cfg(test)]
@@ -367,7 +510,7 @@ mod tests {
             "time fs_mark -d /mnt/x",
         ]);
         assert_eq!(
-            find(&c),
+            find(&c, &[]),
             // the umount before the first mkfs starts the runs as well
             Some(Found {
                 start: 0,
@@ -383,13 +526,54 @@ mod tests {
             "mkfs.xfs /dev/sdb",
             "time sync",
         ]);
-        assert_eq!(find(&c), None);
+        assert_eq!(find(&c, &[]), None);
         // nothing timed: no experiment's runs
         let c = cmds(&[
             "mkfs.xfs -b size=1k /dev/sdb",
             "mkfs.xfs -b size=4k /dev/sdb",
         ]);
-        assert_eq!(find(&c), None);
+        assert_eq!(find(&c, &[]), None);
+    }
+
+    #[test]
+    fn runs_on_other_disks_or_directories_are_no_axis() {
+        let c = cmds(&[
+            "time dd if=/dev/sdc of=/dev/null bs=1M count=64",
+            "time dd if=/dev/sdd of=/dev/null bs=1M count=64",
+            "time dd if=/dev/zero of=/srv/big/f bs=1M count=64",
+        ]);
+        let f = find(&c, &[]).unwrap();
+        assert_eq!(build(&c, &f), None);
+        // a parameter changed as well: an axis
+        let c = cmds(&[
+            "time dd if=/dev/sdc of=/dev/null bs=1M",
+            "time dd if=/dev/sdd of=/dev/null bs=4M",
+        ]);
+        let f = find(&c, &[]).unwrap();
+        assert!(build(&c, &f).is_some());
+    }
+
+    #[test]
+    fn an_option_given_or_left_out() {
+        let c = cmds(&[
+            "dd if=/dev/zero of=t1.dat bs=1M",
+            "dd if=/dev/zero of=t2.dat bs=1M conv=fdatasync",
+            "mount /dev/sdb /mnt",
+            "mount -o discard /dev/sdb /mnt",
+        ]);
+        assert_eq!(
+            super::option_or_not(&[&c[0], &c[1]]),
+            Some(("conv".into(), vec!["".into(), "fdatasync".into()]))
+        );
+        assert_eq!(
+            super::option_or_not(&[&c[2], &c[3]]),
+            Some(("mount_options".into(), vec!["".into(), "discard".into()]))
+        );
+        // each run given some value: not this rule; another word changed too: none
+        let d = cmds(&["dd of=a bs=1M", "dd of=b bs=1M conv=fsync"]);
+        assert_eq!(super::option_or_not(&[&d[0], &d[1]]), None);
+        assert!(super::alike("of=test1.dat", "of=test2.dat"));
+        assert!(!super::alike("bs=1", "bs=2"));
     }
 
     #[test]
@@ -398,7 +582,7 @@ mod tests {
             "time fio --filename=/dev/sdb --bs=512 --name=j",
             "time fio --filename=/dev/sdb --bs=4K --name=j",
         ]);
-        let f = find(&c).unwrap();
+        let f = find(&c, &[]).unwrap();
         let l = build(&c, &f).unwrap();
         assert_eq!(l.var, "bs");
         assert_eq!(l.kind, LoopKind::List(vec!["512".into(), "4K".into()]));

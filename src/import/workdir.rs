@@ -6,7 +6,11 @@
 //! Any other directory (`cd ~/src`, a path the post never mounts) is a `# guess:`: the
 //! draft runs the step in `{{work}}` and says where the post ran it.
 
+use super::block::Block;
+use super::host_paths::is_system_dir;
+use super::programs::Program;
 use super::shell::cwd::Cwd;
+use super::shell::{walk, Cmd};
 use super::step::Action;
 use super::{Note, NoteKind};
 
@@ -16,11 +20,45 @@ pub const IN_DIR: &str = "cd \"$1\" && shift && exec \"$@\"";
 /// `{{mnt}}` or `{{mnt}}/sub` when `dir` is the mount point or under it.
 pub fn under_mount(dir: &str, mount_point: Option<&str>) -> Option<String> {
     let mp = mount_point?.trim_end_matches('/');
+    if !mp.is_empty() && dir.trim_end_matches('/') == mp {
+        // the directory the post measured in, however it names it (`~`, a prompt's `mnt`)
+        return Some("{{mnt}}".into());
+    }
     if mp.is_empty() || !mp.starts_with('/') {
         return None;
     }
     let rest = dir.strip_prefix(mp)?;
     (rest.is_empty() || rest.starts_with('/')).then(|| format!("{{{{mnt}}}}{rest}"))
+}
+
+/// The host directory a workload ran in, when the post mounts nothing there: the
+/// filesystem it measured (for a benchmark, dd or xfs_io). A `cd` or prompt to a directory of the host's (`/`, `/usr`,
+/// `/etc`) or to one the post never anchors (`cd build`) names none; the home directory
+/// (`~`, `cd`) and the last name a prompt shows (`[root@host mnt]# `) do.
+pub fn measured<'a>(workload: &'a Cmd, blocks: &'a [Block]) -> Option<&'a Cwd> {
+    // only a program that does file I/O measures the filesystem it runs on (`make` in a
+    // source tree measures the build)
+    let p = workload.program();
+    if !(p.is_benchmark() || matches!(p, Program::Dd | Program::XfsIo)) {
+        return None;
+    }
+    // the same command run again at a prompt that shows where (`:~$ fio …` under it)
+    let mut again = None;
+    for b in blocks {
+        walk(&b.nodes, &mut Vec::new(), &mut |c, _| {
+            if again.is_none() && c.cwd.is_some() && c.words == workload.words {
+                again = c.cwd.as_ref();
+            }
+        });
+    }
+    let cwd = workload.cwd.as_ref().or(again)?;
+    let d = cwd.dir.as_str();
+    let ok = if d.starts_with('/') {
+        d.len() > 1 && !is_system_dir(d)
+    } else {
+        d == "~" || d.starts_with("~/") || (cwd.prompt && !d.contains(['/', '$', '(']))
+    };
+    ok.then_some(cwd)
 }
 
 /// Run `action` where the post ran it (`cwd`), saying so in `comment` and, once per `cd`,
@@ -38,7 +76,18 @@ pub fn place(
             .iter()
             .any(|n| n.line == cwd.line && n.what.contains("`cd"))
     };
-    let Some(dir) = under_mount(&cwd.dir, mount_point) else {
+    // a prompt shows bash's last name of the directory (`[root@ws mnt]# `): the mount
+    // point when it ends so
+    let last_name = || {
+        let mp = mount_point?.trim_end_matches('/');
+        (cwd.prompt && !cwd.dir.contains('/') && mp.rsplit('/').next() == Some(cwd.dir.as_str()))
+            .then(|| "{{mnt}}".to_string())
+    };
+    let Some(dir) = under_mount(&cwd.dir, mount_point).or_else(last_name) else {
+        if cwd.prompt {
+            // the shell was there (its prompt says), not sent there by the post
+            return;
+        }
         let why = format!(
             "guess: the post ran it in `{}` (line {}), not under the mount point; the draft runs it in {{{{work}}}}",
             cwd.dir, cwd.line

@@ -194,3 +194,53 @@ fn a_cd_in_a_subshell_holds_inside_it_only() {
         "{setup:#?}"
     );
 }
+
+/// A post that mounts nothing and runs its benchmark where its shell is: after a numbered
+/// step's `#cd` (a root prompt written without its blank), or at a prompt that shows its
+/// directory (`bob@nas:~$`). That directory is the filesystem the post measured: the
+/// draft declares a device, makes a filesystem on it (said as a guess) and runs the
+/// workload at `{{mnt}}`; a command elsewhere (`make` in a source tree) is no such
+/// directory (issue 41, patterns 1 and 4).
+#[test]
+fn the_directory_a_post_measured_in_becomes_the_draft_s_filesystem() {
+    let post = "Subject: slow writes on my pool\n\nWhat I did:\n1.  # mkdir /tank/scratch\n2.  #cd /tank/scratch\n3.  # time dd if=/dev/zero of=big.bin bs=1M count=2048\n\nIt only does 12 MB/s.\n";
+    let (d, e) = draft_of(post);
+    assert_eq!(e.def.devices.len(), 1, "{:?}", d.yaml);
+    assert!(
+        e.def.setup.iter().any(|s| s.mount.is_some()),
+        "{:?}",
+        d.yaml
+    );
+    let w = run_of(&e.def.workload);
+    assert_eq!(
+        w[..6],
+        words(&["sh", "-c", IN_DIR, "sh", "{{mnt}}", "dd"]),
+        "{w:?}"
+    );
+    assert!(w.contains(&"of=big.bin".to_string()), "{w:?}");
+    note_at(
+        &d,
+        5,
+        NoteKind::Guess,
+        "the workload runs in `/tank/scratch`",
+    );
+    // no step names the host's directory (the comments keep the post's lines)
+    let steps: Vec<Vec<String>> = e.def.setup.iter().map(run_of).collect();
+    assert!(
+        !steps.iter().flatten().any(|w| w.contains("/tank")),
+        "{steps:?}"
+    );
+    assert_eq!(mkdirs(&e), ["{{mnt}}"]);
+
+    // the same benchmark again at a prompt that shows the home directory
+    let post = "Subject: fio on my laptop\n\ncmd:\n\n    fio --name=t --filename=t.dat --size=1G --rw=randread\n\nresult:\n\n    bob@nas:~$ fio --name=t --filename=t.dat --size=1G --rw=randread\n      read: IOPS=9120, BW=35.6MiB/s\n";
+    let (_, e) = draft_of(post);
+    let w = run_of(&e.def.workload);
+    assert_eq!(w.get(4).map(String::as_str), Some("{{mnt}}"), "{w:?}");
+    assert!(e.def.setup.iter().any(|s| s.mount.is_some()));
+
+    // a build in a source tree is not the filesystem measured
+    let post = "Subject: build times\n\n# cd /root/src/linux\n# time make -j8\n";
+    let (_, e) = draft_of(post);
+    assert!(e.def.devices.is_empty(), "{:?}", e.def.devices);
+}

@@ -552,3 +552,23 @@ fn outside_iops_with_si_suffix_in_prose() {
     assert!(d.yaml.is_none());
     note_at(&d, 0, NoteKind::Unmapped, "no command in the post");
 }
+
+/// A job file whose option's comment lists the other values the post ran (`bs=4k # 16k
+/// 64k`, as people note the runs they made) gives that axis, the option `{{bs}}`, and the
+/// comment never reaches fio's arguments (issue 41, pattern 4); a comment in words
+/// (`size=2g ; twice the RAM`) is only a comment.
+#[test]
+fn a_job_file_comment_listing_other_values_is_an_axis() {
+    let post = "Subject: Re: [PATCH] ext4: faster buffered writes\n\nMy job:\n\n[global]\nioengine=sync\nsize=2g ; twice the RAM\ndirectory=/mnt/scratch\n\n[seqwrite]\nrw=write\nbs=4k # 16k 64k\n\n  # fio seq.fio\n\nbs     4k    16k    64k\nMB/s   310   402    455\n";
+    let (d, e) = super::import::draft_of(post);
+    let yaml = d.yaml.as_deref().unwrap();
+    let bs: Vec<String> = e.def.matrix["bs"].iter().map(|v| v.to_string()).collect();
+    assert_eq!(bs, ["4k", "16k", "64k"], "{yaml}");
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(w.contains("--bs={{bs}}") && w.contains("--size=2g "), "{w}");
+    assert!(
+        !w.contains('#') && !w.contains(';') && !w.contains("RAM"),
+        "{w}"
+    );
+    assert_eq!(e.def.matrix.len(), 1, "{yaml}");
+}

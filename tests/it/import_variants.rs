@@ -412,3 +412,38 @@ fn outside_fio_2_output_with_emphasis_labels() {
         );
     }
 }
+
+/// Runs that differ only in an option one gives and the other leaves out are one axis
+/// with `""` for "left out" (issue 41, pattern 4): dd run plain and with `conv=fdatasync`
+/// (each writing its own numbered file) gives `conv: ["", fdatasync]`, a `mount` with and
+/// without `-o discard` gives `mount_options: ["", discard]`. The measured command is the
+/// one whose output the post shows with its numbers (pattern 2), not a later example dd
+/// that wipes a disk.
+#[test]
+fn an_option_given_in_one_run_and_left_out_in_another_is_one_axis() {
+    let post = "Subject: write cache on my new SSD\n\nAt the prompt, in the mounted test directory:\n\n    [me@desk bench]# dd if=/dev/zero of=run1.dat bs=1M count=256\n    256+0 records in\n    256+0 records out\n    268435456 bytes (268 MB) copied, 0.31 s, 866 MB/s\n    [me@desk bench]# dd if=/dev/zero of=run2.dat bs=1M count=256 conv=fdatasync\n    256+0 records in\n    256+0 records out\n    268435456 bytes (268 MB) copied, 2.4 s, 112 MB/s\n\nTo wipe a stick first I use:\n\n    dd if=/dev/zero of=/dev/sdd bs=4096 count=512\n    mount /dev/sdd1 /bench\n";
+    let (d, e) = draft_of(post);
+    let yaml = d.yaml.as_deref().unwrap();
+    let conv: Vec<String> = e.def.matrix["conv"].iter().map(|v| v.to_string()).collect();
+    assert_eq!(conv, ["", "fdatasync"], "{yaml}");
+    let runs: Vec<String> = std::iter::once(&e.def.workload)
+        .chain(&e.def.workload_variants)
+        .map(|s| format!("{:?}", s.run))
+        .collect();
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("\"conv=fdatasync\"") && r.contains("{{mnt}}")),
+        "{yaml}"
+    );
+    assert!(runs.iter().all(|r| !r.contains("{{dev.")), "{yaml}");
+
+    let post = "Subject: discard and untar time\n\n# mkfs.ext4 -F /dev/sdc\n# mount /dev/sdc /mnt/t\n# time tar xf /root/src.tar -C /mnt/t\nreal 0m41.2s\nuser 0m1.1s\nsys 0m9.0s\n# umount /mnt/t\n# mkfs.ext4 -F /dev/sdc\n# mount -o discard /dev/sdc /mnt/t\n# time tar xf /root/src.tar -C /mnt/t\nreal 0m58.9s\nuser 0m1.2s\nsys 0m9.4s\n";
+    let (d, e) = draft_of(post);
+    let yaml = d.yaml.as_deref().unwrap();
+    let opts: Vec<String> = e.def.matrix["mount_options"]
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(opts, ["", "discard"], "{yaml}");
+    assert!(!e.def.matrix.contains_key("variant"), "{yaml}");
+}

@@ -17,6 +17,9 @@ pub struct Cwd {
     pub line: usize,
     /// The `cd` as written.
     pub text: String,
+    /// Shown by the prompt (`root@host:/data# `, `[root@host mnt]# `), not set by a `cd`:
+    /// the shell was there already, so a step elsewhere needs no word about it.
+    pub prompt: bool,
 }
 
 impl Cwd {
@@ -82,6 +85,7 @@ impl Dirs {
             dir: format!("(after `{text}`)"),
             line: c.line,
             text,
+            prompt: false,
         });
     }
 }
@@ -125,6 +129,7 @@ fn target(c: &Cmd, cur: Option<&Cwd>) -> Cwd {
         dir,
         line: c.line,
         text: c.words.join(" "),
+        prompt: false,
     }
 }
 

@@ -70,6 +70,16 @@ pub fn names(runs: &[Vec<String>]) -> Vec<String> {
 /// programs): a node the runs share once, a node that differs once per run with its
 /// [`CaseArm`] over `$variant`. None when the bodies are not alike.
 pub fn merge(bodies: &[Vec<Node>], names: &[String], line: usize) -> Option<Vec<Node>> {
+    merge_over(VARIANT, bodies, names, line)
+}
+
+/// [`merge`] over the loop variable `var`.
+pub fn merge_over(
+    var: &str,
+    bodies: &[Vec<Node>],
+    names: &[String],
+    line: usize,
+) -> Option<Vec<Node>> {
     let first = bodies.first()?;
     if bodies.iter().any(|b| b.len() != first.len()) {
         return None;
@@ -88,7 +98,7 @@ pub fn merge(bodies: &[Vec<Node>], names: &[String], line: usize) -> Option<Vec<
             let arm = CaseArm {
                 line,
                 arm_line: line_of(m).unwrap_or(line),
-                word: format!("${VARIANT}"),
+                word: format!("${var}"),
                 patterns: vec![names[j].clone()],
                 earlier: names[..j].to_vec(),
                 unless: Vec::new(),
