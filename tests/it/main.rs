@@ -35,6 +35,7 @@ mod claims_drafts;
 mod cleanup_safety;
 mod cli_compare_report;
 mod cli_parse;
+mod compare_axis;
 mod counters;
 mod device_policy;
 mod faults;
