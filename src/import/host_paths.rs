@@ -194,7 +194,7 @@ pub(super) fn contain(
         .map(|a| a.name.clone());
     if let Some(axis) = fs_axis {
         if !exp.setup.iter().any(is_mkfs) {
-            per_filesystem(exp, &axis, line, &mapped[0], notes);
+            per_filesystem(exp, &axis, line, Some(&mapped[0]), notes);
             return;
         }
     }
@@ -271,13 +271,13 @@ pub(super) fn contain(
 
 /// One device per value of the filesystem axis `axis` (`xfs`, `ext4`), each made with
 /// its filesystem and mounted at `{{mnt}}` at the points of that value only (`when:`),
-/// before the draft's other setup steps; said in a note (`host`: the post's directory or
-/// what the axis came from).
+/// before the draft's other setup steps; said in a note. `host`: the post's directory,
+/// written with `{{axis}}` (`/{{fs}}`), when it benchmarked on one.
 pub(super) fn per_filesystem(
     exp: &mut Experiment,
     axis: &str,
     line: usize,
-    host: &str,
+    host: Option<&str>,
     notes: &mut Vec<Note>,
 ) {
     let Some(values) = exp
@@ -290,26 +290,31 @@ pub(super) fn per_filesystem(
     };
     // the post's own paths (`/xfs`, `/ext4`), not the draft's `/{{fs}}`
     let var = format!("{{{{{axis}}}}}");
-    let one = |v: &str| format!("`{}`", host.replace(&var, v));
-    let host_all = if host.contains(&var) {
-        values
-            .iter()
-            .map(|v| format!("`{}`", host.replace(&var, v)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    } else {
-        format!("`{host}`")
+    let one = |v: &str| match host {
+        Some(h) => format!(" at `{}`", h.replace(&var, v)),
+        None => String::new(),
     };
-    let host = host_all;
+    let all = match host {
+        Some(h) if h.contains(&var) => format!(
+            " at {}",
+            values
+                .iter()
+                .map(|v| format!("`{}`", h.replace(&var, v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Some(h) => format!(" at `{h}`"),
+        None => String::new(),
+    };
     let why = format!(
-        "guess: the post does not give the size of the filesystems at {host}; {DEFAULT_SIZE} is a default"
+        "guess: the post does not give the size of its filesystems{all}; {DEFAULT_SIZE} is a default"
     );
     notes.push(Note::new(line, NoteKind::Guess, &why));
     notes.push(Note::new(
         line,
         NoteKind::Guess,
         &format!(
-            "the post does not show how its filesystems at {host} were made: each point makes its `{axis}` ({}) on a device of its own and mounts it at `{{{{mnt}}}}`",
+            "the post does not show how it made its filesystems{all}: each point makes its `{axis}` ({}) on a device of its own and mounts it at `{{{{mnt}}}}`",
             values.join(", ")
         ),
     ));
@@ -340,7 +345,7 @@ pub(super) fn per_filesystem(
             repeat: None,
             when: when.clone(),
             comment: format!(
-                "line {line}: guess: the post does not show how it made {fs} at {}",
+                "line {line}: guess: the post does not show how it made {fs}{}",
                 one(fs)
             ),
         });
@@ -354,7 +359,7 @@ pub(super) fn per_filesystem(
             repeat: None,
             when,
             comment: format!(
-                "line {line}: guess: the post does not show the mount at {}",
+                "line {line}: guess: the post does not show the mount{}",
                 one(fs)
             ),
         });

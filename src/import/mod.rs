@@ -37,6 +37,7 @@ pub mod excludes;
 mod filesystems;
 pub mod fiojobs;
 pub mod fiolat;
+mod fs_rows;
 mod grid;
 pub mod heredocs;
 mod host_paths;
@@ -656,6 +657,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let mut experiment = experiment;
     if let Some(exp) = &mut experiment {
         host_paths::contain(exp, post.headers.subject.as_deref(), lines, &mut notes);
+        fs_rows::promote(exp, &mut candidates, &rows, &mut notes);
         for c in candidates {
             if exp.matrix.iter().any(|a| a.name == c.name)
                 || exp.candidates.iter().any(|a| a.name == c.name)

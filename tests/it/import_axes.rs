@@ -3,6 +3,7 @@
 //! (`fs: [xfs, ext4]` × `clients: [32, 1]`), never one `variant` axis; each point makes
 //! and mounts its own filesystem and the benchmark runs on `{{mnt}}`.
 
+use super::common::{text, walk, Scratch};
 use super::import::{draft_of, fixture_post, note_at};
 use super::import_dirs::line_of;
 use fslab::import::NoteKind;
@@ -67,7 +68,12 @@ fn dbench_on_host_paths_named_after_filesystems_is_a_grid() {
     assert!(e.def.workload_variants.is_empty());
     let line = line_of(&text, "> > dbench -s -t 60 -D /xfs 32");
     note_at(&d, line, NoteKind::Guess, "a grid of `fs` × `value`");
-    note_at(&d, line, NoteKind::Guess, "`/xfs`, `/ext4`");
+    note_at(
+        &d,
+        line,
+        NoteKind::Guess,
+        "its filesystems at `/xfs`, `/ext4`",
+    );
     let yaml = d.yaml.as_deref().unwrap();
     assert!(!yaml.contains("variant"), "{yaml}");
     let plan = plan_text(yaml, "dbench.yaml");
@@ -141,4 +147,96 @@ fn mkfs_runs_over_filesystems_and_threads_are_a_grid() {
         p.contains("mkfs.xfs -f {{dev.data}}") && !p.contains("mkfs.ext4"),
         "{p}"
     );
+}
+
+/// A post that compares filesystems in prose and labels its result rows by them.
+const COMPARED: &str = "Subject: Re: fsync latency on small files\n\nWe compared xfs and btrfs on the same SSD, each freshly made, with\n\n  fio --name=fsync --rw=write --bs=4k --size=4M --fsync=1\n\nResults:\n\n  xfs:    write: IOPS=2112, BW=8448KiB/s\n  btrfs:  write: IOPS=1310, BW=5240KiB/s\n\nSo btrfs is about 40% slower here.\n";
+
+/// The femu issue of the acceptance corpus: "I use fio to test f2fs and ext4" and one
+/// result line per filesystem: the prose's filesystems are the draft's `fs` axis, with a
+/// device per filesystem and the workload on `{{mnt}}`.
+#[test]
+fn filesystems_named_in_prose_and_labelling_the_rows_are_an_axis() {
+    let text = fixture_post("../import-acceptance", "github-femu-f2fs-ext4-fio.txt");
+    let (d, e) = draft_of(&text);
+    assert_eq!(
+        matrix(&e),
+        [(
+            "fs".to_string(),
+            vec!["f2fs".to_string(), "ext4".to_string()]
+        )]
+    );
+    let devices: Vec<&String> = e.def.devices.keys().collect();
+    assert_eq!(devices, ["f2fs", "ext4"]);
+    let line = line_of(&text, "I use fio to test f2fs and ext4");
+    note_at(
+        &d,
+        line,
+        NoteKind::Recognised,
+        "the post's result rows are labelled by them (`f2fs` line 5, `ext4` line 6)",
+    );
+    let plan = plan_text(d.yaml.as_deref().unwrap(), "femu.yaml");
+    let p = point(&plan, "fs=f2fs");
+    assert!(
+        p.contains("mkfs.f2fs -f {{dev.f2fs}}") && p.contains("mount {{dev.f2fs}} {{mnt}}"),
+        "{p}"
+    );
+    assert!(p.contains("sh {{mnt}} fio"), "{p}");
+    assert!(!point(&plan, "fs=ext4").contains("f2fs -f"), "{plan}");
+}
+
+/// Filesystems the prose names but the results do not label stay a comment; labelled
+/// ones make a draft that runs: a real run on loop devices makes xfs and btrfs, one per
+/// point, and fio writes its file on the point's filesystem.
+#[test]
+fn filesystems_only_named_stay_a_comment_and_labelled_ones_run() {
+    let only_named = COMPARED
+        .replace("  xfs:    write:", "without the patch:")
+        .replace("  btrfs:  write:", "with the patch:");
+    let (d, e) = draft_of(&only_named);
+    assert!(e.def.matrix.is_empty(), "{:?}", e.def.matrix);
+    let yaml = d.yaml.unwrap();
+    assert!(yaml.contains("#   fs: [\"xfs\", \"btrfs\"]"), "{yaml}");
+    assert!(!yaml.contains("mkfs"), "{yaml}");
+
+    let (d, e) = draft_of(COMPARED);
+    assert_eq!(
+        matrix(&e),
+        [(
+            "fs".to_string(),
+            vec!["xfs".to_string(), "btrfs".to_string()]
+        )]
+    );
+    let s = Scratch::new("fsrows");
+    let path = s.root.join("compared.yaml");
+    std::fs::write(&path, d.yaml.unwrap()).unwrap();
+    let o = s.run(&["run", path.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bundle = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    let logs: Vec<String> = walk(std::path::Path::new(&bundle))
+        .into_iter()
+        .map(|p| p.to_string_lossy().to_string())
+        .collect();
+    let mkfs_out = |fs: &str| -> String {
+        logs.iter()
+            .filter(|p| {
+                p.contains(&format!("fs={fs}")) && p.contains("mkfs") && p.ends_with(".stdout")
+            })
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    };
+    assert!(mkfs_out("xfs").contains("agcount"), "{logs:#?}");
+    assert!(
+        mkfs_out("btrfs").to_lowercase().contains("btrfs"),
+        "{logs:#?}"
+    );
+    let fio: Vec<&String> = logs
+        .iter()
+        .filter(|p| p.contains("fio") && p.ends_with(".stdout"))
+        .collect();
+    assert_eq!(fio.len(), 2, "{logs:#?}");
+    for p in fio {
+        let out = std::fs::read_to_string(p).unwrap();
+        assert!(out.contains("fsync"), "{p}: {out}");
+    }
 }
