@@ -147,11 +147,24 @@ pub(super) fn contain(
         for c in commands(exp) {
             *c = replace_path(c, &mp, "{{mnt}}");
         }
+        // `/{{fs}}`: the post's own paths, `/xfs`, `/ext4`
+        let shown = exp
+            .matrix
+            .iter()
+            .find(|a| mp.contains(&format!("{{{{{}}}}}", a.name)))
+            .map_or(format!("`{mp}`"), |a| {
+                let var = format!("{{{{{}}}}}", a.name);
+                a.values
+                    .iter()
+                    .map(|v| format!("`{}`", mp.replace(&var, v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
         notes.push(Note::new(
             line,
             NoteKind::Guess,
             &format!(
-                "the post runs on the host path `{mp}`: the draft runs there on its own device's filesystem, `{{{{mnt}}}}`{}",
+                "the post runs on the host path {shown}: the draft runs there on its own device's filesystem, `{{{{mnt}}}}`{}",
                 if mapped.is_empty() {
                     ""
                 } else {

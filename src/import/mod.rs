@@ -28,6 +28,7 @@ pub mod axis;
 pub mod block;
 pub mod blocks;
 pub mod branches;
+pub mod checklist;
 pub mod claims;
 pub mod commands;
 mod comparison;
@@ -177,6 +178,9 @@ pub struct Draft {
     pub claims: Vec<claims::DraftClaim>,
     /// The trace, in line order.
     pub notes: Vec<Note>,
+    /// What to check before `fslab run`: the draft's guesses, FILL_IN values, host paths
+    /// replaced and what it left out, each with its post line (also at the end of `yaml`).
+    pub checks: Vec<checklist::Check>,
 }
 
 /// Import a post. `file_name` (without directories) names the source and, when there
@@ -745,6 +749,18 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
     }
     notes.sort_by_key(|n| n.line);
+    // what to check before running, at the end of the draft (comments: it loads as before)
+    let checks = match &experiment {
+        Some(exp) if yaml.is_some() => checklist::checks(exp, fallback, &notes),
+        _ => Vec::new(),
+    };
+    let yaml = yaml.map(|y| {
+        let with = format!("{y}{}", checklist::render(&checks));
+        match crate::spec::Experiment::from_str_named(&with, &format!("{id}.yaml")) {
+            Ok(_) => with,
+            Err(_) => y,
+        }
+    });
     Ok(Draft {
         id,
         headers: post.headers.clone(),
@@ -757,6 +773,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         blocks_csv,
         claims: draft_claims,
         notes,
+        checks,
     })
 }
 
