@@ -214,6 +214,16 @@ pub fn render(checks: &[Check]) -> String {
     y
 }
 
+/// The draft `yaml` with the list at its end, when the draft still loads so (the list
+/// is comments: it always should).
+pub fn append(yaml: String, checks: &[Check], id: &str) -> String {
+    let with = format!("{yaml}{}", render(checks));
+    match crate::spec::Experiment::from_str_named(&with, &format!("{id}.yaml")) {
+        Ok(_) => with,
+        Err(_) => yaml,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

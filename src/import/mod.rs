@@ -754,13 +754,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         Some(exp) if yaml.is_some() => checklist::checks(exp, fallback, &notes),
         _ => Vec::new(),
     };
-    let yaml = yaml.map(|y| {
-        let with = format!("{y}{}", checklist::render(&checks));
-        match crate::spec::Experiment::from_str_named(&with, &format!("{id}.yaml")) {
-            Ok(_) => with,
-            Err(_) => y,
-        }
-    });
+    let yaml = yaml.map(|y| checklist::append(y, &checks, &id));
     Ok(Draft {
         id,
         headers: post.headers.clone(),
