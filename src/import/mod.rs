@@ -358,6 +358,12 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
         let mut trows = tables::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        // the command that printed the table (`# fs_mark …` right above its header)
+        if let Some(cmd) = output::command_above(lines, first, &cmds.command_lines) {
+            trows
+                .iter_mut()
+                .for_each(|r| output::add_command(&mut r.settings, &cmd));
+        }
         if let Some(when) = versus::side(&tables, ti, &texts) {
             trows
                 .iter_mut()

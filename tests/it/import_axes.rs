@@ -134,6 +134,22 @@ fn mkfs_runs_over_filesystems_and_threads_are_a_grid() {
         NoteKind::Guess,
         "a grid of `fs` × `t`",
     );
+    // each run's fs_mark table is labelled by the command above it: the runs apart
+    for (value, fs, t) in [
+        (52114.3, "xfs", "-t 4"),
+        (118276.9, "xfs", "-t 16"),
+        (47310.8, "ext4", "-t 4"),
+        (90412.5, "ext4", "-t 16"),
+    ] {
+        let r = d
+            .rows
+            .iter()
+            .find(|r| r.value == value)
+            .unwrap_or_else(|| panic!("no row {value}"));
+        let get = |k: &str| r.settings.iter().find(|s| s.0 == k).map(|s| s.1.as_str());
+        assert_eq!(get("fs"), Some(fs), "{r:?}");
+        assert!(get("command").is_some_and(|c| c.ends_with(t)), "{r:?}");
+    }
     let plan = plan_text(yaml, "fsmark.yaml");
     let p = point(&plan, "fs=ext4,t=16");
     assert!(
