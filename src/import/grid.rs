@@ -11,6 +11,7 @@
 
 use super::filesystems::named_in;
 use super::naming::is_device;
+use super::programs::last_positional;
 use super::shell::{unquote, CaseArm, Cmd, Loop, LoopKind, Node};
 
 /// One axis of the grid: the words (command, word) that change with it, its name and
@@ -102,6 +103,16 @@ fn name_axis(
             let name = prev[0].trim_start_matches('-').replace('-', "_");
             if ok(&name) {
                 return (name, v.clone());
+            }
+        }
+    }
+    // the last word of a benchmark whose last argument has a name (dbench's clients)
+    for ((i, w), v) in cells.iter().zip(vals) {
+        let c = runs[0][*i];
+        let program = c.words.get(c.program_index()).map(|p| unquote(p));
+        if *w + 1 == c.words.len() {
+            if let Some(name) = program.as_deref().and_then(last_positional) {
+                return (name.into(), v.clone());
             }
         }
     }
@@ -317,12 +328,12 @@ mod tests {
         let Node::Loop(inner) = &l.body[0] else {
             panic!("{:?}", l.body)
         };
-        assert_eq!(inner.var, "value");
+        assert_eq!(inner.var, "clients");
         assert_eq!(inner.kind, LoopKind::List(vec!["32".into(), "1".into()]));
         let Node::Cmd(d) = &inner.body[0] else {
             panic!()
         };
-        assert_eq!(d.words, ["dbench", "-s", "-D", "/${fs}", "${value}"]);
+        assert_eq!(d.words, ["dbench", "-s", "-D", "/${fs}", "${clients}"]);
     }
 
     #[test]

@@ -58,16 +58,19 @@ fn dbench_on_host_paths_named_after_filesystems_is_a_grid() {
                 "fs".to_string(),
                 vec!["xfs".to_string(), "ext4".to_string()]
             ),
-            ("value".to_string(), vec!["32".to_string(), "1".to_string()]),
+            (
+                "clients".to_string(),
+                vec!["32".to_string(), "1".to_string()]
+            ),
         ]
     );
     let devices: Vec<&String> = e.def.devices.keys().collect();
     assert_eq!(devices, ["xfs", "ext4"]);
     let w = format!("{:?}", e.def.workload.run);
-    assert!(w.contains("-s -t 60 -D {{mnt}} {{value}}"), "{w}");
+    assert!(w.contains("-s -t 60 -D {{mnt}} {{clients}}"), "{w}");
     assert!(e.def.workload_variants.is_empty());
     let line = line_of(&text, "> > dbench -s -t 60 -D /xfs 32");
-    note_at(&d, line, NoteKind::Guess, "a grid of `fs` × `value`");
+    note_at(&d, line, NoteKind::Guess, "a grid of `fs` × `clients`");
     note_at(
         &d,
         line,
@@ -77,12 +80,12 @@ fn dbench_on_host_paths_named_after_filesystems_is_a_grid() {
     let yaml = d.yaml.as_deref().unwrap();
     assert!(!yaml.contains("variant"), "{yaml}");
     let plan = plan_text(yaml, "dbench.yaml");
-    let p = point(&plan, "fs=ext4,value=1");
+    let p = point(&plan, "fs=ext4,clients=1");
     assert!(p.contains("mkfs.ext4 -F {{dev.ext4}}"), "{p}");
     assert!(p.contains("mount {{dev.ext4}} {{mnt}}"), "{p}");
     assert!(!p.contains("mkfs.xfs"), "{p}");
     assert!(p.contains("dbench -s -t 60 -D {{mnt}} 1"), "{p}");
-    let p = point(&plan, "fs=xfs,value=32");
+    let p = point(&plan, "fs=xfs,clients=32");
     assert!(
         p.contains("mkfs.xfs -f {{dev.xfs}}") && !p.contains("mkfs.ext4"),
         "{p}"
