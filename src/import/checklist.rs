@@ -214,13 +214,23 @@ pub fn render(checks: &[Check]) -> String {
     y
 }
 
-/// The draft `yaml` with the list at its end, when the draft still loads so (the list
-/// is comments: it always should).
-pub fn append(yaml: String, checks: &[Check], id: &str) -> String {
-    let with = format!("{yaml}{}", render(checks));
+/// The draft `yaml` with the list of `exp`'s checks at its end (when the draft still
+/// loads so: the list is comments, it always should), and the list.
+pub fn finish(
+    yaml: Option<String>,
+    exp: Option<&Experiment>,
+    fallback: bool,
+    notes: &[Note],
+    id: &str,
+) -> (Option<String>, Vec<Check>) {
+    let (Some(yaml), Some(exp)) = (yaml.clone(), exp) else {
+        return (yaml, Vec::new());
+    };
+    let checks = checks(exp, fallback, notes);
+    let with = format!("{yaml}{}", render(&checks));
     match crate::spec::Experiment::from_str_named(&with, &format!("{id}.yaml")) {
-        Ok(_) => with,
-        Err(_) => yaml,
+        Ok(_) => (Some(with), checks),
+        Err(_) => (Some(yaml), checks),
     }
 }
 

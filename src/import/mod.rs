@@ -61,6 +61,7 @@ mod sequences;
 pub mod shell;
 pub mod sidebyside;
 pub mod step;
+mod tablecmds;
 pub mod tables;
 pub mod units;
 mod unread;
@@ -350,6 +351,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     // tables
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
     let tables = tables::find_tables(&texts, &taken);
+    let table_cmds = tablecmds::add(&tables, lines, &mut cmds.blocks);
     for (ti, t) in tables.iter().enumerate() {
         let first = t.header.unwrap_or(t.rows[0].0);
         // the title above, earlier tables taken (`Wall time:` / `System time:`)
@@ -652,7 +654,10 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 .map(|l| !commands::looks_like_prose(l.text.trim()))
                 .collect::<Vec<_>>(),
             &line_numbers,
-        ),
+        )
+        .into_iter()
+        .chain(table_cmds)
+        .collect(),
         timed_sentences,
     };
     let experiment = draft::build(
@@ -756,11 +761,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     }
     notes.sort_by_key(|n| n.line);
     // what to check before running, at the end of the draft (comments: it loads as before)
-    let checks = match &experiment {
-        Some(exp) if yaml.is_some() => checklist::checks(exp, fallback, &notes),
-        _ => Vec::new(),
-    };
-    let yaml = yaml.map(|y| checklist::append(y, &checks, &id));
+    let (yaml, checks) = checklist::finish(yaml, experiment.as_ref(), fallback, &notes, &id);
     Ok(Draft {
         id,
         headers: post.headers.clone(),

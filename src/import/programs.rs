@@ -143,6 +143,7 @@ pub(super) fn last_positional(program: &str) -> Option<&'static str> {
 pub(super) const OTHER_WORKLOADS: &[&str] = &[
     "dbench",
     "iozone",
+    "pgbench",
     "postmark",
     "filebench",
     "sysbench",

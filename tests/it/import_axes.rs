@@ -259,3 +259,31 @@ fn filesystems_only_named_stay_a_comment_and_labelled_ones_run() {
         assert!(out.contains("fsync"), "{p}: {out}");
     }
 }
+
+/// A table whose rows are labelled by commands (a wiki's `| pgbench … | done in 24.46 s
+/// |`, under a `Command` header): the numbers are those commands', so the first is the
+/// workload and the others run after it; a table labelled by prose with options (`with
+/// -o discard`) names no command.
+#[test]
+fn commands_that_label_a_tables_rows_are_the_experiment() {
+    let post = "Subject: sysbench fileio on the new controller\n\n## Results\n\n| Command | MiB/s |\n|---|---|\n| sysbench fileio --file-total-size=8G --file-test-mode=rndrw run | 152.3 |\n| sysbench fileio --file-total-size=8G --file-test-mode=seqwr run | 820.1 |\n\n| Setting | MiB/s |\n|---|---|\n| with -o discard | 140.2 |\n| without -o discard | 151.0 |\n";
+    let (d, e) = draft_of(post);
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(
+        w.contains("{{sysbench}} fileio --file-total-size=8G --file-test-mode=rndrw run"),
+        "{w}"
+    );
+    let capture = format!("{:?}", e.def.capture);
+    assert!(capture.contains("--file-test-mode=seqwr run"), "{capture}");
+    let yaml = d.yaml.clone().unwrap();
+    assert!(
+        !yaml.contains("{{with}}") && !yaml.contains("name: \"with\""),
+        "{yaml}"
+    );
+    note_at(
+        &d,
+        7,
+        NoteKind::Recognised,
+        "workload: line 7: sysbench fileio",
+    );
+}
