@@ -58,8 +58,9 @@ fn step_name(s: &Step) -> String {
     format!("`{short}{more}`{when}")
 }
 
-/// The list for a draft: its guesses and FILL_IN values in the order of the draft, then
-/// the trace's guesses and what it did not map that no item says yet, each once.
+/// The list for a draft: its guesses and FILL_IN values, then the trace's guesses (host
+/// paths replaced, options read) and what it did not map that no item says yet, each
+/// once, in the post's order.
 pub fn checks(exp: &Experiment, fallback: bool, notes: &[Note]) -> Vec<Check> {
     let mut out: Vec<Check> = Vec::new();
     if fallback {
@@ -159,24 +160,24 @@ pub fn checks(exp: &Experiment, fallback: bool, notes: &[Note]) -> Vec<Check> {
     // the trace's own: host paths replaced, what was left out
     for n in notes.iter().filter(|n| n.kind != NoteKind::Recognised) {
         let what = n.what.trim_start_matches("guess: ");
-        let key: String = what.chars().take(40).collect();
-        if out.iter().any(|c| c.what.contains(&key)) {
+        // what a draft item says already (the part after the last `guess:`: a matrix
+        // axis's note repeats its comment), and how a filesystem was made (its mkfs step)
+        let said = what.rsplit("guess: ").next().unwrap_or(what);
+        let key: String = said.chars().take(40).collect();
+        if out.iter().any(|c| c.what.contains(&key))
+            || (n.kind == NoteKind::Guess && what.starts_with("the post does not show how"))
+        {
             continue;
         }
-        let host_path = n.what.starts_with("the post runs on the host path");
-        if n.kind == NoteKind::Unmapped || host_path {
-            out.push(Check {
-                line: n.line,
-                what: format!(
-                    "{}{what}",
-                    if n.kind == NoteKind::Unmapped {
-                        "not carried: "
-                    } else {
-                        ""
-                    }
-                ),
-            });
-        }
+        let not = if n.kind == NoteKind::Unmapped {
+            "not carried: "
+        } else {
+            ""
+        };
+        out.push(Check {
+            line: n.line,
+            what: format!("{not}{what}"),
+        });
     }
     out.sort_by_key(|c| c.line);
     let mut seen: Vec<(usize, String)> = Vec::new();

@@ -36,6 +36,7 @@ pub mod csv;
 pub mod draft;
 pub mod excludes;
 mod filesystems;
+mod fioargs;
 pub mod fiojobs;
 pub mod fiolat;
 mod fs_rows;
@@ -212,6 +213,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let in_heredoc = fiojobs::heredoc_lines(&cmds.blocks);
     let jobs = fiojobs::job_files(lines, &|k| in_heredoc.contains(&lines[k].n));
     fiojobs::apply(&jobs, lines, &mut cmds, &mut notes);
+    fioargs::rewrite_blocks(&mut cmds.blocks, &mut notes);
     let mut taken: Vec<bool> = cmds.command_lines.clone();
 
     // settings of script invocations: `# ./dumb.sh 0` binds $1=0, named like the axis

@@ -169,7 +169,7 @@ fn mkfs_runs_over_filesystems_and_threads_are_a_grid() {
 }
 
 /// A post that compares filesystems in prose and labels its result rows by them.
-const COMPARED: &str = "Subject: Re: fsync latency on small files\n\nWe compared xfs and btrfs on the same SSD, each freshly made, with\n\n  fio --name=fsync --rw=write --bs=4k --size=4M --fsync=1\n\nResults:\n\n  xfs:    write: IOPS=2112, BW=8448KiB/s\n  btrfs:  write: IOPS=1310, BW=5240KiB/s\n\nSo btrfs is about 40% slower here.\n";
+const COMPARED: &str = "Subject: Re: fsync latency on small files\n\nWe compared xfs and btrfs on the same SSD, each freshly made, with\n\nfio config: write bs=4k size=4M fsync=1\n\nResults:\n\n  xfs:    write: IOPS=2112, BW=8448KiB/s\n  btrfs:  write: IOPS=1310, BW=5240KiB/s\n\nSo btrfs is about 40% slower here.\n";
 
 /// The femu issue of the acceptance corpus: "I use fio to test f2fs and ext4" and one
 /// result line per filesystem: the prose's filesystems are the draft's `fs` axis, with a
@@ -193,6 +193,16 @@ fn filesystems_named_in_prose_and_labelling_the_rows_are_an_axis() {
         line,
         NoteKind::Recognised,
         "the post's result rows are labelled by them (`f2fs` line 5, `ext4` line 6)",
+    );
+    // fio's options as the post wrote them (`rw bs=4096 size=1GB …`), as fio takes them
+    let w = format!("{:?}", e.def.workload.run);
+    assert!(w.contains("\"--name=job\", \"--rw=rw\", \"--bs=4096\", \"--size=1GB\", \"--numjobs=2\", \"--runtime=60\""), "{w}");
+    assert!(
+        d.checks
+            .iter()
+            .any(|c| c.line == 4 && c.what.contains("fio's options written as a job file")),
+        "{:#?}",
+        d.checks
     );
     let plan = plan_text(d.yaml.as_deref().unwrap(), "femu.yaml");
     let p = point(&plan, "fs=f2fs");
@@ -255,8 +265,12 @@ fn filesystems_only_named_stay_a_comment_and_labelled_ones_run() {
         .collect();
     assert_eq!(fio.len(), 2, "{logs:#?}");
     for p in fio {
+        // fio ran the post's options (written job-file style in the post)
         let out = std::fs::read_to_string(p).unwrap();
-        assert!(out.contains("fsync"), "{p}: {out}");
+        assert!(
+            out.contains("job: (g=0): rw=write, bs=(R) 4096B-4096B"),
+            "{p}: {out}"
+        );
     }
 }
 
