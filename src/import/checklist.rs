@@ -165,7 +165,9 @@ pub fn checks(exp: &Experiment, fallback: bool, notes: &[Note]) -> Vec<Check> {
         let said = what.rsplit("guess: ").next().unwrap_or(what);
         let key: String = said.chars().take(40).collect();
         if out.iter().any(|c| c.what.contains(&key))
-            || (n.kind == NoteKind::Guess && what.starts_with("the post does not show how"))
+            || (n.kind == NoteKind::Guess
+                && (what.starts_with("the post does not show how")
+                    || what.starts_with("a matrix axis candidate")))
         {
             continue;
         }

@@ -38,15 +38,27 @@ fn makes_or_mounts(s: &Step) -> bool {
 }
 
 /// Promote the prose's filesystem candidate to the draft's `fs` axis when the rows are
-/// labelled by each of its values and the draft makes and mounts nothing of its own (the
-/// post's commands say where it ran then); the candidate leaves `candidates`.
+/// labelled by each of its values, the draft makes and mounts nothing of its own (the
+/// post's commands say where it ran then) and its workload names no device (it measured
+/// the device, not a filesystem); the candidate leaves `candidates`.
 pub(super) fn promote(
     exp: &mut Experiment,
     candidates: &mut Vec<Axis>,
     rows: &[Row],
     notes: &mut Vec<Note>,
 ) {
-    if exp.matrix.iter().any(|a| a.name == "fs")
+    // a workload on a device (`--filename={{dev.data}}`) measured no filesystem
+    let on_device = exp
+        .workload
+        .iter()
+        .chain(exp.workload_variants.iter())
+        .any(|w| match &w.action {
+            Action::Run { command, .. } => command.contains("{{dev."),
+            Action::Words { argv, .. } => argv.iter().any(|a| a.contains("{{dev.")),
+            _ => false,
+        });
+    if on_device
+        || exp.matrix.iter().any(|a| a.name == "fs")
         || exp.setup.iter().any(makes_or_mounts)
         || exp
             .matrix

@@ -228,6 +228,17 @@ fn filesystems_only_named_stay_a_comment_and_labelled_ones_run() {
     assert!(yaml.contains("#   fs: [\"xfs\", \"btrfs\"]"), "{yaml}");
     assert!(!yaml.contains("mkfs"), "{yaml}");
 
+    // rows labelled by filesystems, but the workload reads the raw disk: no `fs` axis
+    let raw = "Subject: raw read speed\n\nWe compared xfs and ext4 users on this disk, but first the raw device:\n\n# fio --name=r --rw=read --bs=1M --size=1G --filename=/dev/sdb\n\nxfs:  read: IOPS=412, BW=412MiB/s\next4: read: IOPS=398, BW=398MiB/s\n";
+    let (d, e) = draft_of(raw);
+    assert!(e.def.matrix.is_empty(), "{:?}", e.def.matrix);
+    let only_comment: Vec<_> = d
+        .checks
+        .iter()
+        .filter(|c| c.what.contains("xfs and ext4"))
+        .collect();
+    assert_eq!(only_comment.len(), 1, "{:#?}", d.checks);
+
     let (d, e) = draft_of(COMPARED);
     assert_eq!(
         matrix(&e),
