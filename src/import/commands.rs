@@ -719,6 +719,16 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
         }
         let mut i = 0;
         while i < own {
+            if let Some((cmd, next)) = timed_span(&words, i, l.n) {
+                out.blocks.push(Block {
+                    kind: BlockKind::Inline,
+                    line: l.n,
+                    nodes: vec![Node::Cmd(cmd)],
+                    depth: l.depth,
+                });
+                i = next;
+                continue;
+            }
             let w = words[i].trim_start_matches(['"', '(', '`', '\'']);
             let quoted = words[i].starts_with(['"', '`', '\'']);
             let p = Program::of(w.trim_end_matches(['"', ',', '.', ')', '`', '\'', ':']));
@@ -797,6 +807,40 @@ fn inline_commands(lines: &[PostLine], out: &mut Commands) {
             i = j.max(i + 1);
         }
     }
+}
+
+/// A timed command quoted in a sentence (``Test with `time memhog 128G` inside …``): the
+/// words between the backquotes after `time`, when the first reads as a program's name
+/// (any program: the post says it timed it); the command and the index after the span.
+fn timed_span(words: &[&str], i: usize, line: usize) -> Option<(Cmd, usize)> {
+    if words[i] != "`time" {
+        return None;
+    }
+    let program = words.get(i + 1)?;
+    let name_like = program
+        .trim_end_matches('`')
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_-.+".contains(c));
+    if !name_like || !program.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let end = (i + 1..words.len().min(i + 16)).find(|&j| {
+        words[j]
+            .trim_end_matches([',', '.', ')', ':', ';'])
+            .ends_with('`')
+    })?;
+    let argv: Vec<String> = words[i + 1..=end]
+        .iter()
+        .map(|w| {
+            w.trim_end_matches([',', '.', ')', ':', ';'])
+                .trim_end_matches('`')
+                .to_string()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut c = Cmd::new(line, argv);
+    c.timed = true;
+    Some((c, end + 1))
 }
 
 #[cfg(test)]

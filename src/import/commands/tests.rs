@@ -174,3 +174,19 @@ fn inline_commands_in_prose_and_quotes() {
     assert_eq!(got[1], (2, "mkfs.ext3 -j -I 256 -E test_fs".into(), false));
     assert_eq!(got[2], (3, "fs_mark".into(), false));
 }
+
+#[test]
+fn a_timed_command_quoted_in_a_sentence() {
+    let w: Vec<&str> = "Test with `time memhog 128G` inside a 8G memcg"
+        .split(' ')
+        .collect();
+    let (c, next) = timed_span(&w, 2, 7).unwrap();
+    assert_eq!(c.words, ["memhog", "128G"]);
+    assert!(c.timed);
+    assert_eq!((c.line, next), (7, 5));
+    // `time` named, no program in the backquotes; a capitalised word
+    let w: Vec<&str> = "the `time` it takes".split(' ').collect();
+    assert!(timed_span(&w, 1, 1).is_none());
+    let w: Vec<&str> = "with `time Foo` here".split(' ').collect();
+    assert!(timed_span(&w, 1, 1).is_none());
+}
