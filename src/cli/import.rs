@@ -131,6 +131,21 @@ pub fn main(args: Args) -> anyhow::Result<ExitCode> {
         csv_path.display(),
         draft.claims.len()
     );
+    if !draft.checks.is_empty() {
+        eprintln!(
+            "\nwhat to check before `fslab run` ({}; also at the end of {}):",
+            draft.checks.len(),
+            yaml_path.display()
+        );
+        for c in &draft.checks {
+            let at = if c.line == 0 {
+                "    -".to_string()
+            } else {
+                format!("{:>5}", c.line)
+            };
+            eprintln!("{at}  {}", c.what);
+        }
+    }
     println!(
         "next: fslab plan {} && fslab doctor {}",
         yaml_path.display(),

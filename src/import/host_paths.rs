@@ -4,14 +4,12 @@
 //! the filesystem the post names (else a stated guess), and says so in a note.
 
 use super::draft::{Device, Experiment, DEFAULT_SIZE};
+use super::filesystems::{is_filesystem, mkfs_command, FILESYSTEMS};
 use super::mail::PostLine;
 use super::naming::replace_path;
 use super::step::{Action, Step};
 use super::{Note, NoteKind};
 use crate::spec::devpath::{absolute_paths, in_host_data_dir};
-
-/// Filesystems a post may name, most specific first (`ext4` before `ext3`).
-const FILESYSTEMS: &[&str] = &["ext4", "ext3", "ext2", "xfs", "btrfs", "f2fs", "bcachefs"];
 
 /// The filesystem the post is about: its subject's subsystem (`btrfs: …`, `[PATCH] jbd:`),
 /// else the one its text names most often.
@@ -149,11 +147,24 @@ pub(super) fn contain(
         for c in commands(exp) {
             *c = replace_path(c, &mp, "{{mnt}}");
         }
+        // `/{{fs}}`: the post's own paths, `/xfs`, `/ext4`
+        let shown = exp
+            .matrix
+            .iter()
+            .find(|a| mp.contains(&format!("{{{{{}}}}}", a.name)))
+            .map_or(format!("`{mp}`"), |a| {
+                let var = format!("{{{{{}}}}}", a.name);
+                a.values
+                    .iter()
+                    .map(|v| format!("`{}`", mp.replace(&var, v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
         notes.push(Note::new(
             line,
             NoteKind::Guess,
             &format!(
-                "the post runs on the host path `{mp}`: the draft runs there on its own device's filesystem, `{{{{mnt}}}}`{}",
+                "the post runs on the host path {shown}: the draft runs there on its own device's filesystem, `{{{{mnt}}}}`{}",
                 if mapped.is_empty() {
                     ""
                 } else {
@@ -178,6 +189,28 @@ pub(super) fn contain(
         return;
     }
     let line = exp.workload.as_ref().map_or(0, |w| w.line);
+    let is_mkfs = |s: &Step| match &s.action {
+        Action::Run { name, .. } | Action::Words { name, .. } => name == "mkfs",
+        _ => false,
+    };
+    // the host path is named after an axis of filesystems (`/{{fs}}`): each point makes
+    // and mounts its filesystem on a device of its own
+    let fs_axis = exp
+        .matrix
+        .iter()
+        .find(|a| {
+            mapped
+                .iter()
+                .any(|m| m.contains(&format!("{{{{{}}}}}", a.name)))
+                && a.values.iter().all(|v| is_filesystem(v))
+        })
+        .map(|a| a.name.clone());
+    if let Some(axis) = fs_axis {
+        if !exp.setup.iter().any(is_mkfs) {
+            per_filesystem(exp, &axis, line, Some(&mapped[0]), notes);
+            return;
+        }
+    }
     if !exp.devices.iter().any(|d| d.name == "data") {
         let why = format!(
             "guess: the post does not give the size of the filesystem at `{}`; {DEFAULT_SIZE} is a default",
@@ -196,10 +229,6 @@ pub(super) fn contain(
             },
         );
     }
-    let is_mkfs = |s: &Step| match &s.action {
-        Action::Run { name, .. } | Action::Words { name, .. } => name == "mkfs",
-        _ => false,
-    };
     let has_mkfs = exp.setup.iter().any(is_mkfs);
     let mut new_steps = Vec::new();
     if !has_mkfs {
@@ -210,7 +239,6 @@ pub(super) fn contain(
                 "guess: the post names no filesystem; ext4 is a default, change it".to_string(),
             ),
         };
-        let force = if fs.starts_with("ext") { "-F" } else { "-f" };
         notes.push(Note::new(
             line,
             NoteKind::Guess,
@@ -223,7 +251,7 @@ pub(super) fn contain(
             line,
             action: Action::Run {
                 name: "mkfs".into(),
-                command: format!("mkfs.{fs} {force} {{{{dev.data}}}}"),
+                command: mkfs_command(&fs, "{{dev.data}}"),
                 parse: None,
             },
             times: None,
@@ -252,6 +280,104 @@ pub(super) fn contain(
     // after the post's own mkfs, if any (a filesystem is made before it is mounted)
     let at = exp.setup.iter().rposition(is_mkfs).map_or(0, |i| i + 1);
     exp.setup.splice(at..at, new_steps);
+}
+
+/// One device per value of the filesystem axis `axis` (`xfs`, `ext4`), each made with
+/// its filesystem and mounted at `{{mnt}}` at the points of that value only (`when:`),
+/// before the draft's other setup steps; said in a note. `host`: the post's directory,
+/// written with `{{axis}}` (`/{{fs}}`), when it benchmarked on one.
+pub(super) fn per_filesystem(
+    exp: &mut Experiment,
+    axis: &str,
+    line: usize,
+    host: Option<&str>,
+    notes: &mut Vec<Note>,
+) {
+    let Some(values) = exp
+        .matrix
+        .iter()
+        .find(|a| a.name == axis)
+        .map(|a| a.values.clone())
+    else {
+        return;
+    };
+    // the post's own paths (`/xfs`, `/ext4`), not the draft's `/{{fs}}`
+    let var = format!("{{{{{axis}}}}}");
+    let one = |v: &str| match host {
+        Some(h) => format!(" at `{}`", h.replace(&var, v)),
+        None => String::new(),
+    };
+    let all = match host {
+        Some(h) if h.contains(&var) => format!(
+            " at {}",
+            values
+                .iter()
+                .map(|v| format!("`{}`", h.replace(&var, v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Some(h) => format!(" at `{h}`"),
+        None => String::new(),
+    };
+    let why = format!(
+        "guess: the post does not give the size of its filesystems{all}; {DEFAULT_SIZE} is a default"
+    );
+    notes.push(Note::new(line, NoteKind::Guess, &why));
+    notes.push(Note::new(
+        line,
+        NoteKind::Guess,
+        &format!(
+            "the post does not show how it made its filesystems{all}: each point makes its `{axis}` ({}) on a device of its own and mounts it at `{{{{mnt}}}}`",
+            values.join(", ")
+        ),
+    ));
+    let mut steps = Vec::new();
+    for (i, fs) in values.iter().enumerate() {
+        if !exp.devices.iter().any(|d| d.name == *fs) {
+            exp.devices.insert(
+                i,
+                Device {
+                    name: fs.clone(),
+                    path: String::new(),
+                    line,
+                    size: DEFAULT_SIZE.into(),
+                    size_from_post: false,
+                    why: why.clone(),
+                },
+            );
+        }
+        let when = Some((axis.to_string(), vec![fs.clone()]));
+        steps.push(Step {
+            line,
+            action: Action::Run {
+                name: "mkfs".into(),
+                command: mkfs_command(fs, &format!("{{{{dev.{fs}}}}}")),
+                parse: None,
+            },
+            times: None,
+            repeat: None,
+            when: when.clone(),
+            comment: format!(
+                "line {line}: guess: the post does not show how it made {fs}{}",
+                one(fs)
+            ),
+        });
+        steps.push(Step {
+            line,
+            action: Action::Mount {
+                device: fs.clone(),
+                options: None,
+            },
+            times: None,
+            repeat: None,
+            when,
+            comment: format!(
+                "line {line}: guess: the post does not show the mount{}",
+                one(fs)
+            ),
+        });
+    }
+    exp.setup.splice(0..0, steps);
 }
 
 #[cfg(test)]

@@ -28,14 +28,19 @@ pub mod axis;
 pub mod block;
 pub mod blocks;
 pub mod branches;
+pub mod checklist;
 pub mod claims;
 pub mod commands;
 mod comparison;
 pub mod csv;
 pub mod draft;
 pub mod excludes;
+mod filesystems;
+mod fioargs;
 pub mod fiojobs;
 pub mod fiolat;
+mod fs_rows;
+mod grid;
 pub mod heredocs;
 mod host_paths;
 pub mod mail;
@@ -57,6 +62,7 @@ mod sequences;
 pub mod shell;
 pub mod sidebyside;
 pub mod step;
+mod tablecmds;
 pub mod tables;
 pub mod units;
 mod unread;
@@ -174,6 +180,9 @@ pub struct Draft {
     pub claims: Vec<claims::DraftClaim>,
     /// The trace, in line order.
     pub notes: Vec<Note>,
+    /// What to check before `fslab run`: the draft's guesses, FILL_IN values, host paths
+    /// replaced and what it left out, each with its post line (also at the end of `yaml`).
+    pub checks: Vec<checklist::Check>,
 }
 
 /// Import a post. `file_name` (without directories) names the source and, when there
@@ -204,6 +213,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let in_heredoc = fiojobs::heredoc_lines(&cmds.blocks);
     let jobs = fiojobs::job_files(lines, &|k| in_heredoc.contains(&lines[k].n));
     fiojobs::apply(&jobs, lines, &mut cmds, &mut notes);
+    fioargs::rewrite_blocks(&mut cmds.blocks, &mut notes);
     let mut taken: Vec<bool> = cmds.command_lines.clone();
 
     // settings of script invocations: `# ./dumb.sh 0` binds $1=0, named like the axis
@@ -343,6 +353,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     // tables
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
     let tables = tables::find_tables(&texts, &taken);
+    let table_cmds = tablecmds::add(&tables, lines, &mut cmds.blocks);
     for (ti, t) in tables.iter().enumerate() {
         let first = t.header.unwrap_or(t.rows[0].0);
         // the title above, earlier tables taken (`Wall time:` / `System time:`)
@@ -351,6 +362,12 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
             .unwrap_or_default();
         let stated_by = lines[t.rows[0].0].quoted_author.clone();
         let mut trows = tables::table_rows(t, &|k| lines[k].n, &title, stated_by.as_deref());
+        // the command that printed the table (`# fs_mark …` right above its header)
+        if let Some(cmd) = output::command_above(lines, first, &cmds.command_lines) {
+            trows
+                .iter_mut()
+                .for_each(|r| output::add_command(&mut r.settings, &cmd));
+        }
         if let Some(when) = versus::side(&tables, ti, &texts) {
             trows
                 .iter_mut()
@@ -639,7 +656,10 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
                 .map(|l| !commands::looks_like_prose(l.text.trim()))
                 .collect::<Vec<_>>(),
             &line_numbers,
-        ),
+        )
+        .into_iter()
+        .chain(table_cmds)
+        .collect(),
         timed_sentences,
     };
     let experiment = draft::build(
@@ -654,6 +674,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
     let mut experiment = experiment;
     if let Some(exp) = &mut experiment {
         host_paths::contain(exp, post.headers.subject.as_deref(), lines, &mut notes);
+        fs_rows::promote(exp, &mut candidates, &rows, &mut notes);
         for c in candidates {
             if exp.matrix.iter().any(|a| a.name == c.name)
                 || exp.candidates.iter().any(|a| a.name == c.name)
@@ -741,6 +762,8 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         }
     }
     notes.sort_by_key(|n| n.line);
+    // what to check before running, at the end of the draft (comments: it loads as before)
+    let (yaml, checks) = checklist::finish(yaml, experiment.as_ref(), fallback, &notes, &id);
     Ok(Draft {
         id,
         headers: post.headers.clone(),
@@ -753,6 +776,7 @@ pub fn import(bytes: &[u8], file_name: Option<&str>) -> Result<Draft, ImportErro
         blocks_csv,
         claims: draft_claims,
         notes,
+        checks,
     })
 }
 
@@ -871,47 +895,4 @@ fn feature_flags(l: &mail::PostLine) -> Vec<Row> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A reply that quotes the script of an earlier message (QP-encoded), with a
-    /// before/after table of its own: the quoted script is the experiment.
-    #[test]
-    fn reply_quoting_a_script_with_a_table() {
-        let mail = "From: A Dev <a@example.org>\nSubject: Re: [PATCH v2] ext4: faster unlink\nDate: Tue, 4 Jun 2024 15:09:01 +0800\nMessage-ID: <x@y>\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nOn Mon, Jun 03, 2024 at 10:00:00AM +0000, B Dev wrote:\n> I ran this on a 500G SSD:\n>\n> # mkfs.ext4 -F -b 4096 /dev/nvme0n1p2\n> # mount -o noatime /dev/nvme0n1p2 /mnt/test\n> # for ((i=3D0;i<5;i++)); do time fs_mark -d /mnt/test/d -n 10000 -s 4096 -t 4; =\ndone\n\nI see this:\n\n              before     after\nunlink        12.5s      10.0s\ncreate        30.25s     29.0s\n\nwhich is about a 20% improvement for unlink and no obvious downgrade elsewhere.\n";
-        let d = import(mail.as_bytes(), Some("reply.eml")).unwrap();
-        let yaml = d.yaml.as_deref().expect("a draft");
-        let exp = crate::spec::Experiment::from_str_named(yaml, "d.yaml").unwrap();
-        assert_eq!(d.id, "ext4-faster-unlink");
-        let w = format!("{:?}", exp.def.workload.run);
-        assert!(
-            w.contains("{{fs_mark}} -d {{mnt}}/d -n 10000 -s 4096 -t 4"),
-            "{w}"
-        );
-        assert!(format!("{:?}", exp.def.workload.repeat).contains('5'));
-        assert!(
-            yaml.contains("{ size: \"500GB\" }") || yaml.contains("\"500GiB\""),
-            "{yaml}"
-        );
-        // table cells with their lines (the QP soft break joined lines 13–14)
-        let cell = d.rows.iter().find(|r| r.printed == "10.0s").unwrap();
-        assert_eq!((cell.line, cell.unit.as_str()), (19, "s"));
-        assert_eq!(
-            cell.settings,
-            [
-                ("row".to_string(), "unlink".to_string()),
-                ("column".to_string(), "after".to_string())
-            ]
-        );
-        let mkfs_b = d.rows.iter().find(|r| r.quantity == "block_size").unwrap();
-        assert_eq!(
-            (mkfs_b.line, mkfs_b.stated_by.as_deref()),
-            (11, Some("B Dev"))
-        );
-        assert!(d
-            .claims
-            .iter()
-            .any(|c| c.quote.contains("no obvious downgrade") && c.line == 22));
-        assert!(exp.def.claims.iter().all(|c| c.draft));
-    }
-}
+mod tests;

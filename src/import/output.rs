@@ -300,24 +300,38 @@ pub fn summary_rows(post: &Post, is_cmd: &[bool]) -> Vec<Found> {
     }
     // the command that printed a block: the nearest line above past dd's own lines
     for f in &mut found {
-        let mut i = f.first;
-        while i > 0 && f.first - i < 4 {
-            i -= 1;
-            let t = lines[i].text.trim();
-            if t.is_empty() || summary::is_furniture(t) || t.starts_with("```") {
-                continue;
+        if let Some(cmd) = command_above(lines, f.first, is_cmd) {
+            for r in &mut f.rows {
+                add_command(&mut r.settings, &cmd);
             }
-            if is_cmd[i] {
-                let cmd = super::commands::after_prompt(t).unwrap_or(t).to_string();
-                for r in &mut f.rows {
-                    add_label_settings(&mut r.settings, &cmd);
-                    r.settings.push(("command".into(), cmd.clone()));
-                }
-            }
-            break;
         }
     }
     found
+}
+
+/// The command on the nearest line above post index `first` (blank lines, a code
+/// fence and a tool's furniture between), as run (its prompt taken off): the command
+/// that printed what starts at `first`.
+pub fn command_above(lines: &[PostLine], first: usize, is_cmd: &[bool]) -> Option<String> {
+    let mut i = first;
+    while i > 0 && first - i < 4 {
+        i -= 1;
+        let t = lines[i].text.trim();
+        if t.is_empty() || summary::is_furniture(t) || t.starts_with("```") {
+            continue;
+        }
+        return is_cmd[i].then(|| super::commands::after_prompt(t).unwrap_or(t).to_string());
+    }
+    None
+}
+
+/// A row's settings from the command that printed it: its `key=value` words and the
+/// filesystem it names (`label_settings`), and `command`.
+pub fn add_command(settings: &mut Vec<(String, String)>, cmd: &str) {
+    add_label_settings(settings, cmd);
+    if !settings.iter().any(|(k, _)| k == "command") {
+        settings.push(("command".into(), cmd.to_string()));
+    }
 }
 
 /// `real 0m1.2s` / `user …` / `sys …` (and `time -p`'s `real 1.20`).

@@ -129,11 +129,21 @@ impl Program {
     }
 }
 
+/// What the last positional argument of a benchmark is, for naming an axis over it
+/// (`dbench … 32`: the number of clients, dbench(1)'s `numclients`).
+pub(super) fn last_positional(program: &str) -> Option<&'static str> {
+    match program.rsplit('/').next()? {
+        "dbench" | "tbench" => Some("clients"),
+        _ => None,
+    }
+}
+
 /// Programs recognised at the start of a bare line or inside a sentence, besides the
 /// [`Program`] kinds.
 pub(super) const OTHER_WORKLOADS: &[&str] = &[
     "dbench",
     "iozone",
+    "pgbench",
     "postmark",
     "filebench",
     "sysbench",

@@ -108,7 +108,7 @@ pub fn prefer<'a>(
             o.first,
             NoteKind::Unmapped,
             &format!(
-                "another script ({}): the draft is the least-quoted one ({}); its {} command(s) that the draft does not run are written under the draft as comments",
+                "another script of the post ({}), not run: the draft is the least-quoted one ({}); its {} command(s) that the draft does not run are written under the draft as comments",
                 o.describe(),
                 kept.describe(),
                 o.commands.len()

@@ -12,6 +12,8 @@
 //! did.
 
 use super::block::{Block, BlockKind};
+use super::filesystems::is_filesystem;
+use super::grid::grid;
 use super::naming::is_device;
 use super::programs::Program;
 use super::shell::variants::{merge, merge_over, names, variant_loop};
@@ -148,11 +150,18 @@ struct Found {
     count: usize,
 }
 
+/// The program a run's command runs, `mkfs.xfs` and `mkfs.ext4` alike (`mkfs`): runs
+/// that make another filesystem are runs of the same commands.
 fn program(c: &Cmd) -> String {
-    c.words
+    let p = c
+        .words
         .get(c.program_index())
         .map(|w| unquote(w))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    match p.strip_prefix("mkfs.") {
+        Some(fs) if is_filesystem(fs) => "mkfs".into(),
+        _ => p,
+    }
 }
 
 /// The most commands a run of repeats is looked for in, and the longest run: a post is
@@ -261,6 +270,16 @@ fn build(cmds: &[Cmd], f: &Found) -> Option<Loop> {
                 .collect::<Vec<_>>()
         })
         .collect();
+    // several things varied each on its own (`-D /xfs 32`, `-D /xfs 1`, `-D /ext4 32`, …),
+    // or the filesystem: a grid of axes (`grid`)
+    if cmds[f.start..f.end].iter().all(|c| c.case.is_none()) {
+        let runs: Vec<Vec<&Cmd>> = (0..f.count)
+            .map(|k| (0..f.period).map(|i| at(k, i)).collect())
+            .collect();
+        if let Some(l) = grid(&runs, &where_) {
+            return Some(l);
+        }
+    }
     if !changed.is_empty() && changed.iter().all(|w| is_target(w)) {
         return None;
     }

@@ -102,6 +102,15 @@ pub fn place(
         }
         return;
     };
+    if run_in(&dir, action) {
+        said_in(cwd, &dir, comment, notes);
+    }
+}
+
+/// Make `action` run in `dir` (`{{mnt}}`, `{{mnt}}/sub`): a command becomes `sh -c 'cd
+/// "$1" && shift && exec "$@"' sh DIR CMD…` (a relative `mkdir` the built-in `mkdir:`), a
+/// `sh -c` script starts with its `cd`. Whether it was moved.
+pub fn run_in(dir: &str, action: &mut Action) -> bool {
     let moved = match action {
         Action::Run {
             name,
@@ -114,7 +123,7 @@ pub fn place(
                 Some(p) => Action::Mkdir(format!("{dir}/{p}")),
                 None => {
                     let mut argv: Vec<String> =
-                        ["sh", "-c", IN_DIR, "sh", &dir].map(String::from).to_vec();
+                        ["sh", "-c", IN_DIR, "sh", dir].map(String::from).to_vec();
                     // a job file the draft wrote in `{{work}}` (`fio - <<EOF`)
                     argv.extend(words.into_iter().map(|w| {
                         if w.starts_with("heredoc-") && w.ends_with(".fio") {
@@ -133,12 +142,12 @@ pub fn place(
         }
         Action::Words { argv, .. } if argv.len() >= 3 && argv[0] == "sh" && argv[1] == "-c" => {
             argv[2] = format!("cd \"{dir}\" && {}", argv[2]);
-            return said_in(cwd, &dir, comment, notes);
+            return true;
         }
-        _ => return,
+        _ => return false,
     };
     *action = moved;
-    said_in(cwd, &dir, comment, notes);
+    true
 }
 
 fn said_in(cwd: &Cwd, dir: &str, comment: &mut String, notes: &mut Vec<Note>) {

@@ -608,7 +608,7 @@ fn acceptance_corpus_scores_above_the_floors() {
     // this test is a ratchet on the score reached (raise these when a change improves
     // it; a change that lowers any of them fails here).
     const TARGET: &str = "issue 41 target: 0 unsafe steps, 10/12 drafts, 90 % unit, 80 % label";
-    const MIN_DRAFTS: usize = 8;
+    const MIN_DRAFTS: usize = 12;
     const MIN_UNIT: usize = 129;
     const MIN_LABEL: usize = 116;
     println!(

@@ -43,6 +43,8 @@ mod fio_example;
 mod fuzz_spec;
 mod import;
 mod import_acceptance;
+mod import_axes;
+mod import_checklist;
 mod import_counting;
 mod import_dirs;
 mod import_fio;
