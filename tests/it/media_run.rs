@@ -204,9 +204,15 @@ fn seed_001_on_the_disk_model_measures_seeks_per_second_and_reports_the_traces()
         details.contains("fs=ext4-2008") && details.contains("(1 replicates, 3 traced iterations)"),
         "{c}"
     );
+    // Three passes a side give an interval, unless their spread leaves the denominator
+    // not clearly away from 0 (seen on this host with the disk model's FUSE server and
+    // three other modelled disks at work): then the claim says so instead.
     assert!(
-        c["interval"].is_object(),
-        "three passes a side give an interval: {c}"
+        c["interval"].is_object()
+            || c["no_interval"]
+                .as_str()
+                .is_some_and(|w| w.contains("the interval is unbounded")),
+        "three passes a side give an interval, or say why not: {c}"
     );
     // The post used a disk (the experiment's source says `medium: hdd`): the model is
     // named as a substitution, so the claim is at best reproduced with substitutes.
