@@ -60,6 +60,9 @@ pub fn truth(
                 crate::store::Injection::Delay { .. } => format!(
                     "{r} by construction (of the time the command takes inside `fslab delay`; the runner's own spawn and wait around it, on both sides alike, are not delayed)"
                 ),
+                crate::store::Injection::Medium { .. } => format!(
+                    "{r} by construction of the disk model's charge (every request's; the host's own time per request, on both sides alike, is not scaled, so the measured ratio is {r} less the share of that time)"
+                ),
                 _ => format!(
                     "{r} by construction (of the time the injected program works; its start and exit are not delayed)"
                 ),
