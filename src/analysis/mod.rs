@@ -30,6 +30,7 @@ pub mod bundle_summary;
 pub mod calibration;
 pub mod claims;
 pub mod compare;
+pub mod compare_axis;
 pub mod figures;
 pub mod interval;
 pub mod io_trace;

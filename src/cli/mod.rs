@@ -6,9 +6,11 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod calibrate;
 mod claims;
 mod cleanup;
 mod compare;
+mod delay;
 mod doctor;
 mod files;
 mod import;
@@ -58,6 +60,12 @@ pub enum Command {
     Parse(parse::ParseArgs),
     /// Compare two bundles point by point (mean ± σ%, % change, Welch's t-test).
     Compare(compare::CompareArgs),
+    /// Run one point as two sides in interleaved pairs: the false-positive rate of the
+    /// verdicts here (A/A), or their power and coverage with `--inject` (a known slowdown).
+    Calibrate(calibrate::Args),
+    /// Run a command, then wait P % of its time (`calibrate --inject delay:pct=P`).
+    #[command(hide = true)]
+    Delay(delay::Args),
     /// Write a self-contained HTML or Markdown report of a bundle.
     Report(report::ReportArgs),
     /// A plain-text answer to the post (72 columns): table, claims, rerun command, hash.
@@ -100,6 +108,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Parse(args) => parse::run(args),
         Command::Blockmap(args) => blockmap::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Calibrate(a) => calibrate::main(a),
+        Command::Delay(a) => delay::main(a),
         Command::Report(args) => report::run(args),
         Command::Reply(a) => reply::main(a),
         Command::Notebook(a) => notebook::main(a),

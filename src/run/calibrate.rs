@@ -19,7 +19,7 @@
 use super::{run, RunError, RunHook, RunOptions};
 use crate::analysis::calibration::{self, CalibrationRow};
 use crate::plan::{Plan, Point};
-use crate::spec::media::Throttle;
+use crate::spec::media::{DiskParams, Medium, Throttle};
 use crate::spec::{CommandSpec, Step, Value};
 use crate::store::{runs_frame, Bundle, BundleWriter, CalibrationDesign, Injection, PointStatus};
 use std::sync::{Arc, Mutex};
@@ -79,8 +79,14 @@ pub enum CalibrateError {
         needs: &'static str,
         runs: String,
     },
-    #[error("throttle injection: the point has no device `{device}`; its devices: {known}")]
-    NoSuchDevice { device: String, known: String },
+    #[error("{what} injection: the point has no device `{device}`; its devices: {known}")]
+    NoSuchDevice {
+        what: &'static str,
+        device: String,
+        known: String,
+    },
+    #[error("medium injection on `{device}`: the device has no disk model (`medium:` a named model or parameters, not `none`) at this point, so there is nothing to slow down; give it one in the experiment")]
+    NoMedium { device: String },
     #[error("throttle injection on `{device}`: give at least one of read_iops, write_iops, read_bps, write_bps")]
     EmptyThrottle { device: String },
     #[error("a calibration needs at least 2 replicates a side per comparison (got {0})")]
@@ -147,9 +153,10 @@ pub fn calibration_plan(
     };
     let (a, mut b) = (side("A", 0), side("B", 1));
     let mut out = plan.clone();
-    if let Some(inj) = &o.injection {
-        inject(&mut out, &mut b, inj)?;
-    }
+    let injection = match &o.injection {
+        Some(inj) => Some(inject(&mut out, &mut b, inj)?),
+        None => None,
+    };
     let warmup = o.warmup.unwrap_or(if point.target_cv_pct.is_some() {
         point.repeat_warmup as usize
     } else if point.repeat > 1 {
@@ -167,7 +174,7 @@ pub fn calibration_plan(
         warmup,
         alpha: o.alpha,
         threshold_pct: o.threshold_pct,
-        injection: o.injection.clone(),
+        injection,
     };
     out.points = vec![a, b];
     Ok((out, design))
@@ -210,9 +217,97 @@ fn program_words(plan: &Plan, step: &Step) -> Vec<String> {
     }
 }
 
-/// Put `inj` into side `b` of `plan`.
-fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), CalibrateError> {
+/// A step's command with `prefix` words before it.
+fn with_prefix(step: &Step, prefix: &[String]) -> Option<CommandSpec> {
+    match &step.run {
+        Some(CommandSpec::Line(l)) => Some(CommandSpec::Line(format!(
+            "{} {l}",
+            shell_words::join(prefix)
+        ))),
+        Some(CommandSpec::Argv(v)) => {
+            Some(CommandSpec::Argv(prefix.iter().chain(v).cloned().collect()))
+        }
+        None => None,
+    }
+}
+
+/// The words that run a command under `fslab delay` (see [`delayed`]), `--cpu` for a
+/// wait in CPU time.
+fn delay_prefix(pct: f64, cpu: bool) -> Vec<String> {
+    let mut w: Vec<String> = vec!["{{fslab}}".into(), "delay".into()];
+    if cpu {
+        w.push("--cpu".into());
+    }
+    w.extend(["--pct".into(), pct.to_string(), "--".into()]);
+    w
+}
+
+/// A disk model that charges every request `s` times as long: seeks × s, the rotation
+/// speed and the media rate ÷ s (the settle time, derived from the two seek times, scales
+/// with them; the read-ahead buffer's size is bytes and stays).
+fn slower(p: DiskParams, s: f64) -> DiskParams {
+    DiskParams {
+        seek_avg_ms: p.seek_avg_ms * s,
+        seek_full_ms: p.seek_full_ms * s,
+        rpm: p.rpm / s,
+        mb_per_s: p.mb_per_s / s,
+        cache_mb: p.cache_mb,
+    }
+}
+
+/// Put `inj` into side `b` of `plan`; the injection as the manifest records it.
+fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<Injection, CalibrateError> {
+    if let Injection::Delay { pct } | Injection::CpuDelay { pct } = inj {
+        let cpu = matches!(inj, Injection::CpuDelay { .. });
+        // Both sides run the wrapper, side A with no delay, so that its start is on
+        // both sides alike.
+        let step = plan.experiment.def.workload_at(&b.vars).clone();
+        if step.run.is_none() {
+            return Err(CalibrateError::WrongWorkload {
+                what: "delay",
+                needs: "a command (`run:`)",
+                runs: "nothing".into(),
+            });
+        }
+        for (side, p) in [("A", 0.0), ("B", *pct)] {
+            let mut variant = step.clone();
+            variant.run = with_prefix(&step, &delay_prefix(p, cpu));
+            variant
+                .when
+                .insert(SIDE_VAR.into(), Value::Str(side.into()));
+            plan.experiment.def.workload_variants.insert(0, variant);
+        }
+        return Ok(inj.clone());
+    }
+    if let Injection::Medium { device, pct } = inj {
+        let names = b
+            .devices
+            .iter()
+            .map(|d| d.name.clone())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let d = b
+            .devices
+            .iter_mut()
+            .find(|d| &d.name == device)
+            .ok_or_else(|| CalibrateError::NoSuchDevice {
+                what: "medium",
+                device: device.clone(),
+                known: names,
+            })?;
+        let p = d
+            .medium
+            .and_then(|m| m.params())
+            .ok_or_else(|| CalibrateError::NoMedium {
+                device: device.clone(),
+            })?;
+        d.medium = Some(Medium::Explicit(slower(p, 1.0 + pct / 100.0)));
+        return Ok(inj.clone());
+    }
     let extra: Vec<String> = match inj {
+        Injection::Delay { .. } | Injection::CpuDelay { .. } | Injection::Medium { .. } => {
+            unreachable!("handled above")
+        }
         Injection::Throttle {
             device,
             read_iops,
@@ -242,11 +337,12 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
                 .iter_mut()
                 .find(|d| &d.name == device)
                 .ok_or_else(|| CalibrateError::NoSuchDevice {
+                    what: "throttle",
                     device: device.clone(),
                     known: names,
                 })?;
             d.throttle = Some(t);
-            return Ok(());
+            return Ok(inj.clone());
         }
         Injection::StressDelay { pct } => vec!["--delay-pct".into(), pct.to_string()],
         Injection::FioSpin { usec, blocks, .. } => vec![
@@ -278,7 +374,87 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<(), Calibra
     variant.run = with_words(&step, &extra);
     variant.when.insert(SIDE_VAR.into(), Value::Str("B".into()));
     plan.experiment.def.workload_variants.insert(0, variant);
-    Ok(())
+    Ok(inj.clone())
+}
+
+/// What [`delayed`] did: the command's exit status, the time it took, the time waited.
+#[derive(Debug)]
+pub struct Delayed {
+    pub status: std::process::ExitStatus,
+    pub worked: std::time::Duration,
+    pub waited: std::time::Duration,
+}
+
+/// Run `argv` (stdio inherited) and, when it has exited, wait `pct` % of the time it
+/// took before returning: a sleep to 200 µs before the deadline, then a busy-wait to
+/// it, so the wait is `pct` % of the command's time to within the clock's resolution
+/// (the busy-wait's last check; a preempted busy-wait still ends at the deadline, or
+/// later only by the time until the next run of this process). `fslab delay`.
+pub fn delayed(argv: &[String], pct: f64) -> std::io::Result<Delayed> {
+    delayed_in(argv, pct, false)
+}
+
+/// The CPU time of this process (`cpu: false`) or of its waited-for children.
+fn cpu_time(children: bool) -> std::time::Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let who = if children {
+        UsageWho::RUSAGE_CHILDREN
+    } else {
+        UsageWho::RUSAGE_SELF
+    };
+    getrusage(who).map_or(std::time::Duration::ZERO, |u| {
+        let t = |v: nix::sys::time::TimeVal| {
+            std::time::Duration::new(v.tv_sec().max(0) as u64, (v.tv_usec().max(0) as u32) * 1000)
+        };
+        t(u.user_time()) + t(u.system_time())
+    })
+}
+
+/// [`delayed`], or with `cpu` a busy-wait until this process's own CPU time has grown by
+/// `pct` % of the command's CPU time (user + system of its whole process tree, from
+/// `getrusage(RUSAGE_CHILDREN)`; the clock is read through `getrusage(RUSAGE_SELF)`,
+/// whose resolution is the kernel's accounting, microseconds here). `worked` and
+/// `waited` are then CPU times.
+pub fn delayed_in(argv: &[String], pct: f64, cpu: bool) -> std::io::Result<Delayed> {
+    use std::time::{Duration, Instant};
+    if cpu {
+        let (program, args) = argv.split_first().ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command to run")
+        })?;
+        let before = cpu_time(true);
+        let status = std::process::Command::new(program).args(args).status()?;
+        let worked = cpu_time(true).saturating_sub(before);
+        let wait = worked.mul_f64(pct.max(0.0) / 100.0);
+        let start = cpu_time(false);
+        while cpu_time(false).saturating_sub(start) < wait {
+            std::hint::spin_loop();
+        }
+        return Ok(Delayed {
+            status,
+            worked,
+            waited: cpu_time(false).saturating_sub(start),
+        });
+    }
+    let (program, args) = argv.split_first().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command to run")
+    })?;
+    let start = Instant::now();
+    let status = std::process::Command::new(program).args(args).status()?;
+    let worked = start.elapsed();
+    let wait = worked.mul_f64(pct.max(0.0) / 100.0);
+    let deadline = Instant::now() + wait;
+    let slack = Duration::from_micros(200);
+    if wait > slack {
+        std::thread::sleep(wait - slack);
+    }
+    while Instant::now() < deadline {
+        std::hint::spin_loop();
+    }
+    Ok(Delayed {
+        status,
+        worked,
+        waited: Instant::now().duration_since(deadline - wait),
+    })
 }
 
 /// Computes each comparison when its pairs have run, and keeps the record current.
@@ -322,7 +498,13 @@ impl Hook {
         if complete as usize <= rows.len() {
             return Ok(());
         }
-        let runs = runs_frame(writer.runs())?;
+        let mut runs = runs_frame(writer.runs())?;
+        if let Some((table, _)) = calibration::table_metric(&self.design.metric) {
+            writer.write_pending()?;
+            let t = Bundle::open(writer.dir())?.table(table)?;
+            runs = calibration::with_table_metric(&runs, &self.design.metric, &t)
+                .map_err(|e| hook(e.into()))?;
+        }
         let truth = calibration::truth(&runs, &self.design).map_err(|e| hook(e.into()))?;
         let mut new = Vec::new();
         for c in rows.len() as u32 + 1..=complete {
@@ -474,6 +656,91 @@ teardown:
             cal.points[1].devices[0].throttle.unwrap().read_iops,
             Some(100)
         );
+    }
+
+    #[test]
+    fn a_delay_wraps_both_sides_and_delays_side_b_only() {
+        let mut o = opts("fs=xfs");
+        o.injection = Some(Injection::Delay { pct: 2.0 });
+        let (cal, d) = calibration_plan(&plan(), &o).unwrap();
+        let w = |p: &Point| match &cal.experiment.def.workload_at(&p.vars).run {
+            Some(CommandSpec::Line(l)) => l.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            w(&cal.points[0]).starts_with("{{fslab}} delay --pct 0 -- {{fslab}} stress -n"),
+            "{}",
+            w(&cal.points[0])
+        );
+        assert!(
+            w(&cal.points[1]).starts_with("{{fslab}} delay --pct 2 -- {{fslab}} stress -n"),
+            "{}",
+            w(&cal.points[1])
+        );
+        assert_eq!(
+            d.injection.unwrap().expected(),
+            crate::store::Expected::Ratio(1.02)
+        );
+    }
+
+    #[test]
+    fn delayed_waits_at_least_its_share_and_keeps_the_status() {
+        let argv: Vec<String> = ["sh", "-c", "exit 3"].map(String::from).to_vec();
+        let d = delayed(&argv, 100.0).unwrap();
+        assert_eq!(d.status.code(), Some(3));
+        // The busy-wait ends at the deadline or after it, never before.
+        assert!(d.waited >= d.worked, "{d:?}");
+        assert!(delayed(&[], 1.0).is_err());
+    }
+
+    #[test]
+    fn a_slower_disk_model_charges_every_stream_exactly_pct_more() {
+        use crate::devices::medium::{Access, DiskModel, NamedMedium};
+        let p = NamedMedium::Hdd2008.params().unwrap();
+        let cap = 8_000_000_000u64;
+        // Sequential reads (read-ahead), short forward skips, random reads and writes.
+        let mut trace = Vec::new();
+        let mut x: u64 = 12345;
+        for i in 0..600u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (a, off, len) = match i % 4 {
+                0 => (Access::Read, i * 131_072, 131_072),
+                1 => (Access::Read, i * 131_072 + 65_536, 4096),
+                2 => (Access::Read, (x >> 11) % (cap - 4096), 4096),
+                _ => (Access::Write, (x >> 7) % (cap - 65_536), 65_536),
+            };
+            trace.push((a, off, len));
+        }
+        let base = DiskModel::replay(p, cap, trace.clone()).unwrap();
+        let slow = DiskModel::replay(slower(p, 1.02), cap, trace).unwrap();
+        assert!(base > 1.0, "{base}");
+        assert!((slow / base - 1.02).abs() < 1e-9, "{slow} / {base}");
+    }
+
+    #[test]
+    fn a_medium_injection_slows_side_b_model_only_and_needs_a_model() {
+        let exp = EXP.replace(
+            "data: { size: 64MiB }",
+            "data: { size: 64MiB, medium: hdd-2008 }",
+        );
+        let e = Experiment::from_str_named(&exp, "cal.yaml").unwrap();
+        let p = Plan::new(&e, None, &[]).unwrap();
+        let mut o = opts("fs=ext4");
+        o.injection = Some("medium:device=data,pct=2".parse().unwrap());
+        let (cal, d) = calibration_plan(&p, &o).unwrap();
+        let hdd = crate::spec::media::NamedMedium::Hdd2008.params().unwrap();
+        assert_eq!(cal.points[0].devices[0].medium.unwrap().params(), Some(hdd));
+        let b = cal.points[1].devices[0].medium.unwrap().params().unwrap();
+        assert!((b.seek_avg_ms - 8.5 * 1.02).abs() < 1e-12 && (b.rpm - 7200.0 / 1.02).abs() < 1e-9);
+        assert_eq!(
+            d.injection.unwrap().expected(),
+            crate::store::Expected::Ratio(1.02)
+        );
+        // Without a model there is nothing to slow down: said, not ignored.
+        let e = calibration_plan(&plan(), &o).unwrap_err();
+        assert!(e.to_string().contains("has no disk model"), "{e}");
     }
 
     #[test]

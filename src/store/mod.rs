@@ -54,7 +54,8 @@ mod status;
 mod writer;
 
 pub use calibration::{
-    CalibrationDesign, CalibrationRecord, Expected, Injection, RateEvent, RateRecord,
+    CalibrationDesign, CalibrationRecord, Expected, Injection, InjectionSpecError, RateEvent,
+    RateRecord,
 };
 pub use files::{atomic_copy, atomic_write, read_parquet, write_parquet};
 pub use format::{

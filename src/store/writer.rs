@@ -207,6 +207,13 @@ impl BundleWriter {
         Ok(())
     }
 
+    /// Write what is gathered in memory as parts, so that a [`Bundle`](super::Bundle)
+    /// opened on the directory sees every table's rows so far (without merging the
+    /// parts into the tables' files, which [`flush`](Self::flush) does).
+    pub fn write_pending(&mut self) -> Result<(), StoreError> {
+        self.write_gathered()
+    }
+
     /// The gathered captures as one part per table, in one capture `<seq>` (each
     /// table's rows in the order they came).
     pub(super) fn write_gathered(&mut self) -> Result<(), StoreError> {

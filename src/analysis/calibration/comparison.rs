@@ -47,6 +47,9 @@ pub struct CalibrationRow {
     pub tier_same: Tier,
     /// The tier rule on the claim "B slower than A" (expect B ÷ A ≥ 1).
     pub tier_slower: Tier,
+    /// The smallest ratio B ÷ A this comparison could have detected with 90 % power at
+    /// its own spread (`analysis::power`, from its interval); None without an interval.
+    pub detectable: Option<f64>,
     /// The true ratio the interval is checked against, when known.
     pub truth: Option<f64>,
     /// Whether the interval covers it.
@@ -82,6 +85,78 @@ fn side_rows(
     Ok(df)
 }
 
+/// The derived metric `cpu_s`: a run's CPU time, `user_s + sys_s` (the process tree's
+/// CPU time, which waiting for a CPU on a loaded host does not add to, unlike `wall_s`).
+pub const CPU_METRIC: &str = "cpu_s";
+
+/// `runs` with the column `metric` present: [`CPU_METRIC`] is added from `user_s` and
+/// `sys_s` when the frame has no such column; any other metric is left as it is.
+pub fn with_metric(runs: &DataFrame, metric: &str) -> Result<DataFrame, AnalysisError> {
+    if metric != CPU_METRIC || runs.column(CPU_METRIC).is_ok() {
+        return Ok(runs.clone());
+    }
+    let user = super::super::f64_values(runs, "runs", "user_s")?;
+    let sys = super::super::f64_values(runs, "runs", "sys_s")?;
+    let cpu: Vec<Option<f64>> = user
+        .iter()
+        .zip(&sys)
+        .map(|(u, s)| u.zip(*s).map(|(u, s)| u + s))
+        .collect();
+    let mut df = runs.clone();
+    df.with_column(Column::new(CPU_METRIC.into(), cpu))?;
+    Ok(df)
+}
+
+/// A metric read from a parsed table instead of `runs`: `TABLE.COLUMN` (`fio.runtime_ms`,
+/// fio's own time for the job, which leaves out its start and exit), as (table, column).
+pub fn table_metric(metric: &str) -> Option<(&str, &str)> {
+    metric
+        .split_once('.')
+        .filter(|(t, c)| !t.is_empty() && !c.is_empty() && *t != "runs")
+}
+
+/// `runs` with a column named `metric` (`TABLE.COLUMN`, see [`table_metric`]) taken from
+/// `table`: for each run, the largest value of COLUMN over the table's rows of the same
+/// point, replicate and iteration (a fio job's directions and jobs run at once, so their
+/// longest runtime is the job's). A run with no such row gets none, and is left out
+/// like a failed run.
+pub fn with_table_metric(
+    runs: &DataFrame,
+    metric: &str,
+    table: &DataFrame,
+) -> Result<DataFrame, AnalysisError> {
+    let Some((_, column)) = table_metric(metric) else {
+        return Ok(runs.clone());
+    };
+    const FRAME: &str = "the metric's table";
+    let values = super::super::f64_values(table, FRAME, column)?;
+    let t_ids = str_values(table, FRAME, "point_id")?;
+    let t_reps = i64_values(table, FRAME, "replicate")?;
+    let t_its = i64_values(table, FRAME, "iteration")?;
+    let mut most: std::collections::HashMap<(String, i64, i64), f64> = Default::default();
+    for (((id, r), it), v) in t_ids.iter().zip(&t_reps).zip(&t_its).zip(&values) {
+        if let (Some(id), Some(r), Some(it), Some(v)) = (id, r, it, v) {
+            let e = most.entry((id.clone(), *r, *it)).or_insert(*v);
+            *e = e.max(*v);
+        }
+    }
+    let ids = str_values(runs, "runs", "point_id")?;
+    let reps = i64_values(runs, "runs", "replicate")?;
+    let its = i64_values(runs, "runs", "iteration")?;
+    let col: Vec<Option<f64>> = ids
+        .iter()
+        .zip(&reps)
+        .zip(&its)
+        .map(|((id, r), it)| match (id, r, it) {
+            (Some(id), Some(r), Some(it)) => most.get(&(id.clone(), *r, *it)).copied(),
+            _ => None,
+        })
+        .collect();
+    let mut df = runs.clone();
+    df.with_column(Column::new(metric.into(), col))?;
+    Ok(df)
+}
+
 /// What every verdict of a calibration stands on.
 pub fn stated(design: &CalibrationDesign) -> String {
     let sides = match &design.injection {
@@ -106,6 +181,7 @@ pub fn compare_block(
 ) -> Result<CalibrationRow, AnalysisError> {
     let k = design.per_side.max(1);
     let (first, last) = ((c - 1) * k + 1, c * k);
+    let runs = &with_metric(runs, &design.metric)?;
     let a = side_rows(runs, &design.side_a, first, last)?;
     let b = side_rows(runs, &design.side_b, first, last)?;
     let warmup = Warmup::from_count(design.warmup);
@@ -128,7 +204,8 @@ pub fn compare_block(
         (Some(m), Some(s)) if m != 0.0 => Some(100.0 * s / m.abs()),
         _ => None,
     };
-    let interval = fieller_welch(&bm, &am, 0.95);
+    // The interval at the design's level (0.95 at the default α = 0.05, the claims').
+    let interval = fieller_welch(&bm, &am, 1.0 - design.alpha);
     let replication = Replication {
         unit: SampleUnit::Replicate,
         replicates: (bm.len(), am.len()),
@@ -148,6 +225,18 @@ pub fn compare_block(
     let (tier_slower, _) = decide(&slower, &interval, &replication, min_reps, false);
     let (ma, mb) = (mean(&am), mean(&bm));
     let iv = interval.as_ref().ok();
+    let detectable = match (ma, mb, iv) {
+        (Some(a), Some(b), Some(i)) if a != 0.0 => super::super::power::of_interval(
+            b / a,
+            i,
+            (bm.len(), am.len()),
+            &band,
+            tier_same != Tier::Inconclusive,
+            None,
+        )
+        .map(|p| p.detectable),
+        _ => None,
+    };
     Ok(CalibrationRow {
         comparison: c,
         first_pair: first,
@@ -170,6 +259,7 @@ pub fn compare_block(
         compare: row.map_or(Significance::NotTested, |r| r.significance),
         tier_same,
         tier_slower,
+        detectable,
         truth,
         covers: truth.zip(iv).map(|(t, i)| i.lo <= t && t <= i.hi),
         injected: design
@@ -220,6 +310,7 @@ pub fn rows_frame(rows: &[CalibrationRow]) -> PolarsResult<DataFrame> {
             "tier_slower",
             rows.iter().map(|r| tier_word(r.tier_slower)).collect(),
         ),
+        f("detectable", rows.iter().map(|r| r.detectable).collect()),
         f("truth", rows.iter().map(|r| r.truth).collect()),
         Column::new(
             "covers".into(),

@@ -27,7 +27,10 @@ mod comparison;
 mod proportion;
 mod rates;
 
-pub use comparison::{compare_block, rows_frame, stated, CalibrationRow};
+pub use comparison::{
+    compare_block, rows_frame, stated, table_metric, with_metric, with_table_metric,
+    CalibrationRow, CPU_METRIC,
+};
 pub use proportion::{Proportion, RateInterval};
 pub use rates::{happened, rate_text, rates};
 
@@ -50,12 +53,24 @@ pub fn truth(
     Ok(match inj.expected() {
         Expected::Ratio(r) => (
             Some(r),
-            Some(format!(
-                "{r} by construction (of the time the injected program works; its start and exit are not delayed)"
-            )),
+            Some(match inj {
+                crate::store::Injection::CpuDelay { .. } => format!(
+                    "{r} by construction on `cpu_s` (of the command's CPU time inside `fslab delay --cpu`; the wrapper's own start, on both sides alike, is not counted in)"
+                ),
+                crate::store::Injection::Delay { .. } => format!(
+                    "{r} by construction (of the time the command takes inside `fslab delay`; the runner's own spawn and wait around it, on both sides alike, are not delayed)"
+                ),
+                crate::store::Injection::Medium { .. } => format!(
+                    "{r} by construction of the disk model's charge (every request's; the host's own time per request, on both sides alike, is not scaled, so the measured ratio is {r} less the share of that time)"
+                ),
+                _ => format!(
+                    "{r} by construction (of the time the injected program works; its start and exit are not delayed)"
+                ),
+            }),
         ),
         Expected::AddedSeconds(s) => {
             let warmup = Warmup::from_count(design.warmup);
+            let runs = &with_metric(runs, &design.metric)?;
             let a: Vec<f64> = samples_by_point(runs, &design.metric)?
                 .into_iter()
                 .filter(|p| p.point_id == design.side_a)
@@ -80,15 +95,54 @@ pub fn truth(
     })
 }
 
+/// A calibration's rows and record computed again from its runs with another design
+/// (another metric, or another number of replicates a side per comparison): every
+/// comparison whose pairs all have rows.
+pub fn reanalyse(
+    runs: &DataFrame,
+    design: &CalibrationDesign,
+) -> Result<(Vec<CalibrationRow>, CalibrationRecord), AnalysisError> {
+    let runs = with_metric(runs, &design.metric)?;
+    let reps = super::i64_values(&runs, "runs", "replicate")?;
+    let ids = super::str_values(&runs, "runs", "point_id")?;
+    let most = |side: &str| {
+        ids.iter()
+            .zip(&reps)
+            .filter(|(i, _)| i.as_deref() == Some(side))
+            .filter_map(|(_, r)| *r)
+            .max()
+            .unwrap_or(0)
+    };
+    let pairs = most(&design.side_a).min(most(&design.side_b)).max(0) as u32;
+    let k = design.per_side.max(1);
+    let truth = truth(&runs, design)?;
+    let rows = (1..=pairs / k)
+        .map(|c| compare_block(&runs, design, c, truth.0))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rec = record(design, &rows, truth);
+    Ok((rows, rec))
+}
+
 /// The record of a calibration with these comparison rows.
 pub fn record(
     design: &CalibrationDesign,
     rows: &[CalibrationRow],
     truth: (Option<f64>, Option<String>),
 ) -> CalibrationRecord {
+    let mut d: Vec<f64> = rows.iter().filter_map(|r| r.detectable).collect();
+    d.sort_by(f64::total_cmp);
+    let detectable_median = (!d.is_empty()).then(|| {
+        let m = d.len() / 2;
+        if d.len() % 2 == 1 {
+            d[m]
+        } else {
+            0.5 * (d[m - 1] + d[m])
+        }
+    });
     CalibrationRecord {
         design: design.clone(),
         comparisons: rows.len() as u32,
+        detectable_median,
         truth: truth.0,
         truth_note: truth.1,
         rates: rates(rows, design),

@@ -30,6 +30,11 @@ pub fn happened(event: RateEvent, row: &CalibrationRow) -> Option<bool> {
     })
 }
 
+/// A fraction as a percentage to a thousandth, without trailing zeros (0.025 → `2.5`).
+fn fmt_pct(x: f64) -> String {
+    format!("{}", (100_000.0 * x).round() / 1000.0)
+}
+
 /// What a rate is in this calibration, and the rate the rule is designed to have, if
 /// it has one.
 fn meaning(event: RateEvent, design: &CalibrationDesign) -> (String, Option<f64>) {
@@ -72,14 +77,21 @@ fn meaning(event: RateEvent, design: &CalibrationDesign) -> (String, Option<f64>
             None,
         ),
         (RateEvent::TierSlower, false) => (
-            "false-positive rate of a one-sided claim (2.5 % by design: the lower end of a 95 % interval)".to_string(),
-            Some(0.025),
+            format!(
+                "false-positive rate of a one-sided claim ({} % by design: the lower end of a {} % interval)",
+                fmt_pct(a / 2.0),
+                fmt_pct(1.0 - a)
+            ),
+            Some(a / 2.0),
         ),
         (RateEvent::TierSlower, true) => ("power of the tier rule".to_string(), None),
-        (RateEvent::IntervalCovers, false) => ("coverage of 1 (95 % by design)".to_string(), Some(0.95)),
+        (RateEvent::IntervalCovers, false) => (
+            format!("coverage of 1 ({} % by design)", fmt_pct(1.0 - a)),
+            Some(1.0 - a),
+        ),
         (RateEvent::IntervalCovers, true) => (
-            "coverage of the injected effect (95 % by design)".to_string(),
-            Some(0.95),
+            format!("coverage of the injected effect ({} % by design)", fmt_pct(1.0 - a)),
+            Some(1.0 - a),
         ),
     };
     (text, nominal)
@@ -169,5 +181,29 @@ mod tests {
         let none = rates(&[], &d);
         assert!(none.iter().all(|x| x.rate.is_none() && x.of == 0));
         assert_eq!(rate_text(&none[0]), "no comparisons");
+    }
+
+    #[test]
+    fn computed_again_with_another_metric_and_block_size() {
+        // Six pairs; wall time says B is slower, CPU time (user + sys) says the same.
+        let a: Vec<&[f64]> = vec![&[0.0, 1.00]; 6];
+        let b: Vec<&[f64]> = vec![
+            &[0.0, 1.30],
+            &[0.0, 1.31],
+            &[0.0, 1.29],
+            &[0.0, 1.30],
+            &[0.0, 1.31],
+            &[0.0, 1.29],
+        ];
+        let mut d = design(3);
+        let (rows, rec) = crate::analysis::calibration::reanalyse(&runs(&a, &b), &d).unwrap();
+        assert_eq!((rows.len(), rec.comparisons), (2, 2));
+        assert!(rows.iter().all(|r| r.tier_same == Tier::NotReproduced));
+        // The fixture's user_s and sys_s are 0: `cpu_s` exists, and is constant.
+        d.metric = crate::analysis::calibration::CPU_METRIC.into();
+        d.per_side = 2;
+        let (rows, _) = crate::analysis::calibration::reanalyse(&runs(&a, &b), &d).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert!(rows.iter().all(|r| r.a_mean == Some(0.0)), "{rows:?}");
     }
 }
