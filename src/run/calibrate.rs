@@ -20,7 +20,7 @@ use super::{run, RunError, RunHook, RunOptions};
 use crate::analysis::calibration::{self, CalibrationRow};
 use crate::plan::{Plan, Point};
 use crate::spec::media::{DiskParams, Medium, Throttle};
-use crate::spec::{CommandSpec, Step, Value};
+use crate::spec::{CommandSpec, DevicePlan, Step, Value};
 use crate::store::{runs_frame, Bundle, BundleWriter, CalibrationDesign, Injection, PointStatus};
 use std::sync::{Arc, Mutex};
 
@@ -255,6 +255,29 @@ fn slower(p: DiskParams, s: f64) -> DiskParams {
     }
 }
 
+/// Side B's device `device`, for the `what` injection; a located error naming the
+/// point's devices when it has none of that name.
+fn device_of<'a>(
+    b: &'a mut Point,
+    device: &str,
+    what: &'static str,
+) -> Result<&'a mut DevicePlan, CalibrateError> {
+    let known = b
+        .devices
+        .iter()
+        .map(|d| d.name.clone())
+        .collect::<Vec<_>>()
+        .join(", ");
+    b.devices
+        .iter_mut()
+        .find(|d| d.name == device)
+        .ok_or_else(|| CalibrateError::NoSuchDevice {
+            what,
+            device: device.to_string(),
+            known,
+        })
+}
+
 /// Put `inj` into side `b` of `plan`; the injection as the manifest records it.
 fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<Injection, CalibrateError> {
     if let Injection::Delay { pct } | Injection::CpuDelay { pct } = inj {
@@ -280,21 +303,7 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<Injection, 
         return Ok(inj.clone());
     }
     if let Injection::Medium { device, pct } = inj {
-        let names = b
-            .devices
-            .iter()
-            .map(|d| d.name.clone())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let d = b
-            .devices
-            .iter_mut()
-            .find(|d| &d.name == device)
-            .ok_or_else(|| CalibrateError::NoSuchDevice {
-                what: "medium",
-                device: device.clone(),
-                known: names,
-            })?;
+        let d = device_of(b, device, "medium")?;
         let p = d
             .medium
             .and_then(|m| m.params())
@@ -326,21 +335,7 @@ fn inject(plan: &mut Plan, b: &mut Point, inj: &Injection) -> Result<Injection, 
                     device: device.clone(),
                 });
             }
-            let names = b
-                .devices
-                .iter()
-                .map(|d| d.name.clone())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let d = b
-                .devices
-                .iter_mut()
-                .find(|d| &d.name == device)
-                .ok_or_else(|| CalibrateError::NoSuchDevice {
-                    what: "throttle",
-                    device: device.clone(),
-                    known: names,
-                })?;
+            let d = device_of(b, device, "throttle")?;
             d.throttle = Some(t);
             return Ok(inj.clone());
         }
