@@ -11,10 +11,11 @@
 use super::compare::{compare_runs, CompareOptions, Comparison};
 use super::interval::{Interval, Method};
 use super::power::{of_interval, Power};
+use super::reshape::filter_eq;
 use super::stats::Unit;
 use super::{str_values, AnalysisError};
 use crate::spec::claim::Expect;
-use polars::prelude::{BooleanChunked, Column, DataFrame, NewChunkedArray};
+use polars::prelude::{Column, DataFrame};
 use serde::Serialize;
 
 /// One value of the axis against the base value.
@@ -75,9 +76,7 @@ pub fn axis_values(runs: &DataFrame, axis: &str) -> Result<Vec<String>, Analysis
 
 /// The runs whose `axis` is `value`, their point ids without the axis.
 fn side(runs: &DataFrame, axis: &str, value: &str) -> Result<DataFrame, AnalysisError> {
-    let values = str_values(runs, "runs", axis)?;
-    let keep: Vec<bool> = values.iter().map(|v| v.as_deref() == Some(value)).collect();
-    let mut df = runs.filter(&BooleanChunked::from_slice("keep".into(), &keep))?;
+    let mut df = filter_eq(runs, &[(axis, value)])?;
     let ids: Vec<String> = str_values(&df, "runs", "point_id")?
         .into_iter()
         .map(|id| without_axis(&id.unwrap_or_default(), axis))

@@ -100,3 +100,41 @@ fn a_wrong_axis_value_or_bundle_is_a_clear_error() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn two_bundles_compared_with_a_calibration_get_its_rate_and_design() {
+    let o = fslab(&[
+        "compare",
+        "data/reruns/000-published",
+        "data/reruns/000-published-b",
+        "--calibration",
+        "data/calibration/fio-modelled-aa",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| {
+            l.starts_with(
+                "calibrated on this host: `fslab compare`'s false-positive rate: 0 % (0 of 50; ",
+            )
+        })
+        .unwrap_or_else(|| panic!("no calibration line:\n{out}"));
+    assert!(
+        line.contains("(fio.runtime_ms, α = 0.01, threshold 1 %)"),
+        "{line}"
+    );
+    assert!(
+        line.contains(
+            "NOT this comparison's design (metric wall_s here, α = 0.05 here, threshold 2 % here"
+        ),
+        "{line}"
+    );
+    // Without --calibration, no such line.
+    let plain = fslab(&[
+        "compare",
+        "data/reruns/000-published",
+        "data/reruns/000-published-b",
+    ]);
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("calibrated on this host"));
+}
