@@ -280,3 +280,33 @@ fn a_slower_disk_model_in_side_b_is_compared_on_fios_own_runtime() {
     assert!(again.contains("  metric:       fio.runtime_ms"), "{again}");
     assert!(s.loops().is_empty() && s.mounts().is_empty());
 }
+
+/// `--from` keeps the bundle's own level and threshold unless given, and refuses values
+/// that cannot be a level or a band (a committed calibration at α 0.01, ± 1 %).
+#[test]
+fn from_keeps_the_bundles_level_and_refuses_a_bad_one() {
+    let s = Scratch::new("calf");
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/calibration/fio-modelled-aa"
+    );
+    let o = s.run(&["calibrate", "--from", dir]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("α = 0.01, threshold 1 %"), "{out}");
+    assert!(
+        out.contains("(0.5 % by design: the lower end of a 99 % interval)"),
+        "{out}"
+    );
+    let o = s.run(&["calibrate", "--from", dir, "--alpha", "0.05"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("α = 0.05, threshold 1 %"));
+    for bad in [["--alpha", "2"], ["--threshold", "-1"]] {
+        let o = s.run(&["calibrate", "--from", dir, bad[0], bad[1]]);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("expected a"),
+            "{}",
+            text(&o)
+        );
+    }
+}
